@@ -1,0 +1,25 @@
+import { defineConfig } from 'tsup'
+
+export default defineConfig({
+  entry: {
+    index: 'src/index.ts',
+    'adapters/node': 'adapters/node.ts',
+    'adapters/express': 'adapters/express.ts',
+    'adapters/bun': 'adapters/bun.ts',
+    'adapters/deno': 'adapters/deno.ts',
+    // PostgreSQL storage and Redis limiter store; `pg` and `redis` stay the user's (optional peers).
+    'adapters/postgres': 'adapters/postgres.ts',
+    'adapters/redis': 'adapters/redis.ts',
+    // The storage conformance kit; imports vitest, which stays the user's (an optional peer).
+    'testing/index': 'src/testing/index.ts',
+    // The `affiliate-service` command (package.json "bin").
+    'bin/cli': 'bin/cli.ts',
+  },
+  format: ['esm', 'cjs'],
+  dts: true,
+  clean: true,
+  sourcemap: true,
+  target: 'node20',
+  splitting: true,
+  treeshake: true,
+})
