@@ -1,0 +1,105 @@
+import type { Infer } from 'superstruct'
+import { isoAt } from '../clock.js'
+import { newId } from '../crypto.js'
+import { toAffiliate, type Affiliate } from '../domain/affiliate.js'
+import type { AffiliateRecord } from '../domain/records.js'
+import { unprocessable } from '../errors.js'
+import { affiliateCreate, affiliateId, affiliateList, affiliateUpdate } from '../schemas/affiliates.js'
+import { parse, parseBody } from '../schemas/validate.js'
+import type { StorageTransaction } from '../storage/types.js'
+import { requireWorkspace, visible, workspaceScope, type Access } from './access.js'
+import { findCampaign } from './campaigns.js'
+import { inTransaction, listPage, requireChanges, readOnly, type Deps, type Page } from './shared.js'
+
+export type AffiliateCreateInput = Infer<typeof affiliateCreate.struct>
+export type AffiliateUpdateInput = Infer<typeof affiliateUpdate.struct>
+export type AffiliateListQuery = Infer<typeof affiliateList.struct>
+
+export const findAffiliate = async (tx: StorageTransaction, access: Access, id: string): Promise<AffiliateRecord> =>
+  visible(access, await tx.get('affiliates', id.toLowerCase()), 'Affiliate')
+
+/** The stored field behind an `orderType`: money is kept in minor units. */
+const storedField = (field: NonNullable<AffiliateListQuery['orderType']>) =>
+  field === 'totalEarnings' ? 'totalEarningsMinor' : field
+
+export function affiliateOperations({ storage, clock }: Deps) {
+  return {
+    async create(access: Access, body: unknown): Promise<Affiliate> {
+      const input = parseBody(affiliateCreate, body)
+      const workspaceId = input.workspaceId?.toLowerCase()
+      if (workspaceId !== undefined) requireWorkspace(access, workspaceId)
+      return inTransaction(storage, async (tx) => {
+        const campaign = await findCampaign(tx, access, input.campaignId)
+        if (workspaceId !== undefined && workspaceId !== campaign.workspaceId) {
+          throw unprocessable("workspaceId does not match the campaign's workspace")
+        }
+        const now = isoAt(clock)
+        const record: AffiliateRecord = {
+          id: newId(),
+          workspaceId: campaign.workspaceId,
+          campaignId: campaign.id,
+          email: input.email,
+          emailKey: input.email.toLowerCase(),
+          firstName: input.firstName ?? '',
+          lastName: input.lastName ?? '',
+          notes: input.notes ?? '',
+          payoutEmail: input.payoutEmail ?? '',
+          payoutMethod: input.payoutMethod ?? null,
+          details: input.details ?? null,
+          // A campaign that requires approval admits new affiliates inactive until approved.
+          isActive: input.isActive ?? !campaign.requiresApprovalToJoin,
+          isBanned: input.isBanned ?? false,
+          totalOpens: 0,
+          totalClicks: 0,
+          totalSignups: 0,
+          totalEarningsMinor: 0,
+          createdAt: now,
+          updatedAt: now,
+        }
+        await tx.insert('affiliates', record)
+        return toAffiliate(record)
+      })
+    },
+
+    async get(access: Access, query: unknown): Promise<Affiliate> {
+      const { affiliateId: id } = parse([affiliateId, query]).query
+      return inTransaction(storage, async (tx) => toAffiliate(await findAffiliate(tx, access, id)), readOnly)
+    },
+
+    async update(access: Access, query: unknown, body: unknown): Promise<Affiliate> {
+      const { query: q, body: input } = parse([affiliateId, query], [affiliateUpdate, body])
+      requireChanges(input)
+      return inTransaction(storage, async (tx) => {
+        const current = await findAffiliate(tx, access, q.affiliateId)
+        return toAffiliate((await tx.update('affiliates', current.id, { ...input, updatedAt: isoAt(clock) }))!)
+      })
+    },
+
+    async delete(access: Access, query: unknown): Promise<{ id: string }> {
+      const { affiliateId: id } = parse([affiliateId, query]).query
+      return inTransaction(storage, async (tx) => {
+        const current = await findAffiliate(tx, access, id)
+        if ((await tx.count('commissions', { where: { affiliateId: current.id } })) > 0) {
+          throw unprocessable('This affiliate still has commissions; delete them first')
+        }
+        await tx.deleteMany('links', { affiliateId: current.id })
+        await tx.delete('affiliates', current.id)
+        return { id: current.id }
+      })
+    },
+
+    async list(access: Access, query: unknown): Promise<Page<Affiliate>> {
+      const q = parse([affiliateList, query]).query
+      const where = {
+        ...workspaceScope(access, q.workspaceId?.toLowerCase()),
+        ...(q.campaignId === undefined ? {} : { campaignId: q.campaignId.toLowerCase() }),
+      }
+      const orderField = storedField(q.orderType ?? 'createdAt')
+      return inTransaction(
+        storage,
+        (tx) => listPage(tx, 'affiliates', { ...q, where, orderField }, toAffiliate),
+        readOnly,
+      )
+    },
+  }
+}

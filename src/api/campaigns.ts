@@ -1,0 +1,138 @@
+import type { Infer } from 'superstruct'
+import { isoAt } from '../clock.js'
+import { newId } from '../crypto.js'
+import { toCampaign, type Campaign } from '../domain/campaign.js'
+import { parseMoney } from '../domain/money.js'
+import type { CampaignRecord, CommissionType } from '../domain/records.js'
+import { AffiliateError, unprocessable, validationError, type FieldError } from '../errors.js'
+import { campaignCreate, campaignId, campaignList, campaignUpdate } from '../schemas/campaigns.js'
+import { parse, parseBody } from '../schemas/validate.js'
+import type { StorageTransaction } from '../storage/types.js'
+import { requireWorkspace, visible, workspaceScope, type Access } from './access.js'
+import { inTransaction, listPage, requireChanges, readOnly, type Deps, type Page } from './shared.js'
+
+export type CampaignCreateInput = Infer<typeof campaignCreate.struct>
+export type CampaignUpdateInput = Infer<typeof campaignUpdate.struct>
+export type CampaignListQuery = Infer<typeof campaignList.struct>
+
+const percentageError: FieldError = {
+  type: 'field',
+  msg: 'amount must be from 0 to 100 for a percentage campaign',
+  path: 'amount',
+  location: 'body',
+}
+
+/** A percentage above 100 is refused whichever of type and amount changed. */
+function checkPercentage(type: CommissionType, amountMinor: number): void {
+  if (type === 'percentage' && amountMinor > 100_00) throw validationError([percentageError])
+}
+
+/**
+ * Runs a schema check and adds the percentage rule when the request body itself shows a percentage
+ * over 100, so one answer names every failing field rather than the rule coming back on a retry.
+ */
+function withPercentageRule<T>(check: () => T, body: unknown): T {
+  const fields: Record<string, unknown> = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {}
+  const minor = parseMoney(fields.amount)
+  const broken = fields.commissionType === 'percentage' && minor !== null && minor > 100_00
+  let value: T
+  try {
+    value = check()
+  } catch (error) {
+    const errors = error instanceof AffiliateError ? error.errors : undefined
+    if (broken && errors && !errors.some((entry) => entry.path === 'amount')) throw validationError([...errors, percentageError])
+    throw error
+  }
+  if (broken) throw validationError([percentageError])
+  return value
+}
+
+export const findCampaign = async (tx: StorageTransaction, access: Access, id: string): Promise<CampaignRecord> =>
+  visible(access, await tx.get('campaigns', id.toLowerCase()), 'Campaign')
+
+/** Makes no other campaign of the workspace the default. */
+async function clearDefault(tx: StorageTransaction, workspaceId: string, keep: string, now: string): Promise<void> {
+  for (const other of await tx.find('campaigns', { where: { workspaceId, isDefault: true } })) {
+    if (other.id !== keep) await tx.update('campaigns', other.id, { isDefault: false, updatedAt: now })
+  }
+}
+
+export function campaignOperations({ storage, clock }: Deps) {
+  return {
+    async create(access: Access, body: unknown): Promise<Campaign> {
+      const input = withPercentageRule(() => parseBody(campaignCreate, body), body)
+      const workspaceId = input.workspaceId.toLowerCase()
+      requireWorkspace(access, workspaceId)
+      const amountMinor = parseMoney(input.amount)!
+      const now = isoAt(clock)
+      const record: CampaignRecord = {
+        id: newId(),
+        workspaceId,
+        campaignName: input.campaignName,
+        commissionType: input.commissionType,
+        amountMinor,
+        minimumPayoutMinor: parseMoney(input.minimumPayoutAmount ?? 0)!,
+        payoutId: newId(),
+        url: input.url,
+        requiresApprovalToJoin: input.requiresApprovalToJoin ?? false,
+        collectAdditionalInfo: input.collectAdditionalInfo ?? false,
+        hideCustomerEmail: input.hideCustomerEmail ?? false,
+        payoutTerm: input.payoutTerm ?? 0,
+        affiliatePortalWelcomeMessage: input.affiliatePortalWelcomeMessage ?? '',
+        affiliateDashboardText: input.affiliateDashboardText ?? '',
+        stripeCouponId: input.stripeCouponId ?? '',
+        allowedUrlParameters: input.allowedUrlParameters ?? ['ref'],
+        isDefault: input.isDefault ?? false,
+        createdAt: now,
+        updatedAt: now,
+      }
+      return inTransaction(storage, async (tx) => {
+        if (record.isDefault) await clearDefault(tx, workspaceId, record.id, now)
+        await tx.insert('campaigns', record)
+        return toCampaign(record)
+      })
+    },
+
+    async get(access: Access, query: unknown): Promise<Campaign> {
+      const { campaignId: id } = parse([campaignId, query]).query
+      return inTransaction(storage, async (tx) => toCampaign(await findCampaign(tx, access, id)), readOnly)
+    },
+
+    async update(access: Access, query: unknown, body: unknown): Promise<Campaign> {
+      const { query: q, body: input } = withPercentageRule(() => parse([campaignId, query], [campaignUpdate, body]), body)
+      requireChanges(input)
+      return inTransaction(storage, async (tx) => {
+        const current = await findCampaign(tx, access, q.campaignId)
+        const { amount, minimumPayoutAmount, ...rest } = input
+        const patch: Partial<CampaignRecord> = { ...rest, updatedAt: isoAt(clock) }
+        if (amount !== undefined) patch.amountMinor = parseMoney(amount)!
+        if (minimumPayoutAmount !== undefined) patch.minimumPayoutMinor = parseMoney(minimumPayoutAmount)!
+        checkPercentage(patch.commissionType ?? current.commissionType, patch.amountMinor ?? current.amountMinor)
+        if (patch.isDefault) await clearDefault(tx, current.workspaceId, current.id, patch.updatedAt!)
+        return toCampaign((await tx.update('campaigns', current.id, patch))!)
+      })
+    },
+
+    async delete(access: Access, query: unknown): Promise<{ id: string }> {
+      const { campaignId: id } = parse([campaignId, query]).query
+      return inTransaction(storage, async (tx) => {
+        const current = await findCampaign(tx, access, id)
+        if ((await tx.count('affiliates', { where: { campaignId: current.id } })) > 0) {
+          throw unprocessable('This campaign still has affiliates; delete them first')
+        }
+        await tx.delete('campaigns', current.id)
+        return { id: current.id }
+      })
+    },
+
+    async list(access: Access, query: unknown): Promise<Page<Campaign>> {
+      const q = parse([campaignList, query]).query
+      const where = workspaceScope(access, q.workspaceId?.toLowerCase())
+      return inTransaction(
+        storage,
+        (tx) => listPage(tx, 'campaigns', { ...q, where, orderField: q.orderType ?? 'createdAt' }, toCampaign),
+        readOnly,
+      )
+    },
+  }
+}

@@ -1,0 +1,91 @@
+import type { Infer } from 'superstruct'
+import { toCommission, type Commission } from '../domain/commission.js'
+import { parseMoney } from '../domain/money.js'
+import type { CommissionRecord } from '../domain/records.js'
+import { commissionCreate, commissionId, commissionList, commissionUpdate } from '../schemas/commissions.js'
+import { parse, parseBody } from '../schemas/validate.js'
+import { workspaceScope, type Access } from './access.js'
+import { deleteCommission, findCommission, insertCommission, updateCommission, type CommissionPatch } from './commission-records.js'
+import { inTransaction, listPage, requireChanges, readOnly, type Deps, type Page } from './shared.js'
+
+export type CommissionCreateInput = Infer<typeof commissionCreate.struct>
+export type CommissionUpdateInput = Infer<typeof commissionUpdate.struct>
+export type CommissionListQuery = Infer<typeof commissionList.struct>
+
+type ListQuery = CommissionListQuery
+
+/** A timestamp as the service writes them: UTC with milliseconds. */
+export const normalTime = (value: string): string => new Date(value).toISOString()
+export const minor = (amount: number | string): number => parseMoney(amount)!
+
+/** The commission fields of a request, in stored form. Shared with referred users. */
+export function commissionPatch(input: CommissionUpdateInput): CommissionPatch {
+  const { amount, adminEarnedAmount, commissionDate, ...rest } = input
+  const patch: CommissionPatch = rest
+  if (amount !== undefined) patch.amountMinor = minor(amount)
+  if (adminEarnedAmount !== undefined) patch.adminEarnedMinor = minor(adminEarnedAmount)
+  if (commissionDate !== undefined) patch.commissionDate = normalTime(commissionDate)
+  return patch
+}
+
+/** Lists commission records of the caller's workspaces, shaped by `map`. Shared with referred users. */
+export function listCommissions<T>({ storage }: Deps, access: Access, q: ListQuery, map: (record: CommissionRecord) => T): Promise<Page<T>> {
+  const where = {
+    ...workspaceScope(access, q.workspaceId?.toLowerCase()),
+    ...(q.affiliateId === undefined ? {} : { affiliateId: q.affiliateId.toLowerCase() }),
+    ...(q.campaignId === undefined ? {} : { campaignId: q.campaignId.toLowerCase() }),
+    ...(q.status === undefined ? {} : { status: q.status }),
+  }
+  const order = q.orderType ?? 'createdAt'
+  const orderField = order === 'amount' ? 'amountMinor' : order
+  return inTransaction(storage, (tx) => listPage(tx, 'commissions', { ...q, where, orderField }, map), readOnly)
+}
+
+export function commissionOperations(deps: Deps) {
+  const { storage, clock } = deps
+  return {
+    async create(access: Access, body: unknown): Promise<Commission> {
+      const input = parseBody(commissionCreate, body)
+      return inTransaction(storage, async (tx) =>
+        toCommission(
+          await insertCommission(tx, access, clock, {
+            ...commissionPatch(input),
+            campaignId: input.campaignId,
+            affiliateId: input.affiliateId,
+            referralCode: input.referralCode,
+            referredUser: input.referredUser,
+            amountMinor: minor(input.amount),
+            adminEarnedMinor: minor(input.adminEarnedAmount ?? 0),
+            status: input.status ?? 'pending',
+          }),
+        ),
+      )
+    },
+
+    async get(access: Access, query: unknown): Promise<Commission> {
+      const { commissionId: id } = parse([commissionId, query]).query
+      return inTransaction(storage, async (tx) => toCommission(await findCommission(tx, access, id, 'Commission')), readOnly)
+    },
+
+    async update(access: Access, query: unknown, body: unknown): Promise<Commission> {
+      const { query: q, body: input } = parse([commissionId, query], [commissionUpdate, body])
+      requireChanges(input)
+      return inTransaction(storage, async (tx) => {
+        const current = await findCommission(tx, access, q.commissionId, 'Commission')
+        return toCommission(await updateCommission(tx, clock, current, commissionPatch(input)))
+      })
+    },
+
+    async delete(access: Access, query: unknown): Promise<{ id: string }> {
+      const { commissionId: id } = parse([commissionId, query]).query
+      return inTransaction(storage, async (tx) => {
+        const current = await findCommission(tx, access, id, 'Commission')
+        await deleteCommission(tx, current)
+        return { id: current.id }
+      })
+    },
+
+    list: (access: Access, query: unknown): Promise<Page<Commission>> =>
+      listCommissions(deps, access, parse([commissionList, query]).query, toCommission),
+  }
+}

@@ -1,0 +1,140 @@
+import type { Affiliate } from '../domain/affiliate.js'
+import type { Campaign } from '../domain/campaign.js'
+import type { Commission, ReferredUser } from '../domain/commission.js'
+import type { ReferralLink } from '../domain/link.js'
+import type { Principal } from '../keys/types.js'
+import { accessOf, trusted, type Access } from './access.js'
+import { affiliateOperations, type AffiliateCreateInput, type AffiliateListQuery, type AffiliateUpdateInput } from './affiliates.js'
+import { campaignOperations, type CampaignCreateInput, type CampaignListQuery, type CampaignUpdateInput } from './campaigns.js'
+import { commissionOperations, type CommissionCreateInput, type CommissionListQuery, type CommissionUpdateInput } from './commissions.js'
+import { linkOperations, type LinkCreateInput, type LinkTrackInput } from './links.js'
+import {
+  referredUserOperations,
+  type ReferredUserCreateInput,
+  type ReferredUserListQuery,
+  type ReferredUserUpdateInput,
+} from './referred-users.js'
+import type { Deps, Page } from './shared.js'
+
+export type Operations = ReturnType<typeof createOperations>
+
+/** Every operation, each taking the caller's access first; HTTP and the typed API both call these. */
+export const createOperations = (deps: Deps) => ({
+  campaigns: campaignOperations(deps),
+  affiliates: affiliateOperations(deps),
+  links: linkOperations(deps),
+  commissions: commissionOperations(deps),
+  referredUsers: referredUserOperations(deps),
+})
+
+export interface CampaignsApi {
+  /** Creates a campaign. Making it `isDefault` clears the workspace's previous default. */
+  create(input: CampaignCreateInput): Promise<Campaign>
+  get(campaignId: string): Promise<Campaign>
+  /** Changes only the fields given. */
+  update(campaignId: string, changes: CampaignUpdateInput): Promise<Campaign>
+  /** Refused (422) while the campaign has affiliates. */
+  delete(campaignId: string): Promise<{ id: string }>
+  list(query?: CampaignListQuery): Promise<Page<Campaign>>
+}
+
+export interface AffiliatesApi {
+  create(input: AffiliateCreateInput): Promise<Affiliate>
+  get(affiliateId: string): Promise<Affiliate>
+  /** Changes only the fields given. */
+  update(affiliateId: string, changes: AffiliateUpdateInput): Promise<Affiliate>
+  /** Refused (422) while the affiliate has commissions; deletes its links. */
+  delete(affiliateId: string): Promise<{ id: string }>
+  list(query?: AffiliateListQuery): Promise<Page<Affiliate>>
+}
+
+export interface LinksApi {
+  /** Creates a link; the code is generated (`REF-XXXXXXXX`) unless `referralCode` is given. */
+  create(input: LinkCreateInput): Promise<ReferralLink>
+  /** Every link of the affiliate, newest first. */
+  list(affiliateId: string): Promise<{ items: ReferralLink[] }>
+  delete(linkId: string): Promise<{ id: string }>
+  /** Counts an open or a click on the link and its affiliate. */
+  track(input: LinkTrackInput): Promise<ReferralLink>
+}
+
+export interface CommissionsApi {
+  /** Moves the affiliate's (and link's) earnings and signups in the same transaction. */
+  create(input: CommissionCreateInput): Promise<Commission>
+  get(commissionId: string): Promise<Commission>
+  /** Changes only the fields given; status moves follow the state machine (422 otherwise). */
+  update(commissionId: string, changes: CommissionUpdateInput): Promise<Commission>
+  delete(commissionId: string): Promise<{ id: string }>
+  list(query?: CommissionListQuery): Promise<Page<Commission>>
+}
+
+export interface ReferredUsersApi {
+  create(input: ReferredUserCreateInput): Promise<ReferredUser>
+  /** The newest record for this e-mail. */
+  get(referredUser: string): Promise<ReferredUser>
+  update(commissionId: string, changes: ReferredUserUpdateInput): Promise<ReferredUser>
+  delete(commissionId: string): Promise<{ id: string }>
+  list(query?: ReferredUserListQuery): Promise<Page<ReferredUser>>
+}
+
+/** One namespace per resource. Validation and rules are those of HTTP; failures throw `AffiliateError`. */
+export interface ResourceApi {
+  campaigns: CampaignsApi
+  affiliates: AffiliatesApi
+  links: LinksApi
+  commissions: CommissionsApi
+  referredUsers: ReferredUsersApi
+}
+
+/**
+ * The typed API. Called directly it acts as the embedding app, trusted with every workspace;
+ * `as(principal)` gives the same API limited to that principal's workspaces, exactly as over HTTP.
+ */
+export interface AffiliateApi extends ResourceApi {
+  as(principal: Principal): ResourceApi
+}
+
+function bind(ops: Operations, access: Access): ResourceApi {
+  const { campaigns, affiliates, links, commissions, referredUsers } = ops
+  return {
+    campaigns: {
+      create: (input) => campaigns.create(access, input),
+      get: (campaignId) => campaigns.get(access, { campaignId }),
+      update: (campaignId, changes) => campaigns.update(access, { campaignId }, changes),
+      delete: (campaignId) => campaigns.delete(access, { campaignId }),
+      list: (query = {}) => campaigns.list(access, query),
+    },
+    affiliates: {
+      create: (input) => affiliates.create(access, input),
+      get: (affiliateId) => affiliates.get(access, { affiliateId }),
+      update: (affiliateId, changes) => affiliates.update(access, { affiliateId }, changes),
+      delete: (affiliateId) => affiliates.delete(access, { affiliateId }),
+      list: (query = {}) => affiliates.list(access, query),
+    },
+    links: {
+      create: (input) => links.create(access, input),
+      list: (affiliateId) => links.list(access, { affiliateId }),
+      delete: (linkId) => links.delete(access, { linkId }),
+      track: (input) => links.track(access, input),
+    },
+    commissions: {
+      create: (input) => commissions.create(access, input),
+      get: (commissionId) => commissions.get(access, { commissionId }),
+      update: (commissionId, changes) => commissions.update(access, { commissionId }, changes),
+      delete: (commissionId) => commissions.delete(access, { commissionId }),
+      list: (query = {}) => commissions.list(access, query),
+    },
+    referredUsers: {
+      create: (input) => referredUsers.create(access, input),
+      get: (referredUser) => referredUsers.get(access, { referredUser }),
+      update: (commissionId, changes) => referredUsers.update(access, { commissionId }, changes),
+      delete: (commissionId) => referredUsers.delete(access, { commissionId }),
+      list: (query = {}) => referredUsers.list(access, query),
+    },
+  }
+}
+
+export const createApi = (ops: Operations): AffiliateApi => ({
+  ...bind(ops, trusted),
+  as: (principal) => bind(ops, accessOf(principal)),
+})

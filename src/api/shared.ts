@@ -1,0 +1,81 @@
+import type { Clock } from '../clock.js'
+import { AffiliateError, unprocessable } from '../errors.js'
+import { UniqueViolationError, type FindQuery, type ModelName, type RecordOf, type Storage, type StorageTransaction, type TransactionOptions } from '../storage/types.js'
+
+export interface Deps {
+  storage: Storage
+  clock: Clock
+}
+
+/** What each unique constraint means to a caller. */
+const conflicts: Record<string, string> = {
+  affiliates_campaign_email: 'An affiliate with this email already exists in this campaign',
+  links_referral_code: 'This referralCode is already in use',
+  commissions_workspace_invoice: 'A commission with this invoiceId already exists in this workspace',
+  commissions_workspace_charge: 'A commission with this chargeId already exists in this workspace',
+}
+
+/** Runs `work` in a storage transaction and turns a unique-constraint violation into a 422. */
+export async function inTransaction<T>(
+  storage: Storage,
+  work: (tx: StorageTransaction) => Promise<T>,
+  options?: TransactionOptions,
+): Promise<T> {
+  try {
+    return await storage.transaction(work, options)
+  } catch (error) {
+    if (error instanceof UniqueViolationError) throw unprocessable(conflicts[error.constraint] ?? 'This record conflicts with an existing one')
+    throw error
+  }
+}
+
+export const readOnly = { readOnly: true } as const
+
+/** 400 when an update names no field (a typed-API caller may pass only `undefined` values). */
+export function requireChanges(input: object): void {
+  if (Object.values(input).every((value) => value === undefined)) {
+    throw new AffiliateError(400, 'Nothing to update: the request body names no field')
+  }
+}
+
+export interface Pagination {
+  page: number
+  limit: number
+  total: number
+  totalPages: number
+}
+
+/** A page of a list: the items and where they stand in the whole. */
+export interface Page<T> {
+  items: T[]
+  pagination: Pagination
+}
+
+export interface PageQuery {
+  page?: number | undefined
+  limit?: number | undefined
+  orderValue?: 'ASC' | 'DESC' | undefined
+  contains?: string | undefined
+}
+
+export async function listPage<M extends ModelName, T>(
+  tx: StorageTransaction,
+  model: M,
+  query: PageQuery & { where: FindQuery<M>['where']; orderField: keyof RecordOf<M> & string },
+  map: (record: RecordOf<M>) => T,
+): Promise<Page<T>> {
+  const page = query.page ?? 1
+  const limit = query.limit ?? 10
+  const contains = query.contains || undefined
+  const [records, total] = await Promise.all([
+    tx.find(model, {
+      where: query.where,
+      contains,
+      orderBy: { field: query.orderField, direction: query.orderValue ?? 'DESC' },
+      offset: (page - 1) * limit,
+      limit,
+    }),
+    tx.count(model, { where: query.where, contains }),
+  ])
+  return { items: records.map(map), pagination: { page, limit, total, totalPages: Math.ceil(total / limit) } }
+}

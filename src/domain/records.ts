@@ -1,0 +1,144 @@
+// The shapes kept in storage. Money is integer minor units (cents), timestamps are ISO strings,
+// and `*Key` fields are lower-cased copies that uniqueness and look-ups use.
+
+export type CommissionType = 'percentage' | 'fixed'
+export type PayoutMethod = 'PAYPAL' | 'WISE' | 'BANK_TRANSFER'
+export type CommissionStatus = 'pending' | 'processing' | 'paid' | 'refunded'
+
+export interface CampaignRecord {
+  id: string
+  workspaceId: string
+  campaignName: string
+  commissionType: CommissionType
+  /** Hundredths: a percentage of 12.5 is 1250, a fixed 10.00 is 1000. */
+  amountMinor: number
+  minimumPayoutMinor: number
+  payoutId: string
+  url: string
+  requiresApprovalToJoin: boolean
+  collectAdditionalInfo: boolean
+  hideCustomerEmail: boolean
+  payoutTerm: number
+  affiliatePortalWelcomeMessage: string
+  affiliateDashboardText: string
+  stripeCouponId: string
+  allowedUrlParameters: string[]
+  isDefault: boolean
+  createdAt: string
+  updatedAt: string
+}
+
+export interface AffiliateRecord {
+  id: string
+  workspaceId: string
+  campaignId: string
+  email: string
+  emailKey: string
+  firstName: string
+  lastName: string
+  notes: string
+  payoutEmail: string
+  payoutMethod: PayoutMethod | null
+  details: string | null
+  isActive: boolean
+  isBanned: boolean
+  totalOpens: number
+  totalClicks: number
+  totalSignups: number
+  totalEarningsMinor: number
+  createdAt: string
+  updatedAt: string
+}
+
+export interface LinkRecord {
+  id: string
+  workspaceId: string
+  campaignId: string
+  affiliateId: string
+  userId: string | null
+  referralCode: string
+  urlParameter: string
+  url: string
+  totalOpens: number
+  totalClicks: number
+  totalSignups: number
+  totalEarningsMinor: number
+  createdAt: string
+  updatedAt: string
+}
+
+/** A commission and a referred user are one record: the referred-user fields are null when unset. */
+export interface CommissionRecord {
+  id: string
+  workspaceId: string
+  campaignId: string
+  affiliateId: string
+  referredUser: string
+  referredUserKey: string
+  amountMinor: number
+  adminEarnedMinor: number
+  status: CommissionStatus
+  commissionDate: string
+  remarks: string | null
+  payoutDate: string | null
+  name: string | null
+  isSelfReferral: boolean
+  isWalletPayment: number
+  chargeId: string | null
+  invoiceId: string | null
+  stripeSubscriptionId: string | null
+  /** The link the sale came through, when the request named its referral code. */
+  linkId: string | null
+  referralCode: string | null
+  createdAt: string
+  updatedAt: string
+}
+
+/**
+ * An API key as kept in storage: only its SHA-256 hash, never the key. `lookup` (the hash's first
+ * 16 hex digits) finds the candidates and the whole hash is then compared in constant time.
+ */
+export interface ApiKeyRecord {
+  id: string
+  /** SHA-256 of the key, lowercase hex. */
+  hash: string
+  /** The first 16 hex digits of `hash`: what look-ups use, so an index never compares whole hashes. */
+  lookup: string
+  /** The key's first characters (`aff_live_` and four more), so a person can tell keys apart. */
+  prefix: string
+  userId: string
+  workspaceIds: string[]
+  /** A note for people, e.g. where the key is used. */
+  label: string
+  /** When the key was revoked; a revoked key resolves to nothing. */
+  revokedAt: string | null
+  createdAt: string
+  updatedAt: string
+}
+
+/** A POST sent with an `Idempotency-Key`: held while it runs, then its answer, kept for replay. */
+export interface IdempotencyRecord {
+  id: string
+  /** SHA-256 of the API key id and the Idempotency-Key: retries are scoped per key. */
+  scopeKey: string
+  /** SHA-256 of the method, path, query and body: a retry must be the same request. */
+  requestHash: string
+  state: 'running' | 'done'
+  /** The answer's status; 0 while running. */
+  status: number
+  /** The answer's body as sent; empty while running. */
+  body: string
+  /** When the record may be forgotten: the running lease, then the replay window. */
+  expiresAt: string
+  createdAt: string
+  updatedAt: string
+}
+
+export interface ModelRecords {
+  campaigns: CampaignRecord
+  affiliates: AffiliateRecord
+  links: LinkRecord
+  commissions: CommissionRecord
+  apiKeys: ApiKeyRecord
+  idempotency: IdempotencyRecord
+}

@@ -1,0 +1,52 @@
+export { createAffiliateService } from './service.js'
+export type { AffiliateService, AffiliateServiceOptions } from './service.js'
+export { AffiliateError } from './errors.js'
+export type { FieldError } from './errors.js'
+export type { Clock } from './clock.js'
+export { memoryStorage } from './storage/memory.js'
+export { sqlJsStorage } from './storage/sqljs/storage.js'
+export type { SqlJsStorage, SqlJsStorageOptions } from './storage/sqljs/storage.js'
+export { models } from './storage/models.js'
+export type { ModelDefinition, UniqueConstraint } from './storage/models.js'
+export { UniqueViolationError } from './storage/types.js'
+export type {
+  FindQuery,
+  ModelName,
+  NumericField,
+  RecordOf,
+  Scalar,
+  Storage,
+  StorageTransaction,
+  TransactionOptions,
+  Where,
+} from './storage/types.js'
+export { memoryKeyStore } from './keys/memory.js'
+export { API_KEY_PREFIX, generateApiKey, storageKeyStore } from './keys/storage.js'
+export type { ApiKeyCreateInput, ApiKeyInfo, StorageKeyStore, StorageKeyStoreOptions } from './keys/storage.js'
+export type { MemoryKeyEntry } from './keys/memory.js'
+export type { KeyStore, Principal } from './keys/types.js'
+export type { Campaign } from './domain/campaign.js'
+export type { Affiliate } from './domain/affiliate.js'
+export type { ReferralLink } from './domain/link.js'
+export type { Commission, ReferredUser } from './domain/commission.js'
+export type * from './domain/records.js'
+export type {
+  AffiliateApi,
+  AffiliatesApi,
+  CampaignsApi,
+  CommissionsApi,
+  LinksApi,
+  ReferredUsersApi,
+  ResourceApi,
+} from './api/index.js'
+export type { LinkCreateInput, LinkTrackInput } from './api/links.js'
+export type { CommissionCreateInput, CommissionListQuery, CommissionUpdateInput } from './api/commissions.js'
+export type { ReferredUserCreateInput, ReferredUserListQuery, ReferredUserUpdateInput } from './api/referred-users.js'
+export type { AffiliateCreateInput, AffiliateListQuery, AffiliateUpdateInput } from './api/affiliates.js'
+export type { CampaignCreateInput, CampaignListQuery, CampaignUpdateInput } from './api/campaigns.js'
+export type { Page, Pagination } from './api/shared.js'
+export { memoryLimiterStore } from './limiter/memory-store.js'
+export type { MemoryLimiterStore, MemoryLimiterStoreOptions } from './limiter/memory-store.js'
+export { consumeToken } from './limiter/token-bucket.js'
+export type { BucketState } from './limiter/token-bucket.js'
+export type { LimitDecision, LimiterStore, RateLimitOptions, RateLimitRule } from './limiter/types.js'

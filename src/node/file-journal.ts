@@ -1,0 +1,368 @@
+// The file behind `sqlJsStorage({ file })`: Node file-system code, so it lives outside the
+// web-standard core and its type check (tsconfig.core.json excludes src/node). The core loads it
+// with a dynamic import only when a `file` is given.
+//
+// On disk, for a database `data/affiliate.sqlite`:
+//   affiliate.sqlite            the last snapshot: a plain SQLite file (the sqlite3 CLI opens it)
+//   affiliate.sqlite.journal-N  transactions committed after it, one framed record each
+//   affiliate.sqlite.lock       the pid of the process that has it open
+//   affiliate.sqlite.tmp        a snapshot being written (never read; removed on open)
+// A record is [u32 length][u32 CRC-32 of the payload][payload], little-endian. Appends are
+// fsynced before they resolve; a crash can only tear the end of the newest segment, which the
+// next open drops. Snapshots are written beside the file, fsynced, renamed over it and the
+// directory fsynced, so the file itself is always a whole database.
+import { mkdir, open, readdir, readFile, rename, rm, unlink, stat, type FileHandle } from 'node:fs/promises'
+import { basename, dirname, join, resolve } from 'node:path'
+import type { FileJournal, FileJournalModule } from '../storage/sqljs/file-journal.js'
+
+const SQLITE_HEADER = 'SQLite format 3\u0000'
+const HEADER_BYTES = 8
+
+const CRC_TABLE = (() => {
+  const table = new Uint32Array(256)
+  for (let n = 0; n < 256; n++) {
+    let c = n
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
+    table[n] = c >>> 0
+  }
+  return table
+})()
+
+/** CRC-32 (the zlib one): catches a torn or half-written record. */
+export function crc32(bytes: Uint8Array): number {
+  let crc = 0xffffffff
+  for (let i = 0; i < bytes.length; i++) crc = CRC_TABLE[(crc ^ bytes[i]!) & 0xff]! ^ (crc >>> 8)
+  return (crc ^ 0xffffffff) >>> 0
+}
+
+export function frame(payload: Uint8Array): Uint8Array {
+  const out = new Uint8Array(HEADER_BYTES + payload.length)
+  const view = new DataView(out.buffer)
+  view.setUint32(0, payload.length, true)
+  view.setUint32(4, crc32(payload), true)
+  out.set(payload, HEADER_BYTES)
+  return out
+}
+
+/** The whole records at the start of `bytes`, and where the first bad or partial one begins. */
+export function parseRecords(bytes: Uint8Array): { records: Uint8Array[]; validBytes: number } {
+  const records: Uint8Array[] = []
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  let offset = 0
+  while (offset + HEADER_BYTES <= bytes.length) {
+    const length = view.getUint32(offset, true)
+    const end = offset + HEADER_BYTES + length
+    // A zero length is what a file extended but never written shows after a crash.
+    if (length === 0 || end > bytes.length) break
+    const payload = bytes.subarray(offset + HEADER_BYTES, end)
+    if (crc32(payload) !== view.getUint32(offset + 4, true)) break
+    records.push(payload)
+    offset = end
+  }
+  return { records, validBytes: offset }
+}
+
+const isWindows = process.platform === 'win32'
+
+/** Makes a rename or a new file in `dir` durable. Windows cannot open a directory; NTFS journals it. */
+async function syncDirectory(dir: string): Promise<void> {
+  if (isWindows) return
+  const handle = await open(dir, 'r')
+  try {
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+}
+
+const errorCode = (error: unknown): string | undefined => (error as { code?: string } | null)?.code
+
+/** Files this process has open: a lock holding our own pid is ours only if listed here. */
+const openHere = new Set<string>()
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return errorCode(error) === 'EPERM'
+  }
+}
+
+/**
+ * Takes `<file>.lock`, created exclusively and holding our pid. A lock whose process is gone is
+ * stale (a crash or `kill -9` leaves one) and is taken over. A pid that was reused by an unrelated
+ * process keeps the lock held: the error says to delete the lock file then.
+ */
+async function lock(file: string): Promise<string> {
+  const lockPath = `${file}.lock`
+  if (openHere.has(file)) throw new Error(`${file} is already open in this process: close the other storage first`)
+  for (let attempt = 0; attempt < 5; attempt++) {
+    try {
+      const handle = await open(lockPath, 'wx')
+      try {
+        await handle.writeFile(`${process.pid}\n`)
+        await handle.sync()
+      } finally {
+        await handle.close()
+      }
+      openHere.add(file)
+      return lockPath
+    } catch (error) {
+      if (errorCode(error) !== 'EEXIST') throw error
+    }
+    const text = await readFile(lockPath, 'utf8').catch(() => null)
+    if (text === null) continue
+    const pid = Number.parseInt(text, 10)
+    if (Number.isInteger(pid) && pid > 0) {
+      // Our own pid in a lock we do not hold: a previous process that had the same pid (a
+      // container's pid 1, say) crashed. Any other live pid holds the file.
+      if (pid !== process.pid && isRunning(pid)) {
+        throw new Error(
+          `${file} is in use by process ${pid} (lock file ${lockPath}). Stop that process first; ` +
+            `if it is not an affiliate-service, delete the lock file.`,
+        )
+      }
+    } else {
+      // Empty: another process is between creating the lock and writing its pid, unless the
+      // file has been like this for a while (it crashed right there).
+      const age = Date.now() - (await stat(lockPath).then((s) => s.mtimeMs, () => 0))
+      if (age < 5_000) throw new Error(`${file} is being opened by another process (lock file ${lockPath})`)
+    }
+    await unlink(lockPath).catch((error: unknown) => {
+      if (errorCode(error) !== 'ENOENT') throw error
+    })
+  }
+  throw new Error(`Could not take the lock ${lockPath}`)
+}
+
+interface Pending {
+  segment: Segment
+  bytes: Uint8Array
+  resolve: () => void
+  reject: (error: unknown) => void
+}
+
+class Segment {
+  handle: FileHandle | null = null
+  /** Bytes in the file, plus bytes queued for it. */
+  bytes = 0
+
+  constructor(
+    readonly number: number,
+    readonly path: string,
+    /** Whether the file exists on disk already (else it is created, and the directory fsynced, on first write). */
+    public exists: boolean,
+  ) {}
+}
+
+class NodeFileJournal implements FileJournal {
+  journalBytes = 0
+  snapshotBytes: number
+  private queue: Pending[] = []
+  private flushing: Promise<void> | null = null
+  private broken: unknown = null
+  private closed = false
+  /** Settles (either way) once the latest append has; appends settle in order. */
+  private lastAppend: Promise<unknown> = Promise.resolve()
+
+  constructor(
+    private readonly file: string,
+    private readonly lockPath: string,
+    readonly snapshot: Uint8Array | null,
+    readonly records: readonly Uint8Array[],
+    private segments: Segment[],
+  ) {
+    this.snapshotBytes = snapshot?.length ?? 0
+    this.journalBytes = segments.reduce((sum, segment) => sum + segment.bytes, 0)
+  }
+
+  private get current(): Segment {
+    return this.segments[this.segments.length - 1]!
+  }
+
+  private newSegment(): Segment {
+    const number = (this.segments.at(-1)?.number ?? 0) + 1
+    const segment = new Segment(number, `${this.file}.journal-${number}`, false)
+    this.segments.push(segment)
+    return segment
+  }
+
+  append(record: Uint8Array): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('The journal is closed'))
+    if (this.broken) return Promise.reject(this.broken)
+    const bytes = frame(record)
+    const segment = this.current
+    segment.bytes += bytes.length
+    this.journalBytes += bytes.length
+    const appended = new Promise<void>((resolve, reject) => {
+      this.queue.push({ segment, bytes, resolve, reject })
+      this.flushing ??= this.flush()
+    })
+    this.lastAppend = appended.catch(() => undefined)
+    return appended
+  }
+
+  /**
+   * Writes queued records in order, one write and one fsync per segment for all that queued up
+   * while the previous fsync ran (group commit): a busy server pays one fsync for many commits.
+   */
+  private async flush(): Promise<void> {
+    while (this.queue.length > 0) {
+      const segment = this.queue[0]!.segment
+      let count = 0
+      while (count < this.queue.length && this.queue[count]!.segment === segment) count++
+      const batch = this.queue.splice(0, count)
+      await this.writeBatch(segment, batch)
+    }
+    this.flushing = null
+  }
+
+  private async writeBatch(segment: Segment, batch: Pending[]): Promise<void> {
+    try {
+      if (this.broken) throw this.broken
+      if (!segment.handle) {
+        segment.handle = await open(segment.path, 'a')
+        if (!segment.exists) {
+          // The new file's directory entry must be durable before a record in it is acknowledged.
+          await segment.handle.sync()
+          await syncDirectory(dirname(this.file))
+          segment.exists = true
+        }
+      }
+      const total = batch.reduce((sum, item) => sum + item.bytes.length, 0)
+      const buffer = new Uint8Array(total)
+      let offset = 0
+      for (const item of batch) {
+        buffer.set(item.bytes, offset)
+        offset += item.bytes.length
+      }
+      let written = 0
+      while (written < total) written += (await segment.handle.write(buffer, written, total - written)).bytesWritten
+      await segment.handle.datasync()
+      for (const item of batch) item.resolve()
+    } catch (error) {
+      // The disk and memory no longer agree about what is committed: refuse everything after.
+      this.broken ??= error
+      for (const item of batch) item.reject(error)
+      for (const item of this.queue.splice(0)) item.reject(error)
+    }
+  }
+
+  async checkpoint(snapshot: Uint8Array): Promise<void> {
+    if (this.closed) throw new Error('The journal is closed')
+    // Synchronously, before any later append: those go to the new segment and survive the swap.
+    const folded = this.segments.slice()
+    const foldedWritten = this.lastAppend
+    this.newSegment()
+    this.journalBytes = 0
+    try {
+      const tmp = `${this.file}.tmp`
+      const handle = await open(tmp, 'w')
+      try {
+        let written = 0
+        while (written < snapshot.length) {
+          written += (await handle.write(snapshot, written, snapshot.length - written)).bytesWritten
+        }
+        await handle.sync()
+      } finally {
+        await handle.close()
+      }
+      await rename(tmp, this.file)
+      await syncDirectory(dirname(this.file))
+    } catch (error) {
+      // The old snapshot and every segment are intact: put the folded bytes back in the count.
+      this.journalBytes += folded.reduce((sum, segment) => sum + segment.bytes, 0)
+      throw error
+    }
+    this.snapshotBytes = snapshot.length
+    // The folded segments' records are all in the snapshot now. Let queued writes to them finish
+    // (their transactions resolve then), then remove them; a crash before the unlink only leaves
+    // records the next open skips by sequence number.
+    await foldedWritten
+    for (const segment of folded) {
+      await segment.handle?.close()
+      segment.handle = null
+      if (segment.exists) await rm(segment.path, { force: true })
+    }
+    this.segments = this.segments.filter((segment) => !folded.includes(segment))
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    while (this.flushing) await this.flushing
+    for (const segment of this.segments) await segment.handle?.close()
+    await unlink(this.lockPath).catch(() => undefined)
+    openHere.delete(this.file)
+  }
+}
+
+async function readSnapshot(file: string): Promise<Uint8Array | null> {
+  let bytes: Uint8Array
+  try {
+    bytes = new Uint8Array(await readFile(file))
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return null
+    throw error
+  }
+  const header = new TextDecoder().decode(bytes.subarray(0, 16))
+  if (header !== SQLITE_HEADER) throw new Error(`${file} is not a SQLite database`)
+  return bytes
+}
+
+/** Reads the segments in order; drops a torn tail of the newest one that holds data. */
+async function readSegments(file: string): Promise<{ segments: Segment[]; records: Uint8Array[] }> {
+  const dir = dirname(file)
+  const prefix = `${basename(file)}.journal-`
+  const numbers = (await readdir(dir))
+    .filter((name) => name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length)))
+    .map((name) => Number(name.slice(prefix.length)))
+    .sort((a, b) => a - b)
+  const segments: Segment[] = []
+  const records: Uint8Array[] = []
+  let torn: { segment: Segment; validBytes: number; size: number } | null = null
+  for (const number of numbers) {
+    const segment = new Segment(number, join(dir, `${prefix}${number}`), true)
+    const bytes = new Uint8Array(await readFile(segment.path))
+    if (torn && bytes.length > 0) {
+      throw new Error(`${torn.segment.path} is damaged at byte ${torn.validBytes} and later segments hold data: not a crash tear`)
+    }
+    const parsed = parseRecords(bytes)
+    records.push(...parsed.records)
+    segment.bytes = parsed.validBytes
+    if (parsed.validBytes < bytes.length) torn = { segment, validBytes: parsed.validBytes, size: bytes.length }
+    segments.push(segment)
+  }
+  if (torn) {
+    // A write the crash interrupted: it was never acknowledged. Cut it so appends follow whole records.
+    const handle = await open(torn.segment.path, 'r+')
+    try {
+      await handle.truncate(torn.validBytes)
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+  }
+  if (segments.length === 0) segments.push(new Segment(1, join(dir, `${prefix}1`), false))
+  return { segments, records }
+}
+
+/** Opens (creating the directory when needed) and locks a database file. See the top of this file. */
+export const openFileJournal: FileJournalModule['openFileJournal'] = async (path) => {
+  const file = resolve(path)
+  // A directory made here must itself survive a power cut, or the acknowledged writes inside it go too.
+  const created = await mkdir(dirname(file), { recursive: true })
+  if (created !== undefined) await syncDirectory(dirname(created))
+  const lockPath = await lock(file)
+  try {
+    await rm(`${file}.tmp`, { force: true })
+    const snapshot = await readSnapshot(file)
+    const { segments, records } = await readSegments(file)
+    return new NodeFileJournal(file, lockPath, snapshot, records, segments)
+  } catch (error) {
+    await unlink(lockPath).catch(() => undefined)
+    openHere.delete(file)
+    throw error
+  }
+}

@@ -1,0 +1,91 @@
+import { COMMISSION_STATUSES } from '../domain/commission-status.js'
+import { MAX_AMOUNT } from './campaigns.js'
+import { email, integer, bool, money, nullable, oneOf, text, timestamp, uuid } from './fields.js'
+import { referralCode } from './links.js'
+import { listQuery } from './list.js'
+import { allOptional, schema } from './validate.js'
+
+const status = oneOf(COMMISSION_STATUSES)
+const amount = money(MAX_AMOUNT)
+const externalId = nullable(text(255, { min: 1 }))
+
+const commissionEditable = {
+  amount,
+  adminEarnedAmount: amount,
+  status,
+  commissionDate: timestamp,
+  remarks: nullable(text(5000)),
+}
+
+const readOnly = ['commissionId', 'id', 'workspaceId', 'createdAt', 'updatedAt']
+
+export const commissionCreate = schema(
+  {
+    ...allOptional(commissionEditable),
+    campaignId: uuid,
+    affiliateId: uuid,
+    referredUser: email,
+    amount,
+    ...allOptional({ referralCode }),
+  },
+  readOnly,
+)
+
+export const commissionUpdate = schema(allOptional(commissionEditable), [
+  ...readOnly,
+  'campaignId',
+  'affiliateId',
+  'referredUser',
+  'referralCode',
+])
+
+export const commissionId = schema({ commissionId: uuid })
+
+const orderFields = ['createdAt', 'updatedAt', 'commissionDate', 'amount', 'status'] as const
+const filters = { affiliateId: uuid, campaignId: uuid, status }
+
+export const commissionList = listQuery(orderFields, filters)
+
+const referredEditable = {
+  ...commissionEditable,
+  payoutDate: nullable(timestamp),
+  name: nullable(text(200)),
+  isWalletPayment: integer(0, 1),
+  chargeId: externalId,
+  invoiceId: externalId,
+  stripeSubscriptionId: externalId,
+}
+
+export const referredUserCreate = schema(
+  {
+    ...allOptional({
+      ...referredEditable,
+      workspaceId: uuid,
+      campaignId: uuid,
+      referralCode,
+      // Accepted for compatibility and then ignored: the service works it out from the e-mails.
+      isSelfReferral: bool,
+    }),
+    referredTo: email,
+    affiliateId: uuid,
+  },
+  ['commissionId', 'id', 'referredUser', 'createdAt', 'updatedAt'],
+)
+
+export const referredUserUpdate = schema(allOptional(referredEditable), [
+  'commissionId',
+  'id',
+  'referredTo',
+  'referredUser',
+  'affiliateId',
+  'workspaceId',
+  'campaignId',
+  'referralCode',
+  'isSelfReferral',
+  'createdAt',
+  'updatedAt',
+])
+
+export const referredUserEmail = schema({ referredUser: email })
+
+export const referredUserList = listQuery(orderFields, filters)

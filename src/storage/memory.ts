@@ -1,0 +1,375 @@
+import { models } from './models.js'
+import { SortedList, walk, type Ordered } from './sorted-list.js'
+import {
+  UniqueViolationError,
+  type FindQuery,
+  type ModelName,
+  type Scalar,
+  type Storage,
+  type StorageTransaction,
+  type Where,
+} from './types.js'
+
+type Row = Ordered & Record<string, unknown>
+type Condition = [field: string, values: readonly Scalar[]]
+
+/** A copy of a record or patch handed in, sharing no array with it (stored rows copy with `Table#copy`). */
+const copy = <T extends Record<string, unknown>>(row: T): T => {
+  const out = { ...row }
+  for (const key in out) if (Array.isArray(out[key])) (out as Record<string, unknown>)[key] = [...(out[key] as unknown[])]
+  return out
+}
+
+function conditions(where: Where<ModelName> | undefined): Condition[] {
+  const out: Condition[] = []
+  for (const field in where) {
+    const value = (where as Record<string, Scalar | { in: readonly Scalar[] } | undefined>)[field]
+    if (value === undefined) continue
+    out.push([field, value !== null && typeof value === 'object' ? value.in : [value]])
+  }
+  return out
+}
+
+/** One collection: rows by id, every list sorted by (createdAt, id), indexes, unique keys, search text. */
+class Table {
+  readonly rows = new Map<string, Row>()
+  readonly all = new SortedList<Row>()
+  readonly indexes = new Map<string, Map<Scalar, SortedList<Row>>>()
+  readonly uniques = new Map<string, Map<string, string>>()
+  /** Moves on every write, so a remembered count is known to be stale. */
+  version = 0
+  /** The total of the last non-exact `find`, for the `count` a list page asks for next. */
+  lastTotal: { key: string; version: number; total: number } | null = null
+  /** Fields whose change moves the row in a list, an index, a constraint or the search text. */
+  private readonly structural: ReadonlySet<string>
+  /**
+   * Fields that have held an array in any row: a row's copy copies just these, rather than
+   * testing every field of every row read.
+   */
+  private readonly arrayFields: string[] = []
+  /**
+   * Each row's lower-cased search text. Kept beside the rows rather than on them: a row with a
+   * property of its own that is not enumerable (as such text would need, so copies never carry it)
+   * is copied on V8's slow path, several times slower on every read.
+   */
+  private readonly texts = new WeakMap<Row, string>()
+
+  constructor(readonly model: ModelName) {
+    const definition = models[model]
+    for (const field of definition.indexes) this.indexes.set(field, new Map())
+    for (const constraint of definition.unique) this.uniques.set(constraint.name, new Map())
+    this.structural = new Set<string>([
+      'createdAt',
+      'id',
+      ...definition.indexes,
+      ...definition.search,
+      ...definition.unique.flatMap((constraint) => constraint.fields),
+    ])
+  }
+
+  /** Notes the array fields of values about to be stored (a row, or a patch of one). */
+  noteArrays(values: Record<string, unknown>): void {
+    for (const field in values) if (Array.isArray(values[field]) && !this.arrayFields.includes(field)) this.arrayFields.push(field)
+  }
+
+  /** A copy of a stored row that shares nothing with it. */
+  copy(row: Row): Row {
+    const out = { ...row }
+    for (const field of this.arrayFields) if (Array.isArray(out[field])) out[field] = [...(out[field] as unknown[])]
+    return out
+  }
+
+  private uniqueKey(fields: readonly string[], row: Record<string, unknown>): string | null {
+    const values = fields.map((field) => row[field])
+    return values.some((value) => value === null || value === undefined) ? null : JSON.stringify(values)
+  }
+
+  /** Throws when `row` would collide with a record other than itself. */
+  checkUnique(row: Record<string, unknown>): void {
+    for (const constraint of models[this.model].unique) {
+      const key = this.uniqueKey(constraint.fields, row)
+      const holder = key === null ? undefined : this.uniques.get(constraint.name)!.get(key)
+      if (holder !== undefined && holder !== row.id) throw new UniqueViolationError(constraint.name)
+    }
+  }
+
+  private text(row: Row): string {
+    return models[this.model].search
+      .map((field) => String(row[field] ?? '').toLowerCase())
+      .join('\u0000')
+  }
+
+  /** Adds `row` to every structure. The caller has checked uniqueness. */
+  link(row: Row): void {
+    this.rows.set(row.id, row)
+    this.all.add(row)
+    for (const [field, index] of this.indexes) {
+      const value = row[field] as Scalar
+      let list = index.get(value)
+      if (!list) index.set(value, (list = new SortedList()))
+      list.add(row)
+    }
+    for (const constraint of models[this.model].unique) {
+      const key = this.uniqueKey(constraint.fields, row)
+      if (key !== null) this.uniques.get(constraint.name)!.set(key, row.id)
+    }
+    if (models[this.model].search.length) this.texts.set(row, this.text(row))
+    this.version++
+  }
+
+  /** Removes `row` from every structure, using its values as they were when it was linked. */
+  unlink(row: Row): void {
+    this.rows.delete(row.id)
+    this.all.remove(row)
+    for (const [field, index] of this.indexes) {
+      const value = row[field] as Scalar
+      const list = index.get(value)
+      list?.remove(row)
+      if (list?.size === 0) index.delete(value)
+    }
+    for (const constraint of models[this.model].unique) {
+      const key = this.uniqueKey(constraint.fields, row)
+      if (key !== null) this.uniques.get(constraint.name)!.delete(key)
+    }
+    this.version++
+  }
+
+  /** Whether changing these fields moves the row in any list, index, constraint or search text. */
+  isStructural(fields: string[]): boolean {
+    return fields.some((field) => this.structural.has(field))
+  }
+
+  matches(row: Row, conds: Condition[], term: string | null): boolean {
+    for (const [field, values] of conds) if (!values.includes(row[field] as Scalar)) return false
+    return term === null || (this.texts.get(row) ?? '').includes(term)
+  }
+
+  /**
+   * The smallest set of sorted lists that holds every match, the conditions its rows still have to
+   * be checked against, and whether every row in it matches (nothing left to check).
+   */
+  candidates(conds: Condition[], term: string | null): { lists: SortedList<Row>[]; rest: Condition[]; exact: boolean } {
+    let best: SortedList<Row>[] | null = null
+    let bestSize = 0
+    let bestAt = -1
+    for (let at = 0; at < conds.length; at++) {
+      const [field, values] = conds[at]!
+      const index = this.indexes.get(field)
+      if (!index) continue
+      const lists: SortedList<Row>[] = []
+      let size = 0
+      for (const value of values.length === 1 ? values : new Set(values)) {
+        const list = index.get(value)
+        if (!list) continue
+        lists.push(list)
+        size += list.size
+      }
+      if (best === null || size < bestSize) {
+        best = lists
+        bestSize = size
+        bestAt = at
+      }
+    }
+    const rest = best === null ? conds : conds.filter((_, at) => at !== bestAt)
+    return { lists: best ?? [this.all], rest, exact: rest.length === 0 && term === null }
+  }
+}
+
+const countKey = (conds: Condition[], term: string | null): string => JSON.stringify([conds, term])
+
+const compareValues = (a: unknown, b: unknown): number => {
+  if (a === b) return 0
+  if (a === null || a === undefined) return -1
+  if (b === null || b === undefined) return 1
+  return (a as string | number) < (b as string | number) ? -1 : 1
+}
+
+class MemoryTransaction implements StorageTransaction {
+  private readonly undo: (() => void)[] = []
+  open = true
+
+  constructor(private readonly tables: Map<ModelName, Table>) {}
+
+  private table(model: ModelName): Table {
+    if (!this.open) throw new Error('This transaction has already finished')
+    const table = this.tables.get(model)
+    if (!table) throw new Error(`Unknown model ${model}`)
+    return table
+  }
+
+  rollback(): void {
+    for (let i = this.undo.length - 1; i >= 0; i--) this.undo[i]!()
+    this.undo.length = 0
+  }
+
+  async get(model: ModelName, id: string) {
+    const table = this.table(model)
+    const row = table.rows.get(id)
+    return (row ? table.copy(row) : null) as never
+  }
+
+  async find(model: ModelName, query: FindQuery<ModelName>) {
+    const table = this.table(model)
+    const conds = conditions(query.where)
+    const term = query.contains ? query.contains.toLowerCase() : null
+    const { lists, rest, exact } = table.candidates(conds, term)
+    const field = query.orderBy?.field ?? 'createdAt'
+    const descending = (query.orderBy?.direction ?? 'DESC') === 'DESC'
+    const offset = query.offset ?? 0
+    const limit = query.limit ?? Number.POSITIVE_INFINITY
+    const out: Row[] = []
+    if (field === 'createdAt') {
+      if (exact && lists.length === 1) {
+        // One list, nothing to check: the page is a slice of it.
+        const items = lists[0]!.items
+        const end = Math.min(items.length, offset + limit)
+        for (let i = offset; i < end; i++) out.push(table.copy(items[descending ? items.length - 1 - i : i]!))
+        return out as never
+      }
+      if (exact) {
+        let skipped = 0
+        for (const row of walk(lists, descending)) {
+          if (out.length >= limit) break
+          if (skipped < offset) skipped++
+          else out.push(table.copy(row))
+        }
+        return out as never
+      }
+      // A filtered page walks every candidate anyway to be sure of its last match, so it counts
+      // them all on the way: the `count` that a list page asks for next is then free.
+      let total = 0
+      const visit = (row: Row) => {
+        if (!table.matches(row, rest, term)) return
+        if (total >= offset && out.length < limit) out.push(table.copy(row))
+        total++
+      }
+      if (lists.length === 1) {
+        const items = lists[0]!.items
+        if (descending) for (let i = items.length - 1; i >= 0; i--) visit(items[i]!)
+        else for (let i = 0; i < items.length; i++) visit(items[i]!)
+      } else for (const row of walk(lists, descending)) visit(row)
+      table.lastTotal = { key: countKey(conds, term), version: table.version, total }
+      return out as never
+    }
+    const matching: Row[] = []
+    for (const list of lists) for (const row of list.items) if (table.matches(row, rest, term)) matching.push(row)
+    const sign = descending ? -1 : 1
+    // The contract breaks ties by id alone, as `ORDER BY field, id` does in SQL.
+    matching.sort((a, b) => sign * (compareValues(a[field], b[field]) || compareValues(a.id, b.id)))
+    return matching.slice(offset, offset + limit).map((row) => table.copy(row)) as never
+  }
+
+  async count(model: ModelName, query: Pick<FindQuery<ModelName>, 'where' | 'contains'>) {
+    const table = this.table(model)
+    const conds = conditions(query.where)
+    const term = query.contains ? query.contains.toLowerCase() : null
+    const { lists, rest, exact } = table.candidates(conds, term)
+    if (exact) return lists.reduce((sum, list) => sum + list.size, 0)
+    const remembered = table.lastTotal
+    if (remembered && remembered.version === table.version && remembered.key === countKey(conds, term)) return remembered.total
+    let total = 0
+    for (const list of lists) for (const row of list.items) if (table.matches(row, rest, term)) total++
+    return total
+  }
+
+  async insert(model: ModelName, record: object) {
+    const table = this.table(model)
+    const row = copy(record as Row)
+    if (table.rows.has(row.id)) throw new Error(`A ${model} record with id ${row.id} already exists`)
+    table.noteArrays(row)
+    table.checkUnique(row)
+    table.link(row)
+    this.undo.push(() => table.unlink(row))
+  }
+
+  async update(model: ModelName, id: string, patch: object) {
+    const table = this.table(model)
+    const row = table.rows.get(id)
+    if (!row) return null
+    const changes = copy(patch as Row)
+    // Undoing puts back the fields this changes, as they were: the others stay as they are.
+    const before: Record<string, unknown> = {}
+    for (const field in changes) before[field] = Array.isArray(row[field]) ? [...(row[field] as unknown[])] : row[field]
+    this.apply(table, row, changes)
+    this.undo.push(() => this.apply(table, row, before))
+    return table.copy(row) as never
+  }
+
+  private apply(table: Table, row: Row, patch: Record<string, unknown>): void {
+    table.noteArrays(patch)
+    const fields = Object.keys(patch).filter((field) => patch[field] !== undefined)
+    if (!table.isStructural(fields)) {
+      for (const field of fields) row[field] = patch[field]
+      table.version++
+      return
+    }
+    const next = { ...row }
+    for (const field of fields) next[field] = patch[field]
+    table.checkUnique(next)
+    table.unlink(row)
+    for (const field of fields) row[field] = patch[field]
+    table.link(row)
+  }
+
+  async increment(model: ModelName, id: string, deltas: Record<string, number | undefined>) {
+    const table = this.table(model)
+    const row = table.rows.get(id)
+    if (!row) return null
+    const patch: Record<string, number> = {}
+    for (const field in deltas) {
+      const delta = deltas[field]
+      if (delta !== undefined) patch[field] = (row[field] as number) + delta
+    }
+    return this.update(model, id, patch)
+  }
+
+  async delete(model: ModelName, id: string) {
+    const table = this.table(model)
+    const row = table.rows.get(id)
+    if (!row) return false
+    table.unlink(row)
+    this.undo.push(() => table.link(row))
+    return true
+  }
+
+  async deleteMany(model: ModelName, where: Where<ModelName>) {
+    const doomed = await this.find(model, { where })
+    for (const row of doomed as Row[]) await this.delete(model, row.id)
+    return (doomed as Row[]).length
+  }
+}
+
+/** Runs `work` in a transaction of its own: all of its writes, or none of them when it throws. */
+async function runTransaction<T>(tables: Map<ModelName, Table>, work: (tx: StorageTransaction) => Promise<T>): Promise<T> {
+  const tx = new MemoryTransaction(tables)
+  try {
+    return await work(tx as StorageTransaction)
+  } catch (error) {
+    tx.rollback()
+    throw error
+  } finally {
+    tx.open = false
+  }
+}
+
+/**
+ * Keeps everything in this process's memory: fast, and gone when the process ends. Meant for
+ * tests (yours and ours) and for trying the service out. Transactions run one at a time and
+ * roll back in full on error. By-id reads are a map look-up; lists walk an index kept in
+ * `createdAt` order, so a page costs what it returns rather than the size of the collection.
+ *
+ * @example
+ * const service = createAffiliateService({ storage: memoryStorage(), keyStore })
+ */
+export function memoryStorage(): Storage {
+  const tables = new Map<ModelName, Table>(Object.keys(models).map((model) => [model as ModelName, new Table(model as ModelName)]))
+  let tail: Promise<unknown> = Promise.resolve()
+  return {
+    transaction(work) {
+      const result = tail.then(() => runTransaction(tables, work))
+      tail = result.catch(() => undefined)
+      return result
+    },
+    async close() {},
+  }
+}

@@ -1,0 +1,206 @@
+// The schema, as a list of versions. Each migration is frozen SQL: once released it never changes,
+// so a file written by any older version upgrades in place by running the ones after its
+// `PRAGMA user_version`. Tables are STRICT so SQLite refuses a value of the wrong type instead of
+// converting it; booleans are 0/1 and string arrays JSON text (see columns.ts).
+
+export interface Migration {
+  version: number
+  sql: string
+}
+
+/**
+ * SQL that keeps `_counts` (rows per value of an indexed field, and per table under field '') in
+ * step through triggers, so that counting a list page is a look-up rather than a walk of the
+ * index. Triggers also fire when the journal replays writes, so the counts can never drift.
+ * Only ever called with the frozen lists written in the migrations below.
+ */
+function countTriggers(table: string, fields: readonly string[]): string {
+  const up = (field: string, value: string) =>
+    `INSERT INTO _counts (model, field, value, n) VALUES ('${table}', '${field}', ${value}, 1) ON CONFLICT (model, field, value) DO UPDATE SET n = n + 1;`
+  const down = (field: string, value: string) =>
+    `UPDATE _counts SET n = n - 1 WHERE model = '${table}' AND field = '${field}' AND value = ${value};`
+  const fill = [
+    `INSERT INTO _counts (model, field, value, n) SELECT '${table}', '', '', count(*) FROM ${table};`,
+    ...fields.map((f) => `INSERT INTO _counts (model, field, value, n) SELECT '${table}', '${f}', ${f}, count(*) FROM ${table} GROUP BY ${f};`),
+  ]
+  return [
+    ...fill,
+    `CREATE TRIGGER _counts_${table}_insert AFTER INSERT ON ${table} BEGIN ${[up('', "''"), ...fields.map((f) => up(f, `NEW.${f}`))].join(' ')} END;`,
+    `CREATE TRIGGER _counts_${table}_delete AFTER DELETE ON ${table} BEGIN ${[down('', "''"), ...fields.map((f) => down(f, `OLD.${f}`))].join(' ')} END;`,
+    ...fields.map(
+      (f) =>
+        `CREATE TRIGGER _counts_${table}_${f} AFTER UPDATE OF ${f} ON ${table} WHEN OLD.${f} IS NOT NEW.${f} BEGIN ${down(f, `OLD.${f}`)} ${up(f, `NEW.${f}`)} END;`,
+    ),
+  ].join('\n')
+}
+
+export const migrations: readonly Migration[] = [
+  {
+    version: 1,
+    sql: `
+CREATE TABLE affiliate_meta (key TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL) STRICT;
+INSERT INTO affiliate_meta (key, value) VALUES ('seq', 0);
+
+CREATE TABLE campaigns (
+  id TEXT PRIMARY KEY NOT NULL,
+  workspaceId TEXT NOT NULL,
+  campaignName TEXT NOT NULL,
+  commissionType TEXT NOT NULL,
+  amountMinor INTEGER NOT NULL,
+  minimumPayoutMinor INTEGER NOT NULL,
+  payoutId TEXT NOT NULL,
+  url TEXT NOT NULL,
+  requiresApprovalToJoin INTEGER NOT NULL,
+  collectAdditionalInfo INTEGER NOT NULL,
+  hideCustomerEmail INTEGER NOT NULL,
+  payoutTerm INTEGER NOT NULL,
+  affiliatePortalWelcomeMessage TEXT NOT NULL,
+  affiliateDashboardText TEXT NOT NULL,
+  stripeCouponId TEXT NOT NULL,
+  allowedUrlParameters TEXT NOT NULL,
+  isDefault INTEGER NOT NULL,
+  createdAt TEXT NOT NULL,
+  updatedAt TEXT NOT NULL,
+  _search TEXT NOT NULL
+) STRICT;
+CREATE INDEX campaigns_created ON campaigns (createdAt, id);
+CREATE INDEX campaigns_workspaceId ON campaigns (workspaceId, createdAt, id);
+
+CREATE TABLE affiliates (
+  id TEXT PRIMARY KEY NOT NULL,
+  workspaceId TEXT NOT NULL,
+  campaignId TEXT NOT NULL,
+  email TEXT NOT NULL,
+  emailKey TEXT NOT NULL,
+  firstName TEXT NOT NULL,
+  lastName TEXT NOT NULL,
+  notes TEXT NOT NULL,
+  payoutEmail TEXT NOT NULL,
+  payoutMethod TEXT,
+  details TEXT,
+  isActive INTEGER NOT NULL,
+  isBanned INTEGER NOT NULL,
+  totalOpens INTEGER NOT NULL,
+  totalClicks INTEGER NOT NULL,
+  totalSignups INTEGER NOT NULL,
+  totalEarningsMinor INTEGER NOT NULL,
+  createdAt TEXT NOT NULL,
+  updatedAt TEXT NOT NULL,
+  _search TEXT NOT NULL
+) STRICT;
+CREATE INDEX affiliates_created ON affiliates (createdAt, id);
+CREATE INDEX affiliates_workspaceId ON affiliates (workspaceId, createdAt, id);
+CREATE INDEX affiliates_campaignId ON affiliates (campaignId, createdAt, id);
+CREATE UNIQUE INDEX affiliates_campaign_email ON affiliates (campaignId, emailKey);
+
+CREATE TABLE links (
+  id TEXT PRIMARY KEY NOT NULL,
+  workspaceId TEXT NOT NULL,
+  campaignId TEXT NOT NULL,
+  affiliateId TEXT NOT NULL,
+  userId TEXT,
+  referralCode TEXT NOT NULL,
+  urlParameter TEXT NOT NULL,
+  url TEXT NOT NULL,
+  totalOpens INTEGER NOT NULL,
+  totalClicks INTEGER NOT NULL,
+  totalSignups INTEGER NOT NULL,
+  totalEarningsMinor INTEGER NOT NULL,
+  createdAt TEXT NOT NULL,
+  updatedAt TEXT NOT NULL,
+  _search TEXT NOT NULL
+) STRICT;
+CREATE INDEX links_created ON links (createdAt, id);
+CREATE INDEX links_workspaceId ON links (workspaceId, createdAt, id);
+CREATE INDEX links_affiliateId ON links (affiliateId, createdAt, id);
+CREATE UNIQUE INDEX links_referral_code ON links (referralCode);
+
+CREATE TABLE commissions (
+  id TEXT PRIMARY KEY NOT NULL,
+  workspaceId TEXT NOT NULL,
+  campaignId TEXT NOT NULL,
+  affiliateId TEXT NOT NULL,
+  referredUser TEXT NOT NULL,
+  referredUserKey TEXT NOT NULL,
+  amountMinor INTEGER NOT NULL,
+  adminEarnedMinor INTEGER NOT NULL,
+  status TEXT NOT NULL,
+  commissionDate TEXT NOT NULL,
+  remarks TEXT,
+  payoutDate TEXT,
+  name TEXT,
+  isSelfReferral INTEGER NOT NULL,
+  isWalletPayment INTEGER NOT NULL,
+  chargeId TEXT,
+  invoiceId TEXT,
+  stripeSubscriptionId TEXT,
+  linkId TEXT,
+  referralCode TEXT,
+  createdAt TEXT NOT NULL,
+  updatedAt TEXT NOT NULL,
+  _search TEXT NOT NULL
+) STRICT;
+CREATE INDEX commissions_created ON commissions (createdAt, id);
+CREATE INDEX commissions_workspaceId ON commissions (workspaceId, createdAt, id);
+CREATE INDEX commissions_affiliateId ON commissions (affiliateId, createdAt, id);
+CREATE INDEX commissions_campaignId ON commissions (campaignId, createdAt, id);
+CREATE INDEX commissions_referredUserKey ON commissions (referredUserKey, createdAt, id);
+CREATE UNIQUE INDEX commissions_workspace_invoice ON commissions (workspaceId, invoiceId);
+CREATE UNIQUE INDEX commissions_workspace_charge ON commissions (workspaceId, chargeId);
+`,
+  },
+  {
+    version: 2,
+    sql: `
+CREATE TABLE apiKeys (
+  id TEXT PRIMARY KEY NOT NULL,
+  hash TEXT NOT NULL,
+  lookup TEXT NOT NULL,
+  prefix TEXT NOT NULL,
+  userId TEXT NOT NULL,
+  workspaceIds TEXT NOT NULL,
+  label TEXT NOT NULL,
+  revokedAt TEXT,
+  createdAt TEXT NOT NULL,
+  updatedAt TEXT NOT NULL,
+  _search TEXT NOT NULL
+) STRICT;
+CREATE INDEX apiKeys_created ON apiKeys (createdAt, id);
+CREATE INDEX apiKeys_lookup ON apiKeys (lookup, createdAt, id);
+CREATE UNIQUE INDEX api_keys_hash ON apiKeys (hash);
+`,
+  },
+  {
+    version: 3,
+    sql: `
+CREATE TABLE idempotency (
+  id TEXT PRIMARY KEY NOT NULL,
+  scopeKey TEXT NOT NULL,
+  requestHash TEXT NOT NULL,
+  state TEXT NOT NULL,
+  status INTEGER NOT NULL,
+  body TEXT NOT NULL,
+  expiresAt TEXT NOT NULL,
+  createdAt TEXT NOT NULL,
+  updatedAt TEXT NOT NULL,
+  _search TEXT NOT NULL
+) STRICT;
+CREATE INDEX idempotency_created ON idempotency (createdAt, id);
+CREATE UNIQUE INDEX idempotency_scope ON idempotency (scopeKey);
+`,
+  },
+  {
+    version: 4,
+    sql: [
+      'CREATE TABLE _counts (model TEXT NOT NULL, field TEXT NOT NULL, value TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (model, field, value)) STRICT, WITHOUT ROWID;',
+      countTriggers('campaigns', ['workspaceId']),
+      countTriggers('affiliates', ['workspaceId', 'campaignId']),
+      countTriggers('links', ['workspaceId', 'affiliateId', 'referralCode']),
+      countTriggers('commissions', ['workspaceId', 'affiliateId', 'campaignId', 'referredUserKey']),
+      countTriggers('apiKeys', ['lookup']),
+      countTriggers('idempotency', ['scopeKey']),
+    ].join('\n'),
+  },
+]
+
+export const SCHEMA_VERSION = migrations[migrations.length - 1]!.version

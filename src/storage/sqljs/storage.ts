@@ -1,0 +1,353 @@
+import { modelNames } from '../models.js'
+import type { Storage, StorageTransaction, TransactionOptions } from '../types.js'
+import { fieldsOf, quote, SEARCH_COLUMN } from './columns.js'
+import { Connection } from './connection.js'
+import type { FileJournal, FileJournalModule } from './file-journal.js'
+import { migrations, SCHEMA_VERSION } from './migrations.js'
+import type { InitSqlJs, SqlJsConfig, SqlJsStatic } from './sql-js-types.js'
+import { SqlJsTransaction, type Write } from './transaction.js'
+
+export interface SqlJsStorageOptions {
+  /**
+   * A file to keep the database in (Node, Bun and Deno). Every acknowledged write is on disk
+   * before its transaction resolves: it is appended to a journal beside the file
+   * (`<file>.journal-<n>`) and fsynced, and the journal is folded into the file in the
+   * background. A `<file>.lock` keeps a second process out.
+   * Leave it out (and `load`) for an in-memory SQLite database.
+   * @default undefined (in memory)
+   * @example sqlJsStorage({ file: './data/affiliate.sqlite' })
+   */
+  file?: string
+  /**
+   * For hosts without a file system: answers the bytes `save` last stored, or null at first.
+   * Use with `save`; not with `file`.
+   * @example sqlJsStorage({ load: () => idb.get('db'), save: (bytes) => idb.set('db', bytes) })
+   */
+  load?: () => Promise<Uint8Array | null | undefined>
+  /**
+   * Stores the whole database; called after every write transaction, which resolves only once
+   * `save` has. Its cost grows with the database, so prefer `file` where there is a file system.
+   */
+  save?: (bytes: Uint8Array) => Promise<void>
+  /**
+   * Where sql.js finds `sql-wasm.wasm`, as in `initSqlJs({ locateFile })`. sql.js loads once per
+   * process, so the first storage opened decides (and a failed load stays failed).
+   * @default sql.js's own look-up: beside its `sql-wasm.js` on Node
+   * @example locateFile: (file) => `https://cdn.example.com/sql.js/1.16.0/${file}`
+   */
+  locateFile?: (file: string) => string
+  /** The wasm bytes themselves, for hosts that cannot fetch or read files. Like `locateFile`, the first storage opened decides. */
+  wasmBinary?: ArrayBuffer | Uint8Array
+  /**
+   * With `file`: fold the journal into the file once it holds at least this many bytes and at
+   * least as many as the file itself (so the cost of folding, spread over the writes that filled
+   * the journal, stays the same however large the database grows).
+   * @default 8388608 (8 MiB)
+   */
+  checkpointBytes?: number
+}
+
+/** A sql.js storage: the Storage contract plus opening and closing. */
+export interface SqlJsStorage extends Storage {
+  /**
+   * Opens the database now: loads sql.js, takes the file's lock, replays the journal, upgrades
+   * the schema. Transactions wait for this anyway; call it to fail fast at start-up.
+   */
+  ready(): Promise<void>
+  /** Waits for transactions in flight, folds the journal into the file, releases the lock. */
+  close(): Promise<void>
+}
+
+let sqlJs: Promise<SqlJsStatic> | undefined
+
+/**
+ * sql.js initialises once per process and answers every later `initSqlJs` with that first module
+ * (its own cache): so the first storage to open decides where the wasm comes from.
+ */
+function loadSqlJs(options: SqlJsStorageOptions): Promise<SqlJsStatic> {
+  sqlJs ??= (async () => {
+    // `as string` keeps the type checker from resolving sql.js (it ships no types of its own);
+    // bundlers still see a literal and leave the import lazy, so the wasm loads only when used.
+    const module = (await import('sql.js' as string)) as { default: InitSqlJs }
+    const config: SqlJsConfig = {}
+    if (options.locateFile) config.locateFile = options.locateFile
+    if (options.wasmBinary) config.wasmBinary = options.wasmBinary
+    return module.default(config)
+  })()
+  return sqlJs
+}
+
+async function openFileJournal(file: string): Promise<FileJournal> {
+  // The Node module is kept out of the core's type check (it imports node:fs); the
+  // `FileJournalModule` type is the contract, and the module is checked against it.
+  const module = (await import('../../node/file-journal.js' as string)) as FileJournalModule
+  return module.openFileJournal(file)
+}
+
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+
+interface JournalRecord {
+  seq: number
+  writes: Write[]
+}
+
+const SEQ = "SELECT value FROM affiliate_meta WHERE key = 'seq'"
+const SET_SEQ = "UPDATE affiliate_meta SET value = ? WHERE key = 'seq'"
+
+/** The database's schema version; refuses one this code does not know. */
+function schemaVersion(connection: Connection): number {
+  const version = connection.all('PRAGMA user_version')[0]![0] as number
+  if (version > SCHEMA_VERSION) {
+    throw new Error(
+      `This database has schema version ${version}, newer than this affiliate-service (${SCHEMA_VERSION}): upgrade the package`,
+    )
+  }
+  return version
+}
+
+/** Runs the migrations the database has not seen, in one transaction; true when any ran. */
+function migrate(connection: Connection): boolean {
+  const version = schemaVersion(connection)
+  const pending = migrations.filter((migration) => migration.version > version)
+  if (pending.length === 0) return false
+  connection.exec('BEGIN')
+  try {
+    for (const migration of pending) connection.exec(migration.sql)
+    connection.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`)
+    connection.exec('COMMIT')
+  } catch (error) {
+    connection.exec('ROLLBACK')
+    throw error
+  }
+  return true
+}
+
+/** Fails at open, with a plain message, when a table lacks a column the models need. */
+function checkColumns(connection: Connection): void {
+  for (const model of modelNames) {
+    const present = new Set(connection.all(`PRAGMA table_info(${quote(model)})`).map((row) => row[1] as string))
+    const missing = [...fieldsOf(model).map(([field]) => field), SEARCH_COLUMN].filter((field) => !present.has(field))
+    if (missing.length) {
+      throw new Error(`The database's ${model} table lacks ${missing.join(', ')}: a migration is missing for this model change`)
+    }
+  }
+}
+
+/** Applies journal records after the snapshot's sequence number, each in its own transaction. */
+function replay(connection: Connection, records: readonly Uint8Array[]): number {
+  let seq = connection.all(SEQ)[0]![0] as number
+  for (const bytes of records) {
+    const record = JSON.parse(decoder.decode(bytes)) as JournalRecord
+    if (record.seq <= seq) continue
+    if (record.seq !== seq + 1) {
+      throw new Error(`The journal skips from transaction ${seq} to ${record.seq}: the file is damaged`)
+    }
+    connection.exec('BEGIN')
+    try {
+      for (const [sql, params] of record.writes) connection.run(sql, params)
+      connection.run(SET_SEQ, [record.seq])
+      connection.exec('COMMIT')
+    } catch (error) {
+      connection.exec('ROLLBACK')
+      throw new Error(`Replaying transaction ${record.seq} of the journal failed: ${String(error)}`)
+    }
+    seq = record.seq
+  }
+  return seq
+}
+
+const DEFAULT_CHECKPOINT_BYTES = 8 * 1024 * 1024
+
+/** The open database and the one-at-a-time queue its transactions run in. */
+class Engine {
+  private seq = 0
+  /** Resolves once every acknowledged-so-far write is durable. */
+  private durable: Promise<void> = Promise.resolve()
+  /** Set when the disk stopped matching memory; every later transaction fails with it. */
+  private failure: Error | null = null
+  private checkpointing: Promise<void> | null = null
+
+  constructor(
+    private readonly connection: Connection,
+    private readonly options: SqlJsStorageOptions,
+    private readonly journal: FileJournal | null,
+    seq: number,
+  ) {
+    this.seq = seq
+  }
+
+  /**
+   * Runs one transaction; called inside the queue. Answers the result and a promise of its
+   * durability, which the caller awaits outside the queue: so the next transaction runs while
+   * this one's fsync is under way, and one fsync can cover several commits.
+   */
+  async run<T>(work: (tx: StorageTransaction) => Promise<T>): Promise<{ result: T; durable: Promise<void> }> {
+    if (this.failure) throw this.failure
+    const tx = new SqlJsTransaction(this.connection)
+    this.connection.run('BEGIN')
+    let result: T
+    try {
+      result = await work(tx)
+    } catch (error) {
+      tx.open = false
+      this.rollback()
+      throw error
+    }
+    tx.open = false
+    if (tx.writes.length === 0) {
+      this.rollback()
+      // A read may have seen writes whose fsync is still under way: answer only once they are durable.
+      return { result, durable: this.durable }
+    }
+    const seq = this.seq + 1
+    try {
+      if (this.journal) this.connection.run(SET_SEQ, [seq])
+      this.connection.run('COMMIT')
+    } catch (error) {
+      this.rollback()
+      throw error
+    }
+    this.seq = seq
+    if (this.journal) {
+      const record: JournalRecord = { seq, writes: tx.writes }
+      this.durable = this.journal.append(encoder.encode(JSON.stringify(record))).catch((error: unknown) => {
+        this.failure ??= new Error(`affiliate-service: writing the journal failed, restart to recover: ${String(error)}`, {
+          cause: error,
+        })
+        throw this.failure
+      })
+      this.maybeCheckpoint()
+    } else if (this.options.save) {
+      // Inside the queue: the next transaction waits for this save, so saves never overlap.
+      try {
+        await this.options.save(this.connection.db.export())
+      } catch (error) {
+        // Memory holds a write the saved copy lacks: refuse everything until a restart reloads it.
+        this.failure ??= new Error(`affiliate-service: save failed, restart to recover: ${String(error)}`, { cause: error })
+        throw this.failure
+      }
+    }
+    return { result, durable: this.durable }
+  }
+
+  /**
+   * Ends the open transaction without its writes. Some SQLite errors (out of memory, say) have
+   * rolled it back already; the ROLLBACK then fails, and that must not hide the first error.
+   */
+  private rollback(): void {
+    // Data goes back to what it was; anything remembered about it during the transaction must not outlive it.
+    this.connection.version++
+    try {
+      this.connection.run('ROLLBACK')
+    } catch {
+      // Already rolled back by SQLite.
+    }
+  }
+
+  /** Called between transactions, where exporting is allowed. */
+  private maybeCheckpoint(): void {
+    const journal = this.journal!
+    const threshold = Math.max(this.options.checkpointBytes ?? DEFAULT_CHECKPOINT_BYTES, journal.snapshotBytes)
+    if (this.checkpointing || journal.journalBytes < threshold) return
+    this.checkpointing = journal
+      .checkpoint(this.connection.db.export())
+      // A failed fold loses nothing (the journal still holds every record); the next one retries.
+      .catch(() => undefined)
+      .finally(() => (this.checkpointing = null))
+  }
+
+  /** Folds the journal into the file now; called between transactions. */
+  async checkpoint(): Promise<void> {
+    if (!this.journal) return
+    await this.checkpointing
+    await this.durable
+    if (this.journal.journalBytes > 0 || this.journal.snapshotBytes === 0) await this.journal.checkpoint(this.connection.db.export())
+  }
+
+  async close(): Promise<void> {
+    try {
+      if (this.journal && !this.failure) await this.checkpoint()
+    } finally {
+      await this.journal?.close()
+      this.connection.close()
+    }
+  }
+}
+
+async function open(options: SqlJsStorageOptions): Promise<Engine> {
+  if (options.file !== undefined && (options.load || options.save)) {
+    throw new Error('sqlJsStorage: give either `file` or `load`/`save`, not both')
+  }
+  if (Boolean(options.load) !== Boolean(options.save)) throw new Error('sqlJsStorage: `load` and `save` go together')
+  const SQL = await loadSqlJs(options)
+  const journal = options.file !== undefined ? await openFileJournal(options.file) : null
+  try {
+    const bytes = journal ? journal.snapshot : ((await options.load?.()) ?? null)
+    const connection = new Connection(new SQL.Database(bytes))
+    try {
+      schemaVersion(connection)
+      const seq = journal && bytes ? replay(connection, journal.records) : 0
+      const migrated = migrate(connection)
+      checkColumns(connection)
+      const engine = new Engine(connection, options, journal, seq)
+      // Journal records are SQL for the schema they were written under, so after a migration
+      // the file must be rewritten before any record is appended under the new schema.
+      if (journal && (migrated || !bytes)) await engine.checkpoint()
+      if (options.save && migrated) await options.save(connection.db.export())
+      return engine
+    } catch (error) {
+      connection.close()
+      throw error
+    }
+  } catch (error) {
+    await journal?.close()
+    throw error
+  }
+}
+
+/**
+ * SQLite compiled to WebAssembly (sql.js), in memory or kept in a file. sql.js is loaded on first
+ * use, so importing the package never loads the wasm. Transactions run one at a time with SQLite's
+ * own atomicity and unique indexes; records round-trip exactly (booleans, nulls, string arrays).
+ *
+ * - `sqlJsStorage()`: in memory, gone when the process ends.
+ * - `sqlJsStorage({ file })`: durable (see `file`); `npm start` uses it.
+ * - `sqlJsStorage({ load, save })`: for hosts without a file system.
+ *
+ * Close it on shutdown (`await storage.close()`) to fold the journal into the file.
+ *
+ * @example
+ * const storage = sqlJsStorage({ file: './data/affiliate.sqlite' })
+ * await storage.ready()
+ * const service = createAffiliateService({ storage, keyStore })
+ */
+export function sqlJsStorage(options: SqlJsStorageOptions = {}): SqlJsStorage {
+  let opening: Promise<Engine> | null = null
+  let tail: Promise<unknown> = Promise.resolve()
+  let closed: Promise<void> | null = null
+  const engine = () => (opening ??= open(options))
+  const enqueue = <T>(job: () => Promise<T>): Promise<T> => {
+    const result = tail.then(job)
+    tail = result.catch(() => undefined)
+    return result
+  }
+  return {
+    transaction<T>(work: (tx: StorageTransaction) => Promise<T>, _options?: TransactionOptions): Promise<T> {
+      if (closed) return Promise.reject(new Error('This storage is closed'))
+      return enqueue(async () => (await engine()).run(work)).then(async ({ result, durable }) => {
+        await durable
+        return result
+      })
+    },
+    async ready() {
+      await engine()
+    },
+    close() {
+      closed ??= enqueue(async () => {
+        if (opening) await (await opening.catch(() => null))?.close()
+      })
+      return closed
+    },
+  }
+}

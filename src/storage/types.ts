@@ -1,0 +1,103 @@
+import type { ModelRecords } from '../domain/records.js'
+
+/** The collections the service keeps. */
+export type ModelName = keyof ModelRecords
+export type RecordOf<M extends ModelName> = ModelRecords[M]
+/** Fields of a model's records whose values are numbers: the ones `increment` may move. */
+export type NumericField<M extends ModelName> = {
+  [K in keyof RecordOf<M>]: RecordOf<M>[K] extends number ? K : never
+}[keyof RecordOf<M>] & string
+
+/** A value a `where` may compare: strings, numbers, booleans and null, compared with `===`. */
+export type Scalar = string | number | boolean | null
+
+/**
+ * Conditions that all must hold. A plain value means equality (`null` matches null);
+ * `{ in: [...] }` means the field equals one of the values (an empty list matches nothing).
+ */
+export type Where<M extends ModelName> = {
+  [K in keyof RecordOf<M>]?: Scalar | { in: readonly Scalar[] }
+}
+
+export interface FindQuery<M extends ModelName> {
+  where?: Where<M>
+  /**
+   * Case-insensitive substring that at least one of the model's `search` fields
+   * (see `models`) must contain.
+   */
+  contains?: string
+  /** Default `createdAt` descending. Ties are broken by `id` in the same direction. */
+  orderBy?: { field: keyof RecordOf<M> & string; direction: 'ASC' | 'DESC' }
+  offset?: number
+  limit?: number
+}
+
+/**
+ * The operations a transaction offers. Every method may be called only while the
+ * transaction's work is running. Records returned are copies: changing them changes nothing stored.
+ */
+export interface StorageTransaction {
+  get<M extends ModelName>(model: M, id: string): Promise<RecordOf<M> | null>
+  /** Records matching the query, in its order, `offset` skipped and at most `limit` returned. */
+  find<M extends ModelName>(model: M, query: FindQuery<M>): Promise<RecordOf<M>[]>
+  /** How many records match `where` and `contains`. */
+  count<M extends ModelName>(model: M, query: Pick<FindQuery<M>, 'where' | 'contains'>): Promise<number>
+  /**
+   * Stores a new record. Throws {@link UniqueViolationError} naming the constraint when the
+   * record collides with one of the model's `unique` constraints (a constraint holding a `null`
+   * field never collides), and stores nothing then.
+   */
+  insert<M extends ModelName>(model: M, record: RecordOf<M>): Promise<void>
+  /**
+   * Sets the given fields of one record and answers the record as now stored, or null when there is
+   * no record with that id. Throws {@link UniqueViolationError} like `insert`.
+   */
+  update<M extends ModelName>(model: M, id: string, patch: Partial<RecordOf<M>>): Promise<RecordOf<M> | null>
+  /**
+   * Adds each delta to its numeric field atomically (`SET f = f + delta` in SQL) and answers the
+   * record as now stored, or null when there is no record with that id.
+   */
+  increment<M extends ModelName>(
+    model: M,
+    id: string,
+    deltas: Partial<Record<NumericField<M>, number>>,
+  ): Promise<RecordOf<M> | null>
+  /** Removes one record; true when it existed. */
+  delete<M extends ModelName>(model: M, id: string): Promise<boolean>
+  /** Removes every record matching `where`; answers how many. */
+  deleteMany<M extends ModelName>(model: M, where: Where<M>): Promise<number>
+}
+
+export interface TransactionOptions {
+  /** The work only reads; a storage may run it without write locks. @default false */
+  readOnly?: boolean
+}
+
+/**
+ * Where the service keeps its records. Implement this to put the service on your own database;
+ * `affiliate-service/testing` has a conformance kit that checks an implementation.
+ *
+ * The contract:
+ * - **Atomic.** `transaction(work)` commits every write of `work` when it resolves and none of
+ *   them when it rejects (the rejection is passed on).
+ * - **Serializable.** Concurrent transactions end as if they had run one at a time. A storage may
+ *   run them one at a time (the memory and sql.js storages do) or use serializable isolation
+ *   and run `work` again after a serialization failure: so `work` must only touch storage
+ *   through `tx` and must be safe to run more than once.
+ * - **Durable** once `transaction` resolves, to the degree the storage promises (memory: none).
+ * - **Unique constraints** of `models` are enforced by the storage itself, never by a
+ *   read-then-write in the caller.
+ */
+export interface Storage {
+  transaction<T>(work: (tx: StorageTransaction) => Promise<T>, options?: TransactionOptions): Promise<T>
+  /** Flushes and releases what the storage holds. The service never calls it; the host does. */
+  close?(): Promise<void>
+}
+
+/** Thrown by `insert` and `update` when a record would break a unique constraint. */
+export class UniqueViolationError extends Error {
+  override readonly name = 'UniqueViolationError'
+  constructor(readonly constraint: string) {
+    super(`Unique constraint ${constraint} violated`)
+  }
+}

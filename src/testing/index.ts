@@ -1,0 +1,3 @@
+export { describeStorageConformance } from './storage-conformance.js'
+export type { StorageConformanceOptions, StorageFactory } from './storage-conformance.js'
+export * as sampleRecords from './sample-records.js'

@@ -1,0 +1,135 @@
+import type { AffiliateRecord, ApiKeyRecord, CampaignRecord, CommissionRecord, IdempotencyRecord, LinkRecord } from '../domain/records.js'
+
+// Records of every model with every kind of value a storage must keep exactly: booleans both
+// ways, nulls, string arrays (empty and not), integers (zero, negative, beyond 32 bits), text
+// outside ASCII and with quotes.
+
+export const WORKSPACE = '6f1c2a7e-0000-4000-8000-000000000001'
+export const OTHER_WORKSPACE = '6f1c2a7e-0000-4000-8000-000000000002'
+
+let counter = 0
+/** A fresh UUID-shaped id; ids sort in creation order, which the ordering tests do not rely on. */
+export const sampleId = (): string => `00000000-0000-4000-8000-${(++counter).toString(16).padStart(12, '0')}`
+
+/** An ISO timestamp `n` seconds into 2026: lets a test choose equal or distinct `createdAt`s. */
+export const at = (n: number): string => new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString()
+
+export const campaign = (overrides: Partial<CampaignRecord> = {}): CampaignRecord => ({
+  id: sampleId(),
+  workspaceId: WORKSPACE,
+  campaignName: 'Spring "launch" — été',
+  commissionType: 'percentage',
+  amountMinor: 12_50,
+  minimumPayoutMinor: 0,
+  payoutId: sampleId(),
+  url: 'https://shop.example.com/landing?x=1',
+  requiresApprovalToJoin: true,
+  collectAdditionalInfo: false,
+  hideCustomerEmail: false,
+  payoutTerm: 30,
+  affiliatePortalWelcomeMessage: "Welcome, it's good to see you",
+  affiliateDashboardText: '',
+  stripeCouponId: '',
+  allowedUrlParameters: ['ref', 'via', 'ü'],
+  isDefault: false,
+  createdAt: at(0),
+  updatedAt: at(0),
+  ...overrides,
+})
+
+export const affiliate = (overrides: Partial<AffiliateRecord> = {}): AffiliateRecord => {
+  const email = overrides.email ?? `person${counter + 1}@example.com`
+  return {
+    id: sampleId(),
+    workspaceId: WORKSPACE,
+    campaignId: sampleId(),
+    email,
+    emailKey: email.toLowerCase(),
+    firstName: 'Zoë',
+    lastName: "O'Brien",
+    notes: '',
+    payoutEmail: email,
+    payoutMethod: null,
+    details: null,
+    isActive: true,
+    isBanned: false,
+    totalOpens: 0,
+    totalClicks: 0,
+    totalSignups: 0,
+    totalEarningsMinor: 0,
+    createdAt: at(0),
+    updatedAt: at(0),
+    ...overrides,
+  }
+}
+
+export const link = (overrides: Partial<LinkRecord> = {}): LinkRecord => ({
+  id: sampleId(),
+  workspaceId: WORKSPACE,
+  campaignId: sampleId(),
+  affiliateId: sampleId(),
+  userId: null,
+  referralCode: `REF-${(counter + 1).toString(36).toUpperCase().padStart(8, '0')}`,
+  urlParameter: 'ref',
+  url: 'https://shop.example.com/?ref=x',
+  totalOpens: 0,
+  totalClicks: 0,
+  totalSignups: 0,
+  totalEarningsMinor: 0,
+  createdAt: at(0),
+  updatedAt: at(0),
+  ...overrides,
+})
+
+export const commission = (overrides: Partial<CommissionRecord> = {}): CommissionRecord => ({
+  id: sampleId(),
+  workspaceId: WORKSPACE,
+  campaignId: sampleId(),
+  affiliateId: sampleId(),
+  referredUser: 'buyer@example.com',
+  referredUserKey: 'buyer@example.com',
+  amountMinor: 10_00,
+  adminEarnedMinor: 2_50,
+  status: 'pending',
+  commissionDate: at(0),
+  remarks: null,
+  payoutDate: null,
+  name: null,
+  isSelfReferral: false,
+  isWalletPayment: 0,
+  chargeId: null,
+  invoiceId: null,
+  stripeSubscriptionId: null,
+  linkId: null,
+  referralCode: null,
+  createdAt: at(0),
+  updatedAt: at(0),
+  ...overrides,
+})
+
+export const apiKey = (overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord => ({
+  id: sampleId(),
+  hash: `${(counter + 1).toString(16).padStart(64, '0')}`,
+  lookup: `${(counter + 1).toString(16).padStart(16, '0')}`,
+  prefix: 'aff_live_AbCd',
+  userId: sampleId(),
+  workspaceIds: [WORKSPACE, OTHER_WORKSPACE],
+  label: '',
+  revokedAt: null,
+  createdAt: at(0),
+  updatedAt: at(0),
+  ...overrides,
+})
+
+export const idempotency = (overrides: Partial<IdempotencyRecord> = {}): IdempotencyRecord => ({
+  id: sampleId(),
+  scopeKey: `${(counter + 1).toString(16).padStart(64, '0')}`,
+  requestHash: 'f'.repeat(64),
+  state: 'done',
+  status: 201,
+  body: '{"status":201,"message":"Created","data":{"id":"x"}}',
+  expiresAt: at(86_400),
+  createdAt: at(0),
+  updatedAt: at(0),
+  ...overrides,
+})

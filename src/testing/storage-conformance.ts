@@ -1,0 +1,616 @@
+import { describe, expect, it } from 'vitest'
+import type { CampaignRecord } from '../domain/records.js'
+import { models } from '../storage/models.js'
+import { UniqueViolationError, type FindQuery, type ModelName, type RecordOf, type Storage, type StorageTransaction } from '../storage/types.js'
+import { affiliate, apiKey, at, campaign, commission, idempotency, link, OTHER_WORKSPACE, sampleId, WORKSPACE } from './sample-records.js'
+
+/** Makes a fresh, empty storage for one test. It is closed (when it has `close`) after the test. */
+export type StorageFactory = () => Storage | Promise<Storage>
+
+export interface StorageConformanceOptions {
+  /**
+   * Cases to skip, by their exact test name, each with the reason (printed in the test name),
+   * e.g. `{ 'serializable: a read-modify-write counter loses no increment': 'runs on a single connection' }`.
+   * @default {}
+   */
+  skip?: Record<string, string>
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** A different value of the same shape (a fresh UUID for a UUID), so typed columns accept it. */
+const another = (value: unknown, tag: string): string =>
+  typeof value === 'string' && UUID.test(value) ? sampleId() : `${typeof value === 'string' ? value : 'value'}-${tag}`
+
+const samples: { [M in ModelName]: (overrides?: Partial<RecordOf<M>>) => RecordOf<M> } = {
+  campaigns: campaign,
+  affiliates: affiliate,
+  links: link,
+  commissions: commission,
+  apiKeys: apiKey,
+  idempotency,
+}
+
+/**
+ * Registers the whole `Storage` contract as vitest tests for a storage: every method of a
+ * transaction, unique constraints (and nulls that never collide), rollback, serializable
+ * concurrency, ordering with ties, paging, `in`, case-insensitive `contains` beyond ASCII, copies
+ * rather than references, and transactions that refuse work once finished.
+ * Call it at the top level of a test file; vitest is a peer of yours, not a dependency of ours.
+ *
+ * @example
+ * // test/my-storage.test.ts
+ * import { describeStorageConformance } from 'affiliate-service/testing'
+ * describeStorageConformance('my storage', () => myStorage({ url: process.env.TEST_DB }))
+ */
+export function describeStorageConformance(name: string, factory: StorageFactory, options: StorageConformanceOptions = {}): void {
+  const skip = options.skip ?? {}
+  const test = (title: string, body: (storage: Storage) => Promise<void>) => {
+    const reason = skip[title]
+    if (reason !== undefined) {
+      it.skip(`${title} (skipped: ${reason})`, () => {})
+      return
+    }
+    it(title, async () => {
+      const storage = await factory()
+      try {
+        await body(storage)
+      } finally {
+        await storage.close?.()
+      }
+    })
+  }
+  const tx = <T>(storage: Storage, work: (tx: StorageTransaction) => Promise<T>) => storage.transaction(work)
+  const insertAll = <M extends ModelName>(storage: Storage, model: M, records: RecordOf<M>[]) =>
+    tx(storage, async (t) => {
+      for (const record of records) await t.insert(model, record)
+    })
+  const ids = (records: { id: string }[]) => records.map((record) => record.id)
+
+  describe(`storage conformance: ${name}`, () => {
+    describe('records', () => {
+      for (const model of Object.keys(samples) as ModelName[]) {
+        test(`${model}: a record round-trips exactly`, async (storage) => {
+          const record = samples[model]()
+          await insertAll(storage, model, [record])
+          const read = await tx(storage, (t) => t.get(model, record.id))
+          expect(read).toStrictEqual(record)
+          const [found] = await tx(storage, (t) => t.find(model, { where: { id: record.id } as never }))
+          expect(found).toStrictEqual(record)
+        })
+      }
+
+      test('values of every kind round-trip: true/false, null, arrays, large and negative integers', async (storage) => {
+        const records = [
+          campaign({ isDefault: true, requiresApprovalToJoin: false, allowedUrlParameters: [], amountMinor: 0, payoutTerm: -45 }),
+          campaign({ allowedUrlParameters: ['a', 'b,c', '"q"', '日本'], amountMinor: 2 ** 40 + 1, minimumPayoutMinor: Number.MAX_SAFE_INTEGER }),
+        ]
+        const withValues = affiliate({ payoutMethod: 'WISE', details: 'IBAN …', notes: 'line\nbreak\ttab' })
+        const withNulls = commission({ remarks: null, name: null, chargeId: null, isSelfReferral: true, isWalletPayment: 1 })
+        await tx(storage, async (t) => {
+          for (const record of records) await t.insert('campaigns', record)
+          await t.insert('affiliates', withValues)
+          await t.insert('commissions', withNulls)
+        })
+        for (const record of records) expect(await tx(storage, (t) => t.get('campaigns', record.id))).toStrictEqual(record)
+        expect(await tx(storage, (t) => t.get('affiliates', withValues.id))).toStrictEqual(withValues)
+        expect(await tx(storage, (t) => t.get('commissions', withNulls.id))).toStrictEqual(withNulls)
+      })
+
+      test('get answers null for an unknown id', async (storage) => {
+        expect(await tx(storage, (t) => t.get('campaigns', sampleId()))).toBeNull()
+      })
+
+      test('insert refuses a second record with the same id and keeps the first', async (storage) => {
+        const first = campaign()
+        await insertAll(storage, 'campaigns', [first])
+        await expect(insertAll(storage, 'campaigns', [{ ...first, campaignName: 'other' }])).rejects.toThrow()
+        expect(await tx(storage, (t) => t.get('campaigns', first.id))).toStrictEqual(first)
+        expect(await tx(storage, (t) => t.count('campaigns', {}))).toBe(1)
+      })
+    })
+
+    describe('update, increment, delete', () => {
+      test('update sets the given fields and answers the record as stored', async (storage) => {
+        const record = campaign()
+        await insertAll(storage, 'campaigns', [record])
+        const patch = { campaignName: 'Renamed', isDefault: true, allowedUrlParameters: ['x'], updatedAt: at(5) }
+        const updated = await tx(storage, (t) => t.update('campaigns', record.id, patch))
+        expect(updated).toStrictEqual({ ...record, ...patch })
+        expect(await tx(storage, (t) => t.get('campaigns', record.id))).toStrictEqual({ ...record, ...patch })
+      })
+
+      test('update leaves fields given as undefined alone, and can set a field to null', async (storage) => {
+        const record = affiliate({ payoutMethod: 'PAYPAL', details: 'x' })
+        await insertAll(storage, 'affiliates', [record])
+        const updated = await tx(storage, (t) => t.update('affiliates', record.id, { firstName: undefined, details: null }))
+        expect(updated).toStrictEqual({ ...record, details: null })
+      })
+
+      test('update answers null for an unknown id and stores nothing', async (storage) => {
+        expect(await tx(storage, (t) => t.update('campaigns', sampleId(), { campaignName: 'x' }))).toBeNull()
+        expect(await tx(storage, (t) => t.count('campaigns', {}))).toBe(0)
+      })
+
+      test('update of an indexed field moves the record between look-ups', async (storage) => {
+        const record = campaign()
+        await insertAll(storage, 'campaigns', [record])
+        await tx(storage, (t) => t.update('campaigns', record.id, { workspaceId: OTHER_WORKSPACE }))
+        expect(await tx(storage, (t) => t.find('campaigns', { where: { workspaceId: WORKSPACE } }))).toEqual([])
+        expect(ids(await tx(storage, (t) => t.find('campaigns', { where: { workspaceId: OTHER_WORKSPACE } })))).toEqual([record.id])
+        expect(await tx(storage, (t) => t.count('campaigns', { where: { workspaceId: WORKSPACE } }))).toBe(0)
+      })
+
+      test('increment adds each delta and answers the record as stored', async (storage) => {
+        const record = affiliate({ totalClicks: 5, totalEarningsMinor: 1000 })
+        await insertAll(storage, 'affiliates', [record])
+        const updated = await tx(storage, (t) =>
+          t.increment('affiliates', record.id, { totalClicks: 2, totalEarningsMinor: -250, totalOpens: 1 }),
+        )
+        expect(updated).toStrictEqual({ ...record, totalClicks: 7, totalEarningsMinor: 750, totalOpens: 1 })
+        expect(await tx(storage, (t) => t.get('affiliates', record.id))).toStrictEqual(updated)
+      })
+
+      test('increment answers null for an unknown id', async (storage) => {
+        expect(await tx(storage, (t) => t.increment('affiliates', sampleId(), { totalClicks: 1 }))).toBeNull()
+      })
+
+      test('delete removes one record and says whether it existed', async (storage) => {
+        const [a, b] = [campaign(), campaign()]
+        await insertAll(storage, 'campaigns', [a, b])
+        expect(await tx(storage, (t) => t.delete('campaigns', a.id))).toBe(true)
+        expect(await tx(storage, (t) => t.delete('campaigns', a.id))).toBe(false)
+        expect(await tx(storage, (t) => t.get('campaigns', a.id))).toBeNull()
+        expect(await tx(storage, (t) => t.get('campaigns', b.id))).toStrictEqual(b)
+      })
+
+      test('deleteMany removes every match and answers how many', async (storage) => {
+        const keep = campaign({ workspaceId: OTHER_WORKSPACE })
+        const doomed = [campaign(), campaign({ isDefault: true }), campaign()]
+        await insertAll(storage, 'campaigns', [keep, ...doomed])
+        expect(await tx(storage, (t) => t.deleteMany('campaigns', { workspaceId: WORKSPACE, isDefault: true }))).toBe(1)
+        expect(await tx(storage, (t) => t.deleteMany('campaigns', { workspaceId: WORKSPACE }))).toBe(2)
+        expect(await tx(storage, (t) => t.deleteMany('campaigns', { workspaceId: WORKSPACE }))).toBe(0)
+        expect(ids(await tx(storage, (t) => t.find('campaigns', {})))).toEqual([keep.id])
+      })
+
+      test('deleteMany with `in` and with no condition', async (storage) => {
+        const records = [campaign(), campaign(), campaign()]
+        await insertAll(storage, 'campaigns', records)
+        const removed = await tx(storage, (t) => t.deleteMany('campaigns', { id: { in: [records[0]!.id, records[2]!.id, sampleId()] } }))
+        expect(removed).toBe(2)
+        expect(await tx(storage, (t) => t.deleteMany('campaigns', {}))).toBe(1)
+        expect(await tx(storage, (t) => t.count('campaigns', {}))).toBe(0)
+      })
+    })
+
+    describe('where', () => {
+      test('equality on text, boolean and null; every condition must hold; count agrees', async (storage) => {
+        const records = [
+          affiliate({ payoutMethod: null, isActive: true }),
+          affiliate({ payoutMethod: 'PAYPAL', isActive: true }),
+          affiliate({ payoutMethod: null, isActive: false }),
+          affiliate({ payoutMethod: 'WISE', isActive: false, workspaceId: OTHER_WORKSPACE }),
+        ]
+        await insertAll(storage, 'affiliates', records)
+        const cases: [FindQuery<'affiliates'>, number[]][] = [
+          [{ where: { payoutMethod: null } }, [0, 2]],
+          [{ where: { isActive: false } }, [2, 3]],
+          [{ where: { isActive: true, payoutMethod: 'PAYPAL' } }, [1]],
+          [{ where: { workspaceId: WORKSPACE, isActive: false } }, [2]],
+          [{ where: { payoutMethod: 'BANK_TRANSFER' } }, []],
+        ]
+        for (const [query, expected] of cases) {
+          const found = await tx(storage, (t) => t.find('affiliates', query as never))
+          expect(ids(found).sort()).toEqual(expected.map((i) => records[i]!.id).sort())
+          expect(await tx(storage, (t) => t.count('affiliates', query as never))).toBe(expected.length)
+        }
+      })
+
+      test('`in` matches any listed value, null included; an empty list matches nothing', async (storage) => {
+        const records = [
+          affiliate({ payoutMethod: null }),
+          affiliate({ payoutMethod: 'PAYPAL' }),
+          affiliate({ payoutMethod: 'WISE' }),
+        ]
+        await insertAll(storage, 'affiliates', records)
+        const cases: [readonly (string | null)[], number[]][] = [
+          [['PAYPAL', 'WISE'], [1, 2]],
+          [['PAYPAL', null], [0, 1]],
+          [[null], [0]],
+          [['PAYPAL', 'PAYPAL'], [1]],
+          [[], []],
+        ]
+        for (const [values, expected] of cases) {
+          const where = { payoutMethod: { in: values } }
+          expect(ids(await tx(storage, (t) => t.find('affiliates', { where }))).sort()).toEqual(
+            expected.map((i) => records[i]!.id).sort(),
+          )
+          expect(await tx(storage, (t) => t.count('affiliates', { where }))).toBe(expected.length)
+        }
+      })
+    })
+
+    describe('order and paging', () => {
+      // createdAt ties on purpose: the order must then follow id, in the same direction.
+      const dated = () => [
+        campaign({ id: 'c0000000-0000-4000-8000-000000000003', createdAt: at(1), campaignName: 'b' }),
+        campaign({ id: 'c0000000-0000-4000-8000-000000000001', createdAt: at(2), campaignName: 'a' }),
+        campaign({ id: 'c0000000-0000-4000-8000-000000000002', createdAt: at(2), campaignName: 'b' }),
+        campaign({ id: 'c0000000-0000-4000-8000-000000000004', createdAt: at(2), campaignName: 'a' }),
+        campaign({ id: 'c0000000-0000-4000-8000-000000000000', createdAt: at(3), campaignName: 'c' }),
+      ]
+      const byId = (records: CampaignRecord[], order: number[]) => order.map((i) => records[i]!.id)
+
+      test('default order is createdAt descending, ties broken by id descending', async (storage) => {
+        const records = dated()
+        await insertAll(storage, 'campaigns', records)
+        expect(ids(await tx(storage, (t) => t.find('campaigns', {})))).toEqual(byId(records, [4, 3, 2, 1, 0]))
+      })
+
+      test('createdAt ascending breaks ties by id ascending', async (storage) => {
+        const records = dated()
+        await insertAll(storage, 'campaigns', records)
+        const found = await tx(storage, (t) => t.find('campaigns', { orderBy: { field: 'createdAt', direction: 'ASC' } }))
+        expect(ids(found)).toEqual(byId(records, [0, 1, 2, 3, 4]))
+      })
+
+      test('another field orders first, ties broken by id in the same direction', async (storage) => {
+        const records = dated()
+        await insertAll(storage, 'campaigns', records)
+        const asc = await tx(storage, (t) => t.find('campaigns', { orderBy: { field: 'campaignName', direction: 'ASC' } }))
+        expect(ids(asc)).toEqual(byId(records, [1, 3, 2, 0, 4]))
+        const desc = await tx(storage, (t) => t.find('campaigns', { orderBy: { field: 'campaignName', direction: 'DESC' } }))
+        expect(ids(desc)).toEqual(byId(records, [4, 0, 2, 3, 1]))
+      })
+
+      test('numbers order as numbers, not as text', async (storage) => {
+        const records = [9, 100, -5, 20].map((payoutTerm, i) => campaign({ payoutTerm, createdAt: at(i) }))
+        await insertAll(storage, 'campaigns', records)
+        const found = await tx(storage, (t) => t.find('campaigns', { orderBy: { field: 'payoutTerm', direction: 'ASC' } }))
+        expect(found.map((record) => record.payoutTerm)).toEqual([-5, 9, 20, 100])
+      })
+
+      test('offset and limit page through the order without gaps or repeats', async (storage) => {
+        const records = Array.from({ length: 23 }, (_, i) => campaign({ createdAt: at(i % 7) }))
+        await insertAll(storage, 'campaigns', records)
+        const all = ids(await tx(storage, (t) => t.find('campaigns', {})))
+        expect(all).toHaveLength(23)
+        const paged: string[] = []
+        for (let offset = 0; offset < 30; offset += 5) {
+          paged.push(...ids(await tx(storage, (t) => t.find('campaigns', { offset, limit: 5 }))))
+        }
+        expect(paged).toEqual(all)
+        expect(await tx(storage, (t) => t.find('campaigns', { offset: 23, limit: 5 }))).toEqual([])
+        expect(await tx(storage, (t) => t.find('campaigns', { limit: 0 }))).toEqual([])
+        expect(ids(await tx(storage, (t) => t.find('campaigns', { offset: 20 })))).toEqual(all.slice(20))
+      })
+
+      test('paging applies after where and order', async (storage) => {
+        const records = Array.from({ length: 10 }, (_, i) =>
+          campaign({ createdAt: at(i), workspaceId: i % 2 ? WORKSPACE : OTHER_WORKSPACE }),
+        )
+        await insertAll(storage, 'campaigns', records)
+        const page = await tx(storage, (t) =>
+          t.find('campaigns', { where: { workspaceId: WORKSPACE }, orderBy: { field: 'createdAt', direction: 'ASC' }, offset: 1, limit: 2 }),
+        )
+        expect(ids(page)).toEqual([records[3]!.id, records[5]!.id])
+      })
+    })
+
+    describe('contains', () => {
+      test('is a case-insensitive substring of any search field', async (storage) => {
+        const records = [
+          affiliate({ email: 'Alice.Smith@Example.com', firstName: 'Alice', lastName: 'Smith' }),
+          affiliate({ email: 'bob@example.com', firstName: 'Bob', lastName: 'SMITHERS' }),
+          affiliate({ email: 'carol@example.org', firstName: 'Carol', lastName: 'Jones', notes: 'smith' }),
+        ]
+        await insertAll(storage, 'affiliates', records)
+        const cases: [string, number[]][] = [
+          ['smith', [0, 1]],
+          ['ALICE.S', [0]],
+          ['example.com', [0, 1]],
+          ['jones', [2]],
+          ['nobody', []],
+        ]
+        for (const [contains, expected] of cases) {
+          expect(ids(await tx(storage, (t) => t.find('affiliates', { contains }))).sort()).toEqual(
+            expected.map((i) => records[i]!.id).sort(),
+          )
+          expect(await tx(storage, (t) => t.count('affiliates', { contains }))).toBe(expected.length)
+        }
+      })
+
+      test('folds case beyond ASCII as JavaScript toLowerCase does', async (storage) => {
+        const records = [
+          campaign({ campaignName: 'École d’été' }),
+          campaign({ campaignName: 'ДРУЖБА' }),
+          campaign({ campaignName: 'ΣΟΦΊΑ' }),
+          campaign({ campaignName: 'plain' }),
+        ]
+        await insertAll(storage, 'campaigns', records)
+        const cases: [string, number[]][] = [
+          ['école', [0]],
+          ['ÉTÉ', [0]],
+          ['дружба', [1]],
+          ['Друж', [1]],
+          ['σοφία', [2]],
+          ['ecole', []],
+        ]
+        for (const [contains, expected] of cases) {
+          expect(ids(await tx(storage, (t) => t.find('campaigns', { contains }))).sort()).toEqual(
+            expected.map((i) => records[i]!.id).sort(),
+          )
+        }
+      })
+
+      test('combines with where, order and paging; an updated search field is searched anew', async (storage) => {
+        const records = Array.from({ length: 6 }, (_, i) =>
+          campaign({ campaignName: i % 2 ? `Summer ${i}` : `Winter ${i}`, createdAt: at(i), workspaceId: i < 4 ? WORKSPACE : OTHER_WORKSPACE }),
+        )
+        await insertAll(storage, 'campaigns', records)
+        const query = { where: { workspaceId: WORKSPACE }, contains: 'summer' }
+        expect(ids(await tx(storage, (t) => t.find('campaigns', { ...query, limit: 1 })))).toEqual([records[3]!.id])
+        expect(await tx(storage, (t) => t.count('campaigns', query))).toBe(2)
+        await tx(storage, (t) => t.update('campaigns', records[0]!.id, { campaignName: 'SUMMER again' }))
+        expect(await tx(storage, (t) => t.count('campaigns', query))).toBe(3)
+        await tx(storage, (t) => t.update('campaigns', records[1]!.id, { campaignName: 'autumn' }))
+        expect(await tx(storage, (t) => t.count('campaigns', query))).toBe(2)
+      })
+
+      test('does not search fields outside the model’s search list', async (storage) => {
+        const record = campaign({ campaignName: 'Plain', url: 'https://needle.example.com' })
+        await insertAll(storage, 'campaigns', [record])
+        expect(await tx(storage, (t) => t.count('campaigns', { contains: 'needle' }))).toBe(0)
+      })
+    })
+
+    describe('unique constraints', () => {
+      for (const model of Object.keys(models) as ModelName[]) {
+        for (const constraint of models[model].unique) {
+          test(`${constraint.name}: a colliding insert throws UniqueViolationError and stores nothing`, async (storage) => {
+            const first = samples[model]() as unknown as Record<string, unknown>
+            for (const field of constraint.fields) first[field] ??= another(null, field)
+            const second = samples[model]() as unknown as Record<string, unknown>
+            for (const field of constraint.fields) second[field] = first[field]
+            await insertAll(storage, model, [first as never])
+            const error = await tx(storage, (t) => t.insert(model, second as never)).catch((e: unknown) => e)
+            expect(error).toBeInstanceOf(UniqueViolationError)
+            expect((error as UniqueViolationError).constraint).toBe(constraint.name)
+            expect(await tx(storage, (t) => t.get(model, second.id as string))).toBeNull()
+            expect(await tx(storage, (t) => t.count(model, {}))).toBe(1)
+          })
+
+          test(`${constraint.name}: an update into a collision throws and changes nothing`, async (storage) => {
+            const first = samples[model]() as unknown as Record<string, unknown>
+            const second = samples[model]() as unknown as Record<string, unknown>
+            for (const field of constraint.fields) {
+              first[field] ??= another(null, field)
+              second[field] = another(first[field], 'other')
+            }
+            await insertAll(storage, model, [first as never, second as never])
+            const patch = Object.fromEntries(constraint.fields.map((field) => [field, first[field]]))
+            const error = await tx(storage, (t) => t.update(model, second.id as string, patch)).catch((e: unknown) => e)
+            expect(error).toBeInstanceOf(UniqueViolationError)
+            expect((error as UniqueViolationError).constraint).toBe(constraint.name)
+            expect(await tx(storage, (t) => t.get(model, second.id as string))).toStrictEqual(second)
+          })
+
+          const nullable = constraint.fields.filter((field) => (samples[model]() as unknown as Record<string, unknown>)[field] === null)
+          if (nullable.length > 0) {
+            test(`${constraint.name}: a field set holding null never collides`, async (storage) => {
+              const records = [samples[model](), samples[model]()] as unknown as Record<string, unknown>[]
+              for (const record of records) {
+                for (const field of constraint.fields) record[field] = nullable.includes(field) ? null : records[0]![field]
+              }
+              await insertAll(storage, model, records as never[])
+              expect(await tx(storage, (t) => t.count(model, {}))).toBe(2)
+            })
+          }
+
+          test(`${constraint.name}: a value is free again once its holder is deleted or changed`, async (storage) => {
+            const first = samples[model]() as unknown as Record<string, unknown>
+            for (const field of constraint.fields) first[field] ??= another(null, field)
+            const copyOf = () => {
+              const record = samples[model]() as unknown as Record<string, unknown>
+              for (const field of constraint.fields) record[field] = first[field]
+              return record
+            }
+            await insertAll(storage, model, [first as never])
+            // Updating the holder with its own values is no collision.
+            const same = Object.fromEntries(constraint.fields.map((field) => [field, first[field]]))
+            await tx(storage, (t) => t.update(model, first.id as string, same))
+            await tx(storage, (t) => t.delete(model, first.id as string))
+            const second = copyOf()
+            await insertAll(storage, model, [second as never])
+            const moved = Object.fromEntries(constraint.fields.map((field) => [field, another(first[field], 'moved')]))
+            await tx(storage, (t) => t.update(model, second.id as string, moved))
+            await insertAll(storage, model, [copyOf() as never])
+            expect(await tx(storage, (t) => t.count(model, {}))).toBe(2)
+          })
+        }
+      }
+
+      test('commissions: invoiceId and chargeId are unique per workspace only', async (storage) => {
+        const records = [
+          commission({ invoiceId: 'in_1', chargeId: 'ch_1' }),
+          commission({ invoiceId: 'in_1', chargeId: 'ch_1', workspaceId: OTHER_WORKSPACE }),
+          commission({ invoiceId: null, chargeId: null }),
+          commission({ invoiceId: null, chargeId: null }),
+        ]
+        await insertAll(storage, 'commissions', records)
+        expect(await tx(storage, (t) => t.count('commissions', {}))).toBe(4)
+      })
+    })
+
+    describe('transactions', () => {
+      test('answer what the work answers; readOnly work runs too', async (storage) => {
+        const record = campaign()
+        expect(await tx(storage, async (t) => (await t.insert('campaigns', record), 42))).toBe(42)
+        expect(await storage.transaction(async (t) => (await t.get('campaigns', record.id))?.id, { readOnly: true })).toBe(record.id)
+      })
+
+      test('a transaction whose work throws stores none of its writes and passes the error on', async (storage) => {
+        const kept = affiliate({ totalClicks: 1 })
+        const removed = campaign()
+        await tx(storage, async (t) => {
+          await t.insert('affiliates', kept)
+          await t.insert('campaigns', removed)
+        })
+        const failure = new Error('work failed')
+        const fresh = link()
+        const error = await tx(storage, async (t) => {
+          await t.insert('links', fresh)
+          await t.update('affiliates', kept.id, { firstName: 'Changed' })
+          await t.increment('affiliates', kept.id, { totalClicks: 10 })
+          await t.delete('campaigns', removed.id)
+          await t.deleteMany('affiliates', {})
+          throw failure
+        }).catch((e: unknown) => e)
+        expect(error).toBe(failure)
+        expect(await tx(storage, (t) => t.get('links', fresh.id))).toBeNull()
+        expect(await tx(storage, (t) => t.get('affiliates', kept.id))).toStrictEqual(kept)
+        expect(await tx(storage, (t) => t.get('campaigns', removed.id))).toStrictEqual(removed)
+      })
+
+      test('counts and pages read inside a rolled-back transaction do not outlive it', async (storage) => {
+        const kept = affiliate({ email: 'kept@example.com', emailKey: 'kept@example.com' })
+        await insertAll(storage, 'affiliates', [kept])
+        const query = { where: { workspaceId: WORKSPACE, campaignId: kept.campaignId }, contains: 'example.com' } as const
+        await tx(storage, async (t) => {
+          await t.insert('affiliates', affiliate({ email: 'gone@example.com', emailKey: 'gone@example.com', campaignId: kept.campaignId }))
+          expect(await t.find('affiliates', { ...query, limit: 10 })).toHaveLength(2)
+          expect(await t.count('affiliates', query)).toBe(2)
+          throw new Error('undo')
+        }).catch((error: Error) => expect(error.message).toBe('undo'))
+        expect(await tx(storage, (t) => t.count('affiliates', query))).toBe(1)
+        expect(await tx(storage, (t) => t.count('affiliates', { where: { workspaceId: WORKSPACE } }))).toBe(1)
+        expect(ids(await tx(storage, (t) => t.find('affiliates', { ...query, limit: 10 })))).toEqual([kept.id])
+      })
+
+      test('a rolled-back insert frees its unique values', async (storage) => {
+        const first = link()
+        await tx(storage, async (t) => {
+          await t.insert('links', first)
+          throw new Error('undo')
+        }).catch(() => undefined)
+        await insertAll(storage, 'links', [link({ referralCode: first.referralCode })])
+        expect(await tx(storage, (t) => t.count('links', { where: { referralCode: first.referralCode } }))).toBe(1)
+      })
+
+      test('work that catches a unique violation goes on, and commits its other writes', async (storage) => {
+        const first = link()
+        await insertAll(storage, 'links', [first])
+        const other = campaign()
+        await tx(storage, async (t) => {
+          await expect(t.insert('links', link({ referralCode: first.referralCode }))).rejects.toBeInstanceOf(UniqueViolationError)
+          await t.insert('campaigns', other)
+        })
+        expect(await tx(storage, (t) => t.get('campaigns', other.id))).toStrictEqual(other)
+        expect(await tx(storage, (t) => t.count('links', {}))).toBe(1)
+      })
+
+      test('a transaction refuses work once it has ended, committed or rolled back', async (storage) => {
+        let kept: StorageTransaction | undefined
+        await tx(storage, async (t) => {
+          kept = t
+        })
+        const late = (t: StorageTransaction) => Promise.resolve().then(() => t.insert('campaigns', campaign()))
+        await expect(late(kept!)).rejects.toThrow()
+        await tx(storage, async (t) => {
+          kept = t
+          throw new Error('undo')
+        }).catch(() => undefined)
+        await expect(late(kept!)).rejects.toThrow()
+        await expect(Promise.resolve().then(() => kept!.get('campaigns', sampleId()))).rejects.toThrow()
+        expect(await tx(storage, (t) => t.count('campaigns', {}))).toBe(0)
+      })
+
+      test('serializable: a read-modify-write counter loses no increment', async (storage) => {
+        const record = affiliate({ totalClicks: 0 })
+        await insertAll(storage, 'affiliates', [record])
+        const runs = 25
+        await Promise.all(
+          Array.from({ length: runs }, () =>
+            tx(storage, async (t) => {
+              const current = await t.get('affiliates', record.id)
+              // Give other transactions every chance to interleave between the read and the write.
+              await new Promise((resolve) => setTimeout(resolve, 0))
+              await t.update('affiliates', record.id, { totalClicks: current!.totalClicks + 1 })
+            }),
+          ),
+        )
+        expect((await tx(storage, (t) => t.get('affiliates', record.id)))!.totalClicks).toBe(runs)
+      })
+
+      test('serializable: check-then-insert by concurrent transactions admits exactly one', async (storage) => {
+        const results = await Promise.all(
+          Array.from({ length: 10 }, (_, i) =>
+            tx(storage, async (t) => {
+              if ((await t.count('campaigns', { where: { isDefault: true } })) > 0) return false
+              await new Promise((resolve) => setTimeout(resolve, 0))
+              await t.insert('campaigns', campaign({ isDefault: true, campaignName: `c${i}` }))
+              return true
+            }),
+          ),
+        )
+        expect(results.filter(Boolean)).toHaveLength(1)
+        expect(await tx(storage, (t) => t.count('campaigns', { where: { isDefault: true } }))).toBe(1)
+      })
+
+      test('a failing transaction does not disturb the ones queued with it', async (storage) => {
+        const records = Array.from({ length: 6 }, () => campaign())
+        const outcomes = await Promise.allSettled(
+          records.map((record, i) =>
+            tx(storage, async (t) => {
+              await t.insert('campaigns', record)
+              if (i % 2) throw new Error('odd')
+            }),
+          ),
+        )
+        expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected', 'fulfilled', 'rejected'])
+        expect(ids(await tx(storage, (t) => t.find('campaigns', {}))).sort()).toEqual(
+          [records[0]!.id, records[2]!.id, records[4]!.id].sort(),
+        )
+      })
+    })
+
+    describe('copies, not references', () => {
+      test('changing a record after insert or update changes nothing stored', async (storage) => {
+        const record = campaign()
+        const expected = structuredClone(record)
+        await insertAll(storage, 'campaigns', [record])
+        record.campaignName = 'mutated'
+        record.allowedUrlParameters.push('mutated')
+        expect(await tx(storage, (t) => t.get('campaigns', record.id))).toStrictEqual(expected)
+        const patch = { allowedUrlParameters: ['p'] }
+        await tx(storage, (t) => t.update('campaigns', record.id, patch))
+        patch.allowedUrlParameters.push('mutated')
+        expect((await tx(storage, (t) => t.get('campaigns', record.id)))!.allowedUrlParameters).toEqual(['p'])
+      })
+
+      test('changing what get, find, update or increment answered changes nothing stored', async (storage) => {
+        const record = affiliate()
+        const keyRecord = apiKey()
+        await tx(storage, async (t) => {
+          await t.insert('affiliates', record)
+          await t.insert('apiKeys', keyRecord)
+        })
+        await tx(storage, async (t) => {
+          const answers = [
+            await t.get('affiliates', record.id),
+            (await t.find('affiliates', {}))[0],
+            await t.update('affiliates', record.id, { notes: '' }),
+            await t.increment('affiliates', record.id, { totalClicks: 0 }),
+          ]
+          for (const answer of answers) answer!.firstName = 'mutated'
+          const key = await t.get('apiKeys', keyRecord.id)
+          key!.workspaceIds.push('mutated')
+          ;(await t.find('apiKeys', {}))[0]!.workspaceIds.length = 0
+        })
+        expect(await tx(storage, (t) => t.get('affiliates', record.id))).toStrictEqual(record)
+        expect(await tx(storage, (t) => t.get('apiKeys', keyRecord.id))).toStrictEqual(keyRecord)
+      })
+    })
+  })
+}
