@@ -1,0 +1,52 @@
+import type { AffiliateService } from '../src/service.js'
+
+type Fetch = Pick<AffiliateService, 'fetch'>
+
+/** The part of `Deno.serve`'s server this adapter uses, declared here so the package needs no Deno types. */
+interface DenoServer {
+  readonly addr: { hostname: string; port: number }
+  readonly finished: Promise<void>
+  shutdown(): Promise<void>
+}
+declare const Deno: {
+  serve(
+    options: { port: number; hostname: string; onListen?: (addr: { hostname: string; port: number }) => void },
+    handler: (request: Request) => Promise<Response>,
+  ): DenoServer
+}
+
+export interface DenoServeOptions {
+  /** @default 3000; 0 picks a free port */
+  port?: number
+  /** @default '127.0.0.1' */
+  hostname?: string
+}
+
+export interface DenoRunningServer {
+  /** What `Deno.serve` returned. */
+  server: DenoServer
+  /** `http://<host>:<port>/api/v1` */
+  url: string
+  /** Stops accepting and lets requests in flight finish. */
+  close(): Promise<void>
+}
+
+/**
+ * Serves the service with `Deno.serve` (quietly: the caller prints what it likes). Deno can also
+ * serve it with no adapter at all: `export default service` and `deno serve`.
+ *
+ * @example
+ * import { serve } from 'affiliate-service/deno'
+ *
+ * const running = serve(service, { port: 3000 })
+ * console.log(`listening on ${running.url}`)
+ */
+export function serve(service: Fetch, options: DenoServeOptions = {}): DenoRunningServer {
+  const server = Deno.serve(
+    { port: options.port ?? 3000, hostname: options.hostname ?? '127.0.0.1', onListen: () => undefined },
+    (request) => service.fetch(request),
+  )
+  const { hostname, port } = server.addr
+  const host = hostname.includes(':') ? `[${hostname}]` : hostname
+  return { server, url: `http://${host}:${port}/api/v1`, close: () => server.shutdown() }
+}

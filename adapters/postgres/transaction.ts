@@ -1,0 +1,201 @@
+import type { CustomTypesConfig, PoolClient, QueryResult, QueryResultRow } from 'pg'
+import { models } from '../../src/storage/models.js'
+import { quote } from '../../src/storage/sqljs/columns.js'
+import { UniqueViolationError, type FindQuery, type ModelName, type StorageTransaction, type Where } from '../../src/storage/types.js'
+import {
+  countStatement,
+  decode,
+  deleteManyStatement,
+  findStatement,
+  incrementStatement,
+  searchText,
+  toSql,
+  updateStatement,
+  type Statement,
+  type TableSql,
+} from './sql.js'
+
+/** SQLSTATEs after which the whole transaction may succeed if run again. */
+const RETRYABLE = new Set(['40001', '40P01'])
+
+/** A PostgreSQL error's SQLSTATE, when it is one. */
+export const sqlState = (error: unknown): string | undefined =>
+  typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string'
+    ? (error as { code: string }).code
+    : undefined
+
+export const isRetryable = (error: unknown): boolean => RETRYABLE.has(sqlState(error) ?? '')
+
+/** What the storage hands each transaction: how to reach a table's statements and how to parse rows. */
+export interface Context {
+  table(model: ModelName): TableSql
+  /** `pg`'s per-query type parsers: bigint (int8) as a JavaScript number. */
+  types: CustomTypesConfig
+}
+
+/**
+ * One attempt at a transaction on one pooled connection, already inside BEGIN. Remembers the first
+ * database error so the storage can tell, once `work` settles, whether PostgreSQL aborted the
+ * transaction (a serialization failure or deadlock: run `work` again) even if `work` caught it.
+ */
+export class PostgresTransaction implements StorageTransaction {
+  open = true
+  /** The first error PostgreSQL answered that was not handled here; the transaction is aborted then. */
+  failure: unknown = undefined
+  retryable = false
+
+  constructor(
+    private readonly client: PoolClient,
+    private readonly context: Context,
+  ) {}
+
+  private table(model: ModelName): TableSql {
+    if (!this.open) throw new Error('This transaction has already finished')
+    if (!Object.hasOwn(models, model)) throw new Error(`Unknown model ${model}`)
+    return this.context.table(model)
+  }
+
+  /**
+   * Settles when no savepoint section (see `guarded`) that started before now is open. Statements
+   * wait for it, so one that `work` sends alongside (Promise.all) can never fall between a
+   * SAVEPOINT and its ROLLBACK TO and be undone with it.
+   */
+  private barrier: Promise<void> = Promise.resolve()
+
+  /** Runs one statement; any error marks the transaction failed (PostgreSQL has aborted it). */
+  private async run<R extends QueryResultRow = Record<string, unknown>>(statement: Statement): Promise<QueryResult<R>> {
+    await this.barrier
+    return this.send<R>(statement)
+  }
+
+  private async send<R extends QueryResultRow = Record<string, unknown>>(statement: Statement): Promise<QueryResult<R>> {
+    if (!this.open) throw new Error('This transaction has already finished')
+    try {
+      return await this.client.query<R>({ text: statement.text, values: statement.values, types: this.context.types })
+    } catch (error) {
+      this.fail(error)
+      throw error
+    }
+  }
+
+  fail(error: unknown): void {
+    this.failure ??= error
+    if (isRetryable(error)) this.retryable = true
+  }
+
+  async get(model: ModelName, id: string) {
+    const table = this.table(model)
+    const { rows } = await this.run({ text: table.byId, values: [id] })
+    return (rows[0] ? decode(table, rows[0]) : null) as never
+  }
+
+  async find(model: ModelName, query: FindQuery<ModelName>) {
+    const table = this.table(model)
+    const statement = findStatement(table, query)
+    if (!statement) return [] as never
+    const { rows } = await this.run(statement)
+    return rows.map((row) => decode(table, row)) as never
+  }
+
+  async count(model: ModelName, query: Pick<FindQuery<ModelName>, 'where' | 'contains'>) {
+    const table = this.table(model)
+    const { rows } = await this.run<{ n: number }>(countStatement(table, query))
+    return Number(rows[0]!.n) as never
+  }
+
+  /**
+   * `INSERT … ON CONFLICT DO NOTHING`: a collision answers no row rather than an error, so the
+   * transaction stays usable and work may catch the UniqueViolationError and go on. The holder of
+   * the value is then visible to this transaction (were it committed by one running alongside,
+   * PostgreSQL answers a serialization failure instead and the work runs again), so a look-up
+   * per constraint names the one that was hit.
+   */
+  async insert(model: ModelName, record: object) {
+    const table = this.table(model)
+    const values = record as Record<string, unknown>
+    const params = table.fields.map(([field]) => toSql(values[field]))
+    params.push(searchText(model, values))
+    const { rowCount } = await this.run({ text: table.insert, values: params })
+    if (rowCount === 1) return
+    if ((await this.run({ text: `SELECT 1 FROM ${table.name} WHERE "id" = $1`, values: [values.id] })).rowCount) {
+      throw new Error(`A ${model} record with id ${String(values.id)} already exists`)
+    }
+    for (const constraint of table.unique) {
+      const keys = constraint.fields.map((field) => values[field])
+      if (keys.some((key) => key === null || key === undefined)) continue
+      const where = constraint.fields.map((field, i) => `${quote(field)} = $${i + 1}`).join(' AND ')
+      if ((await this.run({ text: `SELECT 1 FROM ${table.name} WHERE ${where} LIMIT 1`, values: keys })).rowCount) {
+        throw new UniqueViolationError(constraint.name)
+      }
+    }
+    throw new Error(`Inserting into ${model} conflicted with a record this transaction cannot see`)
+  }
+
+  async update(model: ModelName, id: string, patch: object) {
+    const table = this.table(model)
+    const changes = Object.entries(patch).filter(([, value]) => value !== undefined)
+    if (changes.length === 0) return this.get(model, id)
+    const touches = (fields: readonly string[]) => changes.some(([field]) => fields.includes(field))
+    let search: string | null = null
+    if (table.hasSearch && touches(models[model].search)) {
+      // The search text joins every search field, so the ones not in the patch are read first.
+      const current = await this.get(model, id)
+      if (!current) return null
+      search = searchText(model, { ...(current as Record<string, unknown>), ...Object.fromEntries(changes) })
+    }
+    const statement = updateStatement(table, id, changes, search)
+    const unique = table.unique.filter((constraint) => touches(constraint.fields))
+    const { rows } = unique.length ? await this.guarded(statement, unique.map((c) => c.name)) : await this.run(statement)
+    return (rows[0] ? decode(table, rows[0]) : null) as never
+  }
+
+  /**
+   * Runs a statement that may break a unique constraint inside a savepoint, so that the violation
+   * undoes only the statement and the transaction stays usable, as with `insert`.
+   */
+  private async guarded(statement: Statement, constraints: string[]): Promise<QueryResult> {
+    const before = this.barrier
+    let close!: () => void
+    this.barrier = new Promise<void>((resolve) => (close = resolve))
+    try {
+      await before
+      await this.send({ text: 'SAVEPOINT affiliate_unique', values: [] })
+      try {
+        if (!this.open) throw new Error('This transaction has already finished')
+        const result = await this.client.query({ text: statement.text, values: statement.values, types: this.context.types })
+        await this.send({ text: 'RELEASE SAVEPOINT affiliate_unique', values: [] })
+        return result
+      } catch (error) {
+        const constraint = (error as { constraint?: string }).constraint
+        if (sqlState(error) === '23505' && constraint !== undefined && constraints.includes(constraint)) {
+          await this.send({ text: 'ROLLBACK TO SAVEPOINT affiliate_unique', values: [] })
+          throw new UniqueViolationError(constraint)
+        }
+        this.fail(error)
+        throw error
+      }
+    } finally {
+      close()
+    }
+  }
+
+  async increment(model: ModelName, id: string, deltas: Record<string, number | undefined>) {
+    const table = this.table(model)
+    const statement = incrementStatement(table, id, deltas)
+    if (!statement) return this.get(model, id)
+    const { rows } = await this.run(statement)
+    return (rows[0] ? decode(table, rows[0]) : null) as never
+  }
+
+  async delete(model: ModelName, id: string) {
+    const table = this.table(model)
+    const { rowCount } = await this.run({ text: `DELETE FROM ${table.name} WHERE "id" = $1`, values: [id] })
+    return rowCount === 1
+  }
+
+  async deleteMany(model: ModelName, where: Where<ModelName>) {
+    const table = this.table(model)
+    const { rowCount } = await this.run(deleteManyStatement(table, where))
+    return rowCount ?? 0
+  }
+}

@@ -1,0 +1,23 @@
+#!/usr/bin/env node
+// The `affiliate-service` command: `start` serves the API, `keys` manages API keys.
+import { keysCommand } from './keys.js'
+import { startServer } from './server.js'
+
+const USAGE = `Usage: affiliate-service <command>
+
+  start   Serve the API (PORT, AFFILIATE_DB, AFFILIATE_API_KEY, AFFILIATE_WORKSPACE_ID)
+  keys    Manage API keys: keys create | list | revoke (keys --help)`
+
+const [command, ...args] = process.argv.slice(2)
+
+const run = async (): Promise<void> => {
+  if (command === 'start') return startServer()
+  if (command === 'keys') return keysCommand(args)
+  console.log(USAGE)
+  if (command !== undefined && command !== '--help' && command !== '-h') process.exitCode = 1
+}
+
+run().catch((error: unknown) => {
+  console.error('affiliate-service:', error instanceof Error ? error.message : error)
+  process.exit(1)
+})
