@@ -1,0 +1,32 @@
+// The service inside an Express app (Express 4 or 5). Run it with `npm run example:express`.
+import express from 'express'
+import { createAffiliateService, memoryKeyStore, memoryStorage } from 'affiliate-service'
+import { expressAdapter } from 'affiliate-service/express'
+
+const key = process.env.AFFILIATE_API_KEY ?? `demo_${crypto.randomUUID()}`
+const workspaceId = process.env.AFFILIATE_WORKSPACE_ID ?? crypto.randomUUID()
+if (!process.env.AFFILIATE_API_KEY) console.log(`demo API key: ${key}\nworkspace: ${workspaceId}`)
+
+const service = createAffiliateService({
+  storage: memoryStorage(),
+  keyStore: memoryKeyStore([{ key, userId: crypto.randomUUID(), workspaceIds: [workspaceId] }]),
+})
+
+const app = express()
+// Mounted under /affiliates: the API answers at /affiliates/api/v1/...; the app keeps its other routes.
+app.use('/affiliates', expressAdapter(service))
+app.get('/', (_req, res) => {
+  res.send('The app itself; the affiliate API is under /affiliates/api/v1')
+})
+
+const server = app.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () => {
+  const { port } = server.address() as { port: number }
+  console.log(`affiliate-service (express) listening on http://127.0.0.1:${port}/affiliates/api/v1`)
+})
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    server.close(() => process.exit(0))
+    server.closeIdleConnections()
+  })
+}

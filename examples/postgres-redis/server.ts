@@ -1,0 +1,51 @@
+// The service on PostgreSQL and Redis: records in one database, rate limits in one Redis, so any
+// number of these processes can serve the same API behind a load balancer.
+// Run it with `npm run example:postgres-redis` (see README.md beside this file).
+import { createAffiliateService, memoryKeyStore, storageKeyStore, type KeyStore } from 'affiliate-service'
+import { serve } from 'affiliate-service/node'
+import { postgresStorage } from 'affiliate-service/postgres'
+import { redisLimiterStore } from 'affiliate-service/redis'
+
+const env = process.env
+const schema = env.AFFILIATE_SCHEMA ?? 'affiliate_service'
+const storage = postgresStorage({ connectionString: env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', schema })
+// One prefix per deployment: instances sharing it share every key's bucket and in-flight cap.
+const limiter = redisLimiterStore({ url: env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix: `${schema}:limit:` })
+// Instances starting together take turns migrating (an advisory lock); both fail fast if a service is down.
+await Promise.all([storage.ready(), limiter.ready()])
+
+/** A UUID derived from text: every instance gives the environment's key the same user id. */
+async function stableUuid(text: string): Promise<string> {
+  const hex = [...new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)))]
+    .map((byte) => byte.toString(16).padStart(2, '0'))
+    .join('')
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`
+}
+
+// Keys live in the database, so every instance knows every key and a revocation reaches them all.
+// AFFILIATE_API_KEY with AFFILIATE_WORKSPACE_ID adds one from the environment (kept in memory only).
+const stored = storageKeyStore(storage)
+let keyStore: KeyStore = stored
+if (env.AFFILIATE_API_KEY && env.AFFILIATE_WORKSPACE_ID) {
+  const key = env.AFFILIATE_API_KEY
+  const fromEnv = memoryKeyStore([{ key, userId: await stableUuid(key), workspaceIds: [env.AFFILIATE_WORKSPACE_ID] }])
+  keyStore = { resolve: async (presented) => (await fromEnv.resolve(presented)) ?? stored.resolve(presented) }
+} else if ((await stored.list()).length === 0) {
+  const { key, info } = await stored.create({ workspaceIds: [crypto.randomUUID()], label: 'made by examples/postgres-redis' })
+  console.log(`Made an API key for workspace ${info.workspaceIds[0]}; it is shown once: ${key}`)
+}
+
+const service = createAffiliateService({ storage, keyStore, rateLimit: { store: limiter } })
+const running = await serve(service, { port: Number(env.PORT ?? 3000) })
+console.log(`affiliate-service (PostgreSQL ${schema}, Redis) listening on ${running.url}`)
+
+// Graceful shutdown: stop accepting, let requests in flight finish, then close the pool and Redis.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    void (async () => {
+      await running.close()
+      await Promise.all([storage.close(), limiter.close()])
+      process.exit(0)
+    })()
+  })
+}
