@@ -1,0 +1,110 @@
+// Every example runs by its documented npm script's command in its real runtime (Node with tsx,
+// Express on Node, Bun and Deno from their npm packages), and a client makes authenticated
+// requests against it: health, create, read, a validation error, a 401, a 429, then SIGTERM.
+import { afterEach, describe, expect, it } from 'vitest'
+import { runtimeEnv, scriptCommand, startProgram, type Started } from './run-command.js'
+
+const KEY = 'example-test-key'
+const WORKSPACE = '44444444-4444-4444-8444-444444444444'
+const URL_LINE = /listening on (http:\/\/127\.0\.0\.1:\d+\S*\/api\/v1)\b/
+
+const started: Started[] = []
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((program) => program.stop()))
+})
+
+const keyed = { 'x-auth-service': KEY, 'content-type': 'application/json' }
+
+/** A round trip a new user would make, checked to the statuses and envelopes. */
+async function roundTrip(base: string): Promise<void> {
+  const health = await fetch(`${base}/health`)
+  expect(health.status).toBe(200)
+  expect(await health.json()).toMatchObject({ status: 'ok', service: 'affiliate-service' })
+
+  const created = await fetch(`${base}/campaigns`, {
+    method: 'POST',
+    headers: keyed,
+    body: JSON.stringify({ campaignName: 'Launch', workspaceId: WORKSPACE, commissionType: 'percentage', amount: 20, url: 'https://shop.example.com/' }),
+  })
+  expect(created.status).toBe(201)
+  const campaign = ((await created.json()) as { data: { id: string; workspaceId: string } }).data
+  expect(campaign.workspaceId).toBe(WORKSPACE)
+
+  const read = await fetch(`${base}/campaigns?campaignId=${campaign.id}`, { headers: keyed })
+  expect(read.status).toBe(200)
+  expect(((await read.json()) as { data: unknown }).data).toEqual(campaign)
+
+  const invalid = await fetch(`${base}/affiliates`, { method: 'POST', headers: keyed, body: JSON.stringify({ email: 'not-an-email', campaignId: campaign.id }) })
+  expect(invalid.status).toBe(400)
+  const validation = (await invalid.json()) as { message: string; errors: { path: string; location: string }[] }
+  expect(validation.message).toBe('Validation error')
+  expect(validation.errors).toEqual([expect.objectContaining({ path: 'email', location: 'body', type: 'field' })])
+
+  const unauthorized = await fetch(`${base}/campaigns/list`, { headers: { 'x-auth-service': 'wrong' } })
+  expect(unauthorized.status).toBe(401)
+  expect(await unauthorized.json()).toEqual({ status: 401, message: 'Invalid API key. Please check your API key and try again.' })
+}
+
+/** Ten requests at once against the default limit of 5 per second per key: some must be refused. */
+async function burst(base: string): Promise<void> {
+  const answers = await Promise.all(Array.from({ length: 10 }, () => fetch(`${base}/campaigns/list`, { headers: keyed })))
+  const statuses = answers.map((answer) => answer.status)
+  expect(statuses.every((status) => status === 200 || status === 429)).toBe(true)
+  const refused = answers.filter((answer) => answer.status === 429)
+  expect(refused.length).toBeGreaterThan(0)
+  expect(Number(refused[0]!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+  expect(await refused[0]!.json()).toEqual({ status: 429, message: 'Rate limit exceeded. Please retry later.' })
+  await Promise.all(answers.filter((answer) => !answer.bodyUsed).map((answer) => answer.body?.cancel()))
+}
+
+const examples = [
+  { name: 'node-http', script: 'example:node' },
+  { name: 'express', script: 'example:express' },
+  { name: 'bun', script: 'example:bun' },
+  { name: 'deno', script: 'example:deno' },
+]
+
+describe.each(examples)('examples/$name', ({ script }) => {
+  it(`runs by \`npm run ${script}\`, serves an authenticated round trip and rate limits, stops on SIGTERM`, { timeout: 60_000 }, async () => {
+    const { command, args, env } = scriptCommand(script)
+    const program = await startProgram(
+      command,
+      args,
+      runtimeEnv({ ...env, PORT: '0', AFFILIATE_API_KEY: KEY, AFFILIATE_WORKSPACE_ID: WORKSPACE }),
+      URL_LINE,
+    )
+    started.push(program)
+    await roundTrip(program.url)
+    await burst(program.url)
+    expect(await program.stop()).toBe(0)
+  })
+})
+
+// `export default service`, with no adapter: Bun's `bun run` and Deno's `deno serve` serve its `fetch`.
+const defaultExport = 'test/runtimes/default-export.ts'
+const plain = [
+  {
+    runtime: 'bun',
+    args: ['--no-install', 'run', defaultExport],
+    pattern: /server: (http:\/\/localhost:\d+)/,
+  },
+  {
+    runtime: 'deno',
+    args: ['serve', '--allow-env', '--allow-read', '--host', '127.0.0.1', '--port', '0', defaultExport],
+    pattern: /Listening on (http:\/\/127\.0\.0\.1:\d+)/,
+  },
+]
+
+describe.each(plain)('export default service under $runtime', ({ runtime, args, pattern }) => {
+  it('serves the round trip', { timeout: 60_000 }, async () => {
+    const { command } = scriptCommand(`example:${runtime}`)
+    const program = await startProgram(
+      command,
+      args,
+      runtimeEnv({ PORT: '0', AFFILIATE_API_KEY: KEY, AFFILIATE_WORKSPACE_ID: WORKSPACE }),
+      pattern,
+    )
+    started.push(program)
+    await roundTrip(`${program.url.replace('localhost', '127.0.0.1')}/api/v1`)
+  })
+})

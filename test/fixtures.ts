@@ -1,0 +1,57 @@
+import { memoryStorage, models, sqlJsStorage, type ModelName, type Storage } from '../src/index.js'
+import { campaignInput, KEY_A, KEY_B, WS_A, WS_B, type setup } from './helpers.js'
+
+/** Every record of every model, in a stable order: compare two to prove nothing changed. */
+export async function snapshot(storage: Storage): Promise<string> {
+  return storage.transaction(async (tx) => {
+    const out: Record<string, unknown[]> = {}
+    for (const model of Object.keys(models) as ModelName[]) {
+      out[model] = await tx.find(model, { orderBy: { field: 'id', direction: 'ASC' } as never })
+    }
+    return JSON.stringify(out)
+  })
+}
+
+type Call = ReturnType<typeof setup>['call']
+
+/** One of each resource in a workspace, made over HTTP with `key`. */
+export async function populate(call: Call, key: string, workspaceId: string, tag: string) {
+  const ok = <T>(response: { status: number; body: { data: T } }): T => {
+    if (response.status >= 300) throw new Error(`populate failed: ${JSON.stringify(response.body)}`)
+    return response.body.data
+  }
+  const campaign = ok<{ id: string }>(await call('POST', '/campaigns', { key, body: campaignInput({ workspaceId, campaignName: `Campaign ${tag}` }) }))
+  const affiliate = ok<{ id: string; email: string }>(
+    await call('POST', '/affiliates', { key, body: { email: `affiliate-${tag}@example.com`, campaignId: campaign.id, firstName: `First${tag}` } }),
+  )
+  const link = ok<{ id: string; referralCode: string }>(
+    await call('POST', '/links', { key, body: { affiliateId: affiliate.id, referralCode: `CODE-${tag}` } }),
+  )
+  const commission = ok<{ commissionId: string }>(
+    await call('POST', '/commissions', {
+      key,
+      body: { campaignId: campaign.id, affiliateId: affiliate.id, referredUser: `buyer-${tag}@example.com`, amount: '10.00' },
+    }),
+  )
+  const referred = ok<{ commissionId: string; referredUser: string }>(
+    await call('POST', '/referred-users', {
+      key,
+      body: { referredTo: `signup-${tag}@example.com`, affiliateId: affiliate.id, invoiceId: `INV-${tag}`, chargeId: `CH-${tag}` },
+    }),
+  )
+  return { campaign, affiliate, link, commission, referred, workspaceId, key, tag }
+}
+
+export type Population = Awaited<ReturnType<typeof populate>>
+
+/** Workspace A through key A and workspace B through key B. */
+export const populateBoth = async (call: Call) => ({
+  a: await populate(call, KEY_A, WS_A, 'a'),
+  b: await populate(call, KEY_B, WS_B, 'b'),
+})
+
+/** The storages the generated suites run on; each call makes a fresh, empty one. */
+export const storageKinds: [string, () => Promise<Storage> | Storage][] = [
+  ['memory', () => memoryStorage()],
+  ['sql.js', () => sqlJsStorage()],
+]

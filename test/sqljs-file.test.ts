@@ -1,0 +1,315 @@
+import { spawn } from 'node:child_process'
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { frame, parseRecords } from '../src/node/file-journal.js'
+import { SCHEMA_VERSION } from '../src/storage/sqljs/migrations.js'
+import type { InitSqlJs } from '../src/storage/sqljs/sql-js-types.js'
+import { sqlJsStorage, type SqlJsStorage } from '../src/storage/sqljs/storage.js'
+import { campaign, affiliate, at } from '../src/testing/sample-records.js'
+
+const root = mkdtempSync(join(tmpdir(), 'affiliate-sqljs-file-'))
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+let dirs = 0
+const freshDir = () => {
+  const dir = join(root, `d${++dirs}`)
+  mkdirSync(dir)
+  return dir
+}
+
+/** What the disk holds at this instant, as a crash would leave it: every file but the lock. */
+function crashImage(dir: string): string {
+  const image = freshDir()
+  for (const name of readdirSync(dir)) if (!name.endsWith('.lock')) copyFileSync(join(dir, name), join(image, name))
+  return image
+}
+
+const journals = (dir: string) => readdirSync(dir).filter((name) => name.includes('.journal-')).sort()
+
+async function sqliteVersion(file: string): Promise<number> {
+  const SQL = await ((await import('sql.js' as string)) as { default: InitSqlJs }).default()
+  const db = new SQL.Database(readFileSync(file))
+  try {
+    return db.exec('PRAGMA user_version')[0]!.values[0]![0] as number
+  } finally {
+    db.close()
+  }
+}
+
+async function all(storage: SqlJsStorage) {
+  return storage.transaction(async (tx) => ({
+    campaigns: await tx.find('campaigns', { orderBy: { field: 'createdAt', direction: 'ASC' } }),
+    affiliates: await tx.find('affiliates', { orderBy: { field: 'createdAt', direction: 'ASC' } }),
+  }))
+}
+
+describe('sql.js in a file', () => {
+  it('keeps records across close and reopen, exactly', async () => {
+    const file = join(freshDir(), 'db.sqlite')
+    const records = Array.from({ length: 20 }, (_, i) => campaign({ createdAt: at(i), isDefault: i === 3 }))
+    const first = sqlJsStorage({ file })
+    for (const record of records) await first.transaction((tx) => tx.insert('campaigns', record))
+    await first.transaction((tx) => tx.update('campaigns', records[0]!.id, { allowedUrlParameters: [] }))
+    await first.close()
+    expect(journals(join(file, '..'))).toEqual([])
+    const second = sqlJsStorage({ file })
+    const { campaigns } = await all(second)
+    expect(campaigns).toStrictEqual([{ ...records[0]!, allowedUrlParameters: [] }, ...records.slice(1)])
+    await second.close()
+  })
+
+  it('has every acknowledged write on disk without a close (a crash image at that instant)', async () => {
+    const dir = freshDir()
+    const storage = sqlJsStorage({ file: join(dir, 'db.sqlite') })
+    const records = Array.from({ length: 30 }, (_, i) => campaign({ createdAt: at(i) }))
+    await Promise.all(records.map((record) => storage.transaction((tx) => tx.insert('campaigns', record))))
+    const image = crashImage(dir)
+    const reopened = sqlJsStorage({ file: join(image, 'db.sqlite') })
+    expect((await all(reopened)).campaigns).toStrictEqual(records)
+    await reopened.close()
+    await storage.close()
+  })
+
+  it('drops a torn journal tail, keeps the whole records before it, and appends after them', async () => {
+    const dir = freshDir()
+    const storage = sqlJsStorage({ file: join(dir, 'db.sqlite') })
+    const kept = [campaign({ createdAt: at(1) }), campaign({ createdAt: at(2) })]
+    for (const record of kept) await storage.transaction((tx) => tx.insert('campaigns', record))
+    const image = crashImage(dir)
+    await storage.close()
+    const [segment] = journals(image)
+    // Half a record, as a write cut short by the crash leaves it.
+    const torn = frame(new TextEncoder().encode(JSON.stringify({ seq: 3, writes: [] })))
+    appendFileSync(join(image, segment!), torn.subarray(0, torn.length - 5))
+    const sizeWithTear = statSync(join(image, segment!)).size
+
+    const reopened = sqlJsStorage({ file: join(image, 'db.sqlite') })
+    expect((await all(reopened)).campaigns).toStrictEqual(kept)
+    expect(statSync(join(image, segment!)).size).toBe(sizeWithTear - (torn.length - 5))
+    const later = campaign({ createdAt: at(3) })
+    await reopened.transaction((tx) => tx.insert('campaigns', later))
+    const image2 = crashImage(image)
+    await reopened.close()
+    const again = sqlJsStorage({ file: join(image2, 'db.sqlite') })
+    expect((await all(again)).campaigns).toStrictEqual([...kept, later])
+    await again.close()
+  })
+
+  it('drops a record whose checksum fails at the tail, and refuses damage followed by data', async () => {
+    const dir = freshDir()
+    const storage = sqlJsStorage({ file: join(dir, 'db.sqlite') })
+    await storage.ready()
+    await storage.transaction((tx) => tx.insert('campaigns', campaign()))
+    const image = crashImage(dir)
+    await storage.close()
+    const [segment] = journals(image)
+    const bytes = readFileSync(join(image, segment!))
+    const flipped = Uint8Array.from(bytes)
+    flipped[flipped.length - 2]! ^= 0xff
+    writeFileSync(join(image, segment!), flipped)
+    expect(parseRecords(flipped).records).toHaveLength(0)
+    const reopened = sqlJsStorage({ file: join(image, 'db.sqlite') })
+    expect((await all(reopened)).campaigns).toEqual([])
+    await reopened.close()
+
+    // The same damage in a segment that later segments follow with data is no crash tear.
+    const damaged = crashImage(dir)
+    writeFileSync(join(damaged, segment!), flipped)
+    writeFileSync(join(damaged, 'db.sqlite.journal-99'), bytes)
+    await expect(sqlJsStorage({ file: join(damaged, 'db.sqlite') }).ready()).rejects.toThrow(/damaged/)
+  })
+
+  it('folds the journal into the file in the background, removing folded segments', async () => {
+    const dir = freshDir()
+    const file = join(dir, 'db.sqlite')
+    const storage = sqlJsStorage({ file, checkpointBytes: 4096 })
+    const records = Array.from({ length: 400 }, (_, i) => campaign({ createdAt: at(i) }))
+    // Concurrent writes, so commits land while folds are under way.
+    await Promise.all(records.map((record) => storage.transaction((tx) => tx.insert('campaigns', record))))
+    const image = crashImage(dir)
+    // The first segment was folded and removed; the file alone (no journal) holds folded records.
+    expect(journals(dir)).not.toContain('db.sqlite.journal-1')
+    const SQL = await ((await import('sql.js' as string)) as { default: InitSqlJs }).default()
+    const snapshot = new SQL.Database(readFileSync(file))
+    const inFile = snapshot.exec('SELECT count(*) FROM campaigns')[0]!.values[0]![0] as number
+    snapshot.close()
+    expect(inFile).toBeGreaterThan(0)
+    await storage.close()
+    const reopened = sqlJsStorage({ file: join(image, 'db.sqlite') })
+    expect((await all(reopened)).campaigns).toStrictEqual(records)
+    await reopened.close()
+  })
+
+  it.runIf(process.platform === 'linux')('refuses every transaction once a journal write fails, and loses nothing acknowledged', async () => {
+    const dir = freshDir()
+    const file = join(dir, 'db.sqlite')
+    const kept = campaign()
+    const first = sqlJsStorage({ file })
+    await first.transaction((tx) => tx.insert('campaigns', kept))
+    await first.close()
+    const storage = sqlJsStorage({ file })
+    await storage.ready()
+    // The next segment is a device whose every write fails with ENOSPC: a full disk.
+    symlinkSync('/dev/full', `${file}.journal-1`)
+    await expect(storage.transaction((tx) => tx.insert('campaigns', campaign()))).rejects.toThrow(/writing the journal failed/)
+    await expect(storage.transaction((tx) => tx.count('campaigns', {}))).rejects.toThrow(/restart to recover/)
+    await storage.close()
+    rmSync(`${file}.journal-1`)
+    const reopened = sqlJsStorage({ file })
+    expect((await all(reopened)).campaigns).toStrictEqual([kept])
+    await reopened.close()
+  })
+
+  it('never leaves the file unreadable: a leftover temporary snapshot is ignored', async () => {
+    const dir = freshDir()
+    const file = join(dir, 'db.sqlite')
+    const storage = sqlJsStorage({ file })
+    const record = campaign()
+    await storage.transaction((tx) => tx.insert('campaigns', record))
+    await storage.close()
+    writeFileSync(`${file}.tmp`, 'half a snapshot')
+    const reopened = sqlJsStorage({ file })
+    expect((await all(reopened)).campaigns).toStrictEqual([record])
+    expect(existsSync(`${file}.tmp`)).toBe(false)
+    await reopened.close()
+  })
+
+  it('refuses a file that is not a SQLite database, and one from a newer schema', async () => {
+    const dir = freshDir()
+    writeFileSync(join(dir, 'text.sqlite'), 'hello, this is not a database at all')
+    await expect(sqlJsStorage({ file: join(dir, 'text.sqlite') }).ready()).rejects.toThrow(/not a SQLite database/)
+    const SQL = await ((await import('sql.js' as string)) as { default: InitSqlJs }).default()
+    const db = new SQL.Database()
+    db.exec(`PRAGMA user_version = ${SCHEMA_VERSION + 1}`)
+    writeFileSync(join(dir, 'future.sqlite'), db.export())
+    db.close()
+    await expect(sqlJsStorage({ file: join(dir, 'future.sqlite') }).ready()).rejects.toThrow(/newer than this affiliate-service/)
+  })
+
+  it('upgrades a version 1 file in place, replaying its journal first (committed fixture)', async () => {
+    const dir = freshDir()
+    for (const name of ['sqljs-v1.sqlite', 'sqljs-v1.sqlite.journal-1']) {
+      copyFileSync(join(import.meta.dirname, 'fixtures', name), join(dir, name))
+    }
+    const file = join(dir, 'sqljs-v1.sqlite')
+    expect(await sqliteVersion(file)).toBe(1)
+    const storage = sqlJsStorage({ file })
+    const { campaigns, affiliates } = await all(storage)
+    expect(campaigns.map((c) => [c.campaignName, c.isDefault, c.allowedUrlParameters, c.amountMinor])).toEqual([
+      ['Été launch', true, ['ref', 'via'], 1250],
+      ['Journaled', false, [], 1000],
+    ])
+    expect(affiliates).toHaveLength(1)
+    expect(affiliates[0]).toMatchObject({ email: 'Zoe@Example.com', details: null, isActive: true, totalClicks: 7, payoutMethod: 'PAYPAL' })
+    // Search text written by version 1 still matches.
+    expect(await storage.transaction((tx) => tx.count('affiliates', { contains: 'ZOË' }))).toBe(1)
+    // Models added after version 1 work.
+    await storage.transaction((tx) =>
+      tx.insert('apiKeys', {
+        id: 'k1', hash: 'h'.repeat(64), lookup: 'h'.repeat(16), prefix: 'aff_live_abcd', userId: 'u', workspaceIds: [],
+        label: '', revokedAt: null, createdAt: at(0), updatedAt: at(0),
+      }),
+    )
+    // Upgraded on disk at open, before any new record was journaled under the new schema.
+    expect(await sqliteVersion(file)).toBe(SCHEMA_VERSION)
+    expect(journals(dir)).not.toContain('sqljs-v1.sqlite.journal-1')
+    await storage.close()
+    const reopened = sqlJsStorage({ file })
+    expect((await all(reopened)).campaigns).toHaveLength(2)
+    expect(await reopened.transaction((tx) => tx.count('apiKeys', {}))).toBe(1)
+    await reopened.close()
+  })
+
+  it('refuses a second storage on the same file in this process', async () => {
+    const file = join(freshDir(), 'db.sqlite')
+    const first = sqlJsStorage({ file })
+    await first.ready()
+    await expect(sqlJsStorage({ file }).ready()).rejects.toThrow(/already open in this process/)
+    await first.close()
+    const second = sqlJsStorage({ file })
+    await second.ready()
+    await second.close()
+  })
+
+  it('refuses a file another live process holds, and takes over the lock of a dead one', async () => {
+    const file = join(freshDir(), 'db.sqlite')
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '-e', `
+        const { sqlJsStorage } = await import(${JSON.stringify(new URL('../src/storage/sqljs/storage.ts', import.meta.url).href)})
+        await sqlJsStorage({ file: ${JSON.stringify(file)} }).ready()
+        console.log('ready')
+        setInterval(() => {}, 1000)
+      `],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    )
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (data: Buffer) => data.toString().includes('ready') && resolve())
+        child.once('exit', (code) => reject(new Error(`child exited ${code}`)))
+      })
+      await expect(sqlJsStorage({ file }).ready()).rejects.toThrow(new RegExp(`in use by process ${child.pid}`))
+    } finally {
+      child.kill('SIGKILL')
+      await new Promise((resolve) => child.once('exit', resolve))
+    }
+    expect(readFileSync(`${file}.lock`, 'utf8').trim()).toBe(String(child.pid))
+    const storage = sqlJsStorage({ file })
+    await storage.ready()
+    expect(readFileSync(`${file}.lock`, 'utf8').trim()).toBe(String(process.pid))
+    await storage.close()
+    expect(existsSync(`${file}.lock`)).toBe(false)
+  })
+})
+
+describe('sql.js with load/save', () => {
+  it('saves the whole database after each write transaction, before it resolves, and reopens from it', async () => {
+    const saves: Uint8Array[] = []
+    const storage = sqlJsStorage({ load: async () => null, save: async (bytes) => void saves.push(bytes) })
+    await storage.ready()
+    const afterOpen = saves.length
+    const record = affiliate()
+    await storage.transaction((tx) => tx.insert('affiliates', record))
+    expect(saves.length).toBe(afterOpen + 1)
+    await storage.transaction((tx) => tx.get('affiliates', record.id))
+    expect(saves.length).toBe(afterOpen + 1)
+    await storage.transaction(async (tx) => {
+      await tx.increment('affiliates', record.id, { totalClicks: 1 })
+      throw new Error('rolled back')
+    }).catch(() => undefined)
+    expect(saves.length).toBe(afterOpen + 1)
+    await storage.close()
+    const reopened = sqlJsStorage({ load: async () => saves.at(-1)!, save: async () => {} })
+    expect(await reopened.transaction((tx) => tx.get('affiliates', record.id))).toStrictEqual(record)
+    await reopened.close()
+  })
+
+  it('refuses every transaction after a failed save: memory would hold what the saved copy lacks', async () => {
+    let fail = false
+    let saved: Uint8Array | null = null
+    const storage = sqlJsStorage({
+      load: async () => saved,
+      save: async (bytes) => {
+        if (fail) throw new Error('quota exceeded')
+        saved = bytes
+      },
+    })
+    const kept = campaign()
+    await storage.transaction((tx) => tx.insert('campaigns', kept))
+    fail = true
+    await expect(storage.transaction((tx) => tx.insert('campaigns', campaign()))).rejects.toThrow(/save failed.*quota exceeded/)
+    fail = false
+    await expect(storage.transaction((tx) => tx.count('campaigns', {}))).rejects.toThrow(/restart to recover/)
+    await storage.close()
+    const restarted = sqlJsStorage({ load: async () => saved, save: async () => {} })
+    expect((await all(restarted)).campaigns).toStrictEqual([kept])
+    await restarted.close()
+  })
+
+  it('rejects options that do not go together', async () => {
+    await expect(sqlJsStorage({ file: 'x', load: async () => null, save: async () => {} }).ready()).rejects.toThrow(/either/)
+    await expect(sqlJsStorage({ load: async () => null }).ready()).rejects.toThrow(/go together/)
+  })
+})
+

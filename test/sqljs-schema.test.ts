@@ -1,0 +1,58 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { models, modelNames } from '../src/storage/models.js'
+import { columns } from '../src/storage/sqljs/columns.js'
+import type { InitSqlJs, SqlJsDatabase } from '../src/storage/sqljs/sql-js-types.js'
+import { sqlJsStorage } from '../src/storage/sqljs/storage.js'
+
+// The schema the migrations build must serve the models: a column per field, an index per
+// look-up field (ordered for the default list order), a unique index per constraint.
+const dir = mkdtempSync(join(tmpdir(), 'affiliate-schema-'))
+let db: SqlJsDatabase
+beforeAll(async () => {
+  const file = join(dir, 'schema.sqlite')
+  const storage = sqlJsStorage({ file })
+  await storage.ready()
+  await storage.close()
+  const SQL = await ((await import('sql.js' as string)) as { default: InitSqlJs }).default()
+  db = new SQL.Database(readFileSync(file))
+})
+afterAll(() => {
+  db.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+const rows = (sql: string) => db.exec(sql)[0]?.values ?? []
+const indexes = (table: string) =>
+  rows(`PRAGMA index_list("${table}")`).map(([, name, unique]) => ({
+    name: name as string,
+    unique: unique === 1,
+    columns: rows(`PRAGMA index_info("${name as string}")`).map((row) => row[2] as string),
+  }))
+const plan = (sql: string) => rows(`EXPLAIN QUERY PLAN ${sql}`).map((row) => row[3] as string).join(' | ')
+
+describe.each(modelNames)('the %s table', (model) => {
+  it('has a column for every field of the record type', () => {
+    const present = rows(`PRAGMA table_info("${model}")`).map((row) => row[1] as string)
+    expect(present.sort()).toEqual([...Object.keys(columns[model]), '_search'].sort())
+  })
+
+  it('has a unique index, named as the constraint, for each unique constraint', () => {
+    for (const constraint of models[model].unique) {
+      const index = indexes(model).find((candidate) => candidate.name === constraint.name)
+      expect(index, constraint.name).toMatchObject({ unique: true, columns: constraint.fields })
+    }
+  })
+
+  it('answers a look-up by each indexed field through an index, in list order without sorting', () => {
+    for (const field of models[model].indexes) {
+      const query = plan(`SELECT * FROM "${model}" WHERE "${field}" = 'x' ORDER BY "createdAt" DESC, "id" DESC LIMIT 10`)
+      expect(query, field).toMatch(/USING (COVERING )?INDEX/)
+      const unique = models[model].unique.some((constraint) => constraint.fields.length === 1 && constraint.fields[0] === field)
+      if (!unique) expect(query, field).not.toContain('TEMP B-TREE')
+    }
+    expect(plan(`SELECT * FROM "${model}" ORDER BY "createdAt" DESC, "id" DESC LIMIT 10`)).not.toContain('TEMP B-TREE')
+  })
+})
