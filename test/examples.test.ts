@@ -13,6 +13,20 @@ afterEach(async () => {
   await Promise.all(started.splice(0).map((program) => program.stop()))
 })
 
+/** Runs the client's part; a failure names what the program printed, so a hang in CI can be read. */
+async function withOutput(program: Started, work: () => Promise<void>): Promise<void> {
+  try {
+    await work()
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n--- the program printed:\n${program.output()}`, { cause: error })
+  }
+}
+
+/** Every request gives up after 15 s, so a hung server fails the test with its output, not a bare timeout. */
+function fetch(input: string, init: RequestInit = {}): Promise<Response> {
+  return globalThis.fetch(input, { ...init, signal: AbortSignal.timeout(15_000) })
+}
+
 const keyed = { 'x-auth-service': KEY, 'content-type': 'application/json' }
 
 /** A round trip a new user would make, checked to the statuses and envelopes. */
@@ -74,8 +88,10 @@ describe.each(examples)('examples/$name', ({ script }) => {
       URL_LINE,
     )
     started.push(program)
-    await roundTrip(program.url)
-    await burst(program.url)
+    await withOutput(program, async () => {
+      await roundTrip(program.url)
+      await burst(program.url)
+    })
     expect(await program.stop()).toBe(0)
   })
 })
@@ -96,7 +112,7 @@ const plain = [
 ]
 
 describe.each(plain)('export default service under $runtime', ({ runtime, args, pattern }) => {
-  it('serves the round trip', { timeout: 60_000 }, async () => {
+  it('serves the round trip', { timeout: 90_000 }, async () => {
     const { command } = scriptCommand(`example:${runtime}`)
     const program = await startProgram(
       command,
@@ -105,6 +121,6 @@ describe.each(plain)('export default service under $runtime', ({ runtime, args, 
       pattern,
     )
     started.push(program)
-    await roundTrip(`${program.url.replace('localhost', '127.0.0.1')}/api/v1`)
+    await withOutput(program, () => roundTrip(`${program.url.replace('localhost', '127.0.0.1')}/api/v1`))
   })
 })

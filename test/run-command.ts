@@ -53,16 +53,24 @@ export interface Started {
   stop(): Promise<number | null>
 }
 
-/** Starts a program and resolves once it prints a URL matching `pattern` (its first group), or rejects with its output. */
-export function startProgram(command: string, args: string[], env: NodeJS.ProcessEnv, pattern: RegExp): Promise<Started> {
+/**
+ * Starts a program and resolves once it prints a URL matching `pattern` (its first group), or rejects
+ * with its output when it exits first or prints nothing that matches within `waitMs` (then it is killed).
+ */
+export function startProgram(command: string, args: string[], env: NodeJS.ProcessEnv, pattern: RegExp, waitMs = 40_000): Promise<Started> {
   const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`${command} ${args.join(' ')} printed no URL within ${waitMs} ms:\n${output}`))
+    }, waitMs)
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
       const match = pattern.exec(output)
       if (!match) return
+      clearTimeout(timer)
       child.stdout!.off('data', onData)
       child.stderr!.off('data', onData)
       child.stdout!.on('data', (more: Buffer) => (output += more.toString()))
@@ -79,7 +87,13 @@ export function startProgram(command: string, args: string[], env: NodeJS.Proces
     }
     child.stdout!.on('data', onData)
     child.stderr!.on('data', onData)
-    child.once('error', reject)
-    void exited.then((code) => reject(new Error(`${command} exited (${code}) before printing a URL:\n${output}`)))
+    child.once('error', (error) => {
+      clearTimeout(timer)
+      reject(error)
+    })
+    void exited.then((code) => {
+      clearTimeout(timer)
+      reject(new Error(`${command} exited (${code}) before printing a URL:\n${output}`))
+    })
   })
 }
