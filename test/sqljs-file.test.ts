@@ -261,6 +261,20 @@ describe('sql.js in a file', () => {
     await storage.close()
     expect(existsSync(`${file}.lock`)).toBe(false)
   })
+  it('opens after a process was killed while taking the lock, and clears what it left', async () => {
+    const dir = freshDir()
+    const file = join(dir, 'db.sqlite')
+    const dead = spawn(process.execPath, ['-e', ''])
+    await new Promise((resolve) => dead.once('exit', resolve))
+    // Killed after writing its draft but before linking it into place: no lock, a draft.
+    writeFileSync(`${file}.lock.${dead.pid}`, `${dead.pid}\n`)
+    const storage = sqlJsStorage({ file })
+    await storage.ready()
+    expect(readdirSync(dir).filter((name) => name.includes('.lock'))).toEqual(['db.sqlite.lock'])
+    expect(readFileSync(`${file}.lock`, 'utf8').trim()).toBe(String(process.pid))
+    await storage.close()
+    expect(readdirSync(dir).filter((name) => name.includes('.lock'))).toEqual([])
+  })
 })
 
 describe('sql.js with load/save', () => {

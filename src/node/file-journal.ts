@@ -6,12 +6,13 @@
 //   affiliate.sqlite            the last snapshot: a plain SQLite file (the sqlite3 CLI opens it)
 //   affiliate.sqlite.journal-N  transactions committed after it, one framed record each
 //   affiliate.sqlite.lock       the pid of the process that has it open
+//   affiliate.sqlite.lock.PID   that lock being made (written, synced, then linked into place)
 //   affiliate.sqlite.tmp        a snapshot being written (never read; removed on open)
 // A record is [u32 length][u32 CRC-32 of the payload][payload], little-endian. Appends are
 // fsynced before they resolve; a crash can only tear the end of the newest segment, which the
 // next open drops. Snapshots are written beside the file, fsynced, renamed over it and the
 // directory fsynced, so the file itself is always a whole database.
-import { mkdir, open, readdir, readFile, rename, rm, unlink, stat, type FileHandle } from 'node:fs/promises'
+import { link, mkdir, open, readdir, readFile, rename, rm, unlink, stat, type FileHandle } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import type { FileJournal, FileJournalModule } from '../storage/sqljs/file-journal.js'
 
@@ -90,50 +91,94 @@ function isRunning(pid: number): boolean {
 }
 
 /**
- * Takes `<file>.lock`, created exclusively and holding our pid. A lock whose process is gone is
+ * Takes `<file>.lock`, holding our pid. The lock appears whole or not at all: the pid is written to
+ * `<file>.lock.<pid>`, synced, and hard-linked to `<file>.lock` (which fails if one exists), so a
+ * process killed at any moment never leaves an empty lock behind. A lock whose process is gone is
  * stale (a crash or `kill -9` leaves one) and is taken over. A pid that was reused by an unrelated
  * process keeps the lock held: the error says to delete the lock file then.
  */
 async function lock(file: string): Promise<string> {
   const lockPath = `${file}.lock`
   if (openHere.has(file)) throw new Error(`${file} is already open in this process: close the other storage first`)
-  for (let attempt = 0; attempt < 5; attempt++) {
-    try {
-      const handle = await open(lockPath, 'wx')
-      try {
-        await handle.writeFile(`${process.pid}\n`)
-        await handle.sync()
-      } finally {
-        await handle.close()
+  await removeDeadLockDrafts(file)
+  const draft = `${lockPath}.${process.pid}`
+  await writeSynced(draft, `${process.pid}\n`, 'w')
+  try {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      if (await linkDraft(draft, lockPath)) {
+        openHere.add(file)
+        return lockPath
       }
-      openHere.add(file)
-      return lockPath
-    } catch (error) {
-      if (errorCode(error) !== 'EEXIST') throw error
-    }
-    const text = await readFile(lockPath, 'utf8').catch(() => null)
-    if (text === null) continue
-    const pid = Number.parseInt(text, 10)
-    if (Number.isInteger(pid) && pid > 0) {
-      // Our own pid in a lock we do not hold: a previous process that had the same pid (a
-      // container's pid 1, say) crashed. Any other live pid holds the file.
-      if (pid !== process.pid && isRunning(pid)) {
-        throw new Error(
-          `${file} is in use by process ${pid} (lock file ${lockPath}). Stop that process first; ` +
-            `if it is not an affiliate-service, delete the lock file.`,
-        )
+      const text = await readFile(lockPath, 'utf8').catch(() => null)
+      if (text === null) continue
+      const pid = Number.parseInt(text, 10)
+      if (Number.isInteger(pid) && pid > 0) {
+        // Our own pid in a lock we do not hold: a previous process that had the same pid (a
+        // container's pid 1, say) crashed. Any other live pid holds the file.
+        if (pid !== process.pid && isRunning(pid)) {
+          throw new Error(
+            `${file} is in use by process ${pid} (lock file ${lockPath}). Stop that process first; ` +
+              `if it is not an affiliate-service, delete the lock file.`,
+          )
+        }
+      } else {
+        // Empty or unreadable: written by a version that created the lock before filling it, or
+        // by a file system without hard links, and that process is between the two steps, unless
+        // the file has been like this for a while (it crashed right there).
+        const age = Date.now() - (await stat(lockPath).then((s) => s.mtimeMs, () => 0))
+        if (age < 5_000) throw new Error(`${file} is being opened by another process (lock file ${lockPath})`)
       }
-    } else {
-      // Empty: another process is between creating the lock and writing its pid, unless the
-      // file has been like this for a while (it crashed right there).
-      const age = Date.now() - (await stat(lockPath).then((s) => s.mtimeMs, () => 0))
-      if (age < 5_000) throw new Error(`${file} is being opened by another process (lock file ${lockPath})`)
+      await unlink(lockPath).catch((error: unknown) => {
+        if (errorCode(error) !== 'ENOENT') throw error
+      })
     }
-    await unlink(lockPath).catch((error: unknown) => {
-      if (errorCode(error) !== 'ENOENT') throw error
-    })
+  } finally {
+    await unlink(draft).catch(() => undefined)
   }
   throw new Error(`Could not take the lock ${lockPath}`)
+}
+
+/** Puts the written draft in place as the lock; false when a lock is there already. */
+async function linkDraft(draft: string, lockPath: string): Promise<boolean> {
+  try {
+    await link(draft, lockPath)
+    return true
+  } catch (error) {
+    if (errorCode(error) === 'EEXIST') return false
+    if (!['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS'].includes(errorCode(error) ?? '')) throw error
+  }
+  // No hard links on this file system: create exclusively, then fill (an empty lock is then
+  // possible for a moment, which `lock` reads as "being opened").
+  try {
+    await writeSynced(lockPath, `${process.pid}\n`, 'wx')
+    return true
+  } catch (error) {
+    if (errorCode(error) === 'EEXIST') return false
+    throw error
+  }
+}
+
+async function writeSynced(path: string, text: string, flags: 'w' | 'wx'): Promise<void> {
+  const handle = await open(path, flags)
+  try {
+    await handle.writeFile(text)
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+}
+
+/** Drafts `<file>.lock.<pid>` left by processes killed while taking the lock. */
+async function removeDeadLockDrafts(file: string): Promise<void> {
+  const prefix = `${basename(file)}.lock.`
+  const names = await readdir(dirname(file)).catch(() => [] as string[])
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue
+    const pid = Number(name.slice(prefix.length))
+    if (Number.isInteger(pid) && pid > 0 && (pid === process.pid || !isRunning(pid))) {
+      await unlink(join(dirname(file), name)).catch(() => undefined)
+    }
+  }
 }
 
 interface Pending {
