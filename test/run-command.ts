@@ -12,8 +12,10 @@ const tmp = join(root, '.tmp')
  */
 export function runtimeEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   mkdirSync(tmp, { recursive: true })
+  // Deno colours its output whenever FORCE_COLOR is set, even to 0 (as .ci/run sets it).
+  const { FORCE_COLOR: _forced, ...inherited } = process.env
   return {
-    ...process.env,
+    ...inherited,
     BUN_INSTALL_CACHE_DIR: join(tmp, 'bun', 'install'),
     BUN_RUNTIME_TRANSPILER_CACHE_PATH: '0',
     DENO_DIR: join(tmp, 'deno'),
@@ -43,6 +45,11 @@ export function scriptCommand(name: string): { command: string; args: string[]; 
   return { command: join(root, 'node_modules', '.bin', binary!), args, env }
 }
 
+// eslint-disable-next-line no-control-regex
+const COLOURS = /\u001b\[[0-9;]*m/g
+/** Output as text: a runtime that colours it anyway (a terminal setting it inherited) still matches. */
+const stripColours = (text: string) => text.replace(COLOURS, '')
+
 export interface Started {
   child: ChildProcess
   /** The first URL the program printed that matches the pattern. */
@@ -68,7 +75,7 @@ export function startProgram(command: string, args: string[], env: NodeJS.Proces
     }, waitMs)
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
-      const match = pattern.exec(output)
+      const match = pattern.exec(stripColours(output))
       if (!match) return
       clearTimeout(timer)
       child.stdout!.off('data', onData)
