@@ -1,3 +1,4 @@
+import { SearchIndex } from './search-index.js'
 import type { SqlJsDatabase, SqlJsStatement, SqlValue } from './sql-js-types.js'
 
 /** Prepared statements kept per connection; lists build their SQL from the query, so the set is bounded. */
@@ -10,6 +11,8 @@ export class Connection {
   version = 0
   /** The total a filtered page found, for the `count` a list page asks for next. */
   lastTotal: { key: string; version: number; total: number } | null = null
+  /** Committed search texts, for `contains` (see SearchIndex). */
+  readonly search = new SearchIndex(this)
 
   constructor(readonly db: SqlJsDatabase) {}
 

@@ -208,6 +208,7 @@ class Engine {
       this.rollback()
       throw error
     }
+    this.connection.search.commit(tx.searchChanges)
     this.seq = seq
     if (this.journal) {
       const record: JournalRecord = { seq, writes: tx.writes }

@@ -8,6 +8,7 @@ import {
 } from '../types.js'
 import { fieldsOf, fromSql, kindOf, quote, scalarToSql, searchText, SEARCH_COLUMN, toSql, type ColumnKind } from './columns.js'
 import type { Connection } from './connection.js'
+import type { SearchChanges } from './search-index.js'
 import type { SqlValue } from './sql-js-types.js'
 
 /** A write as run, kept so the file journal can replay it: SQL text and its parameters. */
@@ -116,6 +117,8 @@ function countedAs(model: ModelName, query: Pick<FindQuery<ModelName>, 'where' |
 export class SqlJsTransaction implements StorageTransaction {
   open = true
   readonly writes: Write[] = []
+  /** What this transaction did to search texts; the search index takes it on commit. */
+  readonly searchChanges: SearchChanges = new Map()
 
   constructor(private readonly connection: Connection) {}
 
@@ -146,6 +149,38 @@ export class SqlJsTransaction implements StorageTransaction {
     return changed
   }
 
+  private noteSearch(model: ModelName, id: string | null, text: string | null): void {
+    if (id === null) {
+      this.searchChanges.set(model, 'unknown')
+      return
+    }
+    let changes = this.searchChanges.get(model)
+    if (changes === 'unknown') return
+    if (!changes) this.searchChanges.set(model, (changes = new Map()))
+    changes.set(id, text)
+  }
+
+  /**
+   * The ids of the records matching `query` (which has `contains`), in the page order. From the
+   * search index when this transaction has not changed the model's search texts and the term is
+   * narrow (the index finds the candidates; SQL applies the rest by id); by a scan otherwise.
+   */
+  private searchedIds(model: ModelName, table: TableSql, query: Pick<FindQuery<ModelName>, 'where' | 'contains'>, order: string): string[] {
+    const params: SqlValue[] = []
+    const term = query.contains!.toLowerCase()
+    const candidates = table.hasSearch && !this.searchChanges.has(model) ? this.connection.search.matching(model, term) : null
+    let sql: string
+    if (candidates === null) {
+      sql = `SELECT "id" FROM ${quote(model)}${filter(model, query, params)} ORDER BY ${order}`
+    } else {
+      if (candidates.length === 0) return []
+      const conds = conditions(model, query.where, params)
+      sql = `SELECT "id" FROM ${quote(model)} WHERE ${[`"id" IN (${candidates.map(() => '?').join(', ')})`, ...conds].join(' AND ')} ORDER BY ${order}`
+      params.unshift(...candidates)
+    }
+    return this.connection.all(sql, params).map((row) => row[0] as string)
+  }
+
   private read(table: TableSql, id: string): Record<string, unknown> | null {
     const row = this.connection.all(table.byId, [id])[0]
     return row ? decode(table, row) : null
@@ -159,26 +194,26 @@ export class SqlJsTransaction implements StorageTransaction {
     const table = this.table(model)
     const limit = query.limit ?? -1
     if (query.limit !== undefined && limit <= 0) return [] as never
-    const params: SqlValue[] = []
-    const where = filter(model, query, params)
     const field = query.orderBy?.field ?? 'createdAt'
     kindOf(model, field)
     const direction = (query.orderBy?.direction ?? 'DESC') === 'DESC' ? 'DESC' : 'ASC'
     const order = [...new Set([field, 'id'])].map((f) => `${quote(f)} ${direction}`).join(', ')
     const offset = Math.max(0, query.offset ?? 0)
-    if (query.limit !== undefined && query.contains) {
-      // A searched page has to look at every candidate to know its total, and a search mostly
-      // matches few, so filling the page would walk them all again: find every matching id once,
-      // remember how many there were for the `count` that follows, and read only the page's rows.
-      // (A plain filter matches many: its page stops early on the index, and only count walks.)
-      const ids = this.connection.all(`SELECT "id" FROM ${quote(model)}${where} ORDER BY ${order}`, params).map((row) => row[0] as string)
+    if (query.contains) {
+      // A searched page has to know every match for its total, and a search mostly matches few, so
+      // filling the page would walk them all again: find every matching id once, remember how many
+      // there were for the `count` that follows, and read only the page's rows. (A plain filter
+      // matches many: its page stops early on the index, and only count walks.)
+      const ids = this.searchedIds(model, table, query, order)
       this.connection.lastTotal = { key: countKey(model, query), version: this.connection.version, total: ids.length }
-      const page = ids.slice(offset, offset + limit)
+      const page = limit < 0 ? ids.slice(offset) : ids.slice(offset, offset + limit)
       if (page.length === 0) return [] as never
       const rows = this.connection.all(`${table.select} WHERE "id" IN (${page.map(() => '?').join(', ')})`, page)
       const byId = new Map(rows.map((row) => [row[table.fields.findIndex(([f]) => f === 'id')] as string, row]))
       return page.map((id) => decode(table, byId.get(id)!)) as never
     }
+    const params: SqlValue[] = []
+    const where = filter(model, query, params)
     params.push(limit, offset)
     const rows = this.connection.all(`${table.select}${where} ORDER BY ${order} LIMIT ? OFFSET ?`, params)
     return rows.map((row) => decode(table, row)) as never
@@ -194,6 +229,7 @@ export class SqlJsTransaction implements StorageTransaction {
     }
     const remembered = this.connection.lastTotal
     if (remembered && remembered.version === this.connection.version && remembered.key === countKey(model, query)) return remembered.total
+    if (query.contains) return this.searchedIds(model, this.table(model), query, '"id"').length
     const params: SqlValue[] = []
     const where = filter(model, query, params)
     return this.connection.all(`SELECT count(*) FROM ${quote(model)}${where}`, params)[0]![0] as number
@@ -203,8 +239,10 @@ export class SqlJsTransaction implements StorageTransaction {
     const table = this.table(model)
     const values = record as Record<string, unknown>
     const params = table.fields.map(([field, kind]) => toSql(kind, values[field]))
-    params.push(searchText(model, values))
+    const text = searchText(model, values)
+    params.push(text)
     this.write(model, table, table.insert, params, values.id as string)
+    if (table.hasSearch) this.noteSearch(model, values.id as string, text)
   }
 
   async update(model: ModelName, id: string, patch: object) {
@@ -220,12 +258,15 @@ export class SqlJsTransaction implements StorageTransaction {
       params.push(toSql(kindOf(model, field), value))
     }
     const next = { ...current, ...Object.fromEntries(changes) }
+    let text: string | null = null
     if (table.hasSearch && changes.some(([field]) => models[model].search.includes(field as never))) {
+      text = searchText(model, next)
       sets.push(`${SEARCH_COLUMN} = ?`)
-      params.push(searchText(model, next))
+      params.push(text)
     }
     params.push(id)
-    this.write(model, table, `UPDATE ${quote(model)} SET ${sets.join(', ')} WHERE "id" = ?`, params)
+    const changed = this.write(model, table, `UPDATE ${quote(model)} SET ${sets.join(', ')} WHERE "id" = ?`, params)
+    if (changed > 0 && text !== null) this.noteSearch(model, id, text)
     return this.read(table, next.id as string) as never
   }
 
@@ -247,7 +288,9 @@ export class SqlJsTransaction implements StorageTransaction {
 
   async delete(model: ModelName, id: string) {
     const table = this.table(model)
-    return this.write(model, table, `DELETE FROM ${quote(model)} WHERE "id" = ?`, [id]) > 0
+    const deleted = this.write(model, table, `DELETE FROM ${quote(model)} WHERE "id" = ?`, [id]) > 0
+    if (deleted && table.hasSearch) this.noteSearch(model, id, null)
+    return deleted
   }
 
   async deleteMany(model: ModelName, where: Where<ModelName>) {
@@ -255,6 +298,9 @@ export class SqlJsTransaction implements StorageTransaction {
     const params: SqlValue[] = []
     const conds = conditions(model, where, params)
     const sql = `DELETE FROM ${quote(model)}${conds.length ? ` WHERE ${conds.join(' AND ')}` : ''}`
-    return this.write(model, table, sql, params)
+    const deleted = this.write(model, table, sql, params)
+    // Which ids went is not known here: the index forgets the model and rebuilds it on the next search.
+    if (deleted > 0 && table.hasSearch) this.noteSearch(model, null, null)
+    return deleted
   }
 }
