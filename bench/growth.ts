@@ -24,6 +24,8 @@ export interface StorageUnderTest {
   open(size: number): Promise<Storage>
   /** Releases files and memory the storage holds. */
   dispose?(storage: Storage): Promise<void>
+  /** Where the records live outside this process (a database server): bytes they take there. */
+  footprint?(storage: Storage): Promise<number>
 }
 
 /** Fills the store with `size` affiliates of one campaign, each with one commission, in large transactions. */
@@ -62,7 +64,7 @@ async function fill(storage: Storage, size: number) {
 
 interface Figures { [operation: string]: { p50: number; p99: number } }
 
-async function measure(target: StorageUnderTest, size: number): Promise<Figures> {
+async function measure(target: StorageUnderTest, size: number): Promise<{ figures: Figures; bytes: number | undefined }> {
   const storage = await target.open(size)
   const { service, campaignId, ids } = await fill(storage, size)
   const get = (path: string) =>
@@ -87,34 +89,45 @@ async function measure(target: StorageUnderTest, size: number): Promise<Figures>
     const times = await sample(SAMPLES, run)
     figures[name] = { p50: percentile(times, 50), p99: percentile(times, 99) }
   }
+  const bytes = await target.footprint?.(storage)
   await target.dispose?.(storage)
-  return figures
+  return { figures, bytes }
 }
 
 /**
  * Resident memory that 100k affiliates (+100k commissions) add, measured in a child process of its
  * own so that what earlier measurements left on the heap cannot colour it.
  */
-async function residentPer100k(target: StorageUnderTest): Promise<number> {
+async function residentPer100k(target: StorageUnderTest): Promise<{ rss: number; live: number } | null> {
   // The child rebuilds the target by name, so only this file's own targets can be measured there.
-  if (!targets.includes(target)) return Number.NaN
+  if (!targets.includes(target)) return null
   const { execFileSync } = await import('node:child_process')
   const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', fileURLToPath(import.meta.url), '--rss', target.name], {
     encoding: 'utf8',
   })
-  return Number(/rss (\d+)/.exec(out)?.[1])
+  const [, rss, live] = /rss (\d+) live (\d+)/.exec(out) ?? []
+  return { rss: Number(rss), live: Number(live) }
 }
 
-async function measureResident(target: StorageUnderTest): Promise<number> {
+/**
+ * What 100k affiliates (+100k commissions) add to the process: resident memory (what the OS sees,
+ * including garbage the filling left and the allocator keeps), and live memory after a full GC
+ * (JS heap plus array buffers, which hold sql.js's WebAssembly memory).
+ */
+async function measureResident(target: StorageUnderTest): Promise<{ rss: number; live: number }> {
   const gc = (globalThis as { gc?: () => void }).gc
+  const live = () => {
+    const usage = process.memoryUsage()
+    return usage.heapUsed + usage.arrayBuffers
+  }
   gc?.()
-  const before = process.memoryUsage().rss
+  const before = { rss: process.memoryUsage().rss, live: live() }
   const storage = await target.open(100_000)
   await fill(storage, 100_000)
   gc?.()
-  const after = process.memoryUsage().rss
+  const after = { rss: process.memoryUsage().rss, live: live() }
   await target.dispose?.(storage)
-  return after - before
+  return { rss: after.rss - before.rss, live: after.live - before.live }
 }
 
 export const memoryTarget: StorageUnderTest = { name: 'memory', open: async () => memoryStorage() }
@@ -138,8 +151,8 @@ const dirs = new Map<Storage, string>()
 export async function growthBench(targets: StorageUnderTest[]) {
   const summary: { storage: string; ok: boolean }[] = []
   for (const target of targets) {
-    const small = await measure(target, 1_000)
-    const large = await measure(target, 100_000)
+    const small = (await measure(target, 1_000)).figures
+    const { figures: large, bytes } = await measure(target, 100_000)
     console.log(`\n${target.name}: 1k vs 100k affiliates (+1 commission each), ${SAMPLES} samples, ms`)
     table(
       Object.keys(small).map((name) => ({
@@ -159,8 +172,10 @@ export async function growthBench(targets: StorageUnderTest[]) {
       ['commission create grows <= 2x', growth('commission create') <= 2],
     ]
     for (const [goal, met] of goals) console.log(`  ${met ? 'met    ' : 'NOT met'} ${goal}`)
-    const rss = await residentPer100k(target)
-    console.log(`  resident memory for 100k affiliates + 100k commissions: ${fixed(rss / 2 ** 20, 1)} MiB`)
+    const memory = await residentPer100k(target)
+    const mib = (n: number) => `${fixed(n / 2 ** 20, 1)} MiB`
+    if (memory) console.log(`  memory for 100k affiliates + 100k commissions: resident ${mib(memory.rss)}, live after GC ${mib(memory.live)}`)
+    if (bytes !== undefined) console.log(`  database size for 100k affiliates + 100k commissions (tables and indexes): ${mib(bytes)}`)
     summary.push({ storage: target.name, ok: goals.every(([, met]) => met) })
   }
   return summary
@@ -171,6 +186,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const rssOf = process.argv.indexOf('--rss')
   if (rssOf > 0) {
     const target = targets.find((t) => t.name === process.argv[rssOf + 1])!
-    console.log(`rss ${await measureResident(target)}`)
+    const { rss, live } = await measureResident(target)
+    console.log(`rss ${rss} live ${live}`)
   } else await growthBench(targets)
 }

@@ -72,6 +72,14 @@ export async function postgresBench(connectionString: string) {
       opened.set(wrapped, state)
       return wrapped
     },
+    async footprint(storage) {
+      const { schema } = opened.get(storage)!
+      const { rows } = await pool.query<{ bytes: string }>(
+        `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) AS bytes FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'r'`,
+        [schema],
+      )
+      return Number(rows[0]!.bytes)
+    },
     async dispose(storage) {
       const state = opened.get(storage)!
       if (state.loaded) await splitFigures(storage)
