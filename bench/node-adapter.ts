@@ -1,11 +1,11 @@
 // The Node adapter against a bare node:http server answering the same JSON, measured in the same run.
 //
 //   node --import tsx bench/node-adapter.ts            (BENCH_SECONDS=5 for longer runs)
-//   BENCH_ROUNDS=5 BENCH_ONLY=track node --import tsx bench/node-adapter.ts   (more rounds, one scenario)
+//   BENCH_ROUNDS=9 BENCH_ONLY=track node --import tsx bench/node-adapter.ts   (more rounds, one scenario)
 //
 // Each server runs in a child process of its own (this file, started with `--serve <variant>`), so the
 // load generator (autocannon, in this process) and the server each have a core. For every scenario the
-// variants run one after another, BENCH_ROUNDS times (default 3) in alternating order. Each run is
+// variants run one after another, BENCH_ROUNDS times (default 5) in alternating order. Each run is
 // read in one-second windows, counted by the server process itself (requests answered and CPU time
 // used), and each variant's best window over all its runs counts: on a shared machine others only
 // ever slow a window down, and a second-long stall no longer spoils a whole run.
@@ -234,7 +234,7 @@ async function load(server: Child, scenario: Scenario, seconds: number): Promise
  */
 export async function benchNodeAdapter(
   seconds = Number(process.env.BENCH_SECONDS ?? 3),
-  rounds = Number(process.env.BENCH_ROUNDS ?? 3),
+  rounds = Number(process.env.BENCH_ROUNDS ?? 5),
   only = process.env.BENCH_ONLY ?? '',
 ): Promise<{ ratio: number }> {
   console.log(
