@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { CommissionRecord, LinkRecord } from '../src/index.js'
+import type { LinkRecord } from '../src/index.js'
+import { commission as sampleCommission } from '../src/testing/sample-records.js'
 import { campaignInput, expectValidation, fieldError, KEY_A, KEY_B, setup, UNKNOWN_ID, WS_A, WS_A2, WS_B } from './helpers.js'
 
 // Affiliate routes over HTTP (service.fetch): create, read, update, delete, list.
@@ -27,30 +28,17 @@ async function affiliate(ctx: Ctx, body: Record<string, unknown>, key = KEY_A) {
 
 /** A commission record written straight into the storage, as the commissions routes would. */
 async function insertCommission(ctx: Ctx, of: { id: string; workspaceId: string; campaignId: string }) {
-  const record = {
+  const record = sampleCommission({
     id: crypto.randomUUID(),
     workspaceId: of.workspaceId,
     campaignId: of.campaignId,
     affiliateId: of.id,
-    referredUser: 'buyer@example.com',
-    referredUserKey: 'buyer@example.com',
     amountMinor: 1000,
     adminEarnedMinor: 4000,
-    status: 'pending',
     commissionDate: T0,
-    remarks: null,
-    payoutDate: null,
-    name: null,
-    isSelfReferral: false,
-    isWalletPayment: 0,
-    chargeId: null,
-    invoiceId: null,
-    stripeSubscriptionId: null,
-    linkId: null,
-    referralCode: null,
     createdAt: T0,
     updatedAt: T0,
-  } as CommissionRecord
+  })
   await ctx.storage.transaction((tx) => tx.insert('commissions', record))
   return record
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { memoryStorage, UniqueViolationError } from '../src/index.js'
 import type { AffiliateRecord, CampaignRecord, CommissionRecord, Storage, StorageTransaction, Where } from '../src/index.js'
+import * as sample from '../src/testing/sample-records.js'
 import { WS_A, WS_A2, WS_B } from './helpers.js'
 
 // Unit tests of the memory storage through the Storage contract alone (no service around it).
@@ -12,34 +13,26 @@ const at = (seconds: number) => new Date(T0 + seconds * 1000).toISOString()
 const CAMPAIGN_1 = 'c1000000-0000-4000-8000-000000000000'
 const CAMPAIGN_2 = 'c2000000-0000-4000-8000-000000000000'
 
-function campaign(id: string, overrides: Partial<CampaignRecord> = {}): CampaignRecord {
-  return {
+// The sample records of the conformance kit, with the ids, workspace and values these tests read.
+const campaign = (id: string, overrides: Partial<CampaignRecord> = {}): CampaignRecord =>
+  sample.campaign({
     id,
     workspaceId: WS_A,
     campaignName: `Campaign ${id}`,
-    commissionType: 'percentage',
     amountMinor: 2000,
-    minimumPayoutMinor: 0,
     payoutId: `payout-${id}`,
     url: 'https://shop.example.com',
     requiresApprovalToJoin: false,
-    collectAdditionalInfo: false,
-    hideCustomerEmail: false,
-    payoutTerm: 30,
     affiliatePortalWelcomeMessage: '',
-    affiliateDashboardText: '',
-    stripeCouponId: '',
     allowedUrlParameters: ['ref'],
-    isDefault: false,
     createdAt: at(0),
     updatedAt: at(0),
     ...overrides,
-  }
-}
+  })
 
 function affiliate(id: string, overrides: Partial<AffiliateRecord> = {}): AffiliateRecord {
   const email = overrides.email ?? `${id}@example.com`
-  return {
+  return sample.affiliate({
     id,
     workspaceId: WS_A,
     campaignId: CAMPAIGN_1,
@@ -47,50 +40,26 @@ function affiliate(id: string, overrides: Partial<AffiliateRecord> = {}): Affili
     emailKey: email.toLowerCase(),
     firstName: '',
     lastName: '',
-    notes: '',
     payoutEmail: '',
-    payoutMethod: null,
-    details: null,
-    isActive: true,
-    isBanned: false,
-    totalOpens: 0,
-    totalClicks: 0,
-    totalSignups: 0,
-    totalEarningsMinor: 0,
     createdAt: at(0),
     updatedAt: at(0),
     ...overrides,
-  }
+  })
 }
 
-function commission(id: string, overrides: Partial<CommissionRecord> = {}): CommissionRecord {
-  // Cast: the record gains fields as other resources land; the storage stores whatever it is given.
-  return {
+const commission = (id: string, overrides: Partial<CommissionRecord> = {}): CommissionRecord =>
+  sample.commission({
     id,
     workspaceId: WS_A,
     campaignId: CAMPAIGN_1,
     affiliateId: 'a1',
-    referredUser: 'buyer@example.com',
-    referredUserKey: 'buyer@example.com',
     amountMinor: 1000,
     adminEarnedMinor: 4000,
-    status: 'pending',
     commissionDate: at(0),
-    remarks: null,
-    payoutDate: null,
-    name: null,
-    isSelfReferral: false,
-    isWalletPayment: 0,
-    chargeId: null,
-    invoiceId: null,
-    stripeSubscriptionId: null,
-    linkId: null,
-    referralCode: null,
     createdAt: at(0),
     updatedAt: at(0),
     ...overrides,
-  } as CommissionRecord
-}
+  })
 
 /** Runs `work` in its own transaction. */
 const run = <T>(storage: Storage, work: (tx: StorageTransaction) => Promise<T>) => storage.transaction(work)
