@@ -1,5 +1,7 @@
 export { createAffiliateService } from './service.js'
-export type { AffiliateService, AffiliateServiceOptions } from './service.js'
+export type { AffiliateService, AffiliateServiceOptions, FailedKeyLimitOptions } from './service.js'
+export type { FetchContext } from './http/client-address.js'
+export type { IdempotencyOptions } from './http/idempotency.js'
 export { AffiliateError } from './errors.js'
 export type { FieldError } from './errors.js'
 export type { Clock } from './clock.js'
