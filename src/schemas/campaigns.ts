@@ -1,19 +1,22 @@
-import { bool, httpUrl, integer, money, oneOf, text, uuid } from './fields.js'
+import { bool, field, httpUrl, integer, money, oneOf, text, uuid } from './fields.js'
 import { listQuery } from './list.js'
-import { field } from './flat.js'
 import { allOptional, schema } from './validate.js'
 
 const PARAMETER = /^[A-Za-z0-9_.-]{1,64}$/
 
-const urlParameters = field<string[]>('urlParameters', (value) => {
-  const ok =
-    Array.isArray(value) &&
-    value.length >= 1 &&
-    value.length <= 20 &&
-    value.every((item) => typeof item === 'string' && PARAMETER.test(item)) &&
-    new Set(value).size === value.length
-  return ok || 'must be a list of 1 to 20 distinct parameter names of letters, digits, _ . or -'
-})
+const urlParameters = field<string[]>(
+  'urlParameters',
+  { type: 'array', items: { type: 'string', pattern: PARAMETER.source }, minItems: 1, maxItems: 20, uniqueItems: true },
+  (value) => {
+    const ok =
+      Array.isArray(value) &&
+      value.length >= 1 &&
+      value.length <= 20 &&
+      value.every((item) => typeof item === 'string' && PARAMETER.test(item)) &&
+      new Set(value).size === value.length
+    return ok || 'must be a list of 1 to 20 distinct parameter names of letters, digits, _ . or -'
+  },
+)
 
 /** Largest fixed amount, in currency units. Keeps every sum of minor units a safe integer. */
 export const MAX_AMOUNT = 1_000_000_000

@@ -1,9 +1,21 @@
-import { define, Struct } from 'superstruct'
+import { Struct } from 'superstruct'
 import { parseMoney } from '../domain/money.js'
-import { asFlat, field, flatFieldOf } from './flat.js'
 
 // Field structs. Each failure message completes a sentence that starts with the field name:
 // "email" + " must be a valid e-mail address".
+
+/** A JSON Schema (2020-12) object. */
+export type JsonSchema = Record<string, unknown>
+
+/**
+ * A field, described once: the superstruct struct that checks it, with the JSON Schema that
+ * documents it kept in the struct's `schema` slot (superstruct leaves that slot empty for custom
+ * types, and carries it through `optional()`). The OpenAPI document reads it from there, so what
+ * is checked and what is documented are one description. `validator` answers `true` for a valid
+ * value, else a message completing a sentence that starts with the field name.
+ */
+export const field = <T>(name: string, json: JsonSchema, validator: (value: unknown) => boolean | string): Struct<T, JsonSchema> =>
+  new Struct<T, JsonSchema>({ type: name, schema: json, validator: (value) => validator(value) })
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 // A practical address check (local@domain.tld), not the whole of RFC 5322.
@@ -14,7 +26,7 @@ const isLeapYear = (year: number) => year % 4 === 0 && (year % 100 !== 0 || year
 const daysInMonth = (year: number, month: number) =>
   month === 2 ? (isLeapYear(year) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31
 
-export const uuid = field<string>('uuid', (value) => (typeof value === 'string' && UUID.test(value)) || 'must be a UUID')
+export const uuid = field<string>('uuid', { type: 'string', format: 'uuid' }, (value) => (typeof value === 'string' && UUID.test(value)) || 'must be a UUID')
 
 // NUL, other C0 controls but tab and line breaks, and a surrogate without its pair cannot be stored
 // faithfully (PostgreSQL refuses NUL; SQLite and pg turn a lone surrogate into U+FFFD).
@@ -22,46 +34,50 @@ const UNSTORABLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]|[\ud800-\udbff](?![
 
 const isEmail = (value: unknown) => typeof value === 'string' && value.length <= 254 && EMAIL.test(value) && !UNSTORABLE.test(value)
 
-export const email = field<string>('email', (value) => isEmail(value) || 'must be a valid e-mail address')
+export const email = field<string>('email', { type: 'string', format: 'email', maxLength: 254 }, (value) => isEmail(value) || 'must be a valid e-mail address')
 
 /** An e-mail address, or the empty string for "none". */
 export const optionalEmail = field<string>(
   'optionalEmail',
+  { anyOf: [{ type: 'string', format: 'email', maxLength: 254 }, { const: '' }] },
   (value) => value === '' || isEmail(value) || 'must be a valid e-mail address or an empty string',
 )
 
 export const text = (max: number, { min = 0 } = {}) =>
-  field<string>('text', (value) => {
+  field<string>('text', { type: 'string', maxLength: max, ...(min ? { minLength: min } : {}) }, (value) => {
     if (typeof value !== 'string') return 'must be a string'
     if (value.length < min) return min === 1 ? 'must not be empty' : `must have at least ${min} characters`
     if (value.length > max) return `must have at most ${max} characters`
     return !UNSTORABLE.test(value) || 'must not hold control characters or unpaired surrogates'
   })
 
-export const bool = field<boolean>('bool', (value) => typeof value === 'boolean' || 'must be true or false')
+export const bool = field<boolean>('bool', { type: 'boolean' }, (value) => typeof value === 'boolean' || 'must be true or false')
 
 export const integer = (min: number, max: number) =>
   field<number>(
     'integer',
+    { type: 'integer', minimum: min, maximum: max },
     (value) => (Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max) || `must be an integer from ${min} to ${max}`,
   )
 
+const DIGITS = /^\d{1,16}$/
+
 /**
- * An integer that arrives as a query-string digit string. Coerced by hand rather than with
- * superstruct's `coerce(struct, string(), ...)`: that one tests the condition with `is()`, which
- * builds a StructError (stack trace and all) for every absent optional field, on every list request.
+ * An integer that arrives as a query-string digit string: the struct's own coercer turns digits
+ * into a number (superstruct's `coerce()` would first test every absent optional field with `is()`).
  */
-export const queryInteger = (min: number, max: number) => {
+export const queryInteger = (min: number, max: number): Struct<number, JsonSchema> => {
   const base = integer(min, max)
-  const coerce = (value: unknown) => (typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : value)
-  const struct = new Struct<number, null>({ ...base, coercer: (value, context) => base.coercer(coerce(value), context) })
-  return asFlat(struct, { check: flatFieldOf(base)!.check, coerce })
+  return new Struct<number, JsonSchema>({
+    ...base,
+    coercer: (value, context) => base.coercer(typeof value === 'string' && DIGITS.test(value) ? Number(value) : value, context),
+  })
 }
 
 export const oneOf = <T extends string>(values: readonly T[]) =>
-  field<T>('oneOf', (value) => values.includes(value as T) || `must be one of: ${values.join(', ')}`)
+  field<T>('oneOf', { type: 'string', enum: [...values] }, (value) => values.includes(value as T) || `must be one of: ${values.join(', ')}`)
 
-export const httpUrl = field<string>('httpUrl', (value) => {
+export const httpUrl = field<string>('httpUrl', { type: 'string', format: 'uri', maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?:' }, (value) => {
   if (typeof value !== 'string' || value.length > 2048) return 'must be an http or https URL of at most 2048 characters'
   try {
     const url = new URL(value)
@@ -73,13 +89,23 @@ export const httpUrl = field<string>('httpUrl', (value) => {
 
 /** A non-negative amount with at most two decimals, as a JSON number or a decimal string. */
 export const money = (max: number) =>
-  field<number | string>('money', (value) => {
+  field<number | string>(
+    'money',
+    {
+      description: 'An amount with at most two decimals, as a JSON number or a decimal string.',
+      anyOf: [
+        { type: 'number', minimum: 0, maximum: max },
+        { type: 'string', pattern: '^\\d+(\\.\\d{1,2})?$' },
+      ],
+    },
+    (value) => {
     const minor = parseMoney(value)
     if (minor === null) return 'must be a non-negative number with at most two decimals'
     return minor <= max * 100 || `must be at most ${max}`
-  })
+    },
+  )
 
-export const timestamp = field<string>('timestamp', (value) => {
+export const timestamp = field<string>('timestamp', { type: 'string', format: 'date-time' }, (value) => {
   const match = typeof value === 'string' ? ISO_TIMESTAMP.exec(value) : null
   if (!match) return 'must be an ISO 8601 timestamp'
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])]
@@ -88,10 +114,11 @@ export const timestamp = field<string>('timestamp', (value) => {
   return (isDate && !Number.isNaN(Date.parse(value as string))) || 'must be an ISO 8601 timestamp'
 })
 
-export const nullable = <T>(struct: Struct<T>) => {
-  const inner = flatFieldOf(struct)
-  const nullableStruct = define<T | null>(struct.type, (value, context) => value === null || struct.validator(value, context))
-  return inner ? asFlat(nullableStruct, { check: (value) => value === null || inner.check(value) }) : nullableStruct
-}
+export const nullable = <T>(struct: Struct<T, JsonSchema>): Struct<T | null, JsonSchema> =>
+  new Struct<T | null, JsonSchema>({
+    type: struct.type,
+    schema: { anyOf: [struct.schema, { type: 'null' }] },
+    validator: (value, context) => value === null || struct.validator(value, context),
+  })
 
 export type { Struct }

@@ -1,10 +1,11 @@
 import { REFERRAL_CODE } from '../domain/link.js'
 import { oneOf, text, uuid } from './fields.js'
-import { field } from './flat.js'
+import { field } from './fields.js'
 import { allOptional, schema } from './validate.js'
 
 export const referralCode = field<string>(
   'referralCode',
+  { type: 'string', pattern: REFERRAL_CODE.source },
   (value) => (typeof value === 'string' && REFERRAL_CODE.test(value)) || 'must be 3 to 64 letters, digits, _ or -',
 )
 

@@ -1,6 +1,6 @@
 import type { Struct } from 'superstruct'
 import { oneOf, queryInteger, text, uuid } from './fields.js'
-import { optionalField as optional } from './flat.js'
+import { optional } from 'superstruct'
 import { allOptional, schema } from './validate.js'
 
 export const MAX_LIMIT = 100

@@ -1,30 +1,18 @@
-import { type as looseObject, validate, type Failure, type Struct } from 'superstruct'
+import { is, optional, type as looseObject, validate, type Failure, type Struct } from 'superstruct'
 import { validationError, type FieldError } from '../errors.js'
-import { flatFieldOf, optionalField, type FlatField } from './flat.js'
+import type { JsonSchema } from './fields.js'
 
 type Location = FieldError['location']
 type Shape = Record<string, Struct<any, any>>
+
+/** The most field errors one answer lists: a body of thousands of bad keys answers 50, not thousands. */
+export const MAX_FIELD_ERRORS = 50
 
 /** A strict object schema: fields listed in `shape`, anything else refused, `readOnly` named as such. */
 export interface Schema<T> {
   struct: Struct<T, any>
   fields: ReadonlySet<string>
   readOnly: ReadonlySet<string>
-  /**
-   * Every field's plain check, when every field is flat (see `FlatField`): a valid value is then
-   * checked (and coerced) without superstruct. Undefined when any field is not flat.
-   */
-  flat?: readonly (readonly [name: string, field: FlatField])[] | undefined
-}
-
-function flatFields(shape: Shape): Schema<unknown>['flat'] {
-  const list: [string, FlatField][] = []
-  for (const [name, struct] of Object.entries(shape)) {
-    const field = flatFieldOf(struct)
-    if (!field) return undefined
-    list.push([name, field])
-  }
-  return list
 }
 
 // Unknown keys are found here rather than by superstruct's object(): its message for them prints
@@ -33,12 +21,14 @@ export const schema = <S extends Shape>(shape: S, readOnly: readonly string[] = 
   struct: looseObject(shape),
   fields: new Set(Object.keys(shape)),
   readOnly: new Set(readOnly),
-  flat: flatFields(shape),
 })
+
+/** A query that takes no field at all: what every POST route accepts. */
+const noQuery = schema({})
 
 /** Every field of `shape` made optional, for partial updates. */
 export const allOptional = <S extends Shape>(shape: S) =>
-  Object.fromEntries(Object.entries(shape).map(([field, struct]) => [field, optionalField(struct)])) as {
+  Object.fromEntries(Object.entries(shape).map(([field, struct]) => [field, optional(struct)])) as {
     [K in keyof S]: S[K] extends Struct<infer T, infer X> ? Struct<T | undefined, X> : never
   }
 
@@ -61,32 +51,11 @@ function toFieldError(failure: Failure, location: Location): FieldError {
 }
 
 /**
- * What superstruct's `validate(value, looseObject(shape), { coerce })` answers for a valid value,
- * without superstruct: a copy with coerced fields when coercing, the value itself when not.
- * Undefined when anything fails or is unknown: the caller then asks superstruct for the failures.
+ * Checks `value` with superstruct (coercing query strings) and answers the failures as `errors`
+ * entries: one per failing field, then one per unknown or read-only field, at most `room` in all.
  */
-function quickValue(schema: Schema<unknown>, value: Record<string, unknown>, coerce: boolean): Record<string, unknown> | undefined {
-  const fields = schema.flat
-  if (!fields) return undefined
-  for (const key of Object.keys(value)) if (!schema.fields.has(key)) return undefined
-  const out = coerce ? { ...value } : value
-  for (const [name, field] of fields) {
-    let item = out[name]
-    if (coerce && field.coerce) {
-      item = field.coerce(item)
-      if (item !== undefined || name in out) out[name] = item
-    }
-    if (!field.check(item)) return undefined
-  }
-  return out
-}
-
-/** Checks `value` and answers the failures as `errors` entries, one per failing field. */
-export function fieldErrors<T>(schema: Schema<T>, value: unknown, location: Location): { value: T; errors: FieldError[] } {
-  if (isRecord(value)) {
-    const valid = quickValue(schema as Schema<unknown>, value, location === 'query')
-    if (valid !== undefined) return { value: valid as T, errors: [] }
-  } else {
+function fieldErrors<T>(schema: Schema<T>, value: unknown, location: Location, room: number): { value: T; errors: FieldError[] } {
+  if (!isRecord(value)) {
     const msg = `${location === 'body' ? 'the request body' : 'the query string'} must be an object`
     return { value: value as T, errors: [{ type: 'field', msg, path: '', location }] }
   }
@@ -94,12 +63,14 @@ export function fieldErrors<T>(schema: Schema<T>, value: unknown, location: Loca
   const [error, result] = validate(value, schema.struct, { coerce: location === 'query' })
   const seen = new Set<string>()
   for (const failure of error?.failures() ?? []) {
+    if (errors.length >= room) break
     const entry = toFieldError(failure, location)
     if (seen.has(entry.path)) continue
     seen.add(entry.path)
     errors.push(entry)
   }
   for (const key of Object.keys(value)) {
+    if (errors.length >= room) break
     if (schema.fields.has(key)) continue
     const msg = schema.readOnly.has(key) ? `${key} is read-only` : `${key} is not a known field`
     errors.push({ type: 'field', msg, path: key, location })
@@ -107,20 +78,31 @@ export function fieldErrors<T>(schema: Schema<T>, value: unknown, location: Loca
   return { value: (errors.length ? value : result) as T, errors }
 }
 
-/** Checks a request's query and body together, so one answer names every failing field. */
+/** Checks a request's query and body together, so one answer names every failing field (up to 50). */
 export function parse<Q, B>(query: [Schema<Q>, unknown], body: [Schema<B>, unknown]): { query: Q; body: B }
 export function parse<Q>(query: [Schema<Q>, unknown]): { query: Q }
 export function parse(query: [Schema<unknown>, unknown], body?: [Schema<unknown>, unknown]) {
-  const q = fieldErrors(query[0], query[1], 'query')
-  const b = body ? fieldErrors(body[0], body[1], 'body') : { value: undefined, errors: [] }
+  const q = fieldErrors(query[0], query[1], 'query', MAX_FIELD_ERRORS)
+  const b = body ? fieldErrors(body[0], body[1], 'body', MAX_FIELD_ERRORS - q.errors.length) : { value: undefined, errors: [] }
   const errors = [...q.errors, ...b.errors]
   if (errors.length) throw validationError(errors)
   return { query: q.value, body: b.value }
 }
 
-/** Checks a body alone. */
-export function parseBody<B>(schema: Schema<B>, body: unknown): B {
-  const { value, errors } = fieldErrors(schema, body, 'body')
-  if (errors.length) throw validationError(errors)
-  return value
+/** Checks the body of a route that takes no query field (every POST): any query field is refused. */
+export const parseBody = <B>(schema: Schema<B>, body: unknown, query: unknown = {}): B => parse([noQuery, query], [schema, body]).body
+
+/**
+ * The JSON Schema of an object schema, from each field's own description (see `field`): its
+ * properties, the fields that are required (those `undefined` fails), and no other property.
+ */
+export function jsonSchemaOf(schema: Schema<unknown>): JsonSchema {
+  const shape = schema.struct.schema as Record<string, Struct<unknown, unknown>>
+  const properties: Record<string, unknown> = {}
+  const required: string[] = []
+  for (const [name, struct] of Object.entries(shape)) {
+    properties[name] = struct.schema ?? {}
+    if (!is(undefined, struct)) required.push(name)
+  }
+  return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false }
 }
