@@ -31,28 +31,6 @@ export class AffiliateError extends Error {
   }
 }
 
-/** Where V8 and JavaScriptCore read how many frames a new Error captures. */
-const errorClass = Error as unknown as { stackTraceLimit: number }
-/** Absent elsewhere, and frozen in a hardened realm: a refusal then keeps its stack. */
-const canSkipStacks = Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit')?.writable === true
-
-/**
- * An AffiliateError made without a stack trace, for the refusals the HTTP layer answers itself
- * (unknown key, rate limit, unknown route, unreadable body). Nothing ever reads their stacks, and
- * capturing one costs several microseconds: more than the rest of a refusal, at a rate the caller
- * chooses. Errors the operations throw keep theirs, for callers of the typed API.
- */
-export function refusal(...args: ConstructorParameters<typeof AffiliateError>): AffiliateError {
-  if (!canSkipStacks) return new AffiliateError(...args)
-  const limit = errorClass.stackTraceLimit
-  errorClass.stackTraceLimit = 0
-  try {
-    return new AffiliateError(...args)
-  } finally {
-    errorClass.stackTraceLimit = limit
-  }
-}
-
 export const validationError = (errors: FieldError[]): AffiliateError =>
   new AffiliateError(400, 'Validation error', errors)
 

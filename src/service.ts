@@ -1,13 +1,22 @@
 import { createApi, createOperations, type AffiliateApi } from './api/index.js'
 import { systemClock, type Clock } from './clock.js'
-import { DEFAULT_MAX_BODY_BYTES } from './http/body.js'
+import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES } from './http/body.js'
+import type { FetchContext } from './http/client-address.js'
 import { createHandler } from './http/handler.js'
 import type { IdempotencyOptions } from './http/idempotency.js'
-import { REPLY } from './http/incoming.js'
 import type { KeyStore } from './keys/types.js'
-import { createLimiter } from './limiter/limiter.js'
+import { addressThrottle } from './limiter/address-throttle.js'
+import { createLimiter, resolveRule } from './limiter/limiter.js'
 import type { RateLimitOptions } from './limiter/types.js'
 import type { Storage } from './storage/types.js'
+
+/** Limits on wrong API keys, per client address. */
+export interface FailedKeyLimitOptions {
+  /** Wrong keys an address may send in one burst. @default 10 */
+  capacity?: number
+  /** Wrong keys an address may send per second, on average. @default 10 */
+  refillPerSecond?: number
+}
 
 export interface AffiliateServiceOptions {
   /** Where records live: `memoryStorage()`, `sqlJsStorage()`, or your own (see `Storage`). */
@@ -16,8 +25,16 @@ export interface AffiliateServiceOptions {
   keyStore: KeyStore
   /** Where time comes from. @default the system clock */
   clock?: Clock
+  /**
+   * Where the API answers: requests outside it are not the service's (the adapters pass them on;
+   * `fetch` answers them 404). @default '/api/v1'
+   * @example basePath: '/affiliates/api/v1' // a host that routes `/affiliates/*` to `service.fetch` unchanged
+   */
+  basePath?: string
   /** Largest request body accepted, in bytes; a larger one is refused with 413. @default 102400 */
   maxBodyBytes?: number
+  /** How long a request body may take to arrive, in ms; then 408 `Request body timeout`. @default 10000 */
+  bodyTimeoutMs?: number
   /**
    * Per-key limits, counted per API key id: a token bucket (`capacity` tokens, refilled at
    * `refillPerSecond`) and at most `maxInFlight` requests being answered at once. A request over
@@ -29,6 +46,14 @@ export interface AffiliateServiceOptions {
    */
   rateLimit?: false | RateLimitOptions
   /**
+   * Wrong API keys, counted per client address (which the adapters supply): past the limit every
+   * keyed request from that address is 429 with `Retry-After` until tokens come back. Counted in
+   * this process. Calls without a client address (in-process `fetch`) are not counted. `false`
+   * turns it off.
+   * @default { capacity: 10, refillPerSecond: 10 }
+   */
+  failedKeyLimit?: false | FailedKeyLimitOptions
+  /**
    * `Idempotency-Key` on POST: a retry with the same key and body answers the first answer
    * (`Idempotent-Replayed: true`) and changes nothing. Answers are kept in `storage`.
    * @default { ttlMs: 86_400_000, leaseMs: 60_000 }
@@ -36,22 +61,61 @@ export interface AffiliateServiceOptions {
   idempotency?: IdempotencyOptions
   /**
    * Called with every unexpected error (the ones answered 500) so you can log it; the response
-   * never carries its message or stack. @default logs to `console.error`
+   * never carries its message or stack. A client that goes away is not one. @default logs to `console.error`
    */
   onError?: (error: unknown, request: Request) => void
 }
 
 export interface AffiliateService {
-  /** Answers a web-standard Request; `export default service` serves it under Bun, Deno and workers. */
-  fetch(request: Request): Promise<Response>
+  /**
+   * Answers a web-standard Request; `export default service` serves it under Bun, Deno and workers.
+   * `context` says who is calling: `{ clientAddress }` (the adapters pass it), or what Bun, Deno
+   * or `@hono/node-server` pass as the handler's second argument.
+   */
+  fetch(request: Request, context?: FetchContext | unknown): Promise<Response>
   /** The typed programmatic API: the same rules and shapes as HTTP, without HTTP. */
   api: AffiliateApi
+  /** Where the API answers, e.g. `/api/v1`: adapters pass requests outside it on to the host. */
+  readonly basePath: string
 }
 
 const logError = (error: unknown) => console.error('affiliate-service: unexpected error', error)
 
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null
+
+/** A whole number of at least 1, or the default; anything else throws a TypeError naming the option. */
+function positive(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) throw new TypeError(`${name} must be a whole number of at least 1`)
+  return value
+}
+
+function checkOptions(options: AffiliateServiceOptions): void {
+  if (!isObject(options)) throw new TypeError('createAffiliateService takes an options object: { storage, keyStore }')
+  const storage: unknown = options.storage
+  if (typeof storage === 'function') throw new TypeError('storage must be a storage, not its factory: call it, e.g. storage: memoryStorage()')
+  if (!isObject(storage) || typeof storage.transaction !== 'function') throw new TypeError('storage is required: a Storage such as memoryStorage()')
+  const keyStore: unknown = options.keyStore
+  if (typeof keyStore === 'function') throw new TypeError('keyStore must be a key store, not its factory: call it, e.g. keyStore: memoryKeyStore([...])')
+  if (!isObject(keyStore) || typeof keyStore.resolve !== 'function') throw new TypeError('keyStore is required: a KeyStore such as memoryKeyStore([...])')
+  if (options.clock !== undefined && (!isObject(options.clock) || typeof options.clock.now !== 'function')) {
+    throw new TypeError('clock must be an object with a now() method answering epoch milliseconds')
+  }
+  if (options.onError !== undefined && typeof options.onError !== 'function') throw new TypeError('onError must be a function')
+}
+
+/** `/api/v1` as given, without a trailing slash; `/` is the root. */
+function normalizeBasePath(value: unknown): string {
+  if (value === undefined) return '/api/v1'
+  if (typeof value !== 'string' || !value.startsWith('/') || /[?#\s]/.test(value)) {
+    throw new TypeError('basePath must be a path starting with "/", such as "/api/v1"')
+  }
+  return value.replace(/\/+$/, '')
+}
+
 /**
- * Builds the service. It holds no global state: create as many as you like, one per test if you wish.
+ * Builds the service. It holds no global state: create as many as you like, one per test if you
+ * wish. Its options are checked here: a missing or wrong one throws a TypeError naming it.
  *
  * @example
  * const service = createAffiliateService({
@@ -61,23 +125,32 @@ const logError = (error: unknown) => console.error('affiliate-service: unexpecte
  * const response = await service.fetch(new Request('http://localhost/api/v1/health'))
  */
 export function createAffiliateService(options: AffiliateServiceOptions): AffiliateService {
+  checkOptions(options)
   const clock = options.clock ?? systemClock
-  const ops = createOperations({ storage: options.storage, clock })
+  const basePath = normalizeBasePath(options.basePath)
   const onError = options.onError ?? logError
-  const handler = createHandler({
+  const idempotency = options.idempotency ?? {}
+  positive('idempotency.ttlMs', idempotency.ttlMs, 1)
+  positive('idempotency.leaseMs', idempotency.leaseMs, 1)
+  const failed = options.failedKeyLimit
+  const ops = createOperations({ storage: options.storage, clock })
+  const fetch = createHandler({
     ops,
     storage: options.storage,
-    idempotency: options.idempotency ?? {},
+    idempotency,
     keyStore: options.keyStore,
     clock,
-    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-    limiter: createLimiter(options.rateLimit, clock, onError),
+    body: {
+      maxBytes: positive('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
+      timeoutMs: positive('bodyTimeoutMs', options.bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS),
+    },
+    limiter: createLimiter(options.rateLimit, clock),
+    failedKeys:
+      failed === false
+        ? null
+        : addressThrottle(resolveRule({ capacity: 10, refillPerSecond: 10, maxInFlight: false, ...failed }, 'failedKeyLimit'), clock),
+    basePath,
     onError,
   })
-  const service: AffiliateService = { fetch: handler.fetch, api: createApi(ops) }
-  // The answer path without web Request/Response objects, for this package's Node adapter. Not
-  // enumerable and symbol-keyed: it is no part of the public shape, and spreading the service or
-  // printing it never shows it.
-  Object.defineProperty(service, REPLY, { value: handler.reply })
-  return service
+  return { fetch, api: createApi(ops), basePath }
 }

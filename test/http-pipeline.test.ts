@@ -71,7 +71,15 @@ describe('GET /health', () => {
     const { call } = setup()
     const response = await call('POST', '/health', { key: null, body: {} })
     expect(response.status).toBe(405)
-    expect(response.headers.get('allow')).toBe('GET')
+    expect(response.headers.get('allow')).toBe('GET, HEAD')
+  })
+
+  it('answers HEAD like GET, without a body, so HEAD-based uptime checks work', async () => {
+    const { service } = setup()
+    const response = await service.fetch(new Request('http://test.local/api/v1/health', { method: 'HEAD' }))
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toBe(JSON_TYPE)
+    expect(await response.text()).toBe('')
   })
 })
 

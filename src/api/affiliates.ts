@@ -24,8 +24,8 @@ const storedField = (field: NonNullable<AffiliateListQuery['orderType']>) =>
 
 export function affiliateOperations({ storage, clock }: Deps) {
   return {
-    async create(access: Access, body: unknown): Promise<Affiliate> {
-      const input = parseBody(affiliateCreate, body)
+    async create(access: Access, body: unknown, query: unknown = {}): Promise<Affiliate> {
+      const input = parseBody(affiliateCreate, body, query)
       const workspaceId = input.workspaceId?.toLowerCase()
       if (workspaceId !== undefined) requireWorkspace(access, workspaceId)
       return inTransaction(storage, async (tx) => {

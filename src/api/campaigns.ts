@@ -59,8 +59,8 @@ async function clearDefault(tx: StorageTransaction, workspaceId: string, keep: s
 
 export function campaignOperations({ storage, clock }: Deps) {
   return {
-    async create(access: Access, body: unknown): Promise<Campaign> {
-      const input = withPercentageRule(() => parseBody(campaignCreate, body), body)
+    async create(access: Access, body: unknown, query: unknown = {}): Promise<Campaign> {
+      const input = withPercentageRule(() => parseBody(campaignCreate, body, query), body)
       const workspaceId = input.workspaceId.toLowerCase()
       requireWorkspace(access, workspaceId)
       const amountMinor = parseMoney(input.amount)!

@@ -44,8 +44,8 @@ export function listCommissions<T>({ storage }: Deps, access: Access, q: ListQue
 export function commissionOperations(deps: Deps) {
   const { storage, clock } = deps
   return {
-    async create(access: Access, body: unknown): Promise<Commission> {
-      const input = parseBody(commissionCreate, body)
+    async create(access: Access, body: unknown, query: unknown = {}): Promise<Commission> {
+      const input = parseBody(commissionCreate, body, query)
       return inTransaction(storage, async (tx) =>
         toCommission(
           await insertCommission(tx, access, clock, {

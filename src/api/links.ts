@@ -62,8 +62,8 @@ export function linkOperations({ storage, clock }: Deps) {
   }
 
   return {
-    async create(access: Access, body: unknown): Promise<ReferralLink> {
-      const input = parseBody(linkCreate, body)
+    async create(access: Access, body: unknown, query: unknown = {}): Promise<ReferralLink> {
+      const input = parseBody(linkCreate, body, query)
       const supplied = input.referralCode
       if (supplied !== undefined) return inTransaction(storage, (tx) => insertLink(tx, access, input, supplied))
       // A generated code that collides is drawn again; the store's constraint, not a prior read, decides.
@@ -99,8 +99,8 @@ export function linkOperations({ storage, clock }: Deps) {
     },
 
     /** Counts an open or a click on the link and on its affiliate, in one transaction. */
-    async track(access: Access, body: unknown): Promise<ReferralLink> {
-      const { referralCode, event } = parseBody(linkTrack, body)
+    async track(access: Access, body: unknown, query: unknown = {}): Promise<ReferralLink> {
+      const { referralCode, event } = parseBody(linkTrack, body, query)
       const field = event === 'open' ? 'totalOpens' : 'totalClicks'
       return inTransaction(storage, async (tx) => {
         const link = await findLinkByCode(tx, access, referralCode)

@@ -22,8 +22,8 @@ function referredPatch(input: ReferredUserUpdateInput) {
 export function referredUserOperations(deps: Deps) {
   const { storage, clock } = deps
   return {
-    async create(access: Access, body: unknown): Promise<ReferredUser> {
-      const input = parseBody(referredUserCreate, body)
+    async create(access: Access, body: unknown, query: unknown = {}): Promise<ReferredUser> {
+      const input = parseBody(referredUserCreate, body, query)
       const { referredTo, affiliateId, workspaceId, campaignId, referralCode, isSelfReferral: _ignored, ...fields } = input
       if (workspaceId !== undefined) requireWorkspace(access, workspaceId.toLowerCase())
       return inTransaction(storage, async (tx) =>

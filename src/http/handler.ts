@@ -2,19 +2,17 @@ import { Router, type IRequest } from 'itty-router'
 import { accessOf } from '../api/access.js'
 import { createOperations, type Operations } from '../api/index.js'
 import { isoAt, type Clock } from '../clock.js'
-import { AffiliateError, refusal } from '../errors.js'
+import { AffiliateError } from '../errors.js'
 import type { KeyStore, Principal } from '../keys/types.js'
+import type { AddressThrottle } from '../limiter/address-throttle.js'
 import type { Limiter } from '../limiter/limiter.js'
-import { deliverThenRelease } from '../limiter/hold-until-delivered.js'
 import type { Storage } from '../storage/types.js'
-import { readJsonBody } from './body.js'
-import { checkIdempotencyKey, createIdempotency, IDEMPOTENCY_HEADER, type IdempotencyOptions } from './idempotency.js'
-import { incomingOf, type Incoming } from './incoming.js'
-import { errorReply, jsonReply, success, type Reply } from './respond.js'
-import { routes, type Route } from './routes.js'
-import { queryOf, targetOf, type Target } from './target.js'
+import { readJsonBody, type BodyLimits } from './body.js'
+import { clientAddressOf } from './client-address.js'
+import { checkIdempotencyKey, createIdempotency, fingerprintOf, IDEMPOTENCY_HEADER, type IdempotencyOptions } from './idempotency.js'
+import { envelope, errorAnswer, toResponse, type Answer } from './respond.js'
+import { routes, type Query, type Route } from './routes.js'
 
-export const BASE_PATH = '/api/v1'
 export const SERVICE_NAME = 'affiliate-service'
 
 export interface HandlerOptions {
@@ -24,119 +22,106 @@ export interface HandlerOptions {
   idempotency: IdempotencyOptions
   keyStore: KeyStore
   clock: Clock
-  maxBodyBytes: number
+  body: BodyLimits
   /** Admits each keyed request per `principal.keyId`; `noLimiter` when limiting is off. */
   limiter: Limiter
+  /** Counts wrong keys per client address; null when off. */
+  failedKeys: AddressThrottle | null
+  /** Where the routes are: `/api/v1` unless the host says otherwise. */
+  basePath: string
   onError: (error: unknown, request: Request) => void
 }
 
-export interface Handler {
-  /** Answers a web Request with a web Response. */
-  fetch(request: Request): Promise<Response>
-  /** Answers an Incoming with a Reply: the same answer, with no web objects on the way. */
-  reply(incoming: Incoming): Promise<Reply>
+/** A Request as itty-router hands it on: the Request, with the fields the router sets. */
+type Routed = Request & IRequest
+
+const unauthorized = () => new AffiliateError(401, 'Invalid API key. Please check your API key and try again.')
+const endpointNotFound = () => new AffiliateError(404, 'Endpoint not found')
+
+/** The query string as name -> value, a repeated name -> every value in order, every name an own property. */
+function queryOf(params: URLSearchParams): Query {
+  const query = new Map<string, string | string[]>()
+  for (const [name, value] of params) {
+    const seen = query.get(name)
+    query.set(name, seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value])
+  }
+  return Object.fromEntries(query)
 }
-
-/** Answers one request to one route; throws AffiliateErrors for the caller to answer. */
-type Serve = (incoming: Incoming, target: Target) => Promise<Reply>
-
-/** What itty-router is handed: the fields it reads, and the Incoming beside them. */
-interface Routed extends IRequest {
-  incoming: Incoming
-}
-
-const unauthorized = () => refusal(401, 'Invalid API key. Please check your API key and try again.')
-const endpointNotFound = () => refusal(404, 'Endpoint not found')
 
 /**
- * The handler: health, then key check, then the rate limit, then the route's operation, every
- * failure through `errorReply`. Routes are itty-router routes; since every path is static, a
- * request whose path is exactly a route's finds it in a Map first, and only other paths (a
- * trailing slash, an unknown path, a wrong method) walk itty-router's list.
+ * The request path, one for every request: itty-router finds the route under `basePath`; a keyed
+ * route checks the key (wrong keys counted per client address), admits the request under the
+ * key's limits, reads and checks the body, runs the operation (through `Idempotency-Key` when
+ * sent) and answers; every error becomes an answer in `errorAnswer`. The in-flight slot is given
+ * back as soon as the answer is complete.
  */
-export function createHandler(options: HandlerOptions): Handler {
-  const { ops, keyStore, clock, maxBodyBytes, limiter, onError } = options
+export function createHandler(options: HandlerOptions): (request: Request, context?: unknown) => Promise<Response> {
+  const { ops, keyStore, clock, limiter, failedKeys, basePath, onError } = options
   const idempotency = createIdempotency(options.storage, clock, options.idempotency)
 
-  const fail = (error: unknown, incoming: Incoming): Reply => {
-    if (!(error instanceof AffiliateError)) onError(error, incoming.request())
-    return errorReply(error)
+  const fail = (error: unknown, request: Request, extra?: Record<string, string>): Response => {
+    if (!(error instanceof AffiliateError)) onError(error, request)
+    return toResponse(errorAnswer(error), extra)
   }
 
-  const answer = async (route: Route, incoming: Incoming, target: Target, principal: Principal): Promise<Reply> => {
-    const idempotencyKey = route.method === 'POST' ? incoming.header(IDEMPOTENCY_HEADER) : null
+  async function authenticate(request: Request, context: unknown): Promise<Principal> {
+    const address = failedKeys ? clientAddressOf(request, context) : undefined
+    if (address !== undefined) failedKeys!.check(address)
+    const key = request.headers.get('x-auth-service')
+    const principal = key ? await keyStore.resolve(key) : null
+    if (principal) return principal
+    if (address !== undefined) failedKeys!.spend(address)
+    throw unauthorized()
+  }
+
+  async function answer(route: Route, request: Request, principal: Principal): Promise<Answer> {
+    const idempotencyKey = route.method === 'POST' ? request.headers.get(IDEMPOTENCY_HEADER) : null
     if (idempotencyKey !== null) checkIdempotencyKey(idempotencyKey)
-    const hasBody = route.method === 'POST' || route.method === 'PUT'
-    const body = hasBody ? await readJsonBody(incoming, maxBodyBytes) : undefined
-    const call = { access: accessOf(principal), query: queryOf(target.search), body }
+    const body = route.method === 'POST' || route.method === 'PUT' ? await readJsonBody(request, options.body) : undefined
+    const url = new URL(request.url)
+    const call = { access: accessOf(principal), query: queryOf(url.searchParams), body }
     const status = route.status ?? (route.method === 'POST' ? 201 : 200)
-    if (idempotencyKey === null) return success(status, route.message, await route.run(ops, call))
+    if (idempotencyKey === null) return envelope(status, route.message, await route.run(ops, call))
     return idempotency.run({
       keyId: principal.keyId,
       key: idempotencyKey,
-      fingerprint: `${route.method} ${target.path}${target.search}\n${JSON.stringify(body)}`,
-      envelope: (data) => ({ status, body: JSON.stringify({ status, message: route.message, data }) }),
+      fingerprint: fingerprintOf(route.method, url.pathname + url.search, body),
+      envelope: (data) => envelope(status, route.message, data),
       execute: (storage) => route.run(createOperations({ storage, clock }), call),
     })
   }
 
-  const health: Serve = async () => jsonReply(200, { status: 'ok', service: SERVICE_NAME, timestamp: isoAt(clock) })
-
-  const keyed =
-    (route: Route): Serve =>
-    async (incoming, target) => {
-      const key = incoming.header('x-auth-service')
-      const principal = key ? await keyStore.resolve(key) : null
-      if (!principal) throw unauthorized()
-      // From here on every answer, error or not, carries the key's RateLimit headers.
-      const admission = await limiter.admit(principal.keyId)
-      return admission.hold(
-        () => answer(route, incoming, target, principal).catch((error) => fail(error, incoming)),
-        (error) => onError(error, incoming.request()),
-      )
+  const keyed = (route: Route) => async (request: Routed, context: unknown) => {
+    const principal = await authenticate(request, context)
+    // From here on every answer, error or not, carries the key's RateLimit headers.
+    const admission = await limiter.admit(principal.keyId, (error) => onError(error, request))
+    try {
+      return toResponse(await answer(route, request, principal), admission.headers)
+    } catch (error) {
+      return fail(error, request, admission.headers)
+    } finally {
+      admission.release()
     }
-
-  /** Full path -> method -> serve, for the exact-path look-up. */
-  const exact = new Map<string, Map<string, Serve>>()
-  const router = Router<Routed, [Incoming]>({ base: BASE_PATH })
-  const add = (method: Route['method'], path: string, serve: Serve) => {
-    const methods = exact.get(BASE_PATH + path) ?? new Map<string, Serve>()
-    methods.set(method, serve)
-    exact.set(BASE_PATH + path, methods)
-    router[method.toLowerCase()]!(path, (request: Routed, incoming: Incoming) => serve(incoming, targetOf(request.url)))
   }
-  add('GET', '/health', health)
-  for (const route of routes) add(route.method, route.path, keyed(route))
 
+  const health = (request: Routed) =>
+    toResponse({ status: 200, body: JSON.stringify({ status: 'ok', service: SERVICE_NAME, timestamp: isoAt(clock) }) }, undefined, request.method !== 'HEAD')
+
+  /** Path -> the methods it answers, for 405's `Allow`. */
+  const methods = new Map<string, string[]>([['/health', ['GET', 'HEAD']]])
+  const router = Router<Routed, [unknown]>({ base: basePath, catch: (error, request) => fail(error, request) })
+  router.get('/health', health)
+  router.head('/health', health)
+  for (const route of routes) {
+    router[route.method.toLowerCase()]!(route.path, keyed(route))
+    methods.set(route.path, [...(methods.get(route.path) ?? []), route.method])
+  }
+  // Unknown paths and methods are answered before any key is looked at, and are not limited.
   router.all('*', (request: Routed) => {
-    const path = targetOf(request.url).path.slice(BASE_PATH.length).replace(/\/+$/, '')
-    const methods = exact.get(BASE_PATH + path)
-    if (!methods) throw endpointNotFound()
-    throw refusal(405, 'Method not allowed', undefined, { allow: [...methods.keys()].join(', ') })
+    const path = new URL(request.url).pathname.slice(basePath.length).replace(/\/+$/, '')
+    const allowed = methods.get(path)
+    throw allowed ? new AffiliateError(405, 'Method not allowed', undefined, { allow: allowed.join(', ') }) : endpointNotFound()
   })
 
-  async function reply(incoming: Incoming): Promise<Reply> {
-    try {
-      const target = targetOf(incoming.url)
-      const serve = exact.get(target.path)?.get(incoming.method)
-      if (serve) return await serve(incoming, target)
-      // itty-router needs an absolute URL; the origin plays no part in routing.
-      const url = incoming.url.charCodeAt(0) === 47 ? `http://localhost${incoming.url}` : incoming.url
-      const routed: Reply | undefined = await router.fetch({ method: incoming.method, url, incoming } as Routed, incoming)
-      return routed ?? errorReply(endpointNotFound())
-    } catch (error) {
-      return fail(error, incoming)
-    }
-  }
-
-  return {
-    reply,
-    async fetch(request) {
-      const answered = await reply(incomingOf(request))
-      const init = { status: answered.status, headers: answered.headers }
-      if (!answered.done) return new Response(answered.body, init)
-      // The in-flight slot is held until the body has been read (or the client has gone).
-      return deliverThenRelease(request, answered.body, (body) => new Response(body, init), answered.done)
-    },
-  }
+  return async (request, context) => (await router.fetch(request as Routed, context)) ?? fail(endpointNotFound(), request)
 }

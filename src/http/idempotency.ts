@@ -1,9 +1,9 @@
 import type { Clock } from '../clock.js'
 import { newId, sha256Hex } from '../crypto.js'
 import type { IdempotencyRecord } from '../domain/records.js'
-import { AffiliateError, refusal } from '../errors.js'
+import { AffiliateError } from '../errors.js'
 import { UniqueViolationError, type Storage, type StorageTransaction } from '../storage/types.js'
-import { errorParts, JSON_TYPE, type Reply } from './respond.js'
+import { errorBody, type Answer } from './respond.js'
 
 export interface IdempotencyOptions {
   /** How long a finished request's answer is kept for replay, in ms. @default 86_400_000 (24 hours) */
@@ -29,8 +29,8 @@ export interface IdempotentCall {
   key: string
   /** What makes two requests the same: method, path with query, and body. */
   fingerprint: string
-  /** The answer's status and body for a successful result. */
-  envelope(data: unknown): { status: number; body: string }
+  /** The answer for a successful result. */
+  envelope(data: unknown): Answer
   /**
    * Runs the request with a storage whose write transaction also stores the answer, so the
    * request's writes and its stored answer commit together or not at all.
@@ -40,8 +40,23 @@ export interface IdempotentCall {
 
 /** Checks the header: 1 to 255 characters. */
 export function checkIdempotencyKey(key: string): void {
-  if (key.length < 1 || key.length > 255) throw refusal(400, 'Idempotency-Key must be 1 to 255 characters')
+  if (key.length < 1 || key.length > 255) throw new AffiliateError(400, 'Idempotency-Key must be 1 to 255 characters')
 }
+
+/** JSON with every object's keys sorted: the same value however a client ordered its keys. */
+const sortedJson = (value: unknown): string =>
+  JSON.stringify(value, (_key, item: unknown) =>
+    item !== null && typeof item === 'object' && !Array.isArray(item)
+      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : item,
+  )
+
+/**
+ * What makes two requests the same request: method, path with query, and body. The body counts by
+ * value, not by how it was written: a retry that re-serializes the same JSON in another key order
+ * (another process, another library) is the same request.
+ */
+export const fingerprintOf = (method: string, target: string, body: unknown): string => `${method} ${target}\n${sortedJson(body)}`
 
 /**
  * Retries with the same `Idempotency-Key` (per API key) answer the first answer, replayed, and
@@ -96,15 +111,12 @@ export function createIdempotency(storage: Storage, clock: Clock, options: Idemp
     return tx.update('idempotency', id, { state: 'done', status, body, expiresAt: at(now + ttlMs), updatedAt: at(now) })
   }
 
-  const replay = (status: number, body: string): Reply => ({
-    status,
-    headers: { 'content-type': JSON_TYPE, 'idempotent-replayed': 'true' },
-    body,
-  })
+  const replay = (status: number, body: string): Answer => ({ status, body, headers: { 'idempotent-replayed': 'true' } })
 
   return {
-    async run(call: IdempotentCall): Promise<Reply> {
-      const [scopeKey, requestHash] = await Promise.all([sha256Hex(`${call.keyId}\u0000${call.key}`), sha256Hex(call.fingerprint)])
+    async run(call: IdempotentCall): Promise<Answer> {
+      const scopeKey = sha256Hex(`${call.keyId}\u0000${call.key}`)
+      const requestHash = sha256Hex(call.fingerprint)
       const started = await begin(scopeKey, requestHash)
       if (started.kind === 'mismatch') {
         throw new AffiliateError(422, 'This Idempotency-Key was already used with a different request')
@@ -127,16 +139,14 @@ export function createIdempotency(storage: Storage, clock: Clock, options: Idemp
               }, transactionOptions),
       }
       try {
-        const data = await call.execute(recording)
-        const { status, body } = call.envelope(data)
-        return { status, headers: { 'content-type': JSON_TYPE }, body }
+        return call.envelope(await call.execute(recording))
       } catch (error) {
         // A refusal the request earned by what it asked (not found, a business rule) is its answer
         // and is kept; a malformed request (400) or a failure of ours frees the key for a retry.
-        const { status, body } = errorParts(error)
+        const body = errorBody(error)
         await storage.transaction(async (tx) => {
-          if (status === 400 || status >= 500) await tx.delete('idempotency', started.id)
-          else await finish(tx, started.id, status, JSON.stringify(body))
+          if (body.status === 400 || body.status >= 500) await tx.delete('idempotency', started.id)
+          else await finish(tx, started.id, body.status, JSON.stringify(body))
         })
         throw error
       }

@@ -3,57 +3,39 @@ import { AffiliateError } from '../errors.js'
 export const JSON_TYPE = 'application/json; charset=utf-8'
 
 /**
- * An answer before it is a Response: what the handler makes. `service.fetch` turns it into a
- * Response at its edge; the Node adapter writes it with one `end()`, with no Response or stream.
+ * An answer before it is a Response: its status, JSON text and extra headers. Kept as data where
+ * it must be stored (an idempotent request's answer) or added to (the rate-limit headers); the
+ * handler turns every one into a Response with `toResponse`.
  */
-export interface Reply {
+export interface Answer {
   status: number
-  /** Header names in lower case. */
-  headers: Record<string, string>
   body: string
-  /**
-   * Set when the answer holds a rate limiter's in-flight slot: whoever delivers the reply calls it
-   * once the body has gone out (or the client has gone), and the slot is freed. Calls after the
-   * first do nothing.
-   */
-  done?: () => void
+  headers?: Record<string, string> | undefined
 }
 
-const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': JSON_TYPE })
-
-const lowerCased = (headers: Record<string, string>): Record<string, string> => {
-  const out: Record<string, string> = { 'content-type': JSON_TYPE }
-  for (const name in headers) out[name.toLowerCase()] = headers[name]!
-  return out
-}
-
-/** JSON with its content type, and `headers` (any case) beside it. */
-export const jsonReply = (status: number, body: unknown, headers?: Record<string, string>): Reply => ({
+/** `{ status, message, data }`: the success envelope, the one place it is built. */
+export const envelope = (status: number, message: string, data: unknown): Answer => ({
   status,
-  // Shared and frozen when there is nothing to add: a reply's headers are copied, never changed.
-  headers: headers ? lowerCased(headers) : JSON_HEADERS,
-  body: JSON.stringify(body),
+  body: JSON.stringify({ status, message, data }),
 })
 
-/** `{ status, message, data }`. */
-export const success = (status: number, message: string, data: unknown): Reply => jsonReply(status, { status, message, data })
-
-/** The status, body and headers an error is answered with. */
-export function errorParts(error: unknown): { status: number; body: object; headers?: Record<string, string> | undefined } {
-  if (error instanceof AffiliateError) {
-    const body = error.errors
-      ? { status: error.status, message: error.message, errors: error.errors }
-      : { status: error.status, message: error.message }
-    return { status: error.status, body, headers: error.headers }
-  }
-  return { status: 500, body: { status: 500, message: 'Internal server error' } }
+/** The status and body an error answers with: `{ status, message }`, plus `errors` on a validation error. */
+export function errorBody(error: unknown): { status: number; message: string; errors?: unknown[] } {
+  if (!(error instanceof AffiliateError)) return { status: 500, message: 'Internal server error' }
+  return error.errors ? { status: error.status, message: error.message, errors: error.errors } : { status: error.status, message: error.message }
 }
 
 /**
- * The one place an error becomes an answer: `{ status, message }`, plus `errors` on a validation
- * error. Anything that is not an AffiliateError is a 500 that says nothing about its cause.
+ * The one place an error becomes an answer. Anything that is not an AffiliateError is a 500 that
+ * says nothing about its cause.
  */
-export function errorReply(error: unknown): Reply {
-  const { status, body, headers } = errorParts(error)
-  return jsonReply(status, body, headers)
+export function errorAnswer(error: unknown): Answer {
+  const body = errorBody(error)
+  return { status: body.status, body: JSON.stringify(body), headers: error instanceof AffiliateError ? error.headers : undefined }
+}
+
+/** The Response of an answer: JSON, its own headers, then `extra` (the rate-limit headers). */
+export function toResponse(answer: Answer, extra?: Record<string, string>, withBody = true): Response {
+  const headers: Record<string, string> = { 'content-type': JSON_TYPE, ...answer.headers, ...extra }
+  return new Response(withBody ? answer.body : null, { status: answer.status, headers })
 }

@@ -1,17 +1,37 @@
-import { constantTimeEqual, sha256Hex, shortSha256Hex } from '../crypto.js'
+import { constantTimeEqual, sha256Hex } from '../crypto.js'
 import type { KeyStore, Principal } from './types.js'
 
 export interface MemoryKeyEntry {
   /** The plaintext key callers send in `x-auth-service`. Only its SHA-256 hash is kept. */
   key: string
   userId: string
+  /** UUIDs of the workspaces the key may touch. */
   workspaceIds: readonly string[]
   /** @default the first 12 hex digits of the key's hash */
   keyId?: string
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** Throws a TypeError naming what is wrong with entry `index`: a mistake shows at start, not as a 500 later. */
+function checkEntry(entry: MemoryKeyEntry, index: number): void {
+  const at = `memoryKeyStore: entry ${index}`
+  if (typeof entry !== 'object' || entry === null) throw new TypeError(`${at} must be an object`)
+  if (typeof entry.key !== 'string' || entry.key === '') throw new TypeError(`${at}: key must be a non-empty string (is an environment variable unset?)`)
+  if (typeof entry.userId !== 'string' || entry.userId === '') throw new TypeError(`${at}: userId must be a non-empty string`)
+  if (!Array.isArray(entry.workspaceIds)) throw new TypeError(`${at}: workspaceIds must be an array of UUIDs`)
+  for (const id of entry.workspaceIds as unknown[]) {
+    if (typeof id !== 'string' || !UUID.test(id)) throw new TypeError(`${at}: workspaceIds holds ${JSON.stringify(id)}, which is not a UUID`)
+  }
+  if (entry.keyId !== undefined && (typeof entry.keyId !== 'string' || entry.keyId === '')) {
+    throw new TypeError(`${at}: keyId must be a non-empty string when given`)
+  }
+}
+
 /**
- * Keys held in memory as SHA-256 hashes: the plaintext is dropped once hashed.
+ * Keys held in memory as SHA-256 hashes: the plaintext is dropped once hashed. The entries are
+ * checked when it is called: a key that is not a non-empty string or a workspace id that is not a
+ * UUID throws a TypeError naming it.
  *
  * A presented key is hashed; the first 16 hex digits of the hash pick the candidates and the
  * whole hash is then compared in constant time. Timing can at most tell an attacker about the
@@ -21,32 +41,22 @@ export interface MemoryKeyEntry {
  * memoryKeyStore([{ key: process.env.AFFILIATE_API_KEY!, userId, workspaceIds: [workspaceId] }])
  */
 export function memoryKeyStore(entries: readonly MemoryKeyEntry[]): KeyStore {
-  const pending = Promise.all(
-    entries.map(async (entry) => {
-      const hash = await sha256Hex(entry.key)
-      const principal: Principal = Object.freeze({
-        keyId: entry.keyId ?? hash.slice(0, 12),
-        userId: entry.userId,
-        workspaceIds: Object.freeze(entry.workspaceIds.map((id) => id.toLowerCase())),
-      })
-      return { hash, principal }
-    }),
-  ).then((stored) => {
-    const byPrefix = new Map<string, (typeof stored)[number][]>()
-    for (const entry of stored) {
-      const prefix = entry.hash.slice(0, 16)
-      byPrefix.set(prefix, [...(byPrefix.get(prefix) ?? []), entry])
-    }
-    return byPrefix
-  })
-  // Once hashed, the table is read directly: no promise to wait for on every request. (A failure
-  // to hash is left for `resolve` to answer.)
-  let ready: Awaited<typeof pending> | undefined
-  void pending.then((byPrefix) => (ready = byPrefix), () => undefined)
+  if (!Array.isArray(entries)) throw new TypeError('memoryKeyStore takes an array of { key, userId, workspaceIds }')
+  entries.forEach(checkEntry)
+  const byPrefix = new Map<string, { hash: string; principal: Principal }[]>()
+  for (const entry of entries) {
+    const hash = sha256Hex(entry.key)
+    const principal: Principal = Object.freeze({
+      keyId: entry.keyId ?? hash.slice(0, 12),
+      userId: entry.userId,
+      workspaceIds: Object.freeze(entry.workspaceIds.map((id: string) => id.toLowerCase())),
+    })
+    const prefix = hash.slice(0, 16)
+    byPrefix.set(prefix, [...(byPrefix.get(prefix) ?? []), { hash, principal }])
+  }
   return {
     async resolve(key) {
-      const byPrefix = ready ?? (await pending)
-      const hash = shortSha256Hex(key) ?? (await sha256Hex(key))
+      const hash = sha256Hex(key)
       let found: Principal | null = null
       for (const entry of byPrefix.get(hash.slice(0, 16)) ?? []) {
         if (constantTimeEqual(entry.hash, hash)) found = entry.principal

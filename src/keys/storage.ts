@@ -1,5 +1,5 @@
 import { isoAt, systemClock, type Clock } from '../clock.js'
-import { constantTimeEqual, newId, randomString, sha256Hex, shortSha256Hex } from '../crypto.js'
+import { constantTimeEqual, newId, randomString, sha256Hex } from '../crypto.js'
 import type { ApiKeyRecord } from '../domain/records.js'
 import type { Storage } from '../storage/types.js'
 import type { KeyStore, Principal } from './types.js'
@@ -83,7 +83,7 @@ export function storageKeyStore(storage: Storage, options: StorageKeyStoreOption
 
   async function add(key: string, input: ApiKeyCreateInput): Promise<ApiKeyInfo> {
     if (input.workspaceIds.length === 0) throw new Error('A key needs at least one workspace')
-    const hash = await sha256Hex(key)
+    const hash = sha256Hex(key)
     const now = isoAt(clock)
     const record: ApiKeyRecord = {
       id: newId(),
@@ -104,7 +104,7 @@ export function storageKeyStore(storage: Storage, options: StorageKeyStoreOption
   return {
     async resolve(key) {
       if (typeof key !== 'string' || key.length === 0 || key.length > MAX_KEY_LENGTH) return null
-      const hash = shortSha256Hex(key) ?? (await sha256Hex(key))
+      const hash = sha256Hex(key)
       const candidates = await storage.transaction((tx) => tx.find('apiKeys', { where: { lookup: hash.slice(0, 16) } }), {
         readOnly: true,
       })
