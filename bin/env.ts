@@ -1,5 +1,5 @@
 // What `npm start` and the command-line tool read from the environment.
-import { sqlJsStorage, type SqlJsStorage } from '../src/index.js'
+import { nameUuid, sqlJsStorage, type SqlJsStorage } from '../src/index.js'
 
 export const DEFAULT_DB = './data/affiliate.sqlite'
 
@@ -9,14 +9,14 @@ export function databaseFromEnv(env: NodeJS.ProcessEnv = process.env): { path: s
   return { path, storage: sqlJsStorage(path === ':memory:' ? {} : { file: path }) }
 }
 
-/** A UUID derived from text, so the same key gets the same user id on every start. */
-export async function stableUuid(text: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)))
-  digest[6] = (digest[6]! & 0x0f) | 0x40
-  digest[8] = (digest[8]! & 0x3f) | 0x80
-  const hex = [...digest.subarray(0, 16)].map((byte) => byte.toString(16).padStart(2, '0')).join('')
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`
-}
+/**
+ * The namespace of the user ids given to environment keys (AFFILIATE_API_KEY). examples/postgres-redis
+ * uses the same one, so a key gets the same user id whichever of them serves it.
+ */
+export const ENV_KEY_NAMESPACE = '73a74ff6-9c63-4a16-a1b0-ad25c284060c'
+
+/** The user id of an environment key: derived from the key, so it is the same on every start and instance. */
+export const envKeyUserId = (key: string): string => nameUuid(ENV_KEY_NAMESPACE, key)
 
 /** Prints the message alone (no stack) and exits 1: for mistakes the user can fix. */
 export function fail(message: string): never {

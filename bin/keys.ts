@@ -1,6 +1,6 @@
 // `affiliate-service keys create|list|revoke`: manage the API keys kept in the database.
 import { parseArgs } from 'node:util'
-import { storageKeyStore } from '../src/index.js'
+import { isUuid, storageKeyStore } from '../src/index.js'
 import { databaseFromEnv, fail } from './env.js'
 
 export const KEYS_USAGE = `Usage: affiliate-service keys <command> [options]
@@ -14,8 +14,6 @@ export const KEYS_USAGE = `Usage: affiliate-service keys <command> [options]
   --db <path>   the database (default: AFFILIATE_DB, else ./data/affiliate.sqlite)
 
 With the file database the server holds a lock: stop it before managing keys.`
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export async function keysCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const { values, positionals } = parseArgs({
@@ -36,7 +34,7 @@ export async function keysCommand(args: string[], env: NodeJS.ProcessEnv = proce
   }
   if (!['create', 'list', 'revoke'].includes(command)) fail(`unknown keys command ${command}\n\n${KEYS_USAGE}`)
   const workspaces = values.workspace ?? []
-  for (const id of [...workspaces, ...(values.user ? [values.user] : [])]) if (!UUID.test(id)) fail(`${id} is not a UUID`)
+  for (const id of [...workspaces, ...(values.user ? [values.user] : [])]) if (!isUuid(id)) fail(`${id} is not a UUID`)
   if (command === 'revoke' && rest.length !== 1) fail('keys revoke takes one key id (see `keys list`)')
 
   const { path, storage } = databaseFromEnv(values.db ? { ...env, AFFILIATE_DB: values.db } : env)

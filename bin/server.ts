@@ -3,10 +3,8 @@
 // ./data/affiliate.sqlite, `:memory:` for memory), AFFILIATE_API_KEY with AFFILIATE_WORKSPACE_ID
 // (that key for that workspace), AFFILIATE_SHUTDOWN_TIMEOUT_MS (default 10000).
 import { serve } from '../adapters/node.js'
-import { createAffiliateService, memoryKeyStore, storageKeyStore, type KeyStore, type StorageKeyStore } from '../src/index.js'
-import { databaseFromEnv, fail, stableUuid } from './env.js'
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+import { createAffiliateService, isUuid, memoryKeyStore, storageKeyStore, type KeyStore, type StorageKeyStore } from '../src/index.js'
+import { databaseFromEnv, envKeyUserId, fail } from './env.js'
 
 /** The environment's key (kept in memory only: it is configuration, not data) before the stored ones. */
 async function keysFromEnv(env: NodeJS.ProcessEnv, stored: StorageKeyStore): Promise<KeyStore> {
@@ -24,8 +22,8 @@ async function keysFromEnv(env: NodeJS.ProcessEnv, stored: StorageKeyStore): Pro
     return stored
   }
   if (!workspaceId) fail('AFFILIATE_API_KEY needs AFFILIATE_WORKSPACE_ID: the workspace that key may use')
-  if (!UUID.test(workspaceId)) fail(`AFFILIATE_WORKSPACE_ID must be a UUID, got ${workspaceId}`)
-  const fromEnv = memoryKeyStore([{ key, userId: await stableUuid(`affiliate-service:${key}`), workspaceIds: [workspaceId] }])
+  if (!isUuid(workspaceId)) fail(`AFFILIATE_WORKSPACE_ID must be a UUID, got ${workspaceId}`)
+  const fromEnv = memoryKeyStore([{ key, userId: envKeyUserId(key), workspaceIds: [workspaceId] }])
   return { resolve: async (presented) => (await fromEnv.resolve(presented)) ?? stored.resolve(presented) }
 }
 

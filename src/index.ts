@@ -52,3 +52,4 @@ export type { MemoryLimiterStore, MemoryLimiterStoreOptions } from './limiter/me
 export { consumeToken } from './limiter/token-bucket.js'
 export type { BucketState } from './limiter/token-bucket.js'
 export type { LimitDecision, LimiterStore, RateLimitOptions, RateLimitRule } from './limiter/types.js'
+export { isUuid, nameUuid, UUID_PATTERN } from './uuid.js'

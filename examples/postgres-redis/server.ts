@@ -1,7 +1,7 @@
 // The service on PostgreSQL and Redis: records in one database, rate limits in one Redis, so any
 // number of these processes can serve the same API behind a load balancer.
 // Run it with `npm run example:postgres-redis` (see README.md beside this file).
-import { createAffiliateService, memoryKeyStore, storageKeyStore, type KeyStore } from 'affiliate-service'
+import { createAffiliateService, memoryKeyStore, nameUuid, storageKeyStore, type KeyStore } from 'affiliate-service'
 import { serve } from 'affiliate-service/node'
 import { postgresStorage } from 'affiliate-service/postgres'
 import { redisLimiterStore } from 'affiliate-service/redis'
@@ -14,13 +14,9 @@ const limiter = redisLimiterStore({ url: env.REDIS_URL ?? 'redis://127.0.0.1:637
 // Instances starting together take turns migrating (an advisory lock); both fail fast if a service is down.
 await Promise.all([storage.ready(), limiter.ready()])
 
-/** A UUID derived from text: every instance gives the environment's key the same user id. */
-async function stableUuid(text: string): Promise<string> {
-  const hex = [...new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)))]
-    .map((byte) => byte.toString(16).padStart(2, '0'))
-    .join('')
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`
-}
+// The environment key's user id, derived from the key: every instance gives it the same one. The
+// namespace is the one `npm start` uses, so a key keeps its user id whichever of them serves it.
+const ENV_KEY_NAMESPACE = '73a74ff6-9c63-4a16-a1b0-ad25c284060c'
 
 // Keys live in the database, so every instance knows every key and a revocation reaches them all.
 // AFFILIATE_API_KEY with AFFILIATE_WORKSPACE_ID adds one from the environment (kept in memory only).
@@ -28,7 +24,7 @@ const stored = storageKeyStore(storage)
 let keyStore: KeyStore = stored
 if (env.AFFILIATE_API_KEY && env.AFFILIATE_WORKSPACE_ID) {
   const key = env.AFFILIATE_API_KEY
-  const fromEnv = memoryKeyStore([{ key, userId: await stableUuid(key), workspaceIds: [env.AFFILIATE_WORKSPACE_ID] }])
+  const fromEnv = memoryKeyStore([{ key, userId: nameUuid(ENV_KEY_NAMESPACE, key), workspaceIds: [env.AFFILIATE_WORKSPACE_ID] }])
   keyStore = { resolve: async (presented) => (await fromEnv.resolve(presented)) ?? stored.resolve(presented) }
 } else if ((await stored.list()).length === 0) {
   const { key, info } = await stored.create({ workspaceIds: [crypto.randomUUID()], label: 'made by examples/postgres-redis' })

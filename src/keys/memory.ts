@@ -1,4 +1,5 @@
 import { constantTimeEqual, sha256Hex } from '../crypto.js'
+import { isUuid } from '../uuid.js'
 import type { KeyStore, Principal } from './types.js'
 
 export interface MemoryKeyEntry {
@@ -11,8 +12,6 @@ export interface MemoryKeyEntry {
   keyId?: string
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 /** Throws a TypeError naming what is wrong with entry `index`: a mistake shows at start, not as a 500 later. */
 function checkEntry(entry: MemoryKeyEntry, index: number): void {
   const at = `memoryKeyStore: entry ${index}`
@@ -21,7 +20,7 @@ function checkEntry(entry: MemoryKeyEntry, index: number): void {
   if (typeof entry.userId !== 'string' || entry.userId === '') throw new TypeError(`${at}: userId must be a non-empty string`)
   if (!Array.isArray(entry.workspaceIds)) throw new TypeError(`${at}: workspaceIds must be an array of UUIDs`)
   for (const id of entry.workspaceIds as unknown[]) {
-    if (typeof id !== 'string' || !UUID.test(id)) throw new TypeError(`${at}: workspaceIds holds ${JSON.stringify(id)}, which is not a UUID`)
+    if (!isUuid(id)) throw new TypeError(`${at}: workspaceIds holds ${JSON.stringify(id)}, which is not a UUID`)
   }
   if (entry.keyId !== undefined && (typeof entry.keyId !== 'string' || entry.keyId === '')) {
     throw new TypeError(`${at}: keyId must be a non-empty string when given`)

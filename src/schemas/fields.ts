@@ -1,5 +1,6 @@
 import { Struct } from 'superstruct'
 import { parseMoney } from '../domain/money.js'
+import { isUuid } from '../uuid.js'
 
 // Field structs. Each failure message completes a sentence that starts with the field name:
 // "email" + " must be a valid e-mail address".
@@ -17,7 +18,6 @@ export type JsonSchema = Record<string, unknown>
 export const field = <T>(name: string, json: JsonSchema, validator: (value: unknown) => boolean | string): Struct<T, JsonSchema> =>
   new Struct<T, JsonSchema>({ type: name, schema: json, validator: (value) => validator(value) })
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 // A practical address check (local@domain.tld), not the whole of RFC 5322.
 const EMAIL = /^[^\s@"(),:;<>[\\\]]{1,64}@(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/
 const ISO_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?(?:Z|[+-]\d{2}:\d{2})$/
@@ -26,7 +26,7 @@ const isLeapYear = (year: number) => year % 4 === 0 && (year % 100 !== 0 || year
 const daysInMonth = (year: number, month: number) =>
   month === 2 ? (isLeapYear(year) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31
 
-export const uuid = field<string>('uuid', { type: 'string', format: 'uuid' }, (value) => (typeof value === 'string' && UUID.test(value)) || 'must be a UUID')
+export const uuid = field<string>('uuid', { type: 'string', format: 'uuid' }, (value) => isUuid(value) || 'must be a UUID')
 
 // NUL, other C0 controls but tab and line breaks, and a surrogate without its pair cannot be stored
 // faithfully (PostgreSQL refuses NUL; SQLite and pg turn a lone surrogate into U+FFFD).

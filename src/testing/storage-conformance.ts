@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { CampaignRecord } from '../domain/records.js'
 import { models } from '../storage/models.js'
 import { UniqueViolationError, type FindQuery, type ModelName, type RecordOf, type Storage, type StorageTransaction } from '../storage/types.js'
+import { isUuid } from '../uuid.js'
 import { affiliate, apiKey, at, campaign, commission, idempotency, link, OTHER_WORKSPACE, sampleId, WORKSPACE } from './sample-records.js'
 
 /** Makes a fresh, empty storage for one test. It is closed (when it has `close`) after the test. */
@@ -16,11 +17,9 @@ export interface StorageConformanceOptions {
   skip?: Record<string, string>
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 /** A different value of the same shape (a fresh UUID for a UUID), so typed columns accept it. */
 const another = (value: unknown, tag: string): string =>
-  typeof value === 'string' && UUID.test(value) ? sampleId() : `${typeof value === 'string' ? value : 'value'}-${tag}`
+  isUuid(value) ? sampleId() : `${typeof value === 'string' ? value : 'value'}-${tag}`
 
 const samples: { [M in ModelName]: (overrides?: Partial<RecordOf<M>>) => RecordOf<M> } = {
   campaigns: campaign,
