@@ -18,7 +18,9 @@ export default defineConfig({
   format: ['esm', 'cjs'],
   dts: true,
   clean: true,
-  sourcemap: true,
+  // No maps: the output is not minified, so stack traces read as they are, and maps would ship
+  // every source a second time (1.2 MB of the 1.8 MB unpacked).
+  sourcemap: false,
   target: 'node20',
   splitting: true,
   treeshake: true,
