@@ -1,4 +1,5 @@
 // `affiliate-service/redis`: the LimiterStore contract on Redis (one Lua script per decision),
-// through `redis` (node-redis, an optional peer) or any client that can send a command.
+// through a client of yours (node-redis or ioredis), or one made from a url by `redis` (node-redis,
+// an optional peer, loaded only then).
 export { DEFAULT_LEASE_MS, DEFAULT_PREFIX, redisLimiterStore } from './redis/store.js'
-export type { RedisCommandClient, RedisLimiterStore, RedisLimiterStoreOptions } from './redis/store.js'
+export type { RedisCallClient, RedisCommandClient, RedisLimiterStore, RedisLimiterStoreOptions } from './redis/store.js'
