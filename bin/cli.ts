@@ -5,7 +5,9 @@ import { startServer } from './server.js'
 
 const USAGE = `Usage: affiliate-service <command>
 
-  start   Serve the API (PORT, AFFILIATE_DB, AFFILIATE_API_KEY, AFFILIATE_WORKSPACE_ID)
+  start   Serve the API. Environment: PORT, HOST, DATABASE_URL (PostgreSQL) with AFFILIATE_SCHEMA,
+          or AFFILIATE_DB (the embedded database); REDIS_URL (shared rate limits);
+          AFFILIATE_API_KEY with AFFILIATE_WORKSPACE_ID
   keys    Manage API keys: keys create | list | revoke (keys --help)`
 
 const [command, ...args] = process.argv.slice(2)

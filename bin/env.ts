@@ -1,12 +1,83 @@
 // What `npm start` and the command-line tool read from the environment.
-import { nameUuid, sqlJsStorage, type SqlJsStorage } from '../src/index.js'
+//   DATABASE_URL      PostgreSQL (`affiliate-service/postgres`, needs `pg`); AFFILIATE_SCHEMA its schema
+//   AFFILIATE_DB      otherwise, the embedded sql.js database: a file path, or `:memory:`
+//   REDIS_URL         rate limits in Redis (`affiliate-service/redis`, needs `redis`), shared by every instance
+// PostgreSQL and Redis are loaded only when asked for, so the default needs neither package.
+import { nameUuid, sqlJsStorage, type LimiterStore, type Storage } from '../src/index.js'
+import { redactUrl } from '../src/redact.js'
 
 export const DEFAULT_DB = './data/affiliate.sqlite'
 
-/** AFFILIATE_DB: a file path, or `:memory:` for a database that ends with the process. */
-export function databaseFromEnv(env: NodeJS.ProcessEnv = process.env): { path: string; storage: SqlJsStorage } {
+/** The storage the environment names, with what it needs at start and at the end. */
+export interface EnvStorage {
+  storage: Storage & { ready(): Promise<unknown>; close(): Promise<void> }
+  /** Where the records are, fit to print (never a password). */
+  where: string
+  kind: 'postgres' | 'sqljs'
+}
+
+/** The rate-limit store the environment names: Redis for REDIS_URL, else none (each process counts alone). */
+export interface EnvLimiter {
+  store: LimiterStore & { ready(): Promise<void>; close(): Promise<void> }
+  /** Where the buckets are, fit to print (never a password). */
+  where: string
+}
+
+/** Prints the message alone (no stack) and exits 1: for mistakes the user can fix. */
+export function fail(message: string): never {
+  console.error(`affiliate-service: ${message}`)
+  process.exit(1)
+}
+
+const missingPackage = (error: unknown): boolean => {
+  const code = (error as { code?: unknown } | null)?.code
+  return code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND'
+}
+
+/** An optional peer's entry point, or a plain message saying what to install. */
+async function optional<T>(load: () => Promise<T>, variable: string, pkg: string): Promise<T> {
+  try {
+    return await load()
+  } catch (error) {
+    if (missingPackage(error)) fail(`${variable} needs the \`${pkg}\` package: npm i ${pkg}`)
+    throw error
+  }
+}
+
+/** The schema AFFILIATE_SCHEMA names: letters, digits and `_`, not starting with a digit, at most 63. */
+const SCHEMA = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/
+
+/**
+ * DATABASE_URL: PostgreSQL (tables in AFFILIATE_SCHEMA, default `affiliate_service`). Otherwise
+ * AFFILIATE_DB: a sql.js file path, or `:memory:` for a database that ends with the process.
+ */
+export async function storageFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<EnvStorage> {
+  const url = env.DATABASE_URL
+  if (url) {
+    if (env.AFFILIATE_DB) fail('set DATABASE_URL (PostgreSQL) or AFFILIATE_DB (the embedded database), not both')
+    const schema = env.AFFILIATE_SCHEMA || undefined
+    if (schema !== undefined && !SCHEMA.test(schema)) fail(`AFFILIATE_SCHEMA must be a PostgreSQL name (letters, digits, _; at most 63), got ${schema}`)
+    const { DEFAULT_SCHEMA, postgresStorage } = await optional(() => import('../adapters/postgres.js'), 'DATABASE_URL', 'pg')
+    const storage = postgresStorage({ connectionString: url, ...(schema ? { schema } : {}) })
+    return { storage, where: `PostgreSQL ${redactUrl(url)}, schema ${schema ?? DEFAULT_SCHEMA}`, kind: 'postgres' }
+  }
+  if (env.AFFILIATE_SCHEMA) fail('AFFILIATE_SCHEMA is the PostgreSQL schema: it needs DATABASE_URL')
   const path = env.AFFILIATE_DB || DEFAULT_DB
-  return { path, storage: sqlJsStorage(path === ':memory:' ? {} : { file: path }) }
+  return { storage: sqlJsStorage(path === ':memory:' ? {} : { file: path }), where: path, kind: 'sqljs' }
+}
+
+/**
+ * REDIS_URL: every instance counts each key against one bucket in Redis. The keys are
+ * `<AFFILIATE_SCHEMA>:limit:…` when a schema is named (one deployment, one prefix), else the
+ * store's default. Without REDIS_URL: undefined (the service's in-memory store).
+ */
+export async function limiterFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<EnvLimiter | undefined> {
+  const url = env.REDIS_URL
+  if (!url) return undefined
+  const { redisLimiterStore } = await import('../adapters/redis.js')
+  const schema = env.AFFILIATE_SCHEMA
+  const store = redisLimiterStore({ url, ...(schema ? { prefix: `${schema}:limit:` } : {}) })
+  return { store, where: `Redis ${redactUrl(url)}` }
 }
 
 /**
@@ -18,8 +89,14 @@ export const ENV_KEY_NAMESPACE = '73a74ff6-9c63-4a16-a1b0-ad25c284060c'
 /** The user id of an environment key: derived from the key, so it is the same on every start and instance. */
 export const envKeyUserId = (key: string): string => nameUuid(ENV_KEY_NAMESPACE, key)
 
-/** Prints the message alone (no stack) and exits 1: for mistakes the user can fix. */
-export function fail(message: string): never {
-  console.error(`affiliate-service: ${message}`)
-  process.exit(1)
+/** An error's message alone, with any connection string in it masked. */
+export const reason = (error: unknown): string =>
+  (error instanceof Error ? error.message : String(error)).replace(/[a-z][a-z0-9+.-]*:\/\/\S+/gi, (url) => redactUrl(url))
+
+/** The server's address to print: one bound to every interface (0.0.0.0, ::) is reached on loopback. */
+export function reachableUrl(url: string): string {
+  const parsed = new URL(url)
+  if (parsed.hostname === '0.0.0.0') parsed.hostname = '127.0.0.1'
+  else if (parsed.hostname === '[::]') parsed.hostname = '[::1]'
+  return parsed.href.replace(/\/$/, '')
 }

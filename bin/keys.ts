@@ -1,7 +1,7 @@
 // `affiliate-service keys create|list|revoke`: manage the API keys kept in the database.
 import { parseArgs } from 'node:util'
 import { isUuid, storageKeyStore } from '../src/index.js'
-import { databaseFromEnv, fail } from './env.js'
+import { fail, reason, storageFromEnv } from './env.js'
 
 export const KEYS_USAGE = `Usage: affiliate-service keys <command> [options]
 
@@ -11,8 +11,10 @@ export const KEYS_USAGE = `Usage: affiliate-service keys <command> [options]
   revoke <key id>
          Refuses the key from the next request on.
 
-  --db <path>   the database (default: AFFILIATE_DB, else ./data/affiliate.sqlite)
+  --db <path>   the embedded database file (default: AFFILIATE_DB, else ./data/affiliate.sqlite)
 
+With DATABASE_URL set, the keys are those in PostgreSQL (schema AFFILIATE_SCHEMA, default
+affiliate_service), managed while the servers run: a revoked key is refused by every instance.
 With the file database the server holds a lock: stop it before managing keys.`
 
 export async function keysCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
@@ -37,11 +39,13 @@ export async function keysCommand(args: string[], env: NodeJS.ProcessEnv = proce
   for (const id of [...workspaces, ...(values.user ? [values.user] : [])]) if (!isUuid(id)) fail(`${id} is not a UUID`)
   if (command === 'revoke' && rest.length !== 1) fail('keys revoke takes one key id (see `keys list`)')
 
-  const { path, storage } = databaseFromEnv(values.db ? { ...env, AFFILIATE_DB: values.db } : env)
+  if (values.db && env.DATABASE_URL) fail('--db is the embedded database file; DATABASE_URL names PostgreSQL: give one')
+  const { storage, where } = await storageFromEnv(values.db ? { ...env, AFFILIATE_DB: values.db } : env)
   try {
     await storage.ready()
   } catch (error) {
-    fail(`cannot open the database ${path}: ${error instanceof Error ? error.message : String(error)}`)
+    await storage.close().catch(() => undefined)
+    fail(`cannot open the database ${where}: ${reason(error)}`)
   }
   const keys = storageKeyStore(storage)
   try {
@@ -58,7 +62,7 @@ export async function keysCommand(args: string[], env: NodeJS.ProcessEnv = proce
       console.log('The key is shown this once; only its hash is kept.')
     } else if (command === 'list') {
       const all = await keys.list()
-      if (all.length === 0) console.log(`No keys in ${path}.`)
+      if (all.length === 0) console.log(`No keys in ${where}.`)
       for (const key of all) {
         const state = key.revokedAt ? `revoked ${key.revokedAt}` : 'active'
         console.log([key.id, `${key.prefix}…`, key.workspaceIds.join(','), state, key.createdAt, key.label].join('  ').trimEnd())

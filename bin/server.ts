@@ -1,10 +1,13 @@
-// `npm start` and `affiliate-service start`: the API over node:http on the embedded database.
-// Environment: PORT (default 3000, 0 picks a free port), AFFILIATE_DB (default
-// ./data/affiliate.sqlite, `:memory:` for memory), AFFILIATE_API_KEY with AFFILIATE_WORKSPACE_ID
-// (that key for that workspace), AFFILIATE_SHUTDOWN_TIMEOUT_MS (default 10000).
+// `npm start` and `affiliate-service start`: the API over node:http. Environment:
+//   PORT (default 3000, 0 picks a free port), HOST (default 127.0.0.1; 0.0.0.0 or :: for every interface)
+//   DATABASE_URL (PostgreSQL; AFFILIATE_SCHEMA its schema) or AFFILIATE_DB (default
+//     ./data/affiliate.sqlite, `:memory:` for memory)
+//   REDIS_URL (rate limits shared by every instance in Redis)
+//   AFFILIATE_API_KEY with AFFILIATE_WORKSPACE_ID (that key for that workspace)
+//   AFFILIATE_SHUTDOWN_TIMEOUT_MS (default 10000)
 import { serve } from '../adapters/node.js'
 import { createAffiliateService, isUuid, memoryKeyStore, storageKeyStore, type KeyStore, type StorageKeyStore } from '../src/index.js'
-import { databaseFromEnv, envKeyUserId, fail } from './env.js'
+import { envKeyUserId, fail, limiterFromEnv, reachableUrl, reason, storageFromEnv } from './env.js'
 
 /** The environment's key (kept in memory only: it is configuration, not data) before the stored ones. */
 async function keysFromEnv(env: NodeJS.ProcessEnv, stored: StorageKeyStore): Promise<KeyStore> {
@@ -28,19 +31,31 @@ async function keysFromEnv(env: NodeJS.ProcessEnv, stored: StorageKeyStore): Pro
 }
 
 export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const port = Number(env.PORT ?? 3000)
+  const port = Number(env.PORT || 3000)
   if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`PORT must be a port number, got ${env.PORT}`)
+  const hostname = env.HOST || '127.0.0.1'
   const shutdownTimeout = Number(env.AFFILIATE_SHUTDOWN_TIMEOUT_MS ?? 10_000)
-  const { path, storage } = databaseFromEnv(env)
-  try {
-    await storage.ready()
-  } catch (error) {
-    fail(`cannot open the database ${path}: ${error instanceof Error ? error.message : String(error)}`)
+  const { storage, where } = await storageFromEnv(env)
+  const limiter = await limiterFromEnv(env)
+  // Both checked before serving: a database or Redis that does not answer stops the start, plainly.
+  const [opened, counted] = await Promise.allSettled([storage.ready(), limiter?.store.ready()])
+  if (opened.status === 'rejected' || counted.status === 'rejected') {
+    await Promise.allSettled([storage.close(), limiter?.store.close()])
+    if (opened.status === 'rejected') fail(`cannot open the database ${where}: ${reason(opened.reason)}`)
+    fail(`cannot reach ${limiter!.where}: ${reason((counted as PromiseRejectedResult).reason)}`)
   }
   const keyStore = await keysFromEnv(env, storageKeyStore(storage))
-  const service = createAffiliateService({ storage, keyStore })
-  const running = await serve(service, { port })
-  console.log(`affiliate-service listening on ${running.url} (database: ${path})`)
+  const service = createAffiliateService({ storage, keyStore, ...(limiter ? { rateLimit: { store: limiter.store } } : {}) })
+  let running: Awaited<ReturnType<typeof serve>>
+  try {
+    running = await serve(service, { port, hostname })
+  } catch (error) {
+    await Promise.allSettled([storage.close(), limiter?.store.close()])
+    fail(`cannot listen on ${hostname}:${port}: ${reason(error)}`)
+  }
+  const shown = reachableUrl(running.url)
+  const every = new URL(shown).hostname === new URL(running.url).hostname ? '' : `; bound to every interface, HOST=${hostname}`
+  console.log(`affiliate-service listening on ${shown} (database: ${where}; rate limits: ${limiter?.where ?? 'in memory'}${every})`)
 
   let stopping = false
   const stop = async (signal: string) => {
@@ -62,6 +77,12 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
       console.log('affiliate-service: stopped, database flushed')
     } catch (error) {
       console.error('affiliate-service: flushing the database failed', error)
+      code = 1
+    }
+    try {
+      await limiter?.store.close()
+    } catch (error) {
+      console.error('affiliate-service: closing Redis failed', reason(error))
       code = 1
     }
     process.exit(code)

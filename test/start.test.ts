@@ -4,7 +4,11 @@ import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Readable } from 'node:stream'
-import { afterAll, describe, expect, it } from 'vitest'
+import type pg from 'pg'
+import type { RedisClientType } from 'redis'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { reachableUrl } from '../bin/env.js'
+import { deleteKeys, dropSchema, needs, POSTGRES_VAR, postgresUrl, REDIS_VAR, redisUrl, testPool, testRedis, uniqueName } from './support/services.js'
 
 // `npm start` and the `affiliate-service` command, run as a user runs them: real processes.
 const root = mkdtempSync(join(tmpdir(), 'affiliate-start-'))
@@ -32,7 +36,7 @@ async function start(env: Record<string, string>): Promise<Server> {
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   const url = await new Promise<string>((resolve, reject) => {
     const check = () => {
-      const found = /http:\/\/127\.0\.0\.1:\d+\/api\/v1/.exec(output)
+      const found = /http:\/\/(?:127\.0\.0\.1|\[::1\]):\d+\/api\/v1/.exec(output)
       if (found) resolve(found[0])
     }
     child.stdout.on('data', check)
@@ -214,5 +218,119 @@ describe('affiliate-service keys', () => {
     const unknown = await cli(['keys', 'destroy'], {})
     expect(unknown.code).toBe(1)
     expect(unknown.stderr).toContain('unknown keys command')
+  })
+})
+
+/** The test PostgreSQL's URL with a password added: trust auth never asks for it, so only a log line could show it. */
+const withPassword = (url: string) => {
+  const parsed = new URL(url)
+  parsed.username ||= 'postgres'
+  parsed.password = 'hunter2'
+  return parsed.href
+}
+
+describe('npm start: what the environment chooses', () => {
+  it('HOST binds another interface, and the ready line names it', async () => {
+    const server = await start({ AFFILIATE_DB: ':memory:', HOST: '::1' })
+    expect(server.url).toMatch(/^http:\/\/\[::1\]:\d+\/api\/v1$/)
+    expect((await fetch(`${server.url}/health`)).status).toBe(200)
+    // Not on 127.0.0.1: it listens where HOST says, only.
+    await expect(fetch(server.url.replace('[::1]', '127.0.0.1') + '/health')).rejects.toThrow()
+    server.child.kill('SIGTERM')
+    expect(await server.exit).toBe(0)
+  })
+
+  it('prints a loopback URL for a server bound to every interface', () => {
+    expect(reachableUrl('http://0.0.0.0:3000/api/v1')).toBe('http://127.0.0.1:3000/api/v1')
+    expect(reachableUrl('http://[::]:3000/api/v1')).toBe('http://[::1]:3000/api/v1')
+    expect(reachableUrl('http://10.1.2.3:3000/api/v1')).toBe('http://10.1.2.3:3000/api/v1')
+  })
+
+  it('stops at once, saying which service does not answer and never its password', async () => {
+    const database = start({ DATABASE_URL: 'postgres://app:hunter2@127.0.0.1:1/app', REDIS_URL: '' })
+    await expect(database).rejects.toThrow(/cannot open the database PostgreSQL postgres:\/\/app:\*\*\*@127\.0\.0\.1:1\/app/)
+    await expect(database).rejects.not.toThrow(/hunter2/)
+    const redis = start({ AFFILIATE_DB: ':memory:', REDIS_URL: 'redis://:hunter2@127.0.0.1:1' })
+    await expect(redis).rejects.toThrow(/cannot reach Redis redis:\/\/:\*\*\*@127\.0\.0\.1:1/)
+    await expect(redis).rejects.not.toThrow(/hunter2/)
+  })
+
+  it('refuses settings that contradict each other', async () => {
+    await expect(start({ AFFILIATE_DB: ':memory:', AFFILIATE_SCHEMA: 'mine' })).rejects.toThrow(/AFFILIATE_SCHEMA .* needs DATABASE_URL/)
+    await expect(start({ AFFILIATE_DB: ':memory:', DATABASE_URL: 'postgres://127.0.0.1:1/x' })).rejects.toThrow(/DATABASE_URL .* or AFFILIATE_DB .*not both/)
+    await expect(start({ DATABASE_URL: 'postgres://127.0.0.1:1/x', AFFILIATE_SCHEMA: 'drop table;' })).rejects.toThrow(/AFFILIATE_SCHEMA must be/)
+  })
+})
+
+describe.skipIf(!postgresUrl || !redisUrl)(needs('npm start on PostgreSQL and Redis', POSTGRES_VAR, REDIS_VAR), () => {
+  const schema = uniqueName('start')
+  let pool: pg.Pool
+  let redis: RedisClientType
+  const env = () => ({ DATABASE_URL: withPassword(postgresUrl!), AFFILIATE_SCHEMA: schema, REDIS_URL: redisUrl!, AFFILIATE_DB: '' })
+
+  beforeAll(async () => {
+    pool = await testPool(1)
+    redis = await testRedis()
+  })
+  afterAll(async () => {
+    await dropSchema(pool, schema)
+    await pool.end()
+    await deleteKeys(redis, `${schema}:`)
+    await redis.close()
+  })
+
+  it('scales out with no code: two processes share the records, the keys and one bucket per key', { timeout: 60_000 }, async () => {
+    const first = await start(env())
+    const key = printedKey(first.output())!
+    const workspace = printedWorkspace(first.output())!
+    expect(key).toBeDefined()
+    expect(first.output()).toMatch(new RegExp(`database: PostgreSQL postgres://postgres:\\*\\*\\*@127\\.0\\.0\\.1:5432/test, schema ${schema}; rate limits: Redis redis://127\\.0\\.0\\.1:6379`))
+    expect(first.output()).not.toContain('hunter2')
+    // The second finds the key the first made: it makes none.
+    const second = await start(env())
+    expect(second.output()).not.toMatch(/aff_live_/)
+    try {
+      const created = await post(first.url, key, campaign(workspace, 'Scaled'))
+      expect(created.status).toBe(201)
+      const { data } = (await created.json()) as { data: { id: string } }
+      const read = await fetch(`${second.url}/campaigns?campaignId=${data.id}`, { headers: { 'x-auth-service': key } })
+      expect(read.status).toBe(200)
+      expect((await pool.query(`SELECT "campaignName" FROM "${schema}".campaigns`)).rows).toEqual([{ campaignName: 'Scaled' }])
+      // The default limit (5 tokens), counted in Redis: ten at once over both cannot all pass.
+      const burst = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => fetch(`${[first, second][i % 2]!.url}/campaigns/list`, { headers: { 'x-auth-service': key } })),
+      )
+      expect(burst.filter((r) => r.status === 429).length).toBeGreaterThanOrEqual(4)
+      await Promise.all(burst.map((r) => r.body?.cancel()))
+      expect(await redis.keys(`${schema}:limit:*`)).not.toEqual([])
+    } finally {
+      first.child.kill('SIGTERM')
+      second.child.kill('SIGTERM')
+      expect(await first.exit).toBe(0)
+      expect(await second.exit).toBe(0)
+    }
+  })
+
+  it('manages keys in PostgreSQL while a server runs: made, listed, and refused by it once revoked', { timeout: 60_000 }, async () => {
+    const workspace = '99999999-9999-4999-8999-999999999998'
+    const created = await cli(['keys', 'create', '--workspace', workspace, '--label', 'on postgres'], env())
+    expect(created.code, created.stderr).toBe(0)
+    const key = printedKey(created.stdout)!
+    const id = /key id\s+(\S+)/.exec(created.stdout)![1]!
+    const server = await start(env())
+    try {
+      expect((await post(server.url, key, campaign(workspace))).status).toBe(201)
+      const listed = await cli(['keys', 'list'], env())
+      expect(listed.code).toBe(0)
+      expect(listed.stdout).toContain(id)
+      expect(listed.stdout).toContain('on postgres')
+      expect(listed.stdout).not.toContain(key.slice(13))
+      expect((await cli(['keys', 'revoke', id], env())).code).toBe(0)
+      expect((await post(server.url, key, campaign(workspace))).status).toBe(401)
+      expect((await cli(['keys', 'list', '--db', 'x.sqlite'], env())).stderr).toMatch(/give one/)
+    } finally {
+      server.child.kill('SIGTERM')
+      expect(await server.exit).toBe(0)
+    }
   })
 })
