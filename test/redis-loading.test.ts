@@ -132,6 +132,18 @@ describe.skipIf(!redisUrl)(needs('Redis limiter store through an ioredis-shaped 
     expect(await client.ping()).toBe('PONG')
   })
 
+  it('made from a url and closed while it connects: nothing is left open, and later calls are refused', async () => {
+    const store = redisLimiterStore({ url: redisUrl!, prefix })
+    const ready = store.ready()
+    await store.close()
+    await expect(ready).rejects.toThrow(/closed/)
+    await expect(store.consume('late', { capacity: 1, refillPerSecond: 1, maxInFlight: 1 }, T0)).rejects.toThrow(/closed/)
+    const connected = redisLimiterStore({ url: redisUrl!, prefix })
+    await connected.ready()
+    await connected.close()
+    await expect(connected.release('late')).rejects.toThrow(/closed/)
+  })
+
   it('prefers `call` on a client that has both (ioredis has a `sendCommand` taking another shape)', async () => {
     const both = { call: ioredisLike.call, sendCommand: () => Promise.reject(new Error('not this one')) }
     const store = redisLimiterStore({ client: both, prefix })

@@ -148,12 +148,18 @@ export function redisLimiterStore(options: RedisLimiterStoreOptions): RedisLimit
   const send: Send | null = options.client ? sender(options.client) : null
   let owned: Awaited<ReturnType<typeof ownClient>> | null = null
   let connecting: Promise<Send> | null = null
+  let closed = false
+  const refuseClosed = () => {
+    if (closed) throw new Error('redisLimiterStore: the store is closed')
+  }
   /** The way to send commands, once there is one: the host's client as is, or ours connected. */
   const connect = (): Promise<Send> =>
     send
       ? Promise.resolve(send)
       : (connecting ??= (async (): Promise<Send> => {
+          refuseClosed()
           owned ??= await ownClient(url!)
+          refuseClosed()
           if (!owned.isOpen) {
             try {
               await owned.connect()
@@ -162,7 +168,7 @@ export function redisLimiterStore(options: RedisLimiterStoreOptions): RedisLimit
             }
           }
           const client = owned
-          return (args) => client.sendCommand(args)
+          return (args) => (closed ? Promise.reject(new Error('redisLimiterStore: the store is closed')) : client.sendCommand(args))
         })().catch((error: unknown) => {
           connecting = null
           throw error
@@ -215,6 +221,9 @@ export function redisLimiterStore(options: RedisLimiterStoreOptions): RedisLimit
       await send(['PING'])
     },
     async close() {
+      closed = true
+      // A connection on its way is let arrive, then closed with the rest.
+      await connecting?.catch(() => undefined)
       const client = owned
       if (client?.isOpen) await client.close()
     },
