@@ -16,6 +16,8 @@ afterAll(() => rmSync(root, { recursive: true, force: true }))
 let dbs = 0
 const freshDb = () => join(root, `db-${++dbs}`, 'affiliate.sqlite')
 const bin = (name: string) => join(import.meta.dirname, '..', 'bin', name)
+// What the shell running the tests may have set is not what a test means: each says what it sets.
+const unset = { DATABASE_URL: '', AFFILIATE_SCHEMA: '', AFFILIATE_DB: '', REDIS_URL: '', HOST: '' }
 
 interface Server {
   child: ChildProcessByStdio<null, Readable, Readable>
@@ -27,7 +29,7 @@ interface Server {
 /** Runs bin/start.ts (what `npm start` runs) and resolves once it prints its URL. */
 async function start(env: Record<string, string>): Promise<Server> {
   const child = spawn(process.execPath, ['--import', 'tsx', bin('start.ts')], {
-    env: { ...process.env, PORT: '0', ...env },
+    env: { ...process.env, ...unset, PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
@@ -48,7 +50,7 @@ async function start(env: Record<string, string>): Promise<Server> {
 /** Runs the `affiliate-service` command; answers its exit code and output. */
 async function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', bin('cli.ts'), ...args], {
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...unset, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let stdout = ''
@@ -247,10 +249,10 @@ describe('npm start: what the environment chooses', () => {
   })
 
   it('stops at once, saying which service does not answer and never its password', async () => {
-    const database = start({ DATABASE_URL: 'postgres://app:hunter2@127.0.0.1:1/app', REDIS_URL: '' })
+    const database = start({ DATABASE_URL: 'postgres://app:hunter2@127.0.0.1:1/app', AFFILIATE_DB: '', AFFILIATE_SCHEMA: '', REDIS_URL: '' })
     await expect(database).rejects.toThrow(/cannot open the database PostgreSQL postgres:\/\/app:\*\*\*@127\.0\.0\.1:1\/app/)
     await expect(database).rejects.not.toThrow(/hunter2/)
-    const redis = start({ AFFILIATE_DB: ':memory:', REDIS_URL: 'redis://:hunter2@127.0.0.1:1' })
+    const redis = start({ AFFILIATE_DB: ':memory:', DATABASE_URL: '', AFFILIATE_SCHEMA: '', REDIS_URL: 'redis://:hunter2@127.0.0.1:1' })
     await expect(redis).rejects.toThrow(/cannot reach Redis redis:\/\/:\*\*\*@127\.0\.0\.1:1/)
     await expect(redis).rejects.not.toThrow(/hunter2/)
   })
@@ -258,7 +260,7 @@ describe('npm start: what the environment chooses', () => {
   it('refuses settings that contradict each other', async () => {
     await expect(start({ AFFILIATE_DB: ':memory:', AFFILIATE_SCHEMA: 'mine' })).rejects.toThrow(/AFFILIATE_SCHEMA .* needs DATABASE_URL/)
     await expect(start({ AFFILIATE_DB: ':memory:', DATABASE_URL: 'postgres://127.0.0.1:1/x' })).rejects.toThrow(/DATABASE_URL .* or AFFILIATE_DB .*not both/)
-    await expect(start({ DATABASE_URL: 'postgres://127.0.0.1:1/x', AFFILIATE_SCHEMA: 'drop table;' })).rejects.toThrow(/AFFILIATE_SCHEMA must be/)
+    await expect(start({ DATABASE_URL: 'postgres://127.0.0.1:1/x', AFFILIATE_DB: '', AFFILIATE_SCHEMA: 'drop table;' })).rejects.toThrow(/AFFILIATE_SCHEMA must be/)
   })
 })
 
