@@ -14,6 +14,7 @@ import {
   type ReferredUserListQuery,
   type ReferredUserUpdateInput,
 } from './referred-users.js'
+import { requestOf, routes, runRoute, type Query } from '../http/routes.js'
 import type { Deps, Page } from './shared.js'
 
 export type Operations = ReturnType<typeof createOperations>
@@ -94,44 +95,20 @@ export interface AffiliateApi extends ResourceApi {
   as(principal: Principal): ResourceApi
 }
 
+/**
+ * The typed API over the operations, made from the route table: each method takes the arguments
+ * the table says (see `Route`) and runs the same operation as its HTTP route.
+ */
 function bind(ops: Operations, access: Access): ResourceApi {
-  const { campaigns, affiliates, links, commissions, referredUsers } = ops
-  return {
-    campaigns: {
-      create: (input) => campaigns.create(access, input),
-      get: (campaignId) => campaigns.get(access, { campaignId }),
-      update: (campaignId, changes) => campaigns.update(access, { campaignId }, changes),
-      delete: (campaignId) => campaigns.delete(access, { campaignId }),
-      list: (query = {}) => campaigns.list(access, query),
-    },
-    affiliates: {
-      create: (input) => affiliates.create(access, input),
-      get: (affiliateId) => affiliates.get(access, { affiliateId }),
-      update: (affiliateId, changes) => affiliates.update(access, { affiliateId }, changes),
-      delete: (affiliateId) => affiliates.delete(access, { affiliateId }),
-      list: (query = {}) => affiliates.list(access, query),
-    },
-    links: {
-      create: (input) => links.create(access, input),
-      list: (affiliateId) => links.list(access, { affiliateId }),
-      delete: (linkId) => links.delete(access, { linkId }),
-      track: (input) => links.track(access, input),
-    },
-    commissions: {
-      create: (input) => commissions.create(access, input),
-      get: (commissionId) => commissions.get(access, { commissionId }),
-      update: (commissionId, changes) => commissions.update(access, { commissionId }, changes),
-      delete: (commissionId) => commissions.delete(access, { commissionId }),
-      list: (query = {}) => commissions.list(access, query),
-    },
-    referredUsers: {
-      create: (input) => referredUsers.create(access, input),
-      get: (referredUser) => referredUsers.get(access, { referredUser }),
-      update: (commissionId, changes) => referredUsers.update(access, { commissionId }, changes),
-      delete: (commissionId) => referredUsers.delete(access, { commissionId }),
-      list: (query = {}) => referredUsers.list(access, query),
-    },
+  const api: Record<string, Record<string, (...args: unknown[]) => Promise<unknown>>> = {}
+  for (const route of routes) {
+    const [namespace, name] = route.operation
+    ;(api[namespace] ??= {})[name] = (...args) => {
+      const { query, body } = requestOf(route, args)
+      return runRoute(route, ops, { access, query: query as Query, body: body as Record<string, unknown> | undefined })
+    }
   }
+  return api as unknown as ResourceApi
 }
 
 export const createApi = (ops: Operations): AffiliateApi => ({

@@ -11,7 +11,7 @@ import { readJsonBody, type BodyLimits } from './body.js'
 import { clientAddressOf } from './client-address.js'
 import { checkIdempotencyKey, createIdempotency, fingerprintOf, IDEMPOTENCY_HEADER, type IdempotencyOptions } from './idempotency.js'
 import { envelope, errorAnswer, toResponse, type Answer } from './respond.js'
-import { routes, type Query, type Route } from './routes.js'
+import { routes, runRoute, type Query, type Route } from './routes.js'
 
 export const SERVICE_NAME = 'affiliate-service'
 
@@ -81,13 +81,13 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
     const url = new URL(request.url)
     const call = { access: accessOf(principal), query: queryOf(url.searchParams), body }
     const status = route.status ?? (route.method === 'POST' ? 201 : 200)
-    if (idempotencyKey === null) return envelope(status, route.message, await route.run(ops, call))
+    if (idempotencyKey === null) return envelope(status, route.message, await runRoute(route, ops, call))
     return idempotency.run({
       keyId: principal.keyId,
       key: idempotencyKey,
       fingerprint: fingerprintOf(route.method, url.pathname + url.search, body),
       envelope: (data) => envelope(status, route.message, data),
-      execute: (storage) => route.run(createOperations({ storage, clock }), call),
+      execute: (storage) => runRoute(route, createOperations({ storage, clock }), call),
     })
   }
 
