@@ -580,6 +580,15 @@ describe('a banned affiliate earns nothing', () => {
     expect((await api.affiliates.get(ann.id)).totalEarnings).toBe(1)
   })
 
+  it('names the status move first, then the amount lock, then the ban, when a change breaks several rules', async () => {
+    const { call, path } = await banned('paid')
+    expect((await call('PUT', path, { body: { status: 'processing', amount: 99 } })).body).toEqual({
+      status: 422,
+      message: 'Cannot change status from paid to processing',
+    })
+    expect((await call('PUT', path, { body: { amount: 99 } })).body).toEqual({ status: 422, message: 'The amounts of a paid commission cannot change' })
+  })
+
   it('keeps what was paid before the ban, and earns again once unbanned', async () => {
     const { call, api, ann, bob, body, path } = await banned('pending')
     // Another affiliate of the campaign is not held back.
