@@ -32,7 +32,7 @@ export interface CampaignsApi {
   /** Creates a campaign. Making it `isDefault` clears the workspace's previous default. */
   create(input: CampaignCreateInput): Promise<Campaign>
   get(campaignId: string): Promise<Campaign>
-  /** Changes only the fields given. */
+  /** Changes only the fields given. A new `url` rebuilds the `url` of every link of the campaign. */
   update(campaignId: string, changes: CampaignUpdateInput): Promise<Campaign>
   /** Refused (422) while the campaign has affiliates. */
   delete(campaignId: string): Promise<{ id: string }>
@@ -63,8 +63,12 @@ export interface CommissionsApi {
   /** Moves the affiliate's (and link's) earnings and signups in the same transaction. */
   create(input: CommissionCreateInput): Promise<Commission>
   get(commissionId: string): Promise<Commission>
-  /** Changes only the fields given; status moves follow the state machine (422 otherwise). */
+  /**
+   * Changes only the fields given; status moves follow the state machine (422 otherwise). While the
+   * affiliate is banned, the amount cannot go up and the status cannot move to `processing` or `paid` (422).
+   */
   update(commissionId: string, changes: CommissionUpdateInput): Promise<Commission>
+  /** Refused (422) for a `paid` commission: money history is kept. */
   delete(commissionId: string): Promise<{ id: string }>
   list(query?: CommissionListQuery): Promise<Page<Commission>>
 }
@@ -73,7 +77,9 @@ export interface ReferredUsersApi {
   create(input: ReferredUserCreateInput): Promise<ReferredUser>
   /** The newest record for this e-mail. */
   get(referredUser: string): Promise<ReferredUser>
+  /** The same rules as `commissions.update`. */
   update(commissionId: string, changes: ReferredUserUpdateInput): Promise<ReferredUser>
+  /** Refused (422) for a `paid` record, as `commissions.delete`. */
   delete(commissionId: string): Promise<{ id: string }>
   list(query?: ReferredUserListQuery): Promise<Page<ReferredUser>>
 }
