@@ -1,4 +1,5 @@
 // What `npm start` and the command-line tool read from the environment.
+import { fileJournal } from '../adapters/node/file-journal.js'
 import { sqlJsStorage, type SqlJsStorage } from '../src/index.js'
 
 export const DEFAULT_DB = './data/affiliate.sqlite'
@@ -6,7 +7,7 @@ export const DEFAULT_DB = './data/affiliate.sqlite'
 /** AFFILIATE_DB: a file path, or `:memory:` for a database that ends with the process. */
 export function databaseFromEnv(env: NodeJS.ProcessEnv = process.env): { path: string; storage: SqlJsStorage } {
   const path = env.AFFILIATE_DB || DEFAULT_DB
-  return { path, storage: sqlJsStorage(path === ':memory:' ? {} : { file: path }) }
+  return { path, storage: sqlJsStorage(path === ':memory:' ? {} : { persist: fileJournal(path) }) }
 }
 
 /** A UUID derived from text, so the same key gets the same user id on every start. */

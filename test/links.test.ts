@@ -20,6 +20,7 @@ function faultyStorage(faults: Faults, inner: Storage = memoryStorage()): Storag
     get: (model, id) => tx.get(model, id),
     find: (model, query) => tx.find(model, query),
     count: (model, query) => tx.count(model, query),
+    findPage: (model, query) => tx.findPage(model, query),
     insert: async (model, record) => {
       faults.insert?.(model, record as unknown as Record<string, unknown>)
       return tx.insert(model, record)

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, expect, it } from 'vitest'
 import { sqlJsStorage } from '../src/index.js'
+import { fileJournal } from '../adapters/node/file-journal.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'affiliate-crash-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -61,7 +62,7 @@ it(`keeps every acknowledged write and no torn transaction across ${ROUNDS} kill
     if (acked.length > 0) roundsWithWrites++
     everAcked.push(...acked)
 
-    const storage = sqlJsStorage({ file })
+    const storage = sqlJsStorage({ persist: fileJournal(file) })
     const { found, defaults, total } = await storage.transaction(async (tx) => ({
       found: await tx.count('campaigns', { where: { id: { in: everAcked } } }),
       defaults: await tx.count('campaigns', { where: { workspaceId: WORKSPACE, isDefault: true } }),
