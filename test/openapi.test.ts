@@ -91,3 +91,18 @@ describe('the answer checker the HTTP suites run every answer through', () => {
     expect(mismatch(answer(404, { status: 400, message: 'Not found' }))).toMatch(/status/)
   })
 })
+
+describe('the examples in the document', () => {
+  it('are bodies the service accepts (with real ids in place of the placeholders)', async () => {
+    const { api, call } = setup()
+    const campaign = await api.campaigns.create({ campaignName: 'C', workspaceId: WS_A, commissionType: 'percentage', amount: 10, url: 'https://shop.example.com/' })
+    const affiliate = await api.affiliates.create({ email: 'x@example.com', campaignId: campaign.id })
+    const ids: Record<string, string> = { workspaceId: WS_A, campaignId: campaign.id, affiliateId: affiliate.id }
+    for (const route of routes.filter((r) => r.example)) {
+      const body = Object.fromEntries(Object.entries(route.example!).map(([k, v]) => [k, ids[k] ?? v]))
+      if (route.operation[1] === 'track') body.referralCode = (await api.links.create({ affiliateId: affiliate.id })).referralCode
+      const answer = await call(route.method, route.path, { body })
+      expect(answer.status, `${route.method} ${route.path}: ${answer.text}`).toBeLessThan(300)
+    }
+  })
+})

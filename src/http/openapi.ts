@@ -91,7 +91,9 @@ function operation(route: Route): Record<string, unknown> {
     tags: [namespace],
     security: [{ apiKey: [] }],
     ...(parameters.length ? { parameters } : {}),
-    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(route.body) } } } } : {}),
+    ...(route.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(route.body), ...(route.example ? { example: route.example } : {}) } } } }
+      : {}),
     responses: {
       [status]: success,
       ...Object.fromEntries(errorsOf(route).map((code) => [code, ref('responses', String(code))])),

@@ -55,7 +55,13 @@ export interface Route {
   /** The query field the typed API takes as its first argument. */
   id?: string
   answer: Answer
+  /** A body to show in the OpenAPI document. */
+  example?: Record<string, unknown>
 }
+
+const WORKSPACE = '3f9a1c2e-5b7d-4e8f-9a0b-1c2d3e4f5a6b'
+const CAMPAIGN = '8d6f4b2a-1c3e-4a5b-8c7d-9e0f1a2b3c4d'
+const AFFILIATE = '5e4d3c2b-1a09-4f8e-9d7c-6b5a4f3e2d1c'
 
 const route = (r: Route) => r
 
@@ -63,30 +69,30 @@ const route = (r: Route) => r
 export const routes: readonly Route[] = [
   route({ method: 'GET', path: '/campaigns/list', operation: ['campaigns', 'list'], message: 'Campaigns retrieved successfully', query: campaignList, answer: { page: 'campaign' } }),
   route({ method: 'GET', path: '/campaigns', operation: ['campaigns', 'get'], message: 'Campaign retrieved successfully', query: campaignId, id: 'campaignId', answer: { one: 'campaign' } }),
-  route({ method: 'POST', path: '/campaigns', operation: ['campaigns', 'create'], message: 'Campaign created successfully', body: campaignCreate, answer: { one: 'campaign' } }),
+  route({ method: 'POST', path: '/campaigns', operation: ['campaigns', 'create'], message: 'Campaign created successfully', body: campaignCreate, answer: { one: 'campaign' }, example: { campaignName: 'Spring launch', workspaceId: WORKSPACE, commissionType: 'percentage', amount: 20, url: 'https://shop.example.com/' } }),
   route({ method: 'PUT', path: '/campaigns', operation: ['campaigns', 'update'], message: 'Campaign updated successfully', query: campaignId, id: 'campaignId', body: campaignUpdate, answer: { one: 'campaign' } }),
   route({ method: 'DELETE', path: '/campaigns', operation: ['campaigns', 'delete'], message: 'Campaign deleted successfully', query: campaignId, id: 'campaignId', answer: 'deleted' }),
 
   route({ method: 'GET', path: '/affiliates/list', operation: ['affiliates', 'list'], message: 'Affiliates retrieved successfully', query: affiliateList, answer: { page: 'affiliate' } }),
   route({ method: 'GET', path: '/affiliates', operation: ['affiliates', 'get'], message: 'Affiliate retrieved successfully', query: affiliateId, id: 'affiliateId', answer: { one: 'affiliate' } }),
-  route({ method: 'POST', path: '/affiliates', operation: ['affiliates', 'create'], message: 'Affiliate created successfully', body: affiliateCreate, answer: { one: 'affiliate' } }),
+  route({ method: 'POST', path: '/affiliates', operation: ['affiliates', 'create'], message: 'Affiliate created successfully', body: affiliateCreate, answer: { one: 'affiliate' }, example: { email: 'ann@example.com', campaignId: CAMPAIGN, firstName: 'Ann' } }),
   route({ method: 'PUT', path: '/affiliates', operation: ['affiliates', 'update'], message: 'Affiliate updated successfully', query: affiliateId, id: 'affiliateId', body: affiliateUpdate, answer: { one: 'affiliate' } }),
   route({ method: 'DELETE', path: '/affiliates', operation: ['affiliates', 'delete'], message: 'Affiliate deleted successfully', query: affiliateId, id: 'affiliateId', answer: 'deleted' }),
 
   route({ method: 'GET', path: '/links', operation: ['links', 'list'], message: 'Links retrieved successfully', query: linkAffiliate, id: 'affiliateId', answer: { items: 'link' } }),
-  route({ method: 'POST', path: '/links', operation: ['links', 'create'], message: 'Link created successfully', body: linkCreate, answer: { one: 'link' } }),
+  route({ method: 'POST', path: '/links', operation: ['links', 'create'], message: 'Link created successfully', body: linkCreate, answer: { one: 'link' }, example: { affiliateId: AFFILIATE, urlParameter: 'ref' } }),
   route({ method: 'DELETE', path: '/links', operation: ['links', 'delete'], message: 'Link deleted successfully', query: linkId, id: 'linkId', answer: 'deleted' }),
-  route({ method: 'POST', path: '/links/track', operation: ['links', 'track'], message: 'Link event tracked successfully', status: 200, body: linkTrack, answer: { one: 'link' } }),
+  route({ method: 'POST', path: '/links/track', operation: ['links', 'track'], message: 'Link event tracked successfully', status: 200, body: linkTrack, answer: { one: 'link' }, example: { referralCode: 'REF-7K2M9QXD', event: 'click' } }),
 
   route({ method: 'GET', path: '/commissions/list', operation: ['commissions', 'list'], message: 'Commissions retrieved successfully', query: commissionList, answer: { page: 'commission' } }),
   route({ method: 'GET', path: '/commissions', operation: ['commissions', 'get'], message: 'Commission retrieved successfully', query: commissionId, id: 'commissionId', answer: { one: 'commission' } }),
-  route({ method: 'POST', path: '/commissions', operation: ['commissions', 'create'], message: 'Commission created successfully', body: commissionCreate, answer: { one: 'commission' } }),
+  route({ method: 'POST', path: '/commissions', operation: ['commissions', 'create'], message: 'Commission created successfully', body: commissionCreate, answer: { one: 'commission' }, example: { campaignId: CAMPAIGN, affiliateId: AFFILIATE, amount: 49.5, referredUser: 'buyer@example.com' } }),
   route({ method: 'PUT', path: '/commissions', operation: ['commissions', 'update'], message: 'Commission updated successfully', query: commissionId, id: 'commissionId', body: commissionUpdate, answer: { one: 'commission' } }),
   route({ method: 'DELETE', path: '/commissions', operation: ['commissions', 'delete'], message: 'Commission deleted successfully', query: commissionId, id: 'commissionId', answer: 'deleted' }),
 
   route({ method: 'GET', path: '/referred-users/list', operation: ['referredUsers', 'list'], message: 'Referred users retrieved successfully', query: referredUserList, answer: { page: 'referredUser' } }),
   route({ method: 'GET', path: '/referred-users', operation: ['referredUsers', 'get'], message: 'Referred user retrieved successfully', query: referredUserEmail, id: 'referredUser', answer: { one: 'referredUser' } }),
-  route({ method: 'POST', path: '/referred-users', operation: ['referredUsers', 'create'], message: 'Referred user created successfully', body: referredUserCreate, answer: { one: 'referredUser' } }),
+  route({ method: 'POST', path: '/referred-users', operation: ['referredUsers', 'create'], message: 'Referred user created successfully', body: referredUserCreate, answer: { one: 'referredUser' }, example: { referredTo: 'friend@example.com', affiliateId: AFFILIATE } }),
   route({ method: 'PUT', path: '/referred-users', operation: ['referredUsers', 'update'], message: 'Referred user updated successfully', query: commissionId, id: 'commissionId', body: referredUserUpdate, answer: { one: 'referredUser' } }),
   route({ method: 'DELETE', path: '/referred-users', operation: ['referredUsers', 'delete'], message: 'Referred user deleted successfully', query: commissionId, id: 'commissionId', answer: 'deleted' }),
 ]
