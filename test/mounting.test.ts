@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { expressAdapter } from '../adapters/express.js'
 import { createAffiliateService, memoryKeyStore, memoryStorage } from '../src/index.js'
 import { KEY_A, USER_A, WS_A } from './helpers.js'
+import { checkedFetch } from './support/openapi-check.js'
 
 const service = (basePath?: string) =>
   createAffiliateService({
@@ -31,13 +32,13 @@ const majors: [string, Express, string][] = [
   ['Express 5', express5, '/prefix/*splat'],
 ]
 
-async function listen(app: ReturnType<Express>) {
+async function listen(app: ReturnType<Express>, mount = '') {
   const server = app.listen(0, '127.0.0.1')
   servers.push(server)
   await new Promise((resolve) => server.once('listening', resolve))
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   return async (path: string) => {
-    const response = await fetch(base + path, { headers: { 'x-auth-service': KEY_A } })
+    const response = await checkedFetch(base + path, { headers: { 'x-auth-service': KEY_A } }, mount)
     const text = await response.text()
     return { status: response.status, type: response.headers.get('content-type') ?? '', text }
   }
@@ -71,7 +72,7 @@ describe.each(majors)('%s', (_name, express, wildcard) => {
     const app = express()
     app.use('/affiliates', expressAdapter(service()))
     hostRoutes(app)
-    const call = await listen(app)
+    const call = await listen(app, '/affiliates')
     expect((await call('/affiliates/api/v1/health')).status).toBe(200)
     expect((await call('/api/v1/health')).status).toBe(404)
     expect(JSON.parse((await call('/hello')).text)).toEqual({ own: 'hello' })
@@ -82,7 +83,7 @@ describe.each(majors)('%s', (_name, express, wildcard) => {
     const app = express()
     app.all(wildcard, expressAdapter(service('/prefix/api/v1')))
     hostRoutes(app)
-    const call = await listen(app)
+    const call = await listen(app, '/prefix')
     expect(JSON.parse((await call('/prefix/api/v1/health')).text)).toMatchObject({ status: 'ok' })
     const listed = await call(`/prefix/api/v1/campaigns/list?workspaceId=${WS_A}`)
     expect(listed.status).toBe(200)

@@ -87,3 +87,18 @@ export function checkAnswer(answer: CheckedAnswer): void {
   const why = mismatch(answer)
   if (why) throw new Error(`Answer does not match openapi.json: ${why}`)
 }
+
+/**
+ * `fetch` for suites that talk to a served instance: every answer from under `/api/v1` (after
+ * `mount`, the prefix a host mounted the service at) is checked against the document.
+ */
+export async function checkedFetch(url: string, init?: RequestInit, mount = ''): Promise<Response> {
+  const response = await fetch(url, init)
+  const { pathname, search } = new URL(url)
+  const path = pathname.slice(mount.length)
+  if (pathname.startsWith(mount) && (path === BASE || path.startsWith(`${BASE}/`))) {
+    const text = await response.clone().text()
+    checkAnswer({ method: init?.method ?? 'GET', path: path + search, status: response.status, headers: response.headers, text })
+  }
+  return response
+}
