@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url'
 import { createAffiliateService, memoryKeyStore, memoryStorage, sqlJsStorage, type Storage } from '../src/index.js'
 import type { AffiliateRecord, CommissionRecord } from '../src/domain/records.js'
 import { fixed, percentile, sample, table } from './stats.js'
+import { fileJournal } from '../adapters/node/file-journal.js'
 
 const KEY = 'bench-key'
 const WORKSPACE = '11111111-1111-4111-8111-111111111111'
@@ -137,7 +138,7 @@ export const sqlJsFileTarget: StorageUnderTest = {
   name: 'sql.js file (durable)',
   open: async () => {
     const dir = mkdtempSync(join(tmpdir(), 'affiliate-growth-'))
-    const storage = sqlJsStorage({ file: join(dir, 'bench.sqlite') })
+    const storage = sqlJsStorage({ persist: fileJournal(join(dir, 'bench.sqlite')) })
     dirs.set(storage, dir)
     return storage
   },

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url'
 import type { AffiliateRecord } from '../src/domain/records.js'
 import { sqlJsStorage, type SqlJsStorage } from '../src/index.js'
 import { fixed, percentile, sample, table } from './stats.js'
+import { fileJournal } from '../adapters/node/file-journal.js'
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 300)
 const SIZES = [1_000, 100_000] as const
@@ -70,13 +71,13 @@ interface Figures {
 
 async function measure(size: number, dir: string): Promise<Figures> {
   const file = join(dir, `bench-${size}.sqlite`)
-  const filling = sqlJsStorage({ file })
+  const filling = sqlJsStorage({ persist: fileJournal(file) })
   const counterId = await fill(filling, size)
   await filling.close()
   const fileBytes = statSync(file).size
 
   let start = performance.now()
-  const storage = sqlJsStorage({ file })
+  const storage = sqlJsStorage({ persist: fileJournal(file) })
   await storage.ready()
   const reopen = performance.now() - start
 

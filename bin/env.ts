@@ -5,6 +5,7 @@
 // PostgreSQL and Redis are loaded only when asked for, so the default needs neither package.
 import { nameUuid, sqlJsStorage, type LimiterStore, type Storage } from '../src/index.js'
 import { redactUrl } from '../src/redact.js'
+import { fileJournal } from '../adapters/node/file-journal.js'
 
 export const DEFAULT_DB = './data/affiliate.sqlite'
 
@@ -63,7 +64,7 @@ export async function storageFromEnv(env: NodeJS.ProcessEnv = process.env): Prom
   }
   if (env.AFFILIATE_SCHEMA) fail('AFFILIATE_SCHEMA is the PostgreSQL schema: it needs DATABASE_URL')
   const path = env.AFFILIATE_DB || DEFAULT_DB
-  return { storage: sqlJsStorage(path === ':memory:' ? {} : { file: path }), where: path, kind: 'sqljs' }
+  return { storage: sqlJsStorage(path === ':memory:' ? {} : { persist: fileJournal(path) }), where: path, kind: 'sqljs' }
 }
 
 /**

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { afterAll } from 'vitest'
 import { memoryStorage, sqlJsStorage, type Storage } from '../src/index.js'
 import { raceSuite } from './support/race-suite.js'
+import { fileJournal } from '../adapters/node/file-journal.js'
 
 // The suite lives in support/race-suite.ts so other storages' test files can run it too.
 export { raceSuite }
@@ -19,7 +20,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 raceSuite('sql.js storage (file, durable)', () => {
-  const storage = sqlJsStorage({ file: join(dir, `races-${++files}.sqlite`) })
+  const storage = sqlJsStorage({ persist: fileJournal(join(dir, `races-${++files}.sqlite`)) })
   opened.push(storage)
   return storage
 })

@@ -3,7 +3,7 @@ import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readd
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { frame, parseRecords } from '../src/node/file-journal.js'
+import { fileJournal, frame, parseRecords } from '../adapters/node/file-journal.js'
 import { SCHEMA_VERSION } from '../src/storage/sqljs/migrations.js'
 import type { InitSqlJs } from '../src/storage/sqljs/sql-js-types.js'
 import { sqlJsStorage, type SqlJsStorage } from '../src/storage/sqljs/storage.js'
@@ -48,12 +48,12 @@ describe('sql.js in a file', () => {
   it('keeps records across close and reopen, exactly', async () => {
     const file = join(freshDir(), 'db.sqlite')
     const records = Array.from({ length: 20 }, (_, i) => campaign({ createdAt: at(i), isDefault: i === 3 }))
-    const first = sqlJsStorage({ file })
+    const first = sqlJsStorage({ persist: fileJournal(file) })
     for (const record of records) await first.transaction((tx) => tx.insert('campaigns', record))
     await first.transaction((tx) => tx.update('campaigns', records[0]!.id, { allowedUrlParameters: [] }))
     await first.close()
     expect(journals(join(file, '..'))).toEqual([])
-    const second = sqlJsStorage({ file })
+    const second = sqlJsStorage({ persist: fileJournal(file) })
     const { campaigns } = await all(second)
     expect(campaigns).toStrictEqual([{ ...records[0]!, allowedUrlParameters: [] }, ...records.slice(1)])
     await second.close()
@@ -61,11 +61,11 @@ describe('sql.js in a file', () => {
 
   it('has every acknowledged write on disk without a close (a crash image at that instant)', async () => {
     const dir = freshDir()
-    const storage = sqlJsStorage({ file: join(dir, 'db.sqlite') })
+    const storage = sqlJsStorage({ persist: fileJournal(join(dir, 'db.sqlite')) })
     const records = Array.from({ length: 30 }, (_, i) => campaign({ createdAt: at(i) }))
     await Promise.all(records.map((record) => storage.transaction((tx) => tx.insert('campaigns', record))))
     const image = crashImage(dir)
-    const reopened = sqlJsStorage({ file: join(image, 'db.sqlite') })
+    const reopened = sqlJsStorage({ persist: fileJournal(join(image, 'db.sqlite')) })
     expect((await all(reopened)).campaigns).toStrictEqual(records)
     await reopened.close()
     await storage.close()
@@ -73,7 +73,7 @@ describe('sql.js in a file', () => {
 
   it('drops a torn journal tail, keeps the whole records before it, and appends after them', async () => {
     const dir = freshDir()
-    const storage = sqlJsStorage({ file: join(dir, 'db.sqlite') })
+    const storage = sqlJsStorage({ persist: fileJournal(join(dir, 'db.sqlite')) })
     const kept = [campaign({ createdAt: at(1) }), campaign({ createdAt: at(2) })]
     for (const record of kept) await storage.transaction((tx) => tx.insert('campaigns', record))
     const image = crashImage(dir)
@@ -84,21 +84,21 @@ describe('sql.js in a file', () => {
     appendFileSync(join(image, segment!), torn.subarray(0, torn.length - 5))
     const sizeWithTear = statSync(join(image, segment!)).size
 
-    const reopened = sqlJsStorage({ file: join(image, 'db.sqlite') })
+    const reopened = sqlJsStorage({ persist: fileJournal(join(image, 'db.sqlite')) })
     expect((await all(reopened)).campaigns).toStrictEqual(kept)
     expect(statSync(join(image, segment!)).size).toBe(sizeWithTear - (torn.length - 5))
     const later = campaign({ createdAt: at(3) })
     await reopened.transaction((tx) => tx.insert('campaigns', later))
     const image2 = crashImage(image)
     await reopened.close()
-    const again = sqlJsStorage({ file: join(image2, 'db.sqlite') })
+    const again = sqlJsStorage({ persist: fileJournal(join(image2, 'db.sqlite')) })
     expect((await all(again)).campaigns).toStrictEqual([...kept, later])
     await again.close()
   })
 
   it('drops a record whose checksum fails at the tail, and refuses damage followed by data', async () => {
     const dir = freshDir()
-    const storage = sqlJsStorage({ file: join(dir, 'db.sqlite') })
+    const storage = sqlJsStorage({ persist: fileJournal(join(dir, 'db.sqlite')) })
     await storage.ready()
     await storage.transaction((tx) => tx.insert('campaigns', campaign()))
     const image = crashImage(dir)
@@ -109,7 +109,7 @@ describe('sql.js in a file', () => {
     flipped[flipped.length - 2]! ^= 0xff
     writeFileSync(join(image, segment!), flipped)
     expect(parseRecords(flipped).records).toHaveLength(0)
-    const reopened = sqlJsStorage({ file: join(image, 'db.sqlite') })
+    const reopened = sqlJsStorage({ persist: fileJournal(join(image, 'db.sqlite')) })
     expect((await all(reopened)).campaigns).toEqual([])
     await reopened.close()
 
@@ -117,13 +117,13 @@ describe('sql.js in a file', () => {
     const damaged = crashImage(dir)
     writeFileSync(join(damaged, segment!), flipped)
     writeFileSync(join(damaged, 'db.sqlite.journal-99'), bytes)
-    await expect(sqlJsStorage({ file: join(damaged, 'db.sqlite') }).ready()).rejects.toThrow(/damaged/)
+    await expect(sqlJsStorage({ persist: fileJournal(join(damaged, 'db.sqlite')) }).ready()).rejects.toThrow(/damaged/)
   })
 
   it('folds the journal into the file in the background, removing folded segments', async () => {
     const dir = freshDir()
     const file = join(dir, 'db.sqlite')
-    const storage = sqlJsStorage({ file, checkpointBytes: 4096 })
+    const storage = sqlJsStorage({ persist: fileJournal(file), checkpointBytes: 4096 })
     const records = Array.from({ length: 400 }, (_, i) => campaign({ createdAt: at(i) }))
     // Concurrent writes, so commits land while folds are under way.
     await Promise.all(records.map((record) => storage.transaction((tx) => tx.insert('campaigns', record))))
@@ -136,7 +136,7 @@ describe('sql.js in a file', () => {
     snapshot.close()
     expect(inFile).toBeGreaterThan(0)
     await storage.close()
-    const reopened = sqlJsStorage({ file: join(image, 'db.sqlite') })
+    const reopened = sqlJsStorage({ persist: fileJournal(join(image, 'db.sqlite')) })
     expect((await all(reopened)).campaigns).toStrictEqual(records)
     await reopened.close()
   })
@@ -145,10 +145,10 @@ describe('sql.js in a file', () => {
     const dir = freshDir()
     const file = join(dir, 'db.sqlite')
     const kept = campaign()
-    const first = sqlJsStorage({ file })
+    const first = sqlJsStorage({ persist: fileJournal(file) })
     await first.transaction((tx) => tx.insert('campaigns', kept))
     await first.close()
-    const storage = sqlJsStorage({ file })
+    const storage = sqlJsStorage({ persist: fileJournal(file) })
     await storage.ready()
     // The next segment is a device whose every write fails with ENOSPC: a full disk.
     symlinkSync('/dev/full', `${file}.journal-1`)
@@ -156,7 +156,7 @@ describe('sql.js in a file', () => {
     await expect(storage.transaction((tx) => tx.count('campaigns', {}))).rejects.toThrow(/restart to recover/)
     await storage.close()
     rmSync(`${file}.journal-1`)
-    const reopened = sqlJsStorage({ file })
+    const reopened = sqlJsStorage({ persist: fileJournal(file) })
     expect((await all(reopened)).campaigns).toStrictEqual([kept])
     await reopened.close()
   })
@@ -164,12 +164,12 @@ describe('sql.js in a file', () => {
   it('never leaves the file unreadable: a leftover temporary snapshot is ignored', async () => {
     const dir = freshDir()
     const file = join(dir, 'db.sqlite')
-    const storage = sqlJsStorage({ file })
+    const storage = sqlJsStorage({ persist: fileJournal(file) })
     const record = campaign()
     await storage.transaction((tx) => tx.insert('campaigns', record))
     await storage.close()
     writeFileSync(`${file}.tmp`, 'half a snapshot')
-    const reopened = sqlJsStorage({ file })
+    const reopened = sqlJsStorage({ persist: fileJournal(file) })
     expect((await all(reopened)).campaigns).toStrictEqual([record])
     expect(existsSync(`${file}.tmp`)).toBe(false)
     await reopened.close()
@@ -178,13 +178,13 @@ describe('sql.js in a file', () => {
   it('refuses a file that is not a SQLite database, and one from a newer schema', async () => {
     const dir = freshDir()
     writeFileSync(join(dir, 'text.sqlite'), 'hello, this is not a database at all')
-    await expect(sqlJsStorage({ file: join(dir, 'text.sqlite') }).ready()).rejects.toThrow(/not a SQLite database/)
+    await expect(sqlJsStorage({ persist: fileJournal(join(dir, 'text.sqlite')) }).ready()).rejects.toThrow(/not a SQLite database/)
     const SQL = await ((await import('sql.js' as string)) as { default: InitSqlJs }).default()
     const db = new SQL.Database()
     db.exec(`PRAGMA user_version = ${SCHEMA_VERSION + 1}`)
     writeFileSync(join(dir, 'future.sqlite'), db.export())
     db.close()
-    await expect(sqlJsStorage({ file: join(dir, 'future.sqlite') }).ready()).rejects.toThrow(/newer than this affiliate-service/)
+    await expect(sqlJsStorage({ persist: fileJournal(join(dir, 'future.sqlite')) }).ready()).rejects.toThrow(/newer than this affiliate-service/)
   })
 
   it('upgrades a version 1 file in place, replaying its journal first (committed fixture)', async () => {
@@ -194,7 +194,7 @@ describe('sql.js in a file', () => {
     }
     const file = join(dir, 'sqljs-v1.sqlite')
     expect(await sqliteVersion(file)).toBe(1)
-    const storage = sqlJsStorage({ file })
+    const storage = sqlJsStorage({ persist: fileJournal(file) })
     const { campaigns, affiliates } = await all(storage)
     expect(campaigns.map((c) => [c.campaignName, c.isDefault, c.allowedUrlParameters, c.amountMinor])).toEqual([
       ['Été launch', true, ['ref', 'via'], 1250],
@@ -215,7 +215,7 @@ describe('sql.js in a file', () => {
     expect(await sqliteVersion(file)).toBe(SCHEMA_VERSION)
     expect(journals(dir)).not.toContain('sqljs-v1.sqlite.journal-1')
     await storage.close()
-    const reopened = sqlJsStorage({ file })
+    const reopened = sqlJsStorage({ persist: fileJournal(file) })
     expect((await all(reopened)).campaigns).toHaveLength(2)
     expect(await reopened.transaction((tx) => tx.count('apiKeys', {}))).toBe(1)
     await reopened.close()
@@ -223,11 +223,11 @@ describe('sql.js in a file', () => {
 
   it('refuses a second storage on the same file in this process', async () => {
     const file = join(freshDir(), 'db.sqlite')
-    const first = sqlJsStorage({ file })
+    const first = sqlJsStorage({ persist: fileJournal(file) })
     await first.ready()
-    await expect(sqlJsStorage({ file }).ready()).rejects.toThrow(/already open in this process/)
+    await expect(sqlJsStorage({ persist: fileJournal(file) }).ready()).rejects.toThrow(/already open in this process/)
     await first.close()
-    const second = sqlJsStorage({ file })
+    const second = sqlJsStorage({ persist: fileJournal(file) })
     await second.ready()
     await second.close()
   })
@@ -238,7 +238,8 @@ describe('sql.js in a file', () => {
       process.execPath,
       ['--import', 'tsx', '-e', `
         const { sqlJsStorage } = await import(${JSON.stringify(new URL('../src/storage/sqljs/storage.ts', import.meta.url).href)})
-        await sqlJsStorage({ file: ${JSON.stringify(file)} }).ready()
+        const { fileJournal } = await import(${JSON.stringify(new URL('../adapters/node/file-journal.ts', import.meta.url).href)})
+        await sqlJsStorage({ persist: fileJournal(${JSON.stringify(file)}) }).ready()
         console.log('ready')
         setInterval(() => {}, 1000)
       `],
@@ -249,13 +250,13 @@ describe('sql.js in a file', () => {
         child.stdout.on('data', (data: Buffer) => data.toString().includes('ready') && resolve())
         child.once('exit', (code) => reject(new Error(`child exited ${code}`)))
       })
-      await expect(sqlJsStorage({ file }).ready()).rejects.toThrow(new RegExp(`in use by process ${child.pid}`))
+      await expect(sqlJsStorage({ persist: fileJournal(file) }).ready()).rejects.toThrow(new RegExp(`in use by process ${child.pid}`))
     } finally {
       child.kill('SIGKILL')
       await new Promise((resolve) => child.once('exit', resolve))
     }
     expect(readFileSync(`${file}.lock`, 'utf8').trim()).toBe(String(child.pid))
-    const storage = sqlJsStorage({ file })
+    const storage = sqlJsStorage({ persist: fileJournal(file) })
     await storage.ready()
     expect(readFileSync(`${file}.lock`, 'utf8').trim()).toBe(String(process.pid))
     await storage.close()
@@ -268,7 +269,7 @@ describe('sql.js in a file', () => {
     await new Promise((resolve) => dead.once('exit', resolve))
     // Killed after writing its draft but before linking it into place: no lock, a draft.
     writeFileSync(`${file}.lock.${dead.pid}`, `${dead.pid}\n`)
-    const storage = sqlJsStorage({ file })
+    const storage = sqlJsStorage({ persist: fileJournal(file) })
     await storage.ready()
     expect(readdirSync(dir).filter((name) => name.includes('.lock'))).toEqual(['db.sqlite.lock'])
     expect(readFileSync(`${file}.lock`, 'utf8').trim()).toBe(String(process.pid))
@@ -321,8 +322,14 @@ describe('sql.js with load/save', () => {
     await restarted.close()
   })
 
+  it('refuses the old `file` option with a TypeError naming the new spelling', () => {
+    const old = { file: 'x' } as Parameters<typeof sqlJsStorage>[0]
+    expect(() => sqlJsStorage(old)).toThrow(TypeError)
+    expect(() => sqlJsStorage(old)).toThrow(/persist: fileJournal\(path\)/)
+  })
+
   it('rejects options that do not go together', async () => {
-    await expect(sqlJsStorage({ file: 'x', load: async () => null, save: async () => {} }).ready()).rejects.toThrow(/either/)
+    await expect(sqlJsStorage({ persist: fileJournal('x'), load: async () => null, save: async () => {} }).ready()).rejects.toThrow(/either/)
     await expect(sqlJsStorage({ load: async () => null }).ready()).rejects.toThrow(/go together/)
   })
 })

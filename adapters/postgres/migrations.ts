@@ -1,6 +1,6 @@
 import type { PoolClient } from 'pg'
-import { modelNames } from '../../src/storage/models.js'
-import { fieldsOf, quote, SEARCH_COLUMN } from '../../src/storage/sqljs/columns.js'
+import { modelNames, models } from '../../src/storage/models.js'
+import { quote, SEARCH_COLUMN } from '../../src/storage/sql.js'
 
 // The schema, as a list of versions. Each migration is frozen: once released it never changes, so
 // a database made by any older version upgrades in place by running the ones it has not seen.
@@ -294,7 +294,7 @@ async function checkColumns(client: PoolClient, schemaName: string): Promise<voi
   )
   const present = new Set(found.rows.map((row) => `${row.table}.${row.column}`))
   for (const model of modelNames) {
-    const missing = [...fieldsOf(model).map(([field]) => field), SEARCH_COLUMN].filter((field) => !present.has(`${model}.${field}`))
+    const missing = [...models[model].fields.map((field) => field.name), SEARCH_COLUMN].filter((field) => !present.has(`${model}.${field}`))
     if (missing.length) {
       throw new Error(`postgresStorage: table ${schemaName}.${model} lacks ${missing.join(', ')}: a migration is missing for this model change`)
     }

@@ -1,11 +1,12 @@
-import { models } from '../../src/storage/models.js'
-import { fieldsOf, kindOf, quote, searchText, SEARCH_COLUMN, type ColumnKind } from '../../src/storage/sqljs/columns.js'
-import type { FindQuery, ModelName, Scalar, Where } from '../../src/storage/types.js'
+import { kindOf, models, type ColumnKind } from '../../src/storage/models.js'
+import { conditions, orderBy, Params, quote, searchText, SEARCH_COLUMN, whereClause } from '../../src/storage/sql.js'
+import type { DriverQuery, DriverWhere, ModelName, StoredRecord } from '../../src/storage/types.js'
 
-// Turns storage calls into parameterised SQL. Field names only ever come from the model's column
-// list (checked by `kindOf`) and are quoted; every value travels as a parameter.
+// Turns storage calls into parameterised SQL, through the SQL builder both SQL storages share
+// (PostgreSQL dialect). Field names only ever come from the model's fields (checked by `kindOf`)
+// and are quoted; every value travels as a parameter.
 
-export { searchText, SEARCH_COLUMN }
+export { quote, searchText, SEARCH_COLUMN }
 
 /** A statement and its parameters, as `pg` takes them. */
 export interface Statement {
@@ -27,21 +28,8 @@ export interface TableSql {
   hasSearch: boolean
 }
 
-/**
- * Fields that may hold null, per model. Only ordering needs to know: `ORDER BY f NULLS FIRST` on a
- * column that is never null would keep PostgreSQL from reading a (createdAt, id) index in order.
- */
-export const nullable: { [M in ModelName]: readonly string[] } = {
-  campaigns: [],
-  affiliates: ['payoutMethod', 'details'],
-  links: ['userId'],
-  commissions: ['remarks', 'payoutDate', 'name', 'chargeId', 'invoiceId', 'stripeSubscriptionId', 'linkId', 'referralCode'],
-  apiKeys: ['revokedAt'],
-  idempotency: [],
-}
-
 export function tableSql(schema: string, model: ModelName): TableSql {
-  const fields = fieldsOf(model)
+  const fields: [string, ColumnKind][] = models[model].fields.map((field) => [field.name, field.kind])
   const name = `${quote(schema)}.${quote(model)}`
   const columns = fields.map(([field]) => quote(field)).join(', ')
   const placeholders = [...fields, SEARCH_COLUMN].map((_, i) => `$${i + 1}`).join(', ')
@@ -63,96 +51,26 @@ export function tableSql(schema: string, model: ModelName): TableSql {
 export const toSql = (value: unknown): unknown => (value === undefined ? null : value)
 
 /** A row as `pg` answers it, back to the record: every field, in the model's order, and nothing else. */
-export function decode(table: TableSql, row: Record<string, unknown>): Record<string, unknown> {
+export function decode(table: TableSql, row: Record<string, unknown>): StoredRecord {
   const record: Record<string, unknown> = {}
   for (const [field] of table.fields) record[field] = row[field] ?? null
-  return record
-}
-
-/** `where` as SQL conditions; pushes the parameters. An `in` of one value is plain equality, which every index serves. */
-export function conditions(model: ModelName, where: Where<ModelName> | undefined, values: unknown[]): string[] {
-  const out: string[] = []
-  for (const [field, value] of Object.entries(where ?? {})) {
-    if (value === undefined) continue
-    kindOf(model, field)
-    const column = quote(field)
-    if (value === null) {
-      out.push(`${column} IS NULL`)
-    } else if (typeof value === 'object') {
-      const distinct = [...new Set<Scalar>(value.in)]
-      const present = distinct.filter((v) => v !== null)
-      const parts: string[] = []
-      if (present.length === 1) {
-        values.push(present[0])
-        parts.push(`${column} = $${values.length}`)
-      } else if (present.length > 1) {
-        values.push(present)
-        parts.push(`${column} = ANY($${values.length})`)
-      }
-      if (present.length < distinct.length) parts.push(`${column} IS NULL`)
-      out.push(parts.length === 0 ? 'FALSE' : parts.length === 1 ? parts[0]! : `(${parts.join(' OR ')})`)
-    } else {
-      values.push(value)
-      out.push(`${column} = $${values.length}`)
-    }
-  }
-  return out
-}
-
-/** `%`, `_` and the escape character itself, escaped for LIKE (whose default escape is a backslash). */
-export const likeEscape = (term: string): string => term.replace(/[\\%_]/g, (c) => `\\${c}`)
-
-/**
- * The WHERE clause of a find or count. `contains` is matched against the hidden search column,
- * which holds the search fields lower-cased by JavaScript (as the memory storage does), so the
- * term is lower-cased the same way: case folding beyond ASCII agrees with `toLowerCase()`
- * whatever the database's collation. A pg_trgm index serves the LIKE when the extension exists.
- */
-export function filter(model: ModelName, query: Pick<FindQuery<ModelName>, 'where' | 'contains'>, values: unknown[]): string {
-  const parts = conditions(model, query.where, values)
-  if (query.contains) {
-    values.push(`%${likeEscape(query.contains.toLowerCase())}%`)
-    parts.push(`${SEARCH_COLUMN} LIKE $${values.length}`)
-  }
-  return parts.length ? ` WHERE ${parts.join(' AND ')}` : ''
-}
-
-/**
- * `ORDER BY field, id`, both in the asked direction. Nulls sort as the smallest value, as in the
- * memory and sql.js storages: first ascending, last descending. PostgreSQL's default is the
- * opposite, so nullable fields say so; fields that are never null say nothing, so an index on
- * (…, createdAt, id) still gives the order without a sort.
- */
-export function orderBy(model: ModelName, order: FindQuery<ModelName>['orderBy']): string {
-  const field = order?.field ?? 'createdAt'
-  kindOf(model, field)
-  const direction = (order?.direction ?? 'DESC') === 'DESC' ? 'DESC' : 'ASC'
-  const nulls = direction === 'ASC' ? ' NULLS FIRST' : ' NULLS LAST'
-  return [...new Set([field, 'id'])]
-    .map((f) => `${quote(f)} ${direction}${nullable[model].includes(f) ? nulls : ''}`)
-    .join(', ')
+  return record as StoredRecord
 }
 
 /** The SELECT behind `find`, or null when the query asks for no rows (`limit: 0`). */
-export function findStatement(table: TableSql, query: FindQuery<ModelName>): Statement | null {
+export function findStatement(table: TableSql, query: DriverQuery): Statement | null {
   if (query.limit !== undefined && query.limit <= 0) return null
-  const values: unknown[] = []
-  let text = `SELECT ${table.columns} FROM ${table.name}${filter(table.model, query, values)} ORDER BY ${orderBy(table.model, query.orderBy)}`
-  if (query.limit !== undefined) {
-    values.push(query.limit)
-    text += ` LIMIT $${values.length}`
-  }
+  const params = new Params('postgres')
+  let text = `SELECT ${table.columns} FROM ${table.name}${whereClause(table.model, query, params)} ORDER BY ${orderBy(table.model, query.orderBy, 'postgres')}`
+  if (query.limit !== undefined) text += ` LIMIT ${params.add(query.limit)}`
   const offset = Math.max(0, query.offset ?? 0)
-  if (offset > 0) {
-    values.push(offset)
-    text += ` OFFSET $${values.length}`
-  }
-  return { text, values }
+  if (offset > 0) text += ` OFFSET ${params.add(offset)}`
+  return { text, values: params.values }
 }
 
-export function countStatement(table: TableSql, query: Pick<FindQuery<ModelName>, 'where' | 'contains'>): Statement {
-  const values: unknown[] = []
-  return { text: `SELECT count(*) AS "n" FROM ${table.name}${filter(table.model, query, values)}`, values }
+export function countStatement(table: TableSql, query: Pick<DriverQuery, 'where' | 'contains'>): Statement {
+  const params = new Params('postgres')
+  return { text: `SELECT count(*) AS "n" FROM ${table.name}${whereClause(table.model, query, params)}`, values: params.values }
 }
 
 /** `UPDATE … SET f = f + $n …` for the given deltas, answering the row; null when no delta is given. */
@@ -187,8 +105,8 @@ export function updateStatement(table: TableSql, id: string, changes: [string, u
   return { text: `UPDATE ${table.name} SET ${sets.join(', ')} WHERE "id" = $${values.length} RETURNING ${table.columns}`, values }
 }
 
-export function deleteManyStatement(table: TableSql, where: Where<ModelName>): Statement {
-  const values: unknown[] = []
-  const conds = conditions(table.model, where, values)
-  return { text: `DELETE FROM ${table.name}${conds.length ? ` WHERE ${conds.join(' AND ')}` : ''}`, values }
+export function deleteManyStatement(table: TableSql, where: DriverWhere): Statement {
+  const params = new Params('postgres')
+  const conds = conditions(table.model, where, params)
+  return { text: `DELETE FROM ${table.name}${conds.length ? ` WHERE ${conds.join(' AND ')}` : ''}`, values: params.values }
 }

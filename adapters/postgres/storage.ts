@@ -1,6 +1,7 @@
 import pg from 'pg'
 import type { CustomTypesConfig, Pool, PoolClient } from 'pg'
-import type { ModelName, Storage, StorageTransaction, TransactionOptions } from '../../src/storage/types.js'
+import { defineStorage } from '../../src/storage/define.js'
+import type { DriverTransaction, ModelName, Storage, TransactionOptions } from '../../src/storage/types.js'
 import { migrate, type MigrateResult } from './migrations.js'
 import { tableSql, type TableSql } from './sql.js'
 import { isRetryable, PostgresTransaction, type Context } from './transaction.js'
@@ -147,7 +148,7 @@ export function postgresStorage(options: PostgresStorageOptions): PostgresStorag
       throw error
     }))
 
-  async function attempt<T>(work: (tx: StorageTransaction) => Promise<T>, begin: string): Promise<Outcome<T>> {
+  async function attempt<T>(work: (tx: DriverTransaction) => Promise<T>, begin: string): Promise<Outcome<T>> {
     const client: PoolClient = await pool.connect()
     let broken: Error | undefined
     try {
@@ -182,7 +183,7 @@ export function postgresStorage(options: PostgresStorageOptions): PostgresStorag
     }
   }
 
-  async function run<T>(work: (tx: StorageTransaction) => Promise<T>, transactionOptions?: TransactionOptions): Promise<T> {
+  async function run<T>(work: (tx: DriverTransaction) => Promise<T>, transactionOptions?: TransactionOptions): Promise<T> {
     await ready()
     const begin = transactionOptions?.readOnly ? BEGIN_READ_ONLY : BEGIN
     for (let tries = 1; ; tries++) {
@@ -193,11 +194,11 @@ export function postgresStorage(options: PostgresStorageOptions): PostgresStorag
     }
   }
 
-  return {
+  return defineStorage({
     pool,
     schema,
     ready,
-    transaction<T>(work: (tx: StorageTransaction) => Promise<T>, transactionOptions?: TransactionOptions): Promise<T> {
+    transaction<T>(work: (tx: DriverTransaction) => Promise<T>, transactionOptions?: TransactionOptions): Promise<T> {
       if (closed) return Promise.reject(new Error('This storage is closed'))
       const running = run(work, transactionOptions)
       inFlight.add(running)
@@ -212,5 +213,5 @@ export function postgresStorage(options: PostgresStorageOptions): PostgresStorag
       })()
       return closed
     },
-  }
+  })
 }

@@ -1,13 +1,20 @@
 import type { CustomTypesConfig, PoolClient, QueryResult, QueryResultRow } from 'pg'
 import { models } from '../../src/storage/models.js'
-import { quote } from '../../src/storage/sqljs/columns.js'
-import { UniqueViolationError, type FindQuery, type ModelName, type StorageTransaction, type Where } from '../../src/storage/types.js'
+import {
+  UniqueViolationError,
+  type DriverQuery,
+  type DriverTransaction,
+  type DriverWhere,
+  type ModelName,
+  type StoredRecord,
+} from '../../src/storage/types.js'
 import {
   countStatement,
   decode,
   deleteManyStatement,
   findStatement,
   incrementStatement,
+  quote,
   searchText,
   toSql,
   updateStatement,
@@ -38,7 +45,7 @@ export interface Context {
  * database error so the storage can tell, once `work` settles, whether PostgreSQL aborted the
  * transaction (a serialization failure or deadlock: run `work` again) even if `work` caught it.
  */
-export class PostgresTransaction implements StorageTransaction {
+export class PostgresTransaction implements DriverTransaction {
   open = true
   /** The first error PostgreSQL answered that was not handled here; the transaction is aborted then. */
   failure: unknown = undefined
@@ -86,21 +93,27 @@ export class PostgresTransaction implements StorageTransaction {
   async get(model: ModelName, id: string) {
     const table = this.table(model)
     const { rows } = await this.run({ text: table.byId, values: [id] })
-    return (rows[0] ? decode(table, rows[0]) : null) as never
+    return rows[0] ? decode(table, rows[0]) : null
   }
 
-  async find(model: ModelName, query: FindQuery<ModelName>) {
+  async find(model: ModelName, query: DriverQuery) {
     const table = this.table(model)
     const statement = findStatement(table, query)
-    if (!statement) return [] as never
+    if (!statement) return []
     const { rows } = await this.run(statement)
-    return rows.map((row) => decode(table, row)) as never
+    return rows.map((row) => decode(table, row))
   }
 
-  async count(model: ModelName, query: Pick<FindQuery<ModelName>, 'where' | 'contains'>) {
+  async count(model: ModelName, query: Pick<DriverQuery, 'where' | 'contains'>) {
     const table = this.table(model)
     const { rows } = await this.run<{ n: number }>(countStatement(table, query))
-    return Number(rows[0]!.n) as never
+    return Number(rows[0]!.n)
+  }
+
+  /** The page's rows and its total: two statements, each served by an index where one fits. */
+  async findPage(model: ModelName, query: DriverQuery) {
+    const items = await this.find(model, query)
+    return { items, total: await this.count(model, query) }
   }
 
   /**
@@ -110,9 +123,9 @@ export class PostgresTransaction implements StorageTransaction {
    * PostgreSQL answers a serialization failure instead and the work runs again), so a look-up
    * per constraint names the one that was hit.
    */
-  async insert(model: ModelName, record: object) {
+  async insert(model: ModelName, record: StoredRecord) {
     const table = this.table(model)
-    const values = record as Record<string, unknown>
+    const values = record
     const params = table.fields.map(([field]) => toSql(values[field]))
     params.push(searchText(model, values))
     const { rowCount } = await this.run({ text: table.insert, values: params })
@@ -131,7 +144,7 @@ export class PostgresTransaction implements StorageTransaction {
     throw new Error(`Inserting into ${model} conflicted with a record this transaction cannot see`)
   }
 
-  async update(model: ModelName, id: string, patch: object) {
+  async update(model: ModelName, id: string, patch: Record<string, unknown>) {
     const table = this.table(model)
     const changes = Object.entries(patch).filter(([, value]) => value !== undefined)
     if (changes.length === 0) return this.get(model, id)
@@ -141,12 +154,12 @@ export class PostgresTransaction implements StorageTransaction {
       // The search text joins every search field, so the ones not in the patch are read first.
       const current = await this.get(model, id)
       if (!current) return null
-      search = searchText(model, { ...(current as Record<string, unknown>), ...Object.fromEntries(changes) })
+      search = searchText(model, { ...current, ...Object.fromEntries(changes) })
     }
     const statement = updateStatement(table, id, changes, search)
     const unique = table.unique.filter((constraint) => touches(constraint.fields))
     const { rows } = unique.length ? await this.guarded(statement, unique.map((c) => c.name)) : await this.run(statement)
-    return (rows[0] ? decode(table, rows[0]) : null) as never
+    return rows[0] ? decode(table, rows[0]) : null
   }
 
   /**
@@ -184,7 +197,7 @@ export class PostgresTransaction implements StorageTransaction {
     const statement = incrementStatement(table, id, deltas)
     if (!statement) return this.get(model, id)
     const { rows } = await this.run(statement)
-    return (rows[0] ? decode(table, rows[0]) : null) as never
+    return rows[0] ? decode(table, rows[0]) : null
   }
 
   async delete(model: ModelName, id: string) {
@@ -193,7 +206,7 @@ export class PostgresTransaction implements StorageTransaction {
     return rowCount === 1
   }
 
-  async deleteMany(model: ModelName, where: Where<ModelName>) {
+  async deleteMany(model: ModelName, where: DriverWhere) {
     const table = this.table(model)
     const { rowCount } = await this.run(deleteManyStatement(table, where))
     return rowCount ?? 0

@@ -2,22 +2,25 @@
 // correct (it passes the conformance kit, see test/storage-custom.test.ts), not fast: use it
 // as the skeleton for a storage on your own database.
 //
-// In your project, import from 'affiliate-service' instead of '../../src/index.js'.
+// You write records in, records out (a `DriverTransaction`); `defineStorage` makes the typed
+// `Storage` the service takes.
+//
+// In your project, import from 'affiliate-service/storage' instead of '../../src/storage/index.js'.
 import {
+  defineStorage,
   models,
   UniqueViolationError,
-  type FindQuery,
+  type DriverQuery,
+  type DriverTransaction,
+  type DriverWhere,
   type ModelName,
   type Scalar,
-  type Storage,
-  type StorageTransaction,
-  type Where,
-} from '../../src/index.js'
+  type StoredRecord as Row,
+} from '../../src/storage/index.js'
 
-type Row = Record<string, unknown> & { id: string }
 type Tables = Map<ModelName, Map<string, Row>>
 
-const matches = (row: Row, where: Where<ModelName> | undefined): boolean =>
+const matches = (row: Row, where: DriverWhere | undefined): boolean =>
   Object.entries(where ?? {}).every(([field, condition]) => {
     if (condition === undefined) return true
     const values: readonly Scalar[] = condition !== null && typeof condition === 'object' ? condition.in : [condition]
@@ -44,11 +47,11 @@ function checkUnique(model: ModelName, table: Map<string, Row>, row: Row): void 
  * Transactions run one at a time. Writes go to copies of the tables they touch, which replace
  * the committed ones only when the work resolves: a rejected transaction leaves nothing behind.
  */
-export function mapStorage(): Storage {
+export function mapStorage() {
   let committed: Tables = new Map(Object.keys(models).map((model) => [model as ModelName, new Map()]))
   let queue: Promise<unknown> = Promise.resolve()
 
-  function transaction<T>(work: (tx: StorageTransaction) => Promise<T>): Promise<T> {
+  function transaction<T>(work: (tx: DriverTransaction) => Promise<T>): Promise<T> {
     const run = async () => {
       const working: Tables = new Map(committed)
       const copied = new Set<ModelName>()
@@ -67,7 +70,7 @@ export function mapStorage(): Storage {
         copied.add(model)
         return copy
       }
-      const find = (model: ModelName, query: FindQuery<ModelName>): Row[] => {
+      const find = (model: ModelName, query: DriverQuery): Row[] => {
         const field = query.orderBy?.field ?? 'createdAt'
         const sign = query.orderBy?.direction === 'ASC' ? 1 : -1
         const rows = [...read(model).values()]
@@ -87,30 +90,30 @@ export function mapStorage(): Storage {
         table.set(next.id, next)
         return structuredClone(next)
       }
-      const tx: StorageTransaction = {
-        get: async (model, id) => structuredClone(read(model).get(id) ?? null) as never,
-        find: async (model, query) => structuredClone(find(model, query as FindQuery<ModelName>)) as never,
-        count: async (model, query) => find(model, query as FindQuery<ModelName>).length,
+      const tx: DriverTransaction = {
+        get: async (model, id) => structuredClone(read(model).get(id) ?? null),
+        find: async (model, query) => structuredClone(find(model, query)),
+        count: async (model, query) => find(model, query).length,
         insert: async (model, record) => {
-          const row = structuredClone(record) as unknown as Row
+          const row = structuredClone(record)
           const table = write(model)
           if (table.has(row.id)) throw new Error(`A ${model} record with id ${row.id} already exists`)
           checkUnique(model, table, row)
           table.set(row.id, row)
         },
-        update: async (model, id, patch) => update(model, id, patch as Record<string, unknown>) as never,
+        update: async (model, id, patch) => update(model, id, patch),
         increment: async (model, id, deltas) => {
           const current = read(model).get(id)
           if (!current) return null
           const patch: Record<string, number> = {}
           for (const [field, delta] of Object.entries(deltas)) {
-            if (delta !== undefined) patch[field] = (current[field] as number) + (delta as number)
+            if (delta !== undefined) patch[field] = (current[field] as number) + delta
           }
-          return update(model, id, patch) as never
+          return update(model, id, patch)
         },
         delete: async (model, id) => write(model).delete(id),
         deleteMany: async (model, where) => {
-          const doomed = find(model, { where: where as Where<ModelName> })
+          const doomed = find(model, { where })
           const table = write(model)
           for (const row of doomed) table.delete(row.id)
           return doomed.length
@@ -129,5 +132,5 @@ export function mapStorage(): Storage {
     return result
   }
 
-  return { transaction }
+  return defineStorage({ transaction })
 }

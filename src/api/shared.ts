@@ -67,15 +67,12 @@ export async function listPage<M extends ModelName, T>(
   const page = query.page ?? 1
   const limit = query.limit ?? 10
   const contains = query.contains || undefined
-  const [records, total] = await Promise.all([
-    tx.find(model, {
-      where: query.where,
-      contains,
-      orderBy: { field: query.orderField, direction: query.orderValue ?? 'DESC' },
-      offset: (page - 1) * limit,
-      limit,
-    }),
-    tx.count(model, { where: query.where, contains }),
-  ])
-  return { items: records.map(map), pagination: { page, limit, total, totalPages: Math.ceil(total / limit) } }
+  const { items, total } = await tx.findPage(model, {
+    where: query.where,
+    contains,
+    orderBy: { field: query.orderField, direction: query.orderValue ?? 'DESC' },
+    offset: (page - 1) * limit,
+    limit,
+  })
+  return { items: items.map(map), pagination: { page, limit, total, totalPages: Math.ceil(total / limit) } }
 }

@@ -1,5 +1,5 @@
-import { moneyNumber } from './money.js'
-import type { AffiliateRecord, PayoutMethod } from './records.js'
+import { answerMapper } from './schema.js'
+import type { PayoutMethod } from './records.js'
 
 /** An affiliate as the API answers it. */
 export interface Affiliate {
@@ -26,23 +26,4 @@ export interface Affiliate {
   updatedAt: string
 }
 
-export const toAffiliate = (r: AffiliateRecord): Affiliate => ({
-  id: r.id,
-  email: r.email,
-  firstName: r.firstName,
-  lastName: r.lastName,
-  notes: r.notes,
-  workspaceId: r.workspaceId,
-  campaignId: r.campaignId,
-  payoutEmail: r.payoutEmail,
-  payoutMethod: r.payoutMethod,
-  details: r.details,
-  isActive: r.isActive,
-  isBanned: r.isBanned,
-  totalOpens: r.totalOpens,
-  totalClicks: r.totalClicks,
-  totalSignups: r.totalSignups,
-  totalEarnings: moneyNumber(r.totalEarningsMinor),
-  createdAt: r.createdAt,
-  updatedAt: r.updatedAt,
-})
+export const toAffiliate = answerMapper<'affiliates', Affiliate>('affiliates', 'affiliate')

@@ -1,5 +1,5 @@
-import { moneyNumber } from './money.js'
-import type { CampaignRecord, CommissionType } from './records.js'
+import { answerMapper } from './schema.js'
+import type { CommissionType } from './records.js'
 
 /** A campaign as the API answers it. */
 export interface Campaign {
@@ -26,24 +26,4 @@ export interface Campaign {
   updatedAt: string
 }
 
-export const toCampaign = (r: CampaignRecord): Campaign => ({
-  id: r.id,
-  campaignName: r.campaignName,
-  workspaceId: r.workspaceId,
-  commissionType: r.commissionType,
-  amount: moneyNumber(r.amountMinor),
-  minimumPayoutAmount: moneyNumber(r.minimumPayoutMinor),
-  payoutId: r.payoutId,
-  url: r.url,
-  requiresApprovalToJoin: r.requiresApprovalToJoin,
-  collectAdditionalInfo: r.collectAdditionalInfo,
-  hideCustomerEmail: r.hideCustomerEmail,
-  payoutTerm: r.payoutTerm,
-  affiliatePortalWelcomeMessage: r.affiliatePortalWelcomeMessage,
-  affiliateDashboardText: r.affiliateDashboardText,
-  stripeCouponId: r.stripeCouponId,
-  allowedUrlParameters: [...r.allowedUrlParameters],
-  isDefault: r.isDefault,
-  createdAt: r.createdAt,
-  updatedAt: r.updatedAt,
-})
+export const toCampaign = answerMapper<'campaigns', Campaign>('campaigns', 'campaign')

@@ -1,5 +1,5 @@
-import { formatMoney } from './money.js'
-import type { CommissionRecord, CommissionStatus } from './records.js'
+import type { CommissionStatus } from './records.js'
+import { answerMapper } from './schema.js'
 
 /** A commission as the API answers it. Amounts are decimal strings with two decimals. */
 export interface Commission {
@@ -31,29 +31,6 @@ export interface ReferredUser extends Commission {
   stripeSubscriptionId: string | null
 }
 
-export const toCommission = (r: CommissionRecord): Commission => ({
-  commissionId: r.id,
-  campaignId: r.campaignId,
-  workspaceId: r.workspaceId,
-  affiliateId: r.affiliateId,
-  referredUser: r.referredUser,
-  amount: formatMoney(r.amountMinor),
-  adminEarnedAmount: formatMoney(r.adminEarnedMinor),
-  status: r.status,
-  commissionDate: r.commissionDate,
-  remarks: r.remarks,
-  referralCode: r.referralCode,
-  createdAt: r.createdAt,
-  updatedAt: r.updatedAt,
-})
+export const toCommission = answerMapper<'commissions', Commission>('commissions', 'commission')
 
-export const toReferredUser = (r: CommissionRecord): ReferredUser => ({
-  ...toCommission(r),
-  payoutDate: r.payoutDate,
-  name: r.name,
-  isSelfReferral: r.isSelfReferral,
-  isWalletPayment: r.isWalletPayment,
-  chargeId: r.chargeId,
-  invoiceId: r.invoiceId,
-  stripeSubscriptionId: r.stripeSubscriptionId,
-})
+export const toReferredUser = answerMapper<'commissions', ReferredUser>('commissions', 'referredUser')

@@ -1,6 +1,5 @@
 import { randomString } from '../crypto.js'
-import { moneyNumber } from './money.js'
-import type { LinkRecord } from './records.js'
+import { answerMapper } from './schema.js'
 
 /** A referral link as the API answers it. */
 export interface ReferralLink {
@@ -36,18 +35,4 @@ export function referralUrl(campaignUrl: string, parameter: string, code: string
   return url.toString()
 }
 
-export const toLink = (r: LinkRecord): ReferralLink => ({
-  id: r.id,
-  referralCode: r.referralCode,
-  url: r.url,
-  urlParameter: r.urlParameter,
-  userId: r.userId,
-  affiliateId: r.affiliateId,
-  campaignId: r.campaignId,
-  totalOpens: r.totalOpens,
-  totalClicks: r.totalClicks,
-  totalSignups: r.totalSignups,
-  totalEarnings: moneyNumber(r.totalEarningsMinor),
-  createdAt: r.createdAt,
-  updatedAt: r.updatedAt,
-})
+export const toLink = answerMapper<'links', ReferralLink>('links', 'link')

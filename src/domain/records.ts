@@ -5,7 +5,7 @@ export type CommissionType = 'percentage' | 'fixed'
 export type PayoutMethod = 'PAYPAL' | 'WISE' | 'BANK_TRANSFER'
 export type CommissionStatus = 'pending' | 'processing' | 'paid' | 'refunded'
 
-export interface CampaignRecord {
+export type CampaignRecord = {
   id: string
   workspaceId: string
   campaignName: string
@@ -28,7 +28,7 @@ export interface CampaignRecord {
   updatedAt: string
 }
 
-export interface AffiliateRecord {
+export type AffiliateRecord = {
   id: string
   workspaceId: string
   campaignId: string
@@ -50,7 +50,7 @@ export interface AffiliateRecord {
   updatedAt: string
 }
 
-export interface LinkRecord {
+export type LinkRecord = {
   id: string
   workspaceId: string
   campaignId: string
@@ -68,7 +68,7 @@ export interface LinkRecord {
 }
 
 /** A commission and a referred user are one record: the referred-user fields are null when unset. */
-export interface CommissionRecord {
+export type CommissionRecord = {
   id: string
   workspaceId: string
   campaignId: string
@@ -98,7 +98,7 @@ export interface CommissionRecord {
  * An API key as kept in storage: only its SHA-256 hash, never the key. `lookup` (the hash's first
  * 16 hex digits) finds the candidates and the whole hash is then compared in constant time.
  */
-export interface ApiKeyRecord {
+export type ApiKeyRecord = {
   id: string
   /** SHA-256 of the key, lowercase hex. */
   hash: string
@@ -117,7 +117,7 @@ export interface ApiKeyRecord {
 }
 
 /** A POST sent with an `Idempotency-Key`: held while it runs, then its answer, kept for replay. */
-export interface IdempotencyRecord {
+export type IdempotencyRecord = {
   id: string
   /** SHA-256 of the API key id and the Idempotency-Key: retries are scoped per key. */
   scopeKey: string

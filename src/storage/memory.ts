@@ -1,17 +1,29 @@
 import { models } from './models.js'
 import { SortedList, walk, type Ordered } from './sorted-list.js'
+import { defineStorage } from './define.js'
 import {
   UniqueViolationError,
-  type FindQuery,
+  type DriverQuery,
+  type DriverTransaction,
+  type DriverWhere,
   type ModelName,
+  type RecordPage,
   type Scalar,
   type Storage,
-  type StorageTransaction,
-  type Where,
+  type StoredRecord,
 } from './types.js'
 
-type Row = Ordered & Record<string, unknown>
+type Row = Ordered & StoredRecord
 type Condition = [field: string, values: readonly Scalar[]]
+
+/** One look-up: rows by the values of its fields (one field: the value itself; several: their JSON). */
+interface Index {
+  fields: readonly string[]
+  lists: Map<unknown, SortedList<Row>>
+}
+
+/** Combinations of `in` values an index look-up may expand to before a walk is cheaper. */
+const MAX_INDEX_KEYS = 64
 
 /** A copy of a record or patch handed in, sharing no array with it (stored rows copy with `Table#copy`). */
 const copy = <T extends Record<string, unknown>>(row: T): T => {
@@ -20,10 +32,10 @@ const copy = <T extends Record<string, unknown>>(row: T): T => {
   return out
 }
 
-function conditions(where: Where<ModelName> | undefined): Condition[] {
+function conditions(where: DriverWhere | undefined): Condition[] {
   const out: Condition[] = []
   for (const field in where) {
-    const value = (where as Record<string, Scalar | { in: readonly Scalar[] } | undefined>)[field]
+    const value = where[field]
     if (value === undefined) continue
     out.push([field, value !== null && typeof value === 'object' ? value.in : [value]])
   }
@@ -34,12 +46,8 @@ function conditions(where: Where<ModelName> | undefined): Condition[] {
 class Table {
   readonly rows = new Map<string, Row>()
   readonly all = new SortedList<Row>()
-  readonly indexes = new Map<string, Map<Scalar, SortedList<Row>>>()
+  readonly indexes: Index[]
   readonly uniques = new Map<string, Map<string, string>>()
-  /** Moves on every write, so a remembered count is known to be stale. */
-  version = 0
-  /** The total of the last non-exact `find`, for the `count` a list page asks for next. */
-  lastTotal: { key: string; version: number; total: number } | null = null
   /** Fields whose change moves the row in a list, an index, a constraint or the search text. */
   private readonly structural: ReadonlySet<string>
   /**
@@ -57,12 +65,12 @@ class Table {
 
   constructor(readonly model: ModelName) {
     const definition = models[model]
-    for (const field of definition.indexes) this.indexes.set(field, new Map())
+    this.indexes = definition.indexes.map((fields) => ({ fields, lists: new Map() }))
     for (const constraint of definition.unique) this.uniques.set(constraint.name, new Map())
     this.structural = new Set<string>([
       'createdAt',
       'id',
-      ...definition.indexes,
+      ...definition.indexes.flat(),
       ...definition.search,
       ...definition.unique.flatMap((constraint) => constraint.fields),
     ])
@@ -104,10 +112,10 @@ class Table {
   link(row: Row): void {
     this.rows.set(row.id, row)
     this.all.add(row)
-    for (const [field, index] of this.indexes) {
-      const value = row[field] as Scalar
-      let list = index.get(value)
-      if (!list) index.set(value, (list = new SortedList()))
+    for (const index of this.indexes) {
+      const key = indexKey(index.fields, row)
+      let list = index.lists.get(key)
+      if (!list) index.lists.set(key, (list = new SortedList()))
       list.add(row)
     }
     for (const constraint of models[this.model].unique) {
@@ -115,25 +123,23 @@ class Table {
       if (key !== null) this.uniques.get(constraint.name)!.set(key, row.id)
     }
     if (models[this.model].search.length) this.texts.set(row, this.text(row))
-    this.version++
   }
 
   /** Removes `row` from every structure, using its values as they were when it was linked. */
   unlink(row: Row): void {
     this.rows.delete(row.id)
     this.all.remove(row)
-    for (const [field, index] of this.indexes) {
-      const value = row[field] as Scalar
-      const list = index.get(value)
+    for (const index of this.indexes) {
+      const key = indexKey(index.fields, row)
+      const list = index.lists.get(key)
       list?.remove(row)
-      if (list?.size === 0) index.delete(value)
+      if (list?.size === 0) index.lists.delete(key)
     }
     for (const constraint of models[this.model].unique) {
       const key = this.uniqueKey(constraint.fields, row)
       if (key !== null) this.uniques.get(constraint.name)!.delete(key)
     }
     this.texts.delete(row)
-    this.version++
   }
 
   /**
@@ -169,31 +175,46 @@ class Table {
   candidates(conds: Condition[], term: string | null): { lists: SortedList<Row>[]; rest: Condition[]; exact: boolean } {
     let best: SortedList<Row>[] | null = null
     let bestSize = 0
-    let bestAt = -1
-    for (let at = 0; at < conds.length; at++) {
-      const [field, values] = conds[at]!
-      const index = this.indexes.get(field)
-      if (!index) continue
+    let bestCovered: Condition[] = []
+    for (const index of this.indexes) {
+      const covered = index.fields.map((field) => conds.find(([name]) => name === field))
+      if (covered.some((cond) => cond === undefined)) continue
+      const keys = indexKeys(covered.map((cond) => cond![1]))
+      if (keys === null) continue
       const lists: SortedList<Row>[] = []
       let size = 0
-      for (const value of values.length === 1 ? values : new Set(values)) {
-        const list = index.get(value)
+      for (const key of keys) {
+        const list = index.lists.get(key)
         if (!list) continue
         lists.push(list)
         size += list.size
       }
-      if (best === null || size < bestSize) {
+      if (best === null || size < bestSize || (size === bestSize && covered.length > bestCovered.length)) {
         best = lists
         bestSize = size
-        bestAt = at
+        bestCovered = covered as Condition[]
       }
     }
-    const rest = best === null ? conds : conds.filter((_, at) => at !== bestAt)
+    const rest = best === null ? conds : conds.filter((cond) => !bestCovered.includes(cond))
     return { lists: best ?? [this.all], rest, exact: rest.length === 0 && term === null }
   }
 }
 
-const countKey = (conds: Condition[], term: string | null): string => JSON.stringify([conds, term])
+/** A row's key in an index over `fields`. */
+const indexKey = (fields: readonly string[], row: Record<string, unknown>): unknown =>
+  fields.length === 1 ? row[fields[0]!] : JSON.stringify(fields.map((field) => row[field] ?? null))
+
+/** The index keys matching these value lists (one per field), or null when there are too many. */
+function indexKeys(values: (readonly Scalar[])[]): unknown[] | null {
+  if (values.length === 1) return values[0]!.length === 1 ? [values[0]![0]] : [...new Set(values[0])]
+  let combos: Scalar[][] = [[]]
+  for (const list of values) {
+    const distinct = [...new Set(list)]
+    if (combos.length * distinct.length > MAX_INDEX_KEYS) return null
+    combos = combos.flatMap((combo) => distinct.map((value) => [...combo, value]))
+  }
+  return combos.map((combo) => JSON.stringify(combo))
+}
 
 /** A search matching more rows than this walks the sorted lists instead of sorting its hits. */
 const MAX_SEARCH_HITS = 1_000
@@ -205,7 +226,7 @@ const compareValues = (a: unknown, b: unknown): number => {
   return (a as string | number) < (b as string | number) ? -1 : 1
 }
 
-class MemoryTransaction implements StorageTransaction {
+class MemoryTransaction implements DriverTransaction {
   private readonly undo: (() => void)[] = []
   open = true
 
@@ -226,74 +247,75 @@ class MemoryTransaction implements StorageTransaction {
   async get(model: ModelName, id: string) {
     const table = this.table(model)
     const row = table.rows.get(id)
-    return (row ? table.copy(row) : null) as never
+    return row ? table.copy(row) : null
   }
 
-  async find(model: ModelName, query: FindQuery<ModelName>) {
+  async find(model: ModelName, query: DriverQuery) {
+    return this.page(model, query, false).items
+  }
+
+  async findPage(model: ModelName, query: DriverQuery) {
+    return this.page(model, query, true)
+  }
+
+  /** The page `query` asks for, and when `counted` the total of its matches (else the total is -1). */
+  private page(model: ModelName, query: DriverQuery, counted: boolean): RecordPage<StoredRecord> {
     const table = this.table(model)
     const conds = conditions(query.where)
     const term = query.contains ? query.contains.toLowerCase() : null
     const { lists, rest, exact } = table.candidates(conds, term)
     const field = query.orderBy?.field ?? 'createdAt'
     const descending = (query.orderBy?.direction ?? 'DESC') === 'DESC'
-    const offset = query.offset ?? 0
+    const offset = Math.max(0, query.offset ?? 0)
     const limit = query.limit ?? Number.POSITIVE_INFINITY
     const sign = descending ? -1 : 1
     // The contract breaks ties by id alone, as `ORDER BY field, id` does in SQL.
     const order = (a: Row, b: Row) => sign * (compareValues(a[field], b[field]) || compareValues(a.id, b.id))
     const hits = term === null ? null : table.searched(conds, term)
     if (hits !== null) {
-      table.lastTotal = { key: countKey(conds, term), version: table.version, total: hits.length }
-      return hits.sort(order).slice(offset, offset + limit).map((row) => table.copy(row)) as never
+      return { items: hits.sort(order).slice(offset, offset + limit).map((row) => table.copy(row)), total: hits.length }
     }
     const out: Row[] = []
-    if (field === 'createdAt') {
-      if (exact && lists.length === 1) {
+    if (field === 'createdAt' && exact) {
+      const total = lists.reduce((sum, list) => sum + list.size, 0)
+      if (lists.length === 1) {
         // One list, nothing to check: the page is a slice of it.
         const items = lists[0]!.items
         const end = Math.min(items.length, offset + limit)
         for (let i = offset; i < end; i++) out.push(table.copy(items[descending ? items.length - 1 - i : i]!))
-        return out as never
-      }
-      if (exact) {
+      } else {
         let skipped = 0
         for (const row of walk(lists, descending)) {
           if (out.length >= limit) break
           if (skipped < offset) skipped++
           else out.push(table.copy(row))
         }
-        return out as never
       }
-      // A filtered page walks every candidate anyway to be sure of its last match, so it counts
-      // them all on the way: the `count` that a list page asks for next is then free.
+      return { items: out, total }
+    }
+    if (field === 'createdAt') {
+      // A filtered page walks its candidates in order; a counted one walks them all to count.
       let total = 0
-      const visit = (row: Row) => {
-        if (!table.matches(row, rest, term)) return
+      for (const row of walk(lists, descending)) {
+        if (!table.matches(row, rest, term)) continue
         if (total >= offset && out.length < limit) out.push(table.copy(row))
+        else if (!counted && out.length >= limit) break
         total++
       }
-      if (lists.length === 1) {
-        const items = lists[0]!.items
-        if (descending) for (let i = items.length - 1; i >= 0; i--) visit(items[i]!)
-        else for (let i = 0; i < items.length; i++) visit(items[i]!)
-      } else for (const row of walk(lists, descending)) visit(row)
-      table.lastTotal = { key: countKey(conds, term), version: table.version, total }
-      return out as never
+      return { items: out, total: counted ? total : -1 }
     }
     const matching: Row[] = []
     for (const list of lists) for (const row of list.items) if (table.matches(row, rest, term)) matching.push(row)
     matching.sort(order)
-    return matching.slice(offset, offset + limit).map((row) => table.copy(row)) as never
+    return { items: matching.slice(offset, offset + limit).map((row) => table.copy(row)), total: matching.length }
   }
 
-  async count(model: ModelName, query: Pick<FindQuery<ModelName>, 'where' | 'contains'>) {
+  async count(model: ModelName, query: Pick<DriverQuery, 'where' | 'contains'>) {
     const table = this.table(model)
     const conds = conditions(query.where)
     const term = query.contains ? query.contains.toLowerCase() : null
     const { lists, rest, exact } = table.candidates(conds, term)
     if (exact) return lists.reduce((sum, list) => sum + list.size, 0)
-    const remembered = table.lastTotal
-    if (remembered && remembered.version === table.version && remembered.key === countKey(conds, term)) return remembered.total
     const hits = term === null ? null : table.searched(conds, term)
     if (hits !== null) return hits.length
     let total = 0
@@ -301,7 +323,7 @@ class MemoryTransaction implements StorageTransaction {
     return total
   }
 
-  async insert(model: ModelName, record: object) {
+  async insert(model: ModelName, record: StoredRecord) {
     const table = this.table(model)
     const row = copy(record as Row)
     if (table.rows.has(row.id)) throw new Error(`A ${model} record with id ${row.id} already exists`)
@@ -311,17 +333,17 @@ class MemoryTransaction implements StorageTransaction {
     this.undo.push(() => table.unlink(row))
   }
 
-  async update(model: ModelName, id: string, patch: object) {
+  async update(model: ModelName, id: string, patch: Record<string, unknown>) {
     const table = this.table(model)
     const row = table.rows.get(id)
     if (!row) return null
-    const changes = copy(patch as Row)
+    const changes = copy(patch)
     // Undoing puts back the fields this changes, as they were: the others stay as they are.
     const before: Record<string, unknown> = {}
     for (const field in changes) before[field] = Array.isArray(row[field]) ? [...(row[field] as unknown[])] : row[field]
     this.apply(table, row, changes)
     this.undo.push(() => this.apply(table, row, before))
-    return table.copy(row) as never
+    return table.copy(row)
   }
 
   private apply(table: Table, row: Row, patch: Record<string, unknown>): void {
@@ -329,7 +351,6 @@ class MemoryTransaction implements StorageTransaction {
     const fields = Object.keys(patch).filter((field) => patch[field] !== undefined)
     if (!table.isStructural(fields)) {
       for (const field of fields) row[field] = patch[field]
-      table.version++
       return
     }
     const next = { ...row }
@@ -361,18 +382,18 @@ class MemoryTransaction implements StorageTransaction {
     return true
   }
 
-  async deleteMany(model: ModelName, where: Where<ModelName>) {
+  async deleteMany(model: ModelName, where: DriverWhere) {
     const doomed = await this.find(model, { where })
-    for (const row of doomed as Row[]) await this.delete(model, row.id)
-    return (doomed as Row[]).length
+    for (const row of doomed) await this.delete(model, row.id)
+    return doomed.length
   }
 }
 
 /** Runs `work` in a transaction of its own: all of its writes, or none of them when it throws. */
-async function runTransaction<T>(tables: Map<ModelName, Table>, work: (tx: StorageTransaction) => Promise<T>): Promise<T> {
+async function runTransaction<T>(tables: Map<ModelName, Table>, work: (tx: DriverTransaction) => Promise<T>): Promise<T> {
   const tx = new MemoryTransaction(tables)
   try {
-    return await work(tx as StorageTransaction)
+    return await work(tx)
   } catch (error) {
     tx.rollback()
     throw error
@@ -393,12 +414,12 @@ async function runTransaction<T>(tables: Map<ModelName, Table>, work: (tx: Stora
 export function memoryStorage(): Storage {
   const tables = new Map<ModelName, Table>(Object.keys(models).map((model) => [model as ModelName, new Table(model as ModelName)]))
   let tail: Promise<unknown> = Promise.resolve()
-  return {
+  return defineStorage({
     transaction(work) {
       const result = tail.then(() => runTransaction(tables, work))
       tail = result.catch(() => undefined)
       return result
     },
     async close() {},
-  }
+  })
 }

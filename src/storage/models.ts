@@ -1,4 +1,7 @@
+import { columnKind, schema, type ColumnKind, type FieldSpec } from '../domain/schema.js'
 import type { ModelName, RecordOf } from './types.js'
+
+export type { ColumnKind }
 
 export interface UniqueConstraint<M extends ModelName> {
   name: string
@@ -6,49 +9,56 @@ export interface UniqueConstraint<M extends ModelName> {
 }
 
 export interface ModelDefinition<M extends ModelName> {
-  /** Fields the service looks records up by; a storage should index each. */
-  indexes: readonly (keyof RecordOf<M> & string)[]
+  /**
+   * The look-ups the service makes, each a set of fields compared for equality (then ordered by
+   * `createdAt`, `id`); a storage should serve each from one index.
+   */
+  indexes: readonly (readonly (keyof RecordOf<M> & string)[])[]
   /** Field sets no two records may share (a set holding a null never collides). */
   unique: readonly UniqueConstraint<M>[]
   /** String fields that `contains` searches, case-insensitively. */
   search: readonly (keyof RecordOf<M> & string)[]
+  /** Every field, in a fixed order, with how a column keeps it and whether it may be null. */
+  fields: readonly { name: keyof RecordOf<M> & string; kind: ColumnKind; nullable: boolean }[]
 }
 
-/** What a storage must know of each collection: lookups to index, constraints to enforce, text to search. */
-export const models: { [M in ModelName]: ModelDefinition<M> } = {
-  campaigns: {
-    indexes: ['workspaceId'],
-    unique: [],
-    search: ['campaignName'],
-  },
-  affiliates: {
-    indexes: ['workspaceId', 'campaignId'],
-    unique: [{ name: 'affiliates_campaign_email', fields: ['campaignId', 'emailKey'] }],
-    search: ['email', 'firstName', 'lastName'],
-  },
-  links: {
-    indexes: ['workspaceId', 'affiliateId', 'referralCode'],
-    unique: [{ name: 'links_referral_code', fields: ['referralCode'] }],
-    search: ['referralCode'],
-  },
-  commissions: {
-    indexes: ['workspaceId', 'affiliateId', 'campaignId', 'referredUserKey'],
+function define<M extends ModelName>(model: M): ModelDefinition<M> {
+  const { fields, unique = [], indexes = [] } = schema[model]
+  const entries = Object.entries(fields) as [keyof RecordOf<M> & string, FieldSpec][]
+  const named = (test: (spec: FieldSpec) => boolean) => entries.filter(([, spec]) => test(spec)).map(([name]) => name)
+  return {
+    indexes: [...named((spec) => spec.indexed === true).map((name) => [name] as const), ...indexes],
     unique: [
-      { name: 'commissions_workspace_invoice', fields: ['workspaceId', 'invoiceId'] },
-      { name: 'commissions_workspace_charge', fields: ['workspaceId', 'chargeId'] },
+      ...entries.flatMap(([name, spec]) => (spec.unique === undefined ? [] : [{ name: spec.unique, fields: [name] }])),
+      ...unique,
     ],
-    search: ['referredUser', 'remarks', 'name'],
-  },
-  apiKeys: {
-    indexes: ['lookup'],
-    unique: [{ name: 'api_keys_hash', fields: ['hash'] }],
-    search: ['prefix', 'label'],
-  },
-  idempotency: {
-    indexes: ['scopeKey'],
-    unique: [{ name: 'idempotency_scope', fields: ['scopeKey'] }],
-    search: [],
-  },
+    search: named((spec) => spec.searched === true),
+    fields: entries.map(([name, spec]) => ({ name, kind: columnKind(spec), nullable: spec.nullable === true })),
+  }
+}
+
+/**
+ * What a storage must know of each collection: lookups to index, constraints to enforce, text to
+ * search, the fields and their kinds. Derived from the one description of the records (`schema`).
+ */
+export const models: { [M in ModelName]: ModelDefinition<M> } = {
+  campaigns: define('campaigns'),
+  affiliates: define('affiliates'),
+  links: define('links'),
+  commissions: define('commissions'),
+  apiKeys: define('apiKeys'),
+  idempotency: define('idempotency'),
 }
 
 export const modelNames = Object.keys(models) as ModelName[]
+
+const kinds = new Map<string, ReadonlyMap<string, ColumnKind>>(
+  modelNames.map((model) => [model, new Map(models[model].fields.map((field) => [field.name, field.kind]))]),
+)
+
+/** A field's column kind; throws when the model has no such field (field names reach SQL only after this). */
+export function kindOf(model: ModelName, field: string): ColumnKind {
+  const kind = kinds.get(model)?.get(field)
+  if (!kind) throw new Error(`${model} has no field ${field}`)
+  return kind
+}

@@ -16,8 +16,11 @@ export type Scalar = string | number | boolean | null
  * `{ in: [...] }` means the field equals one of the values (an empty list matches nothing).
  */
 export type Where<M extends ModelName> = {
-  [K in keyof RecordOf<M>]?: Scalar | { in: readonly Scalar[] }
-}
+  [K in keyof RecordOf<M>]?: Condition
+} & { id?: Condition }
+
+/** One field's condition in a `where`: a value (equality) or `{ in: [...] }`. */
+export type Condition = Scalar | { in: readonly Scalar[] }
 
 export interface FindQuery<M extends ModelName> {
   where?: Where<M>
@@ -42,6 +45,11 @@ export interface StorageTransaction {
   find<M extends ModelName>(model: M, query: FindQuery<M>): Promise<RecordOf<M>[]>
   /** How many records match `where` and `contains`. */
   count<M extends ModelName>(model: M, query: Pick<FindQuery<M>, 'where' | 'contains'>): Promise<number>
+  /**
+   * One page of a list and the exact total it is part of: `find(model, query)` and
+   * `count(model, query)` in one call, which a storage may answer with one walk.
+   */
+  findPage<M extends ModelName>(model: M, query: FindQuery<M>): Promise<RecordPage<RecordOf<M>>>
   /**
    * Stores a new record. Throws {@link UniqueViolationError} naming the constraint when the
    * record collides with one of the model's `unique` constraints (a constraint holding a `null`
@@ -68,14 +76,22 @@ export interface StorageTransaction {
   deleteMany<M extends ModelName>(model: M, where: Where<M>): Promise<number>
 }
 
+/** A page of records and how many match in all. */
+export interface RecordPage<R> {
+  items: R[]
+  total: number
+}
+
 export interface TransactionOptions {
   /** The work only reads; a storage may run it without write locks. @default false */
   readOnly?: boolean
 }
 
 /**
- * Where the service keeps its records. Implement this to put the service on your own database;
- * `affiliate-service/testing` has a conformance kit that checks an implementation.
+ * Where the service keeps its records, typed per model. To put the service on your own database,
+ * write a {@link StorageDriver} (records in, records out, no model types) and wrap it with
+ * `defineStorage` from `affiliate-service/storage`; `affiliate-service/testing` has a conformance
+ * kit that checks it.
  *
  * The contract:
  * - **Atomic.** `transaction(work)` commits every write of `work` when it resolves and none of
@@ -100,4 +116,49 @@ export class UniqueViolationError extends Error {
   constructor(readonly constraint: string) {
     super(`Unique constraint ${constraint} violated`)
   }
+}
+
+// The implementer's tier: the same operations with plain records. `defineStorage` wraps a driver
+// once into the typed `Storage` above, so a storage's own code needs no casts.
+
+/** A stored record as a driver sees it: field name to value, with its `id`. */
+export type StoredRecord = { id: string } & Record<string, unknown>
+
+/** `where` as a driver sees it: field name to condition. */
+export type DriverWhere = Record<string, Condition | undefined>
+
+export interface DriverQuery {
+  where?: DriverWhere | undefined
+  /** See {@link FindQuery.contains}. */
+  contains?: string | undefined
+  /** Default `createdAt` descending; ties broken by `id` in the same direction. */
+  orderBy?: { field: string; direction: 'ASC' | 'DESC' } | undefined
+  offset?: number | undefined
+  limit?: number | undefined
+}
+
+/**
+ * The operations of a driver's transaction: {@link StorageTransaction} with plain records, and
+ * the same contract. `findPage` may be left out: the typed storage then answers it with `find`
+ * and `count`.
+ */
+export interface DriverTransaction {
+  get(model: ModelName, id: string): Promise<StoredRecord | null>
+  find(model: ModelName, query: DriverQuery): Promise<StoredRecord[]>
+  count(model: ModelName, query: Pick<DriverQuery, 'where' | 'contains'>): Promise<number>
+  findPage?(model: ModelName, query: DriverQuery): Promise<RecordPage<StoredRecord>>
+  insert(model: ModelName, record: StoredRecord): Promise<void>
+  update(model: ModelName, id: string, patch: Record<string, unknown>): Promise<StoredRecord | null>
+  increment(model: ModelName, id: string, deltas: Record<string, number | undefined>): Promise<StoredRecord | null>
+  delete(model: ModelName, id: string): Promise<boolean>
+  deleteMany(model: ModelName, where: DriverWhere): Promise<number>
+}
+
+/**
+ * What a storage implementer writes: transactions over plain records, with the contract of
+ * {@link Storage}. Other members (`ready`, `pool`, ...) are kept by `defineStorage` as they are.
+ */
+export interface StorageDriver {
+  transaction<T>(work: (tx: DriverTransaction) => Promise<T>, options?: TransactionOptions): Promise<T>
+  close?(): Promise<void>
 }

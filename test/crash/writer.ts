@@ -4,10 +4,11 @@
 // the same transaction: a torn transaction would leave zero or two defaults behind.
 import { writeSync } from 'node:fs'
 import { createAffiliateService, memoryKeyStore, sqlJsStorage } from '../../src/index.js'
+import { fileJournal } from '../../adapters/node/file-journal.js'
 
 const [file, workspaceId] = process.argv.slice(2) as [string, string]
 // Folds every few dozen writes, so kills also land while a snapshot is written and renamed.
-const storage = sqlJsStorage({ file, checkpointBytes: 32 * 1024 })
+const storage = sqlJsStorage({ persist: fileJournal(file), checkpointBytes: 32 * 1024 })
 await storage.ready()
 const service = createAffiliateService({ storage, keyStore: memoryKeyStore([]) })
 writeSync(1, 'ready\n')

@@ -1,4 +1,4 @@
-import { SearchIndex } from './search-index.js'
+import { LRUCache } from 'lru-cache'
 import type { SqlJsDatabase, SqlJsStatement, SqlValue } from './sql-js-types.js'
 
 /** Prepared statements kept per connection; lists build their SQL from the query, so the set is bounded. */
@@ -6,38 +6,26 @@ const MAX_CACHED_STATEMENTS = 200
 
 /** One sql.js database with a statement cache: every query runs a prepared statement. */
 export class Connection {
-  private readonly statements = new Map<string, SqlJsStatement>()
-  /** Moves on every write, so a remembered count is known to be stale. */
-  version = 0
-  /** The total a filtered page found, for the `count` a list page asks for next. */
-  lastTotal: { key: string; version: number; total: number } | null = null
-  /** Committed search texts, for `contains` (see SearchIndex). */
-  readonly search = new SearchIndex(this)
+  /** Statements by SQL text; an evicted one is freed (sql.js statements hold wasm memory). */
+  private readonly statements = new LRUCache<string, SqlJsStatement>({
+    max: MAX_CACHED_STATEMENTS,
+    dispose: (statement) => void statement.free(),
+  })
 
   constructor(readonly db: SqlJsDatabase) {}
 
   private statement(sql: string): SqlJsStatement {
     let statement = this.statements.get(sql)
-    if (statement) {
-      // Re-inserting keeps the map in least-recently-used order for eviction.
-      this.statements.delete(sql)
-    } else {
-      statement = this.db.prepare(sql)
-      if (this.statements.size >= MAX_CACHED_STATEMENTS) {
-        const [oldest, evicted] = this.statements.entries().next().value!
-        this.statements.delete(oldest)
-        evicted.free()
-      }
-    }
-    this.statements.set(sql, statement)
+    if (!statement) this.statements.set(sql, (statement = this.db.prepare(sql)))
     return statement
   }
 
   /** Every row the query answers, as arrays in the order of its select list. */
-  all(sql: string, params: readonly SqlValue[] = []): SqlValue[][] {
+  all(sql: string, params: readonly unknown[] = []): SqlValue[][] {
     const statement = this.statement(sql)
     try {
-      statement.bind(params)
+      // Values reach here from the sqlite dialect of the SQL builder, or `toSql`: SQLite values only.
+      statement.bind(params as readonly SqlValue[])
       const rows: SqlValue[][] = []
       while (statement.step()) rows.push(statement.get())
       return rows
@@ -47,10 +35,10 @@ export class Connection {
   }
 
   /** Runs a write; answers how many rows it changed. */
-  run(sql: string, params: readonly SqlValue[] = []): number {
+  run(sql: string, params: readonly unknown[] = []): number {
     const statement = this.statement(sql)
     try {
-      statement.bind(params)
+      statement.bind(params as readonly SqlValue[])
       statement.step()
       return this.db.getRowsModified()
     } finally {
@@ -64,7 +52,6 @@ export class Connection {
   }
 
   close(): void {
-    for (const statement of this.statements.values()) statement.free()
     this.statements.clear()
     this.db.close()
   }

@@ -34,6 +34,19 @@ function countTriggers(table: string, fields: readonly string[]): string {
   ].join('\n')
 }
 
+/**
+ * The fields whose rows `_counts` keeps (see `countTriggers`), as migration 4 made them: frozen,
+ * and the storage counts through `_counts` only for these.
+ */
+export const COUNTED = {
+  campaigns: ['workspaceId'],
+  affiliates: ['workspaceId', 'campaignId'],
+  links: ['workspaceId', 'affiliateId', 'referralCode'],
+  commissions: ['workspaceId', 'affiliateId', 'campaignId', 'referredUserKey'],
+  apiKeys: ['lookup'],
+  idempotency: ['scopeKey'],
+} as const
+
 export const migrations: readonly Migration[] = [
   {
     version: 1,
@@ -193,13 +206,18 @@ CREATE UNIQUE INDEX idempotency_scope ON idempotency (scopeKey);
     version: 4,
     sql: [
       'CREATE TABLE _counts (model TEXT NOT NULL, field TEXT NOT NULL, value TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (model, field, value)) STRICT, WITHOUT ROWID;',
-      countTriggers('campaigns', ['workspaceId']),
-      countTriggers('affiliates', ['workspaceId', 'campaignId']),
-      countTriggers('links', ['workspaceId', 'affiliateId', 'referralCode']),
-      countTriggers('commissions', ['workspaceId', 'affiliateId', 'campaignId', 'referredUserKey']),
-      countTriggers('apiKeys', ['lookup']),
-      countTriggers('idempotency', ['scopeKey']),
+      countTriggers('campaigns', COUNTED.campaigns),
+      countTriggers('affiliates', COUNTED.affiliates),
+      countTriggers('links', COUNTED.links),
+      countTriggers('commissions', COUNTED.commissions),
+      countTriggers('apiKeys', COUNTED.apiKeys),
+      countTriggers('idempotency', COUNTED.idempotency),
     ].join('\n'),
+  },
+  {
+    version: 5,
+    // Commissions listed by status: one index range per (workspace, status), in list order.
+    sql: 'CREATE INDEX commissions_workspaceId_status ON commissions (workspaceId, status, createdAt, id);',
   },
 ]
 

@@ -1,5 +1,5 @@
 import type { ModelName } from '../types.js'
-import { quote, SEARCH_COLUMN } from './columns.js'
+import { quote, SEARCH_COLUMN } from '../sql.js'
 import type { Connection } from './connection.js'
 
 /**

@@ -1,32 +1,33 @@
 import { modelNames } from '../models.js'
-import type { Storage, StorageTransaction, TransactionOptions } from '../types.js'
-import { fieldsOf, quote, SEARCH_COLUMN } from './columns.js'
+import { defineStorage } from '../define.js'
+import type { DriverTransaction, Storage, TransactionOptions } from '../types.js'
+import { quote, SEARCH_COLUMN } from '../sql.js'
+import { fieldsOf } from './columns.js'
 import { Connection } from './connection.js'
-import type { FileJournal, FileJournalModule } from './file-journal.js'
 import { migrations, SCHEMA_VERSION } from './migrations.js'
+import type { SqlJsJournal, SqlJsPersistence } from './persistence.js'
+import { SearchIndex } from './search-index.js'
 import type { InitSqlJs, SqlJsConfig, SqlJsStatic } from './sql-js-types.js'
 import { SqlJsTransaction, type Write } from './transaction.js'
 
 export interface SqlJsStorageOptions {
   /**
-   * A file to keep the database in (Node, Bun and Deno). Every acknowledged write is on disk
-   * before its transaction resolves: it is appended to a journal beside the file
-   * (`<file>.journal-<n>`) and fsynced, and the journal is folded into the file in the
-   * background. A `<file>.lock` keeps a second process out.
-   * Leave it out (and `load`) for an in-memory SQLite database.
+   * Where the database is kept between runs, as a snapshot plus a journal of every acknowledged
+   * write. On Node, Bun and Deno: `fileJournal(path)` from `affiliate-service/node`, which fsyncs
+   * each write before its transaction resolves. Leave it out (and `load`) for an in-memory database.
    * @default undefined (in memory)
-   * @example sqlJsStorage({ file: './data/affiliate.sqlite' })
+   * @example sqlJsStorage({ persist: fileJournal('./data/affiliate.sqlite') })
    */
-  file?: string
+  persist?: SqlJsPersistence
   /**
    * For hosts without a file system: answers the bytes `save` last stored, or null at first.
-   * Use with `save`; not with `file`.
+   * Use with `save`; not with `persist`.
    * @example sqlJsStorage({ load: () => idb.get('db'), save: (bytes) => idb.set('db', bytes) })
    */
   load?: () => Promise<Uint8Array | null | undefined>
   /**
    * Stores the whole database; called after every write transaction, which resolves only once
-   * `save` has. Its cost grows with the database, so prefer `file` where there is a file system.
+   * `save` has. Its cost grows with the database, so prefer `persist` where there is a file system.
    */
   save?: (bytes: Uint8Array) => Promise<void>
   /**
@@ -39,7 +40,7 @@ export interface SqlJsStorageOptions {
   /** The wasm bytes themselves, for hosts that cannot fetch or read files. Like `locateFile`, the first storage opened decides. */
   wasmBinary?: ArrayBuffer | Uint8Array
   /**
-   * With `file`: fold the journal into the file once it holds at least this many bytes and at
+   * With `persist`: fold the journal into the file once it holds at least this many bytes and at
    * least as many as the file itself (so the cost of folding, spread over the writes that filled
    * the journal, stays the same however large the database grows).
    * @default 8388608 (8 MiB)
@@ -75,13 +76,6 @@ function loadSqlJs(options: SqlJsStorageOptions): Promise<SqlJsStatic> {
     return module.default(config)
   })()
   return sqlJs
-}
-
-async function openFileJournal(file: string): Promise<FileJournal> {
-  // The Node module is kept out of the core's type check (it imports node:fs); the
-  // `FileJournalModule` type is the contract, and the module is checked against it.
-  const module = (await import('../../node/file-journal.js' as string)) as FileJournalModule
-  return module.openFileJournal(file)
 }
 
 const encoder = new TextEncoder()
@@ -167,14 +161,17 @@ class Engine {
   /** Set when the disk stopped matching memory; every later transaction fails with it. */
   private failure: Error | null = null
   private checkpointing: Promise<void> | null = null
+  /** Committed search texts, for `contains` (see SearchIndex). */
+  private readonly search: SearchIndex
 
   constructor(
     private readonly connection: Connection,
     private readonly options: SqlJsStorageOptions,
-    private readonly journal: FileJournal | null,
+    private readonly journal: SqlJsJournal | null,
     seq: number,
   ) {
     this.seq = seq
+    this.search = new SearchIndex(connection)
   }
 
   /**
@@ -182,9 +179,9 @@ class Engine {
    * durability, which the caller awaits outside the queue: so the next transaction runs while
    * this one's fsync is under way, and one fsync can cover several commits.
    */
-  async run<T>(work: (tx: StorageTransaction) => Promise<T>): Promise<{ result: T; durable: Promise<void> }> {
+  async run<T>(work: (tx: DriverTransaction) => Promise<T>): Promise<{ result: T; durable: Promise<void> }> {
     if (this.failure) throw this.failure
-    const tx = new SqlJsTransaction(this.connection)
+    const tx = new SqlJsTransaction(this.connection, this.search)
     this.connection.run('BEGIN')
     let result: T
     try {
@@ -208,7 +205,7 @@ class Engine {
       this.rollback()
       throw error
     }
-    this.connection.search.commit(tx.searchChanges)
+    this.search.commit(tx.searchChanges)
     this.seq = seq
     if (this.journal) {
       const record: JournalRecord = { seq, writes: tx.writes }
@@ -237,8 +234,6 @@ class Engine {
    * rolled it back already; the ROLLBACK then fails, and that must not hide the first error.
    */
   private rollback(): void {
-    // Data goes back to what it was; anything remembered about it during the transaction must not outlive it.
-    this.connection.version++
     try {
       this.connection.run('ROLLBACK')
     } catch {
@@ -276,13 +271,22 @@ class Engine {
   }
 }
 
+/** Refuses options this version no longer takes, saying what to write instead. */
+function checkOptions(options: SqlJsStorageOptions): void {
+  if ('file' in options) {
+    throw new TypeError(
+      "sqlJsStorage: the `file` option is gone; write sqlJsStorage({ persist: fileJournal(path) }) with `import { fileJournal } from 'affiliate-service/node'`",
+    )
+  }
+}
+
 async function open(options: SqlJsStorageOptions): Promise<Engine> {
-  if (options.file !== undefined && (options.load || options.save)) {
-    throw new Error('sqlJsStorage: give either `file` or `load`/`save`, not both')
+  if (options.persist !== undefined && (options.load || options.save)) {
+    throw new Error('sqlJsStorage: give either `persist` or `load`/`save`, not both')
   }
   if (Boolean(options.load) !== Boolean(options.save)) throw new Error('sqlJsStorage: `load` and `save` go together')
   const SQL = await loadSqlJs(options)
-  const journal = options.file !== undefined ? await openFileJournal(options.file) : null
+  const journal = options.persist ? await options.persist.open() : null
   try {
     const bytes = journal ? journal.snapshot : ((await options.load?.()) ?? null)
     const connection = new Connection(new SQL.Database(bytes))
@@ -313,17 +317,18 @@ async function open(options: SqlJsStorageOptions): Promise<Engine> {
  * own atomicity and unique indexes; records round-trip exactly (booleans, nulls, string arrays).
  *
  * - `sqlJsStorage()`: in memory, gone when the process ends.
- * - `sqlJsStorage({ file })`: durable (see `file`); `npm start` uses it.
+ * - `sqlJsStorage({ persist: fileJournal(path) })`: durable (see `persist`); `npm start` uses it.
  * - `sqlJsStorage({ load, save })`: for hosts without a file system.
  *
  * Close it on shutdown (`await storage.close()`) to fold the journal into the file.
  *
  * @example
- * const storage = sqlJsStorage({ file: './data/affiliate.sqlite' })
+ * const storage = sqlJsStorage({ persist: fileJournal('./data/affiliate.sqlite') })
  * await storage.ready()
  * const service = createAffiliateService({ storage, keyStore })
  */
 export function sqlJsStorage(options: SqlJsStorageOptions = {}): SqlJsStorage {
+  checkOptions(options)
   let opening: Promise<Engine> | null = null
   let tail: Promise<unknown> = Promise.resolve()
   let closed: Promise<void> | null = null
@@ -333,8 +338,8 @@ export function sqlJsStorage(options: SqlJsStorageOptions = {}): SqlJsStorage {
     tail = result.catch(() => undefined)
     return result
   }
-  return {
-    transaction<T>(work: (tx: StorageTransaction) => Promise<T>, _options?: TransactionOptions): Promise<T> {
+  return defineStorage({
+    transaction<T>(work: (tx: DriverTransaction) => Promise<T>, _options?: TransactionOptions): Promise<T> {
       if (closed) return Promise.reject(new Error('This storage is closed'))
       return enqueue(async () => (await engine()).run(work)).then(async ({ result, durable }) => {
         await durable
@@ -350,5 +355,5 @@ export function sqlJsStorage(options: SqlJsStorageOptions = {}): SqlJsStorage {
       })
       return closed
     },
-  }
+  })
 }

@@ -1,6 +1,5 @@
-// The file behind `sqlJsStorage({ file })`: Node file-system code, so it lives outside the
-// web-standard core and its type check (tsconfig.core.json excludes src/node). The core loads it
-// with a dynamic import only when a `file` is given.
+// The file behind `sqlJsStorage({ persist: fileJournal(path) })`: Node file-system code, so it
+// lives with the Node adapter, outside the web-standard core. Works on Node, Bun and Deno.
 //
 // On disk, for a database `data/affiliate.sqlite`:
 //   affiliate.sqlite            the last snapshot: a plain SQLite file (the sqlite3 CLI opens it)
@@ -14,27 +13,11 @@
 // directory fsynced, so the file itself is always a whole database.
 import { link, mkdir, open, readdir, readFile, rename, rm, unlink, stat, type FileHandle } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
-import type { FileJournal, FileJournalModule } from '../storage/sqljs/file-journal.js'
+import { crc32 } from 'node:zlib'
+import type { SqlJsJournal, SqlJsPersistence } from '../../src/storage/sqljs/persistence.js'
 
 const SQLITE_HEADER = 'SQLite format 3\u0000'
 const HEADER_BYTES = 8
-
-const CRC_TABLE = (() => {
-  const table = new Uint32Array(256)
-  for (let n = 0; n < 256; n++) {
-    let c = n
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
-    table[n] = c >>> 0
-  }
-  return table
-})()
-
-/** CRC-32 (the zlib one): catches a torn or half-written record. */
-export function crc32(bytes: Uint8Array): number {
-  let crc = 0xffffffff
-  for (let i = 0; i < bytes.length; i++) crc = CRC_TABLE[(crc ^ bytes[i]!) & 0xff]! ^ (crc >>> 8)
-  return (crc ^ 0xffffffff) >>> 0
-}
 
 export function frame(payload: Uint8Array): Uint8Array {
   const out = new Uint8Array(HEADER_BYTES + payload.length)
@@ -201,7 +184,7 @@ class Segment {
   ) {}
 }
 
-class NodeFileJournal implements FileJournal {
+class NodeFileJournal implements SqlJsJournal {
   journalBytes = 0
   snapshotBytes: number
   private queue: Pending[] = []
@@ -394,7 +377,7 @@ async function readSegments(file: string): Promise<{ segments: Segment[]; record
 }
 
 /** Opens (creating the directory when needed) and locks a database file. See the top of this file. */
-export const openFileJournal: FileJournalModule['openFileJournal'] = async (path) => {
+async function openFileJournal(path: string): Promise<SqlJsJournal> {
   const file = resolve(path)
   // A directory made here must itself survive a power cut, or the acknowledged writes inside it go too.
   const created = await mkdir(dirname(file), { recursive: true })
@@ -410,4 +393,22 @@ export const openFileJournal: FileJournalModule['openFileJournal'] = async (path
     openHere.delete(file)
     throw error
   }
+}
+
+/**
+ * Keeps a sql.js database in a file (Node, Bun and Deno). Every acknowledged write is on disk
+ * before its transaction resolves: it is appended to a journal beside the file
+ * (`<file>.journal-<n>`) and fsynced, and the journal is folded into the file in the background
+ * (see `checkpointBytes`). A `<file>.lock` keeps a second process out. Nothing is opened until
+ * the storage opens.
+ *
+ * @example
+ * import { sqlJsStorage } from 'affiliate-service'
+ * import { fileJournal } from 'affiliate-service/node'
+ *
+ * const storage = sqlJsStorage({ persist: fileJournal('./data/affiliate.sqlite') })
+ */
+export function fileJournal(path: string): SqlJsPersistence {
+  if (typeof path !== 'string' || path === '') throw new TypeError('fileJournal takes the path of the database file')
+  return { open: () => openFileJournal(path) }
 }

@@ -1,0 +1,289 @@
+import { formatMoney, moneyNumber } from './money.js'
+import type { ModelRecords } from './records.js'
+
+// One description per record: every field of every model, once. The storages' columns, `models`
+// (indexes, unique constraints, search fields), the public answer mappers and each field's JSON
+// Schema derive from this table. A field added to a record type and not here fails to compile.
+
+type JsonSchema = Record<string, unknown>
+
+/**
+ * How a field is kept and shown. `timestamp` is an ISO 8601 string; `money` is integer minor
+ * units (cents) in storage, shown on the wire as its `wire` says; `list` is a string array.
+ */
+export type FieldKind = 'text' | 'int' | 'bool' | 'list' | 'timestamp' | 'money'
+
+/** How a field is kept in a column: what SQL storages need to know. */
+export type ColumnKind = 'text' | 'int' | 'bool' | 'list'
+
+export interface FieldSpec {
+  kind: FieldKind
+  /** May hold null. @default false */
+  nullable?: boolean
+  /** No two records share the value (a null never collides); the name is the constraint's. */
+  unique?: string
+  /** Records are looked up by this field: storages index it (in list order). @default false */
+  indexed?: boolean
+  /** `contains` searches it, case-insensitively. @default false */
+  searched?: boolean
+  /** The values a text field may hold. */
+  values?: readonly string[]
+  /** For `money`: a two-decimal string (`"12.50"`) or a number (`12.5`) in answers. @default 'number' */
+  wire?: 'string' | 'number'
+  /** Its name in API answers, when not the field's own. */
+  answerAs?: string
+  /** A note for people; becomes the JSON Schema's description. */
+  description?: string
+}
+
+export interface ModelSchema<M extends keyof ModelRecords> {
+  fields: { [K in keyof ModelRecords[M]]-?: FieldSpec }
+  /** Unique constraints over several fields (one-field ones are the fields' `unique`). */
+  unique?: readonly { name: string; fields: readonly (keyof ModelRecords[M] & string)[] }[]
+  /** Look-ups over several fields, each served by one index (one-field ones are `indexed`). */
+  indexes?: readonly (readonly (keyof ModelRecords[M] & string)[])[]
+  /** The API answers made from this record: each a list of fields, in answer order. */
+  answers?: Record<string, readonly (keyof ModelRecords[M] & string)[]>
+}
+
+const text: FieldSpec = { kind: 'text' }
+const nullableText: FieldSpec = { kind: 'text', nullable: true }
+const indexedText: FieldSpec = { kind: 'text', indexed: true }
+const int: FieldSpec = { kind: 'int' }
+const bool: FieldSpec = { kind: 'bool' }
+const timestamp: FieldSpec = { kind: 'timestamp' }
+const money = (answerAs: string, wire: 'string' | 'number' = 'number'): FieldSpec => ({ kind: 'money', answerAs, wire })
+const stamps = { createdAt: timestamp, updatedAt: timestamp }
+const totals = { totalOpens: int, totalClicks: int, totalSignups: int, totalEarningsMinor: money('totalEarnings') }
+
+const commissionAnswer = [
+  'id', 'campaignId', 'workspaceId', 'affiliateId', 'referredUser', 'amountMinor', 'adminEarnedMinor', 'status',
+  'commissionDate', 'remarks', 'referralCode', 'createdAt', 'updatedAt',
+] as const
+
+export const schema: { [M in keyof ModelRecords]: ModelSchema<M> } = {
+  campaigns: {
+    fields: {
+      id: text,
+      workspaceId: indexedText,
+      campaignName: { kind: 'text', searched: true },
+      commissionType: { kind: 'text', values: ['percentage', 'fixed'] },
+      amountMinor: {
+        ...money('amount'),
+        description: 'A percentage (0 to 100) when `commissionType` is `percentage`, else an amount of money.',
+      },
+      minimumPayoutMinor: money('minimumPayoutAmount'),
+      payoutId: text,
+      url: text,
+      requiresApprovalToJoin: bool,
+      collectAdditionalInfo: bool,
+      hideCustomerEmail: bool,
+      payoutTerm: { kind: 'int', description: 'Days.' },
+      affiliatePortalWelcomeMessage: text,
+      affiliateDashboardText: text,
+      stripeCouponId: text,
+      allowedUrlParameters: { kind: 'list' },
+      isDefault: bool,
+      ...stamps,
+    },
+    answers: {
+      campaign: [
+        'id', 'campaignName', 'workspaceId', 'commissionType', 'amountMinor', 'minimumPayoutMinor', 'payoutId', 'url',
+        'requiresApprovalToJoin', 'collectAdditionalInfo', 'hideCustomerEmail', 'payoutTerm', 'affiliatePortalWelcomeMessage',
+        'affiliateDashboardText', 'stripeCouponId', 'allowedUrlParameters', 'isDefault', 'createdAt', 'updatedAt',
+      ],
+    },
+  },
+  affiliates: {
+    fields: {
+      id: text,
+      workspaceId: indexedText,
+      campaignId: indexedText,
+      email: { kind: 'text', searched: true },
+      emailKey: text,
+      firstName: { kind: 'text', searched: true },
+      lastName: { kind: 'text', searched: true },
+      notes: text,
+      payoutEmail: { kind: 'text', description: 'The empty string when unset.' },
+      payoutMethod: { kind: 'text', nullable: true, values: ['PAYPAL', 'WISE', 'BANK_TRANSFER'], description: 'null until chosen.' },
+      details: nullableText,
+      isActive: bool,
+      isBanned: bool,
+      ...totals,
+      ...stamps,
+    },
+    unique: [{ name: 'affiliates_campaign_email', fields: ['campaignId', 'emailKey'] }],
+    answers: {
+      affiliate: [
+        'id', 'email', 'firstName', 'lastName', 'notes', 'workspaceId', 'campaignId', 'payoutEmail', 'payoutMethod', 'details',
+        'isActive', 'isBanned', 'totalOpens', 'totalClicks', 'totalSignups', 'totalEarningsMinor', 'createdAt', 'updatedAt',
+      ],
+    },
+  },
+  links: {
+    fields: {
+      id: text,
+      workspaceId: indexedText,
+      campaignId: text,
+      affiliateId: indexedText,
+      userId: nullableText,
+      referralCode: { kind: 'text', indexed: true, searched: true, unique: 'links_referral_code' },
+      urlParameter: text,
+      url: text,
+      ...totals,
+      ...stamps,
+    },
+    answers: {
+      link: [
+        'id', 'referralCode', 'url', 'urlParameter', 'userId', 'affiliateId', 'campaignId', 'totalOpens', 'totalClicks',
+        'totalSignups', 'totalEarningsMinor', 'createdAt', 'updatedAt',
+      ],
+    },
+  },
+  commissions: {
+    fields: {
+      id: { kind: 'text', answerAs: 'commissionId' },
+      workspaceId: indexedText,
+      campaignId: indexedText,
+      affiliateId: indexedText,
+      referredUser: { kind: 'text', searched: true, description: "The referred user's e-mail." },
+      referredUserKey: indexedText,
+      amountMinor: money('amount', 'string'),
+      adminEarnedMinor: money('adminEarnedAmount', 'string'),
+      status: { kind: 'text', values: ['pending', 'processing', 'paid', 'refunded'] },
+      commissionDate: timestamp,
+      remarks: { kind: 'text', nullable: true, searched: true },
+      payoutDate: { kind: 'timestamp', nullable: true },
+      name: { kind: 'text', nullable: true, searched: true },
+      isSelfReferral: bool,
+      isWalletPayment: int,
+      chargeId: nullableText,
+      invoiceId: nullableText,
+      stripeSubscriptionId: nullableText,
+      linkId: nullableText,
+      referralCode: { kind: 'text', nullable: true, description: 'The referral link the sale came through, when one was given.' },
+      ...stamps,
+    },
+    unique: [
+      { name: 'commissions_workspace_invoice', fields: ['workspaceId', 'invoiceId'] },
+      { name: 'commissions_workspace_charge', fields: ['workspaceId', 'chargeId'] },
+    ],
+    // Lists filtered by status (a quarter of a workspace, say) read one index range, not the workspace.
+    indexes: [['workspaceId', 'status']],
+    answers: {
+      commission: commissionAnswer,
+      referredUser: [
+        ...commissionAnswer, 'payoutDate', 'name', 'isSelfReferral', 'isWalletPayment', 'chargeId', 'invoiceId', 'stripeSubscriptionId',
+      ],
+    },
+  },
+  apiKeys: {
+    fields: {
+      id: text,
+      hash: { kind: 'text', unique: 'api_keys_hash' },
+      lookup: indexedText,
+      prefix: { kind: 'text', searched: true },
+      userId: text,
+      workspaceIds: { kind: 'list' },
+      label: { kind: 'text', searched: true },
+      revokedAt: { kind: 'timestamp', nullable: true },
+      ...stamps,
+    },
+  },
+  idempotency: {
+    fields: {
+      id: text,
+      scopeKey: { kind: 'text', indexed: true, unique: 'idempotency_scope' },
+      requestHash: text,
+      state: { kind: 'text', values: ['running', 'done'] },
+      status: int,
+      body: text,
+      expiresAt: timestamp,
+      ...stamps,
+    },
+  },
+}
+
+/** The column kind a field is kept as. */
+export const columnKind = (spec: FieldSpec): ColumnKind =>
+  spec.kind === 'timestamp' ? 'text' : spec.kind === 'money' ? 'int' : spec.kind
+
+const MONEY_STRING = '^-?\\d+\\.\\d{2}$'
+
+/** The JSON Schema of a field's value as API answers give it. */
+export function fieldJsonSchema(spec: FieldSpec): JsonSchema {
+  let out: JsonSchema
+  switch (spec.kind) {
+    case 'text':
+      out = spec.values ? { type: 'string', enum: [...spec.values] } : { type: 'string' }
+      break
+    case 'timestamp':
+      out = { type: 'string', format: 'date-time' }
+      break
+    case 'int':
+      out = { type: 'integer' }
+      break
+    case 'bool':
+      out = { type: 'boolean' }
+      break
+    case 'list':
+      out = { type: 'array', items: { type: 'string' } }
+      break
+    case 'money':
+      out = spec.wire === 'string' ? { type: 'string', pattern: MONEY_STRING } : { type: 'number' }
+      break
+  }
+  if (spec.description) out.description = spec.description
+  if (spec.nullable) {
+    if (out.enum) out.enum = [...(out.enum as unknown[]), null]
+    out.type = [out.type, 'null']
+  }
+  return out
+}
+
+/** The JSON Schema of one of a model's answers (see `answers`): an object with every field required. */
+export function answerJsonSchema<M extends keyof ModelRecords>(model: M, answer: string): JsonSchema {
+  const definition: ModelSchema<M> = schema[model]
+  const fields = definition.answers?.[answer]
+  if (!fields) throw new Error(`${model} has no answer ${answer}`)
+  const properties: Record<string, JsonSchema> = {}
+  for (const field of fields) {
+    const spec: FieldSpec = definition.fields[field]
+    properties[spec.answerAs ?? field] = fieldJsonSchema(spec)
+  }
+  return { type: 'object', properties, required: Object.keys(properties), additionalProperties: false }
+}
+
+type Convert = ((value: unknown) => unknown) | null
+
+/**
+ * The function turning a stored record into one of its API answers (see `answers`): fields in
+ * answer order, renamed by `answerAs`, money in its wire form, lists copied. `T` is the answer's
+ * declared type; test/schema.test.ts checks every answer against `answerJsonSchema`.
+ */
+export function answerMapper<M extends keyof ModelRecords, T>(
+  model: M,
+  answer: string,
+): (record: ModelRecords[M]) => T {
+  const definition: ModelSchema<M> = schema[model]
+  const fields = definition.answers?.[answer]
+  if (!fields) throw new Error(`${model} has no answer ${answer}`)
+  const plan: [field: string, name: string, convert: Convert][] = fields.map((field) => {
+    const spec: FieldSpec = definition.fields[field]
+    const convert: Convert =
+      spec.kind === 'money'
+        ? spec.wire === 'string'
+          ? (value) => formatMoney(value as number)
+          : (value) => moneyNumber(value as number)
+        : spec.kind === 'list'
+          ? (value) => [...(value as unknown[])]
+          : null
+    return [field, spec.answerAs ?? field, convert]
+  })
+  return (record) => {
+    const values = record as Record<string, unknown>
+    const out: Record<string, unknown> = {}
+    for (const [field, name, convert] of plan) out[name] = convert === null ? values[field] : convert(values[field])
+    return out as T
+  }
+}

@@ -1,0 +1,29 @@
+// `affiliate-service/storage`: what a storage implementer needs. Write a driver (plain records in
+// and out), wrap it with `defineStorage`, and check it with the kit in `affiliate-service/testing`.
+export { defineStorage } from './define.js'
+export { UniqueViolationError } from './types.js'
+export type {
+  Condition,
+  DriverQuery,
+  DriverTransaction,
+  DriverWhere,
+  FindQuery,
+  ModelName,
+  NumericField,
+  RecordOf,
+  RecordPage,
+  Scalar,
+  Storage,
+  StorageDriver,
+  StorageTransaction,
+  StoredRecord,
+  TransactionOptions,
+  Where,
+} from './types.js'
+export { models, modelNames } from './models.js'
+export type { ColumnKind, ModelDefinition, UniqueConstraint } from './models.js'
+export { answerJsonSchema, fieldJsonSchema, schema } from '../domain/schema.js'
+export type { FieldKind, FieldSpec, ModelSchema } from '../domain/schema.js'
+export type * from '../domain/records.js'
+export * as sampleRecords from '../testing/sample-records.js'
+export type { StorageConformanceOptions, StorageFactory } from '../testing/storage-conformance.js'

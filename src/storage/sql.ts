@@ -1,0 +1,99 @@
+import { kindOf, models } from './models.js'
+import type { DriverQuery, DriverWhere, ModelName, Scalar } from './types.js'
+
+// The SQL both SQL storages share: identifiers, the hidden search column, and `where`, `contains`
+// and ORDER BY as SQL, in either dialect. Field names only ever come from the model's fields
+// (checked by `kindOf`) and are quoted; every value travels as a parameter.
+
+export type Dialect = 'sqlite' | 'postgres'
+
+export const quote = (identifier: string): string => `"${identifier.replaceAll('"', '""')}"`
+
+/**
+ * The hidden column holding the lower-cased search fields. `contains` is matched against it after
+ * the term is lower-cased the same way, so the match is JavaScript's `toLowerCase()` for every
+ * script, whatever the database's own case folding.
+ */
+export const SEARCH_COLUMN = '_search'
+
+/** Between search fields, so a term cannot match across two of them (sql.js cannot bind NUL). */
+const SEARCH_SEPARATOR = '\u001f'
+
+export const searchText = (model: ModelName, record: Record<string, unknown>): string =>
+  models[model].search.map((field) => String(record[field] ?? '').toLowerCase()).join(SEARCH_SEPARATOR)
+
+/** Parameters of one statement, and how the dialect names them. */
+export class Params {
+  readonly values: unknown[] = []
+  constructor(readonly dialect: Dialect) {}
+
+  /** Adds a value; answers its placeholder. sqlite keeps booleans as 0/1. */
+  add(value: unknown): string {
+    this.values.push(this.dialect === 'sqlite' && typeof value === 'boolean' ? (value ? 1 : 0) : value)
+    return this.dialect === 'sqlite' ? '?' : `$${this.values.length}`
+  }
+}
+
+/** `where` as SQL conditions, all of which must hold. An `in` of one value is plain equality, which every index serves. */
+export function conditions(model: ModelName, where: DriverWhere | undefined, params: Params): string[] {
+  const out: string[] = []
+  for (const field in where) {
+    const value = where[field]
+    if (value === undefined) continue
+    kindOf(model, field)
+    const column = quote(field)
+    if (value === null) {
+      out.push(`${column} IS NULL`)
+    } else if (typeof value === 'object') {
+      const distinct = [...new Set<Scalar>(value.in)]
+      const present = distinct.filter((v) => v !== null)
+      const parts: string[] = []
+      if (present.length === 1) parts.push(`${column} = ${params.add(present[0])}`)
+      else if (present.length > 1) {
+        parts.push(
+          params.dialect === 'postgres'
+            ? `${column} = ANY(${params.add(present)})`
+            : `${column} IN (${present.map((v) => params.add(v)).join(', ')})`,
+        )
+      }
+      if (present.length < distinct.length) parts.push(`${column} IS NULL`)
+      out.push(parts.length === 0 ? 'FALSE' : parts.length === 1 ? parts[0]! : `(${parts.join(' OR ')})`)
+    } else {
+      out.push(`${column} = ${params.add(value)}`)
+    }
+  }
+  return out
+}
+
+/** `%`, `_` and the escape character itself, escaped for LIKE (whose default escape in PostgreSQL is a backslash). */
+export const likeEscape = (term: string): string => term.replace(/[\\%_]/g, (c) => `\\${c}`)
+
+/** The condition `contains` adds: sqlite `instr` (no pattern characters to escape), PostgreSQL LIKE (which pg_trgm serves). */
+export function containsCondition(term: string, params: Params): string {
+  const lower = term.toLowerCase()
+  return params.dialect === 'sqlite'
+    ? `instr(${SEARCH_COLUMN}, ${params.add(lower)}) > 0`
+    : `${SEARCH_COLUMN} LIKE ${params.add(`%${likeEscape(lower)}%`)}`
+}
+
+/** The WHERE clause (with its leading space) of a find or count, or ''. */
+export function whereClause(model: ModelName, query: Pick<DriverQuery, 'where' | 'contains'>, params: Params): string {
+  const parts = conditions(model, query.where, params)
+  if (query.contains) parts.push(containsCondition(query.contains, params))
+  return parts.length ? ` WHERE ${parts.join(' AND ')}` : ''
+}
+
+/**
+ * `field, id`, both in the asked direction (default `createdAt` descending). Nulls sort as the
+ * smallest value, as in the memory storage and SQLite: first ascending, last descending.
+ * PostgreSQL's default is the opposite, so there nullable fields say so; fields that are never
+ * null say nothing, so an index on (…, createdAt, id) still gives the order without a sort.
+ */
+export function orderBy(model: ModelName, order: DriverQuery['orderBy'], dialect: Dialect): string {
+  const field = order?.field ?? 'createdAt'
+  kindOf(model, field)
+  const direction = (order?.direction ?? 'DESC') === 'DESC' ? 'DESC' : 'ASC'
+  const nulls = dialect === 'postgres' ? (direction === 'ASC' ? ' NULLS FIRST' : ' NULLS LAST') : ''
+  const nullable = (name: string) => models[model].fields.some((f) => f.name === name && f.nullable)
+  return [...new Set([field, 'id'])].map((f) => `${quote(f)} ${direction}${nullable(f) ? nulls : ''}`).join(', ')
+}
