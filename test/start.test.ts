@@ -175,7 +175,7 @@ describe('npm start', () => {
 })
 
 describe('affiliate-service keys', () => {
-  it('creates, lists (never the key) and revokes keys; a revoked key is refused', async () => {
+  it('creates, lists (never the key) and revokes keys; a revoked key is refused', { timeout: 60_000 }, async () => {
     const db = freshDb()
     const env = { AFFILIATE_DB: db }
     const workspace = '99999999-9999-4999-8999-999999999999'
