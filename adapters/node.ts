@@ -3,6 +3,7 @@ import type { AffiliateService } from '../src/service.js'
 import { answerOne } from './node/answer.js'
 
 export { answer } from './node/answer.js'
+export { fileJournal } from './node/file-journal.js'
 
 type Fetch = Pick<AffiliateService, 'fetch'>
 
