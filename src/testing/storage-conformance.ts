@@ -327,6 +327,9 @@ export function describeStorageConformance(name: string, factory: StorageFactory
           }))
           expect(await tx(storage, (t) => t.findPage('commissions', query)), JSON.stringify(query)).toStrictEqual(expected)
         }
+        const paid = records.filter((record) => record.workspaceId === WORKSPACE && record.status === 'paid')
+        const { total } = await tx(storage, (t) => t.findPage('commissions', { where: { workspaceId: WORKSPACE, status: 'paid' }, limit: 1 }))
+        expect(total).toBe(paid.length)
       })
 
       test('findPage sees the writes of its own transaction, before and after', async (storage) => {
