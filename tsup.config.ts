@@ -12,6 +12,8 @@ export default defineConfig({
     'adapters/redis': 'adapters/redis.ts',
     // What a storage implementer needs: records, `models`, `defineStorage`, the driver types.
     'storage/index': 'src/storage/index.ts',
+    // The typed HTTP client: fetch only, no storage or server code.
+    'client/index': 'src/client/index.ts',
     // The storage conformance kit; imports vitest, which stays the user's (an optional peer).
     'testing/index': 'src/testing/index.ts',
     // The `affiliate-service` command (package.json "bin").

@@ -1,15 +1,19 @@
 import type { AffiliateService } from '../src/service.js'
+import { clientBehindProxies, type TrustProxy } from './forwarded.js'
 
-type Fetch = Pick<AffiliateService, 'fetch'>
+export type { TrustProxy } from './forwarded.js'
+
+type Fetch = Pick<AffiliateService, 'fetch'> & { readonly basePath?: string }
 
 /** The part of Bun's `Bun.serve` this adapter uses, declared here so the package needs no Bun types. */
 interface BunServer {
   readonly hostname: string
   readonly port: number
   stop(closeActiveConnections?: boolean): Promise<void> | void
+  requestIP(request: Request): { address: string } | null
 }
 declare const Bun: {
-  serve(options: { port: number; hostname: string; fetch(request: Request): Promise<Response> }): BunServer
+  serve(options: { port: number; hostname: string; fetch(request: Request, server: BunServer): Promise<Response> }): BunServer
 }
 
 export interface BunServeOptions {
@@ -17,12 +21,14 @@ export interface BunServeOptions {
   port?: number
   /** @default '127.0.0.1' */
   hostname?: string
+  /** Proxies of your own in front of Bun, for the client address (see `TrustProxy`). @default false */
+  trustProxy?: TrustProxy
 }
 
 export interface BunRunningServer {
   /** What `Bun.serve` returned. */
   server: BunServer
-  /** `http://<host>:<port>/api/v1` */
+  /** `http://<host>:<port><basePath>` */
   url: string
   /** Stops accepting and lets requests in flight finish. */
   close(): Promise<void>
@@ -39,11 +45,16 @@ export interface BunRunningServer {
  * console.log(`listening on ${running.url}`)
  */
 export function serve(service: Fetch, options: BunServeOptions = {}): BunRunningServer {
+  const trust = options.trustProxy ?? false
+  clientBehindProxies(undefined, undefined, trust) // a bad value throws now, not per request
   const server = Bun.serve({
     port: options.port ?? 3000,
     hostname: options.hostname ?? '127.0.0.1',
-    fetch: (request) => service.fetch(request),
+    fetch: (request, bun) =>
+      service.fetch(request, {
+        clientAddress: clientBehindProxies(request.headers.get('x-forwarded-for'), bun.requestIP(request)?.address, trust),
+      }),
   })
   const host = server.hostname.includes(':') ? `[${server.hostname}]` : server.hostname
-  return { server, url: `http://${host}:${server.port}/api/v1`, close: async () => void (await server.stop()) }
+  return { server, url: `http://${host}:${server.port}${service.basePath ?? '/api/v1'}`, close: async () => void (await server.stop()) }
 }

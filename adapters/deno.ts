@@ -1,6 +1,9 @@
 import type { AffiliateService } from '../src/service.js'
+import { clientBehindProxies, type TrustProxy } from './forwarded.js'
 
-type Fetch = Pick<AffiliateService, 'fetch'>
+export type { TrustProxy } from './forwarded.js'
+
+type Fetch = Pick<AffiliateService, 'fetch'> & { readonly basePath?: string }
 
 /** The part of `Deno.serve`'s server this adapter uses, declared here so the package needs no Deno types. */
 interface DenoServer {
@@ -11,7 +14,7 @@ interface DenoServer {
 declare const Deno: {
   serve(
     options: { port: number; hostname: string; onListen?: (addr: { hostname: string; port: number }) => void },
-    handler: (request: Request) => Promise<Response>,
+    handler: (request: Request, info: { remoteAddr: { hostname: string } }) => Promise<Response>,
   ): DenoServer
 }
 
@@ -20,12 +23,14 @@ export interface DenoServeOptions {
   port?: number
   /** @default '127.0.0.1' */
   hostname?: string
+  /** Proxies of your own in front of Deno, for the client address (see `TrustProxy`). @default false */
+  trustProxy?: TrustProxy
 }
 
 export interface DenoRunningServer {
   /** What `Deno.serve` returned. */
   server: DenoServer
-  /** `http://<host>:<port>/api/v1` */
+  /** `http://<host>:<port><basePath>` */
   url: string
   /** Stops accepting and lets requests in flight finish. */
   close(): Promise<void>
@@ -42,11 +47,16 @@ export interface DenoRunningServer {
  * console.log(`listening on ${running.url}`)
  */
 export function serve(service: Fetch, options: DenoServeOptions = {}): DenoRunningServer {
+  const trust = options.trustProxy ?? false
+  clientBehindProxies(undefined, undefined, trust) // a bad value throws now, not per request
   const server = Deno.serve(
     { port: options.port ?? 3000, hostname: options.hostname ?? '127.0.0.1', onListen: () => undefined },
-    (request) => service.fetch(request),
+    (request, info) =>
+      service.fetch(request, {
+        clientAddress: clientBehindProxies(request.headers.get('x-forwarded-for'), info.remoteAddr.hostname, trust),
+      }),
   )
   const { hostname, port } = server.addr
   const host = hostname.includes(':') ? `[${hostname}]` : hostname
-  return { server, url: `http://${host}:${port}/api/v1`, close: () => server.shutdown() }
+  return { server, url: `http://${host}:${port}${service.basePath ?? '/api/v1'}`, close: () => server.shutdown() }
 }

@@ -1,10 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { BASE_PATH } from '../src/http/handler.js'
 import type { AffiliateService } from '../src/service.js'
-import { answerOne } from './node/answer.js'
+import { answer } from './node/answer.js'
 import type { BodyOverride } from './node/request.js'
 
-type Fetch = Pick<AffiliateService, 'fetch'>
+type Fetch = Pick<AffiliateService, 'fetch'> & { readonly basePath?: string }
 
 /** The parts of Express's request this adapter reads; any Express 4 or 5 request has them. */
 interface MaybeParsed extends IncomingMessage {
@@ -12,6 +11,8 @@ interface MaybeParsed extends IncomingMessage {
   body?: unknown
   /** Set by body-parser 1.x (Express 4's `express.json()`) once it has read the stream. */
   _body?: boolean
+  /** Express's client address, which follows the app's `trust proxy` setting. */
+  ip?: string
 }
 
 /** A middleware with Express's `(req, res, next)` shape, typed without depending on Express. */
@@ -30,13 +31,15 @@ function parsedBody(req: MaybeParsed): BodyOverride | undefined {
   return JSON.stringify(req.body)
 }
 
-const servesPath = (path: string) =>
-  path.startsWith(BASE_PATH) && (path.length === BASE_PATH.length || path[BASE_PATH.length] === '/' || path[BASE_PATH.length] === '?')
+const under = (basePath: string) => (path: string) =>
+  path.startsWith(basePath) && (path.length === basePath.length || path[basePath.length] === '/' || path[basePath.length] === '?')
 
 /**
  * Express middleware serving the service, for Express 4 and 5. Mount it anywhere: under
- * `app.use('/affiliates', ...)` the API answers at `/affiliates/api/v1/...`. Requests outside
- * `/api/v1` go on to `next()`, so it can sit beside the app's own routes.
+ * `app.use('/affiliates', ...)` the API answers at `/affiliates/api/v1/...`. Requests outside the
+ * service's `basePath` (default `/api/v1`) go on to `next()`, so it can sit beside the app's own
+ * routes, at the root included. The client address for the per-address limits is `req.ip`, so
+ * Express's own `app.set('trust proxy', ...)` decides whether `X-Forwarded-For` is believed.
  *
  * It works with or without `express.json()` before it. Without, the service reads the stream
  * itself, with its own limit (413), content-type (415) and JSON (400) answers. After a parser, the
@@ -53,6 +56,8 @@ const servesPath = (path: string) =>
  * app.listen(3000) // http://localhost:3000/affiliates/api/v1/health
  */
 export function expressAdapter(service: Fetch): ExpressMiddleware {
+  const servesPath = under(service.basePath ?? '/api/v1')
+  const clientAddress = (req: MaybeParsed) => req.ip ?? req.socket.remoteAddress
   return (req, res, next) => {
     // Inside a mount, `req.url` is the path below the mount point (Express keeps the rest in `originalUrl`).
     const path = req.url ?? '/'
@@ -61,6 +66,6 @@ export function expressAdapter(service: Fetch): ExpressMiddleware {
       return
     }
     const body = parsedBody(req)
-    answerOne(service, req, res, body === undefined ? { url: path } : { url: path, body }).catch(next)
+    answer(service, req, res, body === undefined ? { path, clientAddress } : { path, body, clientAddress }).catch(next)
   }
 }

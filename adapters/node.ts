@@ -1,18 +1,35 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AffiliateService } from '../src/service.js'
-import { answerOne } from './node/answer.js'
+import { clientBehindProxies, type TrustProxy } from './forwarded.js'
+import { answer, type ClientAddressOf } from './node/answer.js'
 
-export { answer } from './node/answer.js'
 export { fileJournal } from './node/file-journal.js'
+export type { TrustProxy } from './forwarded.js'
+export type { ClientAddressOf } from './node/answer.js'
 
-type Fetch = Pick<AffiliateService, 'fetch'>
+type Fetch = Pick<AffiliateService, 'fetch'> & { readonly basePath?: string }
+
+export interface NodeListenerOptions {
+  /**
+   * Proxies of your own in front of this server, for the client address the per-address limits
+   * use (see `TrustProxy`). @default false: the socket's peer is the client
+   */
+  trustProxy?: TrustProxy
+}
+
+function addressOf(trustProxy: TrustProxy = false): ClientAddressOf {
+  clientBehindProxies(undefined, undefined, trustProxy) // a bad value throws now, not per request
+  return (req) => {
+    const forwarded = req.headers['x-forwarded-for']
+    return clientBehindProxies(Array.isArray(forwarded) ? forwarded.join(',') : forwarded, req.socket.remoteAddress, trustProxy)
+  }
+}
 
 /**
- * A `node:http` request listener that serves the service. An upload is read only as the service
- * asks for it, so its size cap holds before anything is buffered. A service made by
- * `createAffiliateService` is answered without web Request or Response objects, its answer written
- * with one `end()`; any other `fetch` handler gets a Request whose `signal` aborts when the client
- * disconnects, and a streamed Response is written with backpressure.
+ * A `node:http` request listener that serves the service through its public `fetch`. The Request
+ * it passes is a lazy view of the IncomingMessage: the upload is read only as the service asks for
+ * it, so the size cap holds before anything is buffered, and its `signal` aborts when the client
+ * disconnects. An answer in memory is written with one `end()`, a streamed one with backpressure.
  *
  * @example
  * import { createServer } from 'node:http'
@@ -20,11 +37,12 @@ type Fetch = Pick<AffiliateService, 'fetch'>
  *
  * createServer(toNodeListener(service)).listen(3000)
  */
-export function toNodeListener(service: Fetch): (req: IncomingMessage, res: ServerResponse) => void {
-  return (req, res) => void answerOne(service, req, res)
+export function toNodeListener(service: Fetch, options: NodeListenerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+  const clientAddress = addressOf(options.trustProxy)
+  return (req, res) => void answer(service, req, res, { clientAddress })
 }
 
-export interface ServeOptions {
+export interface ServeOptions extends NodeListenerOptions {
   /** @default 3000; 0 picks a free port */
   port?: number
   /** @default '127.0.0.1' */
@@ -33,7 +51,7 @@ export interface ServeOptions {
 
 export interface RunningServer {
   server: Server
-  /** `http://<host>:<port>/api/v1` */
+  /** `http://<host>:<port><basePath>` */
   url: string
   /** Stops accepting, lets requests in flight finish, then resolves. */
   close(): Promise<void>
@@ -49,17 +67,18 @@ export interface RunningServer {
  */
 export async function serve(service: Fetch, options: ServeOptions = {}): Promise<RunningServer> {
   const hostname = options.hostname ?? '127.0.0.1'
-  const listener = toNodeListener(service)
+  const clientAddress = addressOf(options.trustProxy)
   let closing = false
   // Answers not yet started: when shutting down, each tells its keep-alive client to go (`Connection: close`).
   const unanswered = new Set<ServerResponse>()
+  const track = (res: ServerResponse) => {
+    unanswered.add(res)
+    res.once('close', () => unanswered.delete(res))
+  }
   const server = createServer((req, res) => {
     if (closing) res.shouldKeepAlive = false
-    else {
-      unanswered.add(res)
-      res.once('close', () => unanswered.delete(res))
-    }
-    listener(req, res)
+    else track(res)
+    void answer(service, req, res, { clientAddress })
   })
   // `Expect: 100-continue`: the client waits before uploading. `100 Continue` goes out only when the
   // service starts reading the body, so an upload it refuses first (401, 413 by Content-Length) is
@@ -67,15 +86,12 @@ export async function serve(service: Fetch, options: ServeOptions = {}): Promise
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
     const keepAlive = res.shouldKeepAlive && !closing
     res.shouldKeepAlive = false
-    if (keepAlive) {
-      unanswered.add(res)
-      res.once('close', () => unanswered.delete(res))
-    }
+    if (keepAlive) track(res)
     const beforeRead = () => {
       res.writeContinue()
       res.shouldKeepAlive = keepAlive && !closing
     }
-    void answerOne(service, req, res, { beforeRead })
+    void answer(service, req, res, { clientAddress, beforeRead })
   })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -89,7 +105,7 @@ export async function serve(service: Fetch, options: ServeOptions = {}): Promise
   const host = hostname.includes(':') ? `[${hostname}]` : hostname
   return {
     server,
-    url: `http://${host}:${port}/api/v1`,
+    url: `http://${host}:${port}${service.basePath ?? '/api/v1'}`,
     close: () =>
       new Promise<void>((resolve, reject) => {
         closing = true

@@ -368,6 +368,22 @@ describe('PUT /campaigns', () => {
     expect((await ctx.call('GET', `/campaigns?campaignId=${created.id}`)).body.data).toEqual(response.body.data)
   })
 
+  it('rebuilds the url of the campaign links when its url changes', async () => {
+    const ctx = setup()
+    const created = await create(ctx, { url: 'https://shop.example.com/landing', allowedUrlParameters: ['ref', 'via'] })
+    const affiliate = await ctx.api.affiliates.create({ email: 'ann@example.com', campaignId: created.id })
+    await ctx.api.links.create({ affiliateId: affiliate.id, referralCode: 'ANN-1' })
+    await ctx.api.links.create({ affiliateId: affiliate.id, referralCode: 'ANN-2', urlParameter: 'via' })
+    const response = await ctx.call('PUT', `/campaigns?campaignId=${created.id}`, { body: { url: 'https://shop.example.com/spring?x=1' } })
+    expect(response.status).toBe(200)
+    expect(response.body.data.url).toBe('https://shop.example.com/spring?x=1')
+    const links = (await ctx.call('GET', `/links?affiliateId=${affiliate.id}`)).body.data.items
+    expect(links.map((link: { url: string }) => link.url).sort()).toEqual([
+      'https://shop.example.com/spring?x=1&ref=ANN-1',
+      'https://shop.example.com/spring?x=1&via=ANN-2',
+    ])
+  })
+
   it('changes every editable field at once, keeping id, payoutId, workspace and createdAt', async () => {
     const ctx = setup()
     const created = await create(ctx)

@@ -388,7 +388,8 @@ describe('PUT /commissions', () => {
     const created = await api.commissions.create(body(ann))
     const upper = created.commissionId.toUpperCase()
     expect((await call('GET', `/commissions?commissionId=${upper}`)).body.data).toEqual(created)
-    expect((await call('PUT', `/commissions?commissionId=${upper}`, { body: { status: 'paid' } })).body.data.status).toBe('paid')
+    // processing, not paid: a paid commission cannot be deleted.
+    expect((await call('PUT', `/commissions?commissionId=${upper}`, { body: { status: 'processing' } })).body.data.status).toBe('processing')
     expect((await call('DELETE', `/commissions?commissionId=${upper}`)).body.data).toEqual({ id: created.commissionId })
   })
 
@@ -463,6 +464,142 @@ describe('DELETE /commissions', () => {
     expect(unknown.status).toBe(404)
     expect(foreign.body).toEqual(unknown.body)
     expect(await api.commissions.get(theirs.commissionId)).toEqual(theirs)
+  })
+})
+
+describe('DELETE /commissions: money history is kept', () => {
+  const PAID_MESSAGE = 'A paid commission cannot be deleted: money history is kept'
+
+  it('refuses to delete a paid commission with 422, through both route families and the typed API, keeping it and the earnings', async () => {
+    const { call, api, ann, body } = await world()
+    const link = await api.links.create({ affiliateId: ann.id })
+    const paid = await api.commissions.create(body(ann, { amount: '7.25', referralCode: link.referralCode }))
+    const moved = await api.commissions.update(paid.commissionId, { status: 'paid' })
+    const before = await api.affiliates.get(ann.id)
+    const res = await call('DELETE', `/commissions?commissionId=${paid.commissionId}`)
+    expect(res.status).toBe(422)
+    expect(res.body).toEqual({ status: 422, message: PAID_MESSAGE })
+    const viaReferred = await call('DELETE', `/referred-users?commissionId=${paid.commissionId}`)
+    expect(viaReferred.body).toEqual({ status: 422, message: PAID_MESSAGE })
+    await expect(api.commissions.delete(paid.commissionId)).rejects.toMatchObject({ status: 422, message: PAID_MESSAGE })
+    await expect(api.referredUsers.delete(paid.commissionId)).rejects.toBeInstanceOf(AffiliateError)
+    expect(await api.commissions.get(paid.commissionId)).toEqual(moved)
+    expect(await api.affiliates.get(ann.id)).toEqual(before)
+    expect(before).toMatchObject({ totalEarnings: 7.25, totalSignups: 1 })
+    expect((await api.links.list(ann.id)).items[0]).toMatchObject({ totalEarnings: 7.25, totalSignups: 1 })
+  })
+
+  it('refuses it for a commission created paid too, and so keeps its affiliate', async () => {
+    const { call, api, ann, body } = await world()
+    const paid = await api.commissions.create(body(ann, { status: 'paid' }))
+    expect((await call('DELETE', `/commissions?commissionId=${paid.commissionId}`)).status).toBe(422)
+    expect((await call('DELETE', `/affiliates?affiliateId=${ann.id}`)).status).toBe(422)
+    expect(await api.commissions.get(paid.commissionId)).toEqual(paid)
+  })
+
+  it.each(['pending', 'processing', 'refunded'] as const)('deletes a %s commission', async (status) => {
+    const { call, api, ann, body } = await world()
+    const created = await api.commissions.create(body(ann, { status }))
+    expect((await call('DELETE', `/commissions?commissionId=${created.commissionId}`)).status).toBe(200)
+    expect(await api.affiliates.get(ann.id)).toMatchObject({ totalEarnings: 0, totalSignups: 0 })
+  })
+
+  it('deletes a refunded commission that once was paid (no payout held it)', async () => {
+    const { call, api, ann, body } = await world()
+    const created = await api.commissions.create(body(ann, { status: 'paid' }))
+    await api.commissions.update(created.commissionId, { status: 'refunded' })
+    expect((await call('DELETE', `/commissions?commissionId=${created.commissionId}`)).status).toBe(200)
+  })
+})
+
+describe('a banned affiliate earns nothing', () => {
+  /** Ann with a commission in `status` of 10.00 (admin 2.00), then banned. */
+  async function banned(status: CommissionStatus = 'pending') {
+    const env = await world()
+    const { api, ann, body } = env
+    const link = await api.links.create({ affiliateId: ann.id })
+    const created = await api.commissions.create(body(ann, { status, amount: 10, adminEarnedAmount: 2, referralCode: link.referralCode }))
+    await api.affiliates.update(ann.id, { isBanned: true })
+    const path = `/commissions?commissionId=${created.commissionId}`
+    const snapshot = async () => ({
+      commission: await api.commissions.get(created.commissionId),
+      affiliate: await api.affiliates.get(ann.id),
+      link: (await api.links.list(ann.id)).items[0],
+    })
+    return { ...env, created, path, snapshot, before: await snapshot() }
+  }
+
+  it.each(['pending', 'processing'] as const)('refuses to raise the amount of a %s commission with 422, changing nothing', async (status) => {
+    const { call, api, created, path, snapshot, before } = await banned(status)
+    const res = await call('PUT', path, { body: { amount: '10.01' } })
+    expect(res.status).toBe(422)
+    expect(res.body).toEqual({ status: 422, message: 'This affiliate is banned: the amount of its commissions cannot be raised' })
+    expect((await call('PUT', `/referred-users?commissionId=${created.commissionId}`, { body: { amount: 11 } })).status).toBe(422)
+    await expect(api.commissions.update(created.commissionId, { amount: 50, remarks: 'more' })).rejects.toMatchObject({ status: 422 })
+    expect(await snapshot()).toEqual(before)
+  })
+
+  it.each([
+    ['pending', 'processing'],
+    ['pending', 'paid'],
+    ['processing', 'paid'],
+  ] as const)('refuses to move a %s commission to %s with 422, changing nothing', async (from, to) => {
+    const { call, api, created, path, snapshot, before } = await banned(from)
+    const res = await call('PUT', path, { body: { status: to } })
+    expect(res.status).toBe(422)
+    expect(res.body).toEqual({ status: 422, message: `This affiliate is banned: its commissions cannot move to ${to}` })
+    expect((await call('PUT', `/referred-users?commissionId=${created.commissionId}`, { body: { status: to } })).status).toBe(422)
+    // Lowering the amount does not buy the move.
+    await expect(api.commissions.update(created.commissionId, { status: to, amount: 1 })).rejects.toMatchObject({ status: 422 })
+    expect(await snapshot()).toEqual(before)
+  })
+
+  it.each(['pending', 'processing', 'paid'] as const)('still refunds a %s commission, taking it off the earnings', async (status) => {
+    const { call, api, ann, path } = await banned(status)
+    const res = await call('PUT', path, { body: { status: 'refunded' } })
+    expect(res.status).toBe(200)
+    expect(res.body.data.status).toBe('refunded')
+    expect(await api.affiliates.get(ann.id)).toMatchObject({ totalEarnings: 0, isBanned: true })
+    expect((await api.links.list(ann.id)).items[0]).toMatchObject({ totalEarnings: 0 })
+  })
+
+  it('still lowers an amount, moves processing back to pending, and edits what earns nothing', async () => {
+    const { call, api, ann, created, path } = await banned('processing')
+    expect((await call('PUT', path, { body: { amount: '4.50' } })).body.data).toMatchObject({ amount: '4.50', status: 'processing' })
+    expect((await api.affiliates.get(ann.id)).totalEarnings).toBe(4.5)
+    expect((await call('PUT', path, { body: { status: 'pending', remarks: 'on hold' } })).body.data).toMatchObject({
+      status: 'pending',
+      remarks: 'on hold',
+    })
+    // The admin's share is not the affiliate's earnings; restating the same amount raises nothing.
+    expect((await call('PUT', path, { body: { adminEarnedAmount: '9.00', amount: '4.50' } })).body.data).toMatchObject({
+      adminEarnedAmount: '9.00',
+      amount: '4.50',
+    })
+    expect((await call('PUT', `/referred-users?commissionId=${created.commissionId}`, { body: { name: 'Pat', amount: 1 } })).status).toBe(200)
+    expect((await api.affiliates.get(ann.id)).totalEarnings).toBe(1)
+  })
+
+  it('names the status move first, then the amount lock, then the ban, when a change breaks several rules', async () => {
+    const { call, path } = await banned('paid')
+    expect((await call('PUT', path, { body: { status: 'processing', amount: 99 } })).body).toEqual({
+      status: 422,
+      message: 'Cannot change status from paid to processing',
+    })
+    expect((await call('PUT', path, { body: { amount: 99 } })).body).toEqual({ status: 422, message: 'The amounts of a paid commission cannot change' })
+  })
+
+  it('keeps what was paid before the ban, and earns again once unbanned', async () => {
+    const { call, api, ann, bob, body, path } = await banned('pending')
+    // Another affiliate of the campaign is not held back.
+    const bobs = await api.commissions.create(body(bob))
+    expect((await call('PUT', `/commissions?commissionId=${bobs.commissionId}`, { body: { status: 'paid', amount: 20 } })).status).toBe(200)
+    await api.affiliates.update(ann.id, { isBanned: false })
+    expect((await call('PUT', path, { body: { status: 'processing', amount: 12 } })).status).toBe(200)
+    expect((await call('PUT', path, { body: { status: 'paid' } })).status).toBe(200)
+    await api.affiliates.update(ann.id, { isBanned: true })
+    expect(await api.affiliates.get(ann.id)).toMatchObject({ totalEarnings: 12 })
+    expect((await call('DELETE', path)).status).toBe(422)
   })
 })
 

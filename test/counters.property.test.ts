@@ -248,7 +248,11 @@ async function scenario(affiliateCount: number, steps: Step[]) {
         const to = s.status ?? current.status
         const moveRefused = to !== current.status && !MOVES[current.status].includes(to)
         const amountRefused = s.cents !== null && s.cents !== current.cents && current.status !== 'pending' && current.status !== 'processing'
-        if (moveRefused || amountRefused) expected = 422
+        // A banned affiliate earns nothing: no raise, no move to processing or paid.
+        const bannedRefused =
+          banned[current.affiliate]! &&
+          ((to !== current.status && (to === 'processing' || to === 'paid')) || (s.cents !== null && s.cents > current.cents))
+        if (moveRefused || amountRefused || bannedRefused) expected = 422
       }
       expect(status, context).toBe(expected)
       if (current && expected === 200) model.set(id, { ...current, status: s.status ?? current.status, cents: s.cents ?? current.cents })
@@ -256,8 +260,10 @@ async function scenario(affiliateCount: number, steps: Step[]) {
       if (ids.length === 0) continue
       const id = ids[s.record % ids.length]!
       const status = await outcome(() => (s.kind === 'commission' ? api.commissions.delete(id) : api.referredUsers.delete(id)))
-      expect(status, context).toBe(model.has(id) ? 200 : 404)
-      model.delete(id)
+      // A paid commission cannot be deleted: money history is kept.
+      const current = model.get(id)
+      expect(status, context).toBe(!current ? 404 : current.status === 'paid' ? 422 : 200)
+      if (current?.status !== 'paid') model.delete(id)
     } else {
       const a = s.affiliate % affiliates.length
       await api.affiliates.update(affiliates[a]!.id, { isBanned: s.isBanned })

@@ -1,3 +1,6 @@
+import { spawn } from 'node:child_process'
+import { serve } from '../adapters/node.js'
+import { createAffiliateService, memoryKeyStore, memoryStorage } from '../src/index.js'
 // Every example runs by its documented npm script's command in its real runtime (Node with tsx,
 // Express on Node, Bun and Deno from their npm packages), and a client makes authenticated
 // requests against it: health, create, read, a validation error, a 401, a 429, then SIGTERM.
@@ -122,5 +125,37 @@ describe.each(plain)('export default service under $runtime', ({ runtime, args, 
     )
     started.push(program)
     await withOutput(program, () => roundTrip(`${program.url.replace('localhost', '127.0.0.1')}/api/v1`))
+  })
+})
+
+// `affiliate-service/client` needs only fetch: the same calls from Bun and Deno against a Node server.
+const clients = [
+  { runtime: 'bun', args: ['--no-install', 'run', 'test/runtimes/client.ts'] },
+  { runtime: 'deno', args: ['run', '--allow-net=127.0.0.1', '--allow-env', '--allow-read', 'test/runtimes/client.ts'] },
+]
+
+describe.each(clients)('the HTTP client under $runtime', ({ runtime, args }) => {
+  it('creates, reads and gets a typed 404', { timeout: 90_000 }, async () => {
+    const service = createAffiliateService({
+      storage: memoryStorage(),
+      keyStore: memoryKeyStore([{ key: KEY, userId: crypto.randomUUID(), workspaceIds: [WORKSPACE] }]),
+    })
+    const server = await serve(service, { port: 0 })
+    try {
+      const { command } = scriptCommand(`example:${runtime}`)
+      const output = await new Promise<string>((resolve, reject) => {
+        const child = spawn(command, args, { env: runtimeEnv({ AFFILIATE_URL: server.url, AFFILIATE_API_KEY: KEY, AFFILIATE_WORKSPACE_ID: WORKSPACE }) })
+        let out = ''
+        child.stdout.on('data', (d: Buffer) => (out += d.toString()))
+        child.stderr.on('data', (d: Buffer) => (out += d.toString()))
+        child.once('error', reject)
+        child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${runtime} exited ${code}: ${out}`))))
+      })
+      const match = /client ok (\S+) true 404/.exec(output)
+      expect(match, output).not.toBeNull()
+      expect((await service.api.campaigns.get(match![1]!)).campaignName).toBe('From another runtime')
+    } finally {
+      await server.close()
+    }
   })
 })

@@ -1,4 +1,5 @@
 import { expect } from 'vitest'
+import { checkAnswer } from './support/openapi-check.js'
 import { createAffiliateService, memoryKeyStore, memoryStorage, type CampaignCreateInput, type RateLimitOptions, type Storage } from '../src/index.js'
 
 /** A clock tests move by hand. */
@@ -45,6 +46,7 @@ export function setup(options: { storage?: Storage; rateLimit?: false | RateLimi
     }
     const response = await service.fetch(new Request(`http://test.local/api/v1${path}`, { method, headers, body }))
     const text = await response.text()
+    checkAnswer({ method, path: `/api/v1${path}`, status: response.status, headers: response.headers, text })
     return { status: response.status, headers: response.headers, text, body: text ? JSON.parse(text) : undefined }
   }
 

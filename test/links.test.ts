@@ -11,6 +11,8 @@ interface Faults {
   insert?: (model: ModelName, record: Record<string, unknown>) => void
   /** Called before every `tx.increment`; throw to make the increment fail. */
   increment?: (model: ModelName, id: string) => void
+  /** Called before every `tx.update`; throw to make the update fail. */
+  update?: (model: ModelName, id: string) => void
 }
 
 /** A memory storage whose transactions call `faults` first, so a test can make one write fail. */
@@ -24,7 +26,10 @@ function faultyStorage(faults: Faults, inner: Storage = memoryStorage()): Storag
       faults.insert?.(model, record as unknown as Record<string, unknown>)
       return tx.insert(model, record)
     },
-    update: (model, id, patch) => tx.update(model, id, patch),
+    update: async (model, id, patch) => {
+      faults.update?.(model, id)
+      return tx.update(model, id, patch)
+    },
     increment: async (model, id, deltas) => {
       faults.increment?.(model, id)
       return tx.increment(model, id, deltas)
@@ -442,6 +447,86 @@ describe('POST /links/track', () => {
     failAffiliate = false
     expect((await api.links.list(affiliate.id)).items).toEqual([{ ...link, totalClicks: 1 }])
     expect(await api.affiliates.get(affiliate.id)).toMatchObject({ totalOpens: 0, totalClicks: 1 })
+  })
+})
+
+describe('links follow their campaign url', () => {
+  it('rebuilds the url of every link of the campaign when its url changes, keeping each parameter, code and counter', async () => {
+    const { call, api, clock, campaign, affiliate, other, affiliateB } = await world()
+    const a = await api.links.create({ affiliateId: affiliate.id, referralCode: 'ann-via' })
+    const b = await api.links.create({ affiliateId: affiliate.id, referralCode: 'ann-ref', urlParameter: 'ref' })
+    const c = await api.links.create({ affiliateId: other.id, referralCode: 'bob-1' })
+    const elsewhere = await api.links.create({ affiliateId: affiliateB.id, referralCode: 'zed-1' })
+    await api.links.track({ referralCode: 'ann-via', event: 'click' })
+    await api.commissions.create({ campaignId: campaign.id, affiliateId: affiliate.id, referredUser: 'p@example.com', amount: 3, referralCode: 'ann-via' })
+    const [tracked] = (await api.links.list(affiliate.id)).items.filter((l) => l.id === a.id)
+    clock.advance(5000)
+    const res = await call('PUT', `/campaigns?campaignId=${campaign.id}`, { body: { url: 'https://new.example.com/go?lang=en#top' } })
+    expect(res.status).toBe(200)
+    const now = new Date(clock.now()).toISOString()
+    const byId = new Map([...(await api.links.list(affiliate.id)).items, ...(await api.links.list(other.id)).items].map((l) => [l.id, l]))
+    expect(byId.get(a.id)).toEqual({ ...tracked, url: 'https://new.example.com/go?lang=en&via=ann-via#top', updatedAt: now })
+    expect(byId.get(b.id)).toEqual({ ...b, url: 'https://new.example.com/go?lang=en&ref=ann-ref#top', updatedAt: now })
+    expect(byId.get(c.id)).toEqual({ ...c, url: 'https://new.example.com/go?lang=en&via=bob-1#top', updatedAt: now })
+    // The same answer a new link gets, and other campaigns' links untouched.
+    const fresh = await api.links.create({ affiliateId: other.id, referralCode: 'bob-2' })
+    expect(fresh.url).toBe('https://new.example.com/go?lang=en&via=bob-2#top')
+    expect((await api.links.list(affiliateB.id)).items).toEqual([elsewhere])
+    expect((await api.links.track({ referralCode: 'ann-via', event: 'open' })).url).toBe(byId.get(a.id)!.url)
+  })
+
+  it('leaves the links alone when the url is restated or other fields change', async () => {
+    const { api, clock, campaign, affiliate } = await world()
+    const link = await api.links.create({ affiliateId: affiliate.id })
+    clock.advance(1000)
+    await api.campaigns.update(campaign.id, { url: campaign.url, campaignName: 'Renamed' })
+    await api.campaigns.update(campaign.id, { payoutTerm: 10 })
+    expect((await api.links.list(affiliate.id)).items).toEqual([link])
+  })
+
+  it('keeps a link working after its urlParameter is no longer allowed', async () => {
+    const { call, api, campaign, affiliate } = await world()
+    const link = await api.links.create({ affiliateId: affiliate.id, referralCode: 'old-param', urlParameter: 'via' })
+    await api.campaigns.update(campaign.id, { allowedUrlParameters: ['ref'] })
+    // Its url is kept as it was, it tracks, it is credited, and a new link cannot take the parameter any more.
+    expect((await api.links.list(affiliate.id)).items).toEqual([link])
+    expect((await call('POST', '/links/track', { body: { referralCode: 'old-param', event: 'click' } })).body.data).toMatchObject({ totalClicks: 1 })
+    const sale = await call('POST', '/commissions', {
+      body: { campaignId: campaign.id, affiliateId: affiliate.id, referredUser: 'p@example.com', amount: 2, referralCode: 'old-param' },
+    })
+    expect(sale.status).toBe(201)
+    expect((await call('POST', '/links', { body: { affiliateId: affiliate.id, urlParameter: 'via' } })).status).toBe(400)
+    // A new campaign url is still applied with the link's own parameter.
+    await api.campaigns.update(campaign.id, { url: 'https://moved.example.com/' })
+    expect((await api.links.list(affiliate.id)).items[0]).toMatchObject({
+      url: 'https://moved.example.com/?via=old-param',
+      urlParameter: 'via',
+      totalClicks: 1,
+      totalEarnings: 2,
+    })
+  })
+
+  it('is all or nothing: when one link cannot be rewritten, neither the campaign nor any link changes', async () => {
+    let failOn: string | null = null
+    const storage = faultyStorage({
+      update: (model, id) => {
+        if (model === 'links' && id === failOn) throw new Error('disk full')
+      },
+    })
+    const { call, api, errors, campaign, affiliate, other } = await world({ storage })
+    const first = await api.links.create({ affiliateId: affiliate.id })
+    const second = await api.links.create({ affiliateId: other.id })
+    const links = async () => [...(await api.links.list(affiliate.id)).items, ...(await api.links.list(other.id)).items]
+    const before = await links()
+    for (const target of [first.id, second.id]) {
+      failOn = target
+      const res = await call('PUT', `/campaigns?campaignId=${campaign.id}`, { body: { url: 'https://new.example.com/' } })
+      expect(res.status).toBe(500)
+      failOn = null
+      expect(await api.campaigns.get(campaign.id)).toEqual(campaign)
+      expect(await links()).toEqual(before)
+    }
+    expect(errors).toHaveLength(2)
   })
 })
 

@@ -6,6 +6,7 @@ import type { RedisClientType } from 'redis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startProgram, type Started } from './run-command.js'
 import { deleteKeys, dropSchema, needs, POSTGRES_VAR, postgresUrl, REDIS_VAR, redisUrl, testPool, testRedis, uniqueName } from './support/services.js'
+import { checkedFetch } from './support/openapi-check.js'
 
 const WORKSPACE = '55555555-5555-4555-8555-555555555555'
 const KEY = 'instances-key'
@@ -51,7 +52,7 @@ describe.skipIf(!postgresUrl || !redisUrl)(needs('Two instances on one PostgreSQ
 
   /** A request to instance `i` (0 or 1) with `key`; answers the status, headers and body text. */
   async function call(i: number, method: string, path: string, options: { body?: unknown; key?: string; headers?: Record<string, string> } = {}) {
-    const response = await fetch(`${instances[i]!.url}${path}`, {
+    const response = await checkedFetch(`${instances[i]!.url}${path}`, {
       method,
       headers: { 'x-auth-service': options.key ?? KEY, 'content-type': 'application/json', ...options.headers },
       ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),

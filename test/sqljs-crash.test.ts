@@ -12,7 +12,7 @@ const WORKSPACE = '5a5a5a5a-0000-4000-8000-000000000001'
 const ROUNDS = 24
 
 /**
- * Runs the writer and kills it with SIGKILL `delay` ms after it is ready to write, or, with
+ * Runs the writer and kills it with SIGKILL `delay` ms after its first acknowledged write, or, with
  * `duringStartup`, `delay` ms after it was spawned (while it opens, replays and folds). Answers
  * the ids it acknowledged.
  */
@@ -31,11 +31,13 @@ async function writeThenKill(file: string, delay: number, duringStartup: boolean
     const lines = buffered.split('\n')
     buffered = lines.pop()!
     for (const line of lines) {
-      if (line === 'ready') {
-        started = true
+      if (line === 'ready') started = true
+      else if (line.startsWith('ack ')) {
+        acked.push(line.slice(4))
+        // The clock starts at the first acknowledged write, so a slow machine cannot turn a
+        // writing round into one that dies before writing anything.
         kill()
       }
-      else if (line.startsWith('ack ')) acked.push(line.slice(4))
     }
   })
   const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)))
@@ -67,9 +69,10 @@ it(`keeps every acknowledged write and no torn transaction across ${ROUNDS} kill
       total: await tx.count('campaigns', {}),
     }))
     await storage.close()
-    expect(found, `round ${round}: acknowledged writes missing after kill -9 at ${delay} ms${duringStartup ? ' from spawn' : ' after ready'}`).toBe(everAcked.length)
+    expect(found, `round ${round}: acknowledged writes missing after kill -9 at ${delay} ms${duringStartup ? ' from spawn' : ' after the first write'}`).toBe(everAcked.length)
     expect(defaults, `round ${round}: a transaction was torn`).toBe(total > 0 ? 1 : 0)
   }
-  expect(roundsWithWrites).toBeGreaterThanOrEqual(ROUNDS / 2)
+  // Every round but those that die during startup wrote something.
+  expect(roundsWithWrites).toBeGreaterThanOrEqual(ROUNDS - ROUNDS / 4)
   expect(everAcked.length).toBeGreaterThan(ROUNDS * 10)
 })

@@ -1,17 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { REPLY, type Incoming } from '../../src/http/incoming.js'
-import type { Reply } from '../../src/http/respond.js'
 import type { AffiliateService } from '../../src/service.js'
-import { nodeIncoming, type NodeIncomingOptions } from './incoming.js'
-import { clientGone, nodeRequest, requestUrl } from './request.js'
-import { writeReply, writeResponse } from './response.js'
+import { clientGone, nodeRequest, requestUrl, type NodeRequestOptions } from './request.js'
+import { writeResponse } from './response.js'
 
 type Fetch = Pick<AffiliateService, 'fetch'>
 
-/** A service of this package: besides `fetch`, it answers an Incoming with a Reply. */
-type ReplyingService = Fetch & { [REPLY]: (incoming: Incoming) => Promise<Reply> }
+/** Who sent a request, as the host sees it (after any proxy it trusts). */
+export type ClientAddressOf = (req: IncomingMessage) => string | undefined
 
-const replies = (service: Fetch): service is ReplyingService => typeof (service as Partial<ReplyingService>)[REPLY] === 'function'
+/** The socket's peer: the default when no proxy stands in front. */
+export const socketAddress: ClientAddressOf = (req) => req.socket.remoteAddress
 
 // An unread request body up to this size is read and dropped so the connection can be reused;
 // a larger (or unsized) one closes the connection instead of being read.
@@ -19,18 +17,27 @@ const DRAIN_LIMIT = 64 * 1024
 
 const INTERNAL_ERROR = '{"status":500,"message":"Internal server error"}'
 
+export interface AnswerOptions extends Omit<NodeRequestOptions, 'url'> {
+  /** The path (and query) the service sees, when it is not `req.url` (inside an Express mount). */
+  path?: string
+  /** @default the socket's peer address */
+  clientAddress?: ClientAddressOf
+}
+
 /**
- * Answers one IncomingMessage with `service.fetch(request)`: aborts `request.signal` when the
- * client leaves, then writes the Response. What the Node listener and the Express middleware do for
- * a fetch handler that is not a service of this package.
+ * Answers one IncomingMessage with `service.fetch(request, { clientAddress })`: the Request is a
+ * lazy view of the message (see `nodeRequest`), its `signal` aborts when the client leaves, and the
+ * Response is written with one `end()` when its body is in memory, streamed otherwise.
  */
-export function answer(service: Fetch, request: Request, req: IncomingMessage, res: ServerResponse): Promise<void> {
+export function answer(service: Fetch, req: IncomingMessage, res: ServerResponse, options: AnswerOptions = {}): Promise<void> {
+  const { path, clientAddress = socketAddress, ...rest } = options
+  const request = nodeRequest(req, path === undefined ? rest : { ...rest, url: requestUrl(req, path) })
   res.once('close', () => {
     if (!res.writableFinished) clientGone(request)
   })
   let pending: Promise<Response>
   try {
-    pending = service.fetch(request)
+    pending = service.fetch(request, { clientAddress: clientAddress(req) })
   } catch (error) {
     pending = Promise.reject(error)
   }
@@ -68,39 +75,4 @@ function failed(error: unknown, res: ServerResponse): void {
   } catch {
     res.destroy()
   }
-}
-
-/**
- * Answers one IncomingMessage through the service's own answer path: no web Request, Response or
- * stream is made, and the reply is written with one `end()`. Its in-flight slot (if it holds one)
- * is released once the reply is written, or dropped because the client has gone, and on every
- * failure: exactly once, as `done` itself ignores a second call.
- */
-function answerReply(service: ReplyingService, req: IncomingMessage, res: ServerResponse, options?: NodeIncomingOptions): Promise<void> {
-  return service[REPLY](nodeIncoming(req, options))
-    .then((reply) => {
-      try {
-        if (res.destroyed) return
-        keepAliveIfDrainable(req, res)
-        writeReply(reply, res)
-      } finally {
-        reply.done?.()
-      }
-    })
-    .catch((error: unknown) => failed(error, res))
-}
-
-/**
- * Answers one IncomingMessage: through the service's Reply path when it is a service of this
- * package, else through its `fetch` with a Request made over the message.
- */
-export function answerOne(service: Fetch, req: IncomingMessage, res: ServerResponse, options: NodeIncomingOptions = {}): Promise<void> {
-  if (replies(service)) return answerReply(service, req, res, options)
-  const { url, body, beforeRead } = options
-  const request = nodeRequest(req, {
-    ...(url === undefined ? {} : { url: requestUrl(req, url) }),
-    ...(body === undefined ? {} : { body }),
-    ...(beforeRead === undefined ? {} : { beforeRead }),
-  })
-  return answer(service, request, req, res)
 }

@@ -1,5 +1,4 @@
 import type { ServerResponse } from 'node:http'
-import type { Reply } from '../../src/http/respond.js'
 
 /**
  * undici keeps the value a Response was built from (`new Response(string)`) beside its stream.
@@ -94,25 +93,4 @@ export function writeResponse(response: Response, res: ServerResponse): Promise<
   }
   res.writeHead(response.status, head(response, undefined))
   return pipeBody(response.body, res)
-}
-
-/**
- * Writes a service's Reply with one `end()`. The head is the one `writeResponse` would write for
- * the same answer as a Response: names as `Headers` holds them (lower case, sorted), then
- * `content-length`.
- */
-export function writeReply(reply: Reply, res: ServerResponse): void {
-  const names = Object.keys(reply.headers)
-  // The service's replies mostly come in order already: sorted only when they do not.
-  for (let i = 1; i < names.length; i++) {
-    if (names[i - 1]! > names[i]!) {
-      names.sort()
-      break
-    }
-  }
-  const list: string[] = []
-  for (const name of names) list.push(name, reply.headers[name]!)
-  list.push('content-length', String(Buffer.byteLength(reply.body)))
-  res.writeHead(reply.status, list)
-  res.end(reply.body)
 }

@@ -2,6 +2,7 @@ import type { Infer } from 'superstruct'
 import { isoAt } from '../clock.js'
 import { newId } from '../crypto.js'
 import { toCampaign, type Campaign } from '../domain/campaign.js'
+import { referralUrl } from '../domain/link.js'
 import { parseMoney } from '../domain/money.js'
 import type { CampaignRecord, CommissionType } from '../domain/records.js'
 import { AffiliateError, unprocessable, validationError, type FieldError } from '../errors.js'
@@ -57,6 +58,17 @@ async function clearDefault(tx: StorageTransaction, workspaceId: string, keep: s
   }
 }
 
+/**
+ * Rewrites the url of every link of the campaign from its new url, each with its own parameter and
+ * code (a parameter the campaign no longer allows included: existing links keep working).
+ */
+async function rebuildLinkUrls(tx: StorageTransaction, campaign: CampaignRecord, now: string): Promise<void> {
+  for (const link of await tx.find('links', { where: { campaignId: campaign.id } })) {
+    const url = referralUrl(campaign.url, link.urlParameter, link.referralCode)
+    if (url !== link.url) await tx.update('links', link.id, { url, updatedAt: now })
+  }
+}
+
 export function campaignOperations({ storage, clock }: Deps) {
   return {
     async create(access: Access, body: unknown, query: unknown = {}): Promise<Campaign> {
@@ -109,7 +121,10 @@ export function campaignOperations({ storage, clock }: Deps) {
         if (minimumPayoutAmount !== undefined) patch.minimumPayoutMinor = parseMoney(minimumPayoutAmount)!
         checkPercentage(patch.commissionType ?? current.commissionType, patch.amountMinor ?? current.amountMinor)
         if (patch.isDefault) await clearDefault(tx, current.workspaceId, current.id, patch.updatedAt!)
-        return toCampaign((await tx.update('campaigns', current.id, patch))!)
+        const updated = (await tx.update('campaigns', current.id, patch))!
+        // A link's url always reflects its campaign's url: rebuilt in this same transaction.
+        if (updated.url !== current.url) await rebuildLinkUrls(tx, updated, patch.updatedAt!)
+        return toCampaign(updated)
       })
     },
 

@@ -1,6 +1,6 @@
 import { isoAt, type Clock } from '../clock.js'
 import { newId } from '../crypto.js'
-import { earnedMinor, statusChangeError } from '../domain/commission-status.js'
+import { bannedChangeError, deletionError, earnedMinor, statusChangeError } from '../domain/commission-status.js'
 import type { AffiliateRecord, CommissionRecord, CommissionStatus } from '../domain/records.js'
 import { notFound, unprocessable } from '../errors.js'
 import type { StorageTransaction } from '../storage/types.js'
@@ -121,6 +121,9 @@ export async function updateCommission(tx: StorageTransaction, clock: Clock, cur
   if (amountsChange && current.status !== 'pending' && current.status !== 'processing') {
     throw unprocessable(`The amounts of a ${current.status} commission cannot change`)
   }
+  // A banned affiliate earns nothing: read it only when the change could make it earn.
+  const bannedRefusal = bannedChangeError(current, { status, amountMinor })
+  if (bannedRefusal !== null && (await tx.get('affiliates', current.affiliateId))?.isBanned) throw unprocessable(bannedRefusal)
   // Setting what is already there (the same status above all) is a no-op: not even updatedAt moves.
   const changes = Object.entries(patch).filter(([field, value]) => value !== undefined && value !== current[field as keyof CommissionRecord])
   if (changes.length === 0) return current
@@ -134,6 +137,8 @@ export async function updateCommission(tx: StorageTransaction, clock: Clock, cur
 }
 
 export async function deleteCommission(tx: StorageTransaction, record: CommissionRecord): Promise<void> {
+  const refusal = deletionError(record)
+  if (refusal) throw unprocessable(refusal)
   await tx.delete('commissions', record.id)
   await countRecord(tx, record, -1)
 }

@@ -14,6 +14,7 @@ import {
   type ReferredUserListQuery,
   type ReferredUserUpdateInput,
 } from './referred-users.js'
+import { requestOf, routes, runRoute, type Query } from '../http/routes.js'
 import type { Deps, Page } from './shared.js'
 
 export type Operations = ReturnType<typeof createOperations>
@@ -31,7 +32,7 @@ export interface CampaignsApi {
   /** Creates a campaign. Making it `isDefault` clears the workspace's previous default. */
   create(input: CampaignCreateInput): Promise<Campaign>
   get(campaignId: string): Promise<Campaign>
-  /** Changes only the fields given. */
+  /** Changes only the fields given. A new `url` rebuilds the `url` of every link of the campaign. */
   update(campaignId: string, changes: CampaignUpdateInput): Promise<Campaign>
   /** Refused (422) while the campaign has affiliates. */
   delete(campaignId: string): Promise<{ id: string }>
@@ -62,8 +63,12 @@ export interface CommissionsApi {
   /** Moves the affiliate's (and link's) earnings and signups in the same transaction. */
   create(input: CommissionCreateInput): Promise<Commission>
   get(commissionId: string): Promise<Commission>
-  /** Changes only the fields given; status moves follow the state machine (422 otherwise). */
+  /**
+   * Changes only the fields given; status moves follow the state machine (422 otherwise). While the
+   * affiliate is banned, the amount cannot go up and the status cannot move to `processing` or `paid` (422).
+   */
   update(commissionId: string, changes: CommissionUpdateInput): Promise<Commission>
+  /** Refused (422) for a `paid` commission: money history is kept. */
   delete(commissionId: string): Promise<{ id: string }>
   list(query?: CommissionListQuery): Promise<Page<Commission>>
 }
@@ -72,7 +77,9 @@ export interface ReferredUsersApi {
   create(input: ReferredUserCreateInput): Promise<ReferredUser>
   /** The newest record for this e-mail. */
   get(referredUser: string): Promise<ReferredUser>
+  /** The same rules as `commissions.update`. */
   update(commissionId: string, changes: ReferredUserUpdateInput): Promise<ReferredUser>
+  /** Refused (422) for a `paid` record, as `commissions.delete`. */
   delete(commissionId: string): Promise<{ id: string }>
   list(query?: ReferredUserListQuery): Promise<Page<ReferredUser>>
 }
@@ -94,44 +101,20 @@ export interface AffiliateApi extends ResourceApi {
   as(principal: Principal): ResourceApi
 }
 
+/**
+ * The typed API over the operations, made from the route table: each method takes the arguments
+ * the table says (see `Route`) and runs the same operation as its HTTP route.
+ */
 function bind(ops: Operations, access: Access): ResourceApi {
-  const { campaigns, affiliates, links, commissions, referredUsers } = ops
-  return {
-    campaigns: {
-      create: (input) => campaigns.create(access, input),
-      get: (campaignId) => campaigns.get(access, { campaignId }),
-      update: (campaignId, changes) => campaigns.update(access, { campaignId }, changes),
-      delete: (campaignId) => campaigns.delete(access, { campaignId }),
-      list: (query = {}) => campaigns.list(access, query),
-    },
-    affiliates: {
-      create: (input) => affiliates.create(access, input),
-      get: (affiliateId) => affiliates.get(access, { affiliateId }),
-      update: (affiliateId, changes) => affiliates.update(access, { affiliateId }, changes),
-      delete: (affiliateId) => affiliates.delete(access, { affiliateId }),
-      list: (query = {}) => affiliates.list(access, query),
-    },
-    links: {
-      create: (input) => links.create(access, input),
-      list: (affiliateId) => links.list(access, { affiliateId }),
-      delete: (linkId) => links.delete(access, { linkId }),
-      track: (input) => links.track(access, input),
-    },
-    commissions: {
-      create: (input) => commissions.create(access, input),
-      get: (commissionId) => commissions.get(access, { commissionId }),
-      update: (commissionId, changes) => commissions.update(access, { commissionId }, changes),
-      delete: (commissionId) => commissions.delete(access, { commissionId }),
-      list: (query = {}) => commissions.list(access, query),
-    },
-    referredUsers: {
-      create: (input) => referredUsers.create(access, input),
-      get: (referredUser) => referredUsers.get(access, { referredUser }),
-      update: (commissionId, changes) => referredUsers.update(access, { commissionId }, changes),
-      delete: (commissionId) => referredUsers.delete(access, { commissionId }),
-      list: (query = {}) => referredUsers.list(access, query),
-    },
+  const api: Record<string, Record<string, (...args: unknown[]) => Promise<unknown>>> = {}
+  for (const route of routes) {
+    const [namespace, name] = route.operation
+    ;(api[namespace] ??= {})[name] = (...args) => {
+      const { query, body } = requestOf(route, args)
+      return runRoute(route, ops, { access, query: query as Query, body: body as Record<string, unknown> | undefined })
+    }
   }
+  return api as unknown as ResourceApi
 }
 
 export const createApi = (ops: Operations): AffiliateApi => ({

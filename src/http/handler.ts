@@ -11,7 +11,8 @@ import { readJsonBody, type BodyLimits } from './body.js'
 import { clientAddressOf } from './client-address.js'
 import { checkIdempotencyKey, createIdempotency, fingerprintOf, IDEMPOTENCY_HEADER, type IdempotencyOptions } from './idempotency.js'
 import { envelope, errorAnswer, toResponse, type Answer } from './respond.js'
-import { routes, type Query, type Route } from './routes.js'
+import { openApiDocument } from './openapi.js'
+import { routes, runRoute, type Query, type Route } from './routes.js'
 
 export const SERVICE_NAME = 'affiliate-service'
 
@@ -81,13 +82,13 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
     const url = new URL(request.url)
     const call = { access: accessOf(principal), query: queryOf(url.searchParams), body }
     const status = route.status ?? (route.method === 'POST' ? 201 : 200)
-    if (idempotencyKey === null) return envelope(status, route.message, await route.run(ops, call))
+    if (idempotencyKey === null) return envelope(status, route.message, await runRoute(route, ops, call))
     return idempotency.run({
       keyId: principal.keyId,
       key: idempotencyKey,
       fingerprint: fingerprintOf(route.method, url.pathname + url.search, body),
       envelope: (data) => envelope(status, route.message, data),
-      execute: (storage) => route.run(createOperations({ storage, clock }), call),
+      execute: (storage) => runRoute(route, createOperations({ storage, clock }), call),
     })
   }
 
@@ -107,11 +108,19 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
   const health = (request: Routed) =>
     toResponse({ status: 200, body: JSON.stringify({ status: 'ok', service: SERVICE_NAME, timestamp: isoAt(clock) }) }, undefined, request.method !== 'HEAD')
 
+  // The document is made on first request, then kept: it depends only on the route table and basePath.
+  let openapi: string | undefined
+  const openApi = () => toResponse({ status: 200, body: (openapi ??= JSON.stringify(openApiDocument(basePath))) })
+
   /** Path -> the methods it answers, for 405's `Allow`. */
-  const methods = new Map<string, string[]>([['/health', ['GET', 'HEAD']]])
+  const methods = new Map<string, string[]>([
+    ['/health', ['GET', 'HEAD']],
+    ['/openapi.json', ['GET']],
+  ])
   const router = Router<Routed, [unknown]>({ base: basePath, catch: (error, request) => fail(error, request) })
   router.get('/health', health)
   router.head('/health', health)
+  router.get('/openapi.json', openApi)
   for (const route of routes) {
     router[route.method.toLowerCase()]!(route.path, keyed(route))
     methods.set(route.path, [...(methods.get(route.path) ?? []), route.method])

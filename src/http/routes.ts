@@ -1,5 +1,19 @@
 import type { Access } from '../api/access.js'
 import type { Operations } from '../api/index.js'
+import { affiliateCreate, affiliateId, affiliateList, affiliateUpdate } from '../schemas/affiliates.js'
+import { campaignCreate, campaignId, campaignList, campaignUpdate } from '../schemas/campaigns.js'
+import {
+  commissionCreate,
+  commissionId,
+  commissionList,
+  commissionUpdate,
+  referredUserCreate,
+  referredUserEmail,
+  referredUserList,
+  referredUserUpdate,
+} from '../schemas/commissions.js'
+import { linkAffiliate, linkCreate, linkId, linkTrack } from '../schemas/links.js'
+import type { Schema } from '../schemas/validate.js'
 
 /** The query string as name -> value; a name given more than once -> every value, in order. */
 export type Query = Record<string, string | string[]>
@@ -10,44 +24,102 @@ export interface Call {
   body: Record<string, unknown> | undefined
 }
 
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
+export type Namespace = keyof Operations
+
+/** What a route answers in the envelope's `data`: one record, a page of them, all of them, or the id deleted. */
+export type Answer = { one: Model } | { page: Model } | { items: Model } | 'deleted'
+export type Model = 'campaign' | 'affiliate' | 'link' | 'commission' | 'referredUser'
+
+/**
+ * One route, described once. The HTTP handler, the typed API (`service.api`), the HTTP client and
+ * `openapi.json` are all made from this table, so none of them can leave the others behind.
+ *
+ * The arguments of the typed API follow from the method: POST takes the body; GET and DELETE take
+ * the value of `id` (the one query field that names the record) or, without `id`, the whole query;
+ * PUT takes the `id` value and the body.
+ */
 export interface Route {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE'
+  method: Method
   path: string
-  /** The envelope's `message` on success. */
+  /** Where the operation lives: `service.api[namespace][name]`, `client[namespace][name]`. */
+  operation: readonly [Namespace, string]
+  /** The envelope's `message` on success, and the OpenAPI summary. */
   message: string
   /** @default 201 for POST, else 200 */
   status?: number
-  run(ops: Operations, call: Call): Promise<unknown>
+  /** The query as the operation validates it. */
+  query?: Schema<any>
+  /** The body as the operation validates it (POST and PUT). */
+  body?: Schema<any>
+  /** The query field the typed API takes as its first argument. */
+  id?: string
+  answer: Answer
+  /** A body to show in the OpenAPI document. */
+  example?: Record<string, unknown>
 }
 
-/** Every keyed route under `/api/v1`: a thin shell over the operations. */
-export const routes: Route[] = [
-  { method: 'GET', path: '/campaigns/list', message: 'Campaigns retrieved successfully', run: (o, c) => o.campaigns.list(c.access, c.query) },
-  { method: 'GET', path: '/campaigns', message: 'Campaign retrieved successfully', run: (o, c) => o.campaigns.get(c.access, c.query) },
-  { method: 'POST', path: '/campaigns', message: 'Campaign created successfully', run: (o, c) => o.campaigns.create(c.access, c.body, c.query) },
-  { method: 'PUT', path: '/campaigns', message: 'Campaign updated successfully', run: (o, c) => o.campaigns.update(c.access, c.query, c.body) },
-  { method: 'DELETE', path: '/campaigns', message: 'Campaign deleted successfully', run: (o, c) => o.campaigns.delete(c.access, c.query) },
+const WORKSPACE = '3f9a1c2e-5b7d-4e8f-9a0b-1c2d3e4f5a6b'
+const CAMPAIGN = '8d6f4b2a-1c3e-4a5b-8c7d-9e0f1a2b3c4d'
+const AFFILIATE = '5e4d3c2b-1a09-4f8e-9d7c-6b5a4f3e2d1c'
 
-  { method: 'GET', path: '/affiliates/list', message: 'Affiliates retrieved successfully', run: (o, c) => o.affiliates.list(c.access, c.query) },
-  { method: 'GET', path: '/affiliates', message: 'Affiliate retrieved successfully', run: (o, c) => o.affiliates.get(c.access, c.query) },
-  { method: 'POST', path: '/affiliates', message: 'Affiliate created successfully', run: (o, c) => o.affiliates.create(c.access, c.body, c.query) },
-  { method: 'PUT', path: '/affiliates', message: 'Affiliate updated successfully', run: (o, c) => o.affiliates.update(c.access, c.query, c.body) },
-  { method: 'DELETE', path: '/affiliates', message: 'Affiliate deleted successfully', run: (o, c) => o.affiliates.delete(c.access, c.query) },
+const route = (r: Route) => r
 
-  { method: 'GET', path: '/links', message: 'Links retrieved successfully', run: (o, c) => o.links.list(c.access, c.query) },
-  { method: 'POST', path: '/links', message: 'Link created successfully', run: (o, c) => o.links.create(c.access, c.body, c.query) },
-  { method: 'DELETE', path: '/links', message: 'Link deleted successfully', run: (o, c) => o.links.delete(c.access, c.query) },
-  { method: 'POST', path: '/links/track', message: 'Link event tracked successfully', status: 200, run: (o, c) => o.links.track(c.access, c.body, c.query) },
+/** Every keyed route under `basePath`. */
+export const routes: readonly Route[] = [
+  route({ method: 'GET', path: '/campaigns/list', operation: ['campaigns', 'list'], message: 'Campaigns retrieved successfully', query: campaignList, answer: { page: 'campaign' } }),
+  route({ method: 'GET', path: '/campaigns', operation: ['campaigns', 'get'], message: 'Campaign retrieved successfully', query: campaignId, id: 'campaignId', answer: { one: 'campaign' } }),
+  route({ method: 'POST', path: '/campaigns', operation: ['campaigns', 'create'], message: 'Campaign created successfully', body: campaignCreate, answer: { one: 'campaign' }, example: { campaignName: 'Spring launch', workspaceId: WORKSPACE, commissionType: 'percentage', amount: 20, url: 'https://shop.example.com/' } }),
+  route({ method: 'PUT', path: '/campaigns', operation: ['campaigns', 'update'], message: 'Campaign updated successfully', query: campaignId, id: 'campaignId', body: campaignUpdate, answer: { one: 'campaign' } }),
+  route({ method: 'DELETE', path: '/campaigns', operation: ['campaigns', 'delete'], message: 'Campaign deleted successfully', query: campaignId, id: 'campaignId', answer: 'deleted' }),
 
-  { method: 'GET', path: '/commissions/list', message: 'Commissions retrieved successfully', run: (o, c) => o.commissions.list(c.access, c.query) },
-  { method: 'GET', path: '/commissions', message: 'Commission retrieved successfully', run: (o, c) => o.commissions.get(c.access, c.query) },
-  { method: 'POST', path: '/commissions', message: 'Commission created successfully', run: (o, c) => o.commissions.create(c.access, c.body, c.query) },
-  { method: 'PUT', path: '/commissions', message: 'Commission updated successfully', run: (o, c) => o.commissions.update(c.access, c.query, c.body) },
-  { method: 'DELETE', path: '/commissions', message: 'Commission deleted successfully', run: (o, c) => o.commissions.delete(c.access, c.query) },
+  route({ method: 'GET', path: '/affiliates/list', operation: ['affiliates', 'list'], message: 'Affiliates retrieved successfully', query: affiliateList, answer: { page: 'affiliate' } }),
+  route({ method: 'GET', path: '/affiliates', operation: ['affiliates', 'get'], message: 'Affiliate retrieved successfully', query: affiliateId, id: 'affiliateId', answer: { one: 'affiliate' } }),
+  route({ method: 'POST', path: '/affiliates', operation: ['affiliates', 'create'], message: 'Affiliate created successfully', body: affiliateCreate, answer: { one: 'affiliate' }, example: { email: 'ann@example.com', campaignId: CAMPAIGN, firstName: 'Ann' } }),
+  route({ method: 'PUT', path: '/affiliates', operation: ['affiliates', 'update'], message: 'Affiliate updated successfully', query: affiliateId, id: 'affiliateId', body: affiliateUpdate, answer: { one: 'affiliate' } }),
+  route({ method: 'DELETE', path: '/affiliates', operation: ['affiliates', 'delete'], message: 'Affiliate deleted successfully', query: affiliateId, id: 'affiliateId', answer: 'deleted' }),
 
-  { method: 'GET', path: '/referred-users/list', message: 'Referred users retrieved successfully', run: (o, c) => o.referredUsers.list(c.access, c.query) },
-  { method: 'GET', path: '/referred-users', message: 'Referred user retrieved successfully', run: (o, c) => o.referredUsers.get(c.access, c.query) },
-  { method: 'POST', path: '/referred-users', message: 'Referred user created successfully', run: (o, c) => o.referredUsers.create(c.access, c.body, c.query) },
-  { method: 'PUT', path: '/referred-users', message: 'Referred user updated successfully', run: (o, c) => o.referredUsers.update(c.access, c.query, c.body) },
-  { method: 'DELETE', path: '/referred-users', message: 'Referred user deleted successfully', run: (o, c) => o.referredUsers.delete(c.access, c.query) },
+  route({ method: 'GET', path: '/links', operation: ['links', 'list'], message: 'Links retrieved successfully', query: linkAffiliate, id: 'affiliateId', answer: { items: 'link' } }),
+  route({ method: 'POST', path: '/links', operation: ['links', 'create'], message: 'Link created successfully', body: linkCreate, answer: { one: 'link' }, example: { affiliateId: AFFILIATE, urlParameter: 'ref' } }),
+  route({ method: 'DELETE', path: '/links', operation: ['links', 'delete'], message: 'Link deleted successfully', query: linkId, id: 'linkId', answer: 'deleted' }),
+  route({ method: 'POST', path: '/links/track', operation: ['links', 'track'], message: 'Link event tracked successfully', status: 200, body: linkTrack, answer: { one: 'link' }, example: { referralCode: 'REF-7K2M9QXD', event: 'click' } }),
+
+  route({ method: 'GET', path: '/commissions/list', operation: ['commissions', 'list'], message: 'Commissions retrieved successfully', query: commissionList, answer: { page: 'commission' } }),
+  route({ method: 'GET', path: '/commissions', operation: ['commissions', 'get'], message: 'Commission retrieved successfully', query: commissionId, id: 'commissionId', answer: { one: 'commission' } }),
+  route({ method: 'POST', path: '/commissions', operation: ['commissions', 'create'], message: 'Commission created successfully', body: commissionCreate, answer: { one: 'commission' }, example: { campaignId: CAMPAIGN, affiliateId: AFFILIATE, amount: 49.5, referredUser: 'buyer@example.com' } }),
+  route({ method: 'PUT', path: '/commissions', operation: ['commissions', 'update'], message: 'Commission updated successfully', query: commissionId, id: 'commissionId', body: commissionUpdate, answer: { one: 'commission' } }),
+  route({ method: 'DELETE', path: '/commissions', operation: ['commissions', 'delete'], message: 'Commission deleted successfully', query: commissionId, id: 'commissionId', answer: 'deleted' }),
+
+  route({ method: 'GET', path: '/referred-users/list', operation: ['referredUsers', 'list'], message: 'Referred users retrieved successfully', query: referredUserList, answer: { page: 'referredUser' } }),
+  route({ method: 'GET', path: '/referred-users', operation: ['referredUsers', 'get'], message: 'Referred user retrieved successfully', query: referredUserEmail, id: 'referredUser', answer: { one: 'referredUser' } }),
+  route({ method: 'POST', path: '/referred-users', operation: ['referredUsers', 'create'], message: 'Referred user created successfully', body: referredUserCreate, answer: { one: 'referredUser' }, example: { referredTo: 'friend@example.com', affiliateId: AFFILIATE } }),
+  route({ method: 'PUT', path: '/referred-users', operation: ['referredUsers', 'update'], message: 'Referred user updated successfully', query: commissionId, id: 'commissionId', body: referredUserUpdate, answer: { one: 'referredUser' } }),
+  route({ method: 'DELETE', path: '/referred-users', operation: ['referredUsers', 'delete'], message: 'Referred user deleted successfully', query: commissionId, id: 'commissionId', answer: 'deleted' }),
 ]
+
+type Operation = (access: Access, ...args: unknown[]) => Promise<unknown>
+
+/**
+ * Runs a route's operation with a request's query and body. POST operations take
+ * `(access, body, query)`, PUT `(access, query, body)`, the others `(access, query)`.
+ */
+export function runRoute(route: Route, ops: Operations, call: Call): Promise<unknown> {
+  const [namespace, name] = route.operation
+  const operation = (ops[namespace] as unknown as Record<string, Operation>)[name]!.bind(ops[namespace])
+  if (route.method === 'POST') return operation(call.access, call.body, call.query)
+  if (route.method === 'PUT') return operation(call.access, call.query, call.body)
+  return operation(call.access, call.query)
+}
+
+/** The query and body a call of the typed API (or the client) stands for: see `Route`. */
+export function requestOf(route: Route, args: readonly unknown[]): { query: Record<string, unknown>; body: unknown } {
+  const [first, second] = args
+  switch (route.method) {
+    case 'POST':
+      return { query: {}, body: first }
+    case 'PUT':
+      return { query: { [route.id!]: first }, body: second }
+    default:
+      return { query: route.id ? { [route.id]: first } : ((first ?? {}) as Record<string, unknown>), body: undefined }
+  }
+}

@@ -1,0 +1,219 @@
+import { answerJsonSchema } from '../domain/schema.js'
+import type { JsonSchema } from '../schemas/fields.js'
+import { MAX_FIELD_ERRORS } from '../schemas/validate.js'
+import { jsonSchemaOf } from '../schemas/validate.js'
+import { routes, type Answer, type Model, type Route } from './routes.js'
+
+// The OpenAPI 3.1 document of the service, made from the route table (paths, operations, the
+// query and body schemas that validate requests) and the one description of each record (answer
+// schemas): nothing here describes a route or a field a second time.
+
+/** Where each answer model is described: the record kind and the answer's name in `domain/schema`. */
+const MODELS = {
+  campaign: ['Campaign', () => answerJsonSchema('campaigns', 'campaign')],
+  affiliate: ['Affiliate', () => answerJsonSchema('affiliates', 'affiliate')],
+  link: ['ReferralLink', () => answerJsonSchema('links', 'link')],
+  commission: ['Commission', () => answerJsonSchema('commissions', 'commission')],
+  referredUser: ['ReferredUser', () => answerJsonSchema('commissions', 'referredUser')],
+} satisfies Record<Model, [string, () => JsonSchema]>
+
+const ref = (kind: 'schemas' | 'responses' | 'headers' | 'parameters', name: string) => ({ $ref: `#/components/${kind}/${name}` })
+
+/** The errors every keyed route may answer, by status; the route's own come from its shape. */
+const ERRORS: Record<number, string> = {
+  400: 'Validation error (with `errors`), a malformed body, or a bad `Idempotency-Key`',
+  401: 'Missing or unknown `x-auth-service` key',
+  403: 'The key has no access to the workspace named',
+  404: 'No such record in the workspaces the key sees',
+  405: 'The path exists, the method does not (see `Allow`)',
+  408: 'The body did not arrive within `bodyTimeoutMs`',
+  409: 'A request with this `Idempotency-Key` is still being processed',
+  413: 'The body is larger than `maxBodyBytes`',
+  415: 'The body is not `application/json`',
+  422: 'A rule refused the change (the message says which)',
+  429: 'Rate limited: wait `Retry-After` seconds',
+  500: 'Unexpected error (reported to `onError`)',
+}
+
+const errorsOf = (route: Route): number[] =>
+  [400, 401, 403, 404, 405, 429, 500, ...(route.body ? [408, 413, 415] : []), ...(route.method === 'POST' ? [409] : []), 422].sort((a, b) => a - b)
+
+const dataSchema = (answer: Answer): JsonSchema => {
+  if (answer === 'deleted') return ref('schemas', 'Deleted')
+  if ('one' in answer) return ref('schemas', MODELS[answer.one][0])
+  if ('items' in answer) {
+    return { type: 'object', properties: { items: { type: 'array', items: ref('schemas', MODELS[answer.items][0]) } }, required: ['items'], additionalProperties: false }
+  }
+  return {
+    type: 'object',
+    properties: { items: { type: 'array', items: ref('schemas', MODELS[answer.page][0]) }, pagination: ref('schemas', 'Pagination') },
+    required: ['items', 'pagination'],
+    additionalProperties: false,
+  }
+}
+
+const rateLimitHeaders = {
+  'RateLimit-Limit': ref('headers', 'RateLimit-Limit'),
+  'RateLimit-Remaining': ref('headers', 'RateLimit-Remaining'),
+  'RateLimit-Reset': ref('headers', 'RateLimit-Reset'),
+}
+
+function operation(route: Route): Record<string, unknown> {
+  const [namespace, name] = route.operation
+  const status = route.status ?? (route.method === 'POST' ? 201 : 200)
+  const parameters: unknown[] = []
+  if (route.query) {
+    const query = jsonSchemaOf(route.query)
+    const required = new Set((query.required as string[] | undefined) ?? [])
+    for (const [field, schema] of Object.entries(query.properties as Record<string, JsonSchema>)) {
+      parameters.push({ name: field, in: 'query', required: required.has(field), schema })
+    }
+  }
+  if (route.method === 'POST') parameters.push(ref('parameters', 'Idempotency-Key'))
+  const success = {
+    description: route.message,
+    headers: { ...rateLimitHeaders, ...(route.method === 'POST' ? { 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') } : {}) },
+    content: {
+      'application/json': {
+        schema: {
+          type: 'object',
+          properties: { status: { const: status }, message: { const: route.message }, data: dataSchema(route.answer) },
+          required: ['status', 'message', 'data'],
+          additionalProperties: false,
+        },
+      },
+    },
+  }
+  return {
+    operationId: `${namespace}${name[0]!.toUpperCase()}${name.slice(1)}`,
+    summary: route.message.replace(/ successfully$/, ''),
+    description: `Typed API: \`${namespace}.${name}\``,
+    tags: [namespace],
+    security: [{ apiKey: [] }],
+    ...(parameters.length ? { parameters } : {}),
+    ...(route.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(route.body), ...(route.example ? { example: route.example } : {}) } } } }
+      : {}),
+    responses: {
+      [status]: success,
+      ...Object.fromEntries(errorsOf(route).map((code) => [code, ref('responses', String(code))])),
+    },
+  }
+}
+
+const integerHeader = (description: string, required = true) => ({ description, required, schema: { type: 'string', pattern: '^\\d+$' } })
+
+function components(): Record<string, unknown> {
+  const schemas: Record<string, unknown> = {
+    Deleted: { type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'], additionalProperties: false },
+    Pagination: {
+      type: 'object',
+      properties: {
+        page: { type: 'integer', minimum: 1 },
+        limit: { type: 'integer', minimum: 1 },
+        total: { type: 'integer', minimum: 0 },
+        totalPages: { type: 'integer', minimum: 0 },
+      },
+      required: ['page', 'limit', 'total', 'totalPages'],
+      additionalProperties: false,
+    },
+    FieldError: {
+      type: 'object',
+      properties: {
+        type: { const: 'field' },
+        msg: { type: 'string' },
+        path: { type: 'string' },
+        location: { enum: ['body', 'query'] },
+      },
+      required: ['type', 'msg', 'path', 'location'],
+      additionalProperties: false,
+    },
+    Error: {
+      type: 'object',
+      properties: {
+        status: { type: 'integer' },
+        message: { type: 'string' },
+        errors: { type: 'array', items: ref('schemas', 'FieldError'), minItems: 1, maxItems: MAX_FIELD_ERRORS },
+      },
+      required: ['status', 'message'],
+      additionalProperties: false,
+    },
+    Health: {
+      type: 'object',
+      properties: { status: { const: 'ok' }, service: { type: 'string' }, timestamp: { type: 'string', format: 'date-time' } },
+      required: ['status', 'service', 'timestamp'],
+      additionalProperties: false,
+    },
+  }
+  for (const [name, describe] of Object.values(MODELS)) schemas[name] = describe()
+
+  const responses: Record<string, unknown> = {}
+  for (const [code, description] of Object.entries(ERRORS)) {
+    const status = Number(code)
+    const headers: Record<string, unknown> = {}
+    // 401 (before a key is known), 405 and 500 of an unknown path carry no key's limits.
+    if (status === 429) headers['Retry-After'] = ref('headers', 'Retry-After')
+    if (status === 405) headers['Allow'] = ref('headers', 'Allow')
+    const error = { allOf: [ref('schemas', 'Error'), { properties: { status: { const: status } } }] }
+    responses[code] = { description, ...(Object.keys(headers).length ? { headers } : {}), content: { 'application/json': { schema: error } } }
+  }
+
+  return {
+    securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-auth-service', description: 'An API key; it names the workspaces it may use.' } },
+    schemas,
+    responses,
+    parameters: {
+      'Idempotency-Key': {
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description: 'Send the same key to retry safely: the first answer is replayed (24 h) and nothing runs twice.',
+        schema: { type: 'string', minLength: 1, maxLength: 255 },
+      },
+    },
+    headers: {
+      // On every keyed answer once the key is known, unless the host turned limiting off.
+      'RateLimit-Limit': integerHeader("The key's burst capacity (absent when `rateLimit: false`).", false),
+      'RateLimit-Remaining': integerHeader('Requests left in the burst now (absent when `rateLimit: false`).', false),
+      'RateLimit-Reset': integerHeader('Seconds until the burst is full again (absent when `rateLimit: false`).', false),
+      'Retry-After': integerHeader('Seconds to wait before trying again.'),
+      'Idempotent-Replayed': { description: 'Present (`true`) on an answer replayed for a repeated `Idempotency-Key`.', required: false, schema: { const: 'true' } },
+      Allow: { description: 'The methods the path answers.', required: true, schema: { type: 'string' } },
+    },
+  }
+}
+
+/** The OpenAPI 3.1 document of a service answering under `basePath`. */
+export function openApiDocument(basePath: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {
+    '/health': {
+      get: {
+        operationId: 'health',
+        summary: 'Health check (no key, not limited); HEAD answers the same without a body',
+        responses: { 200: { description: 'Up', content: { 'application/json': { schema: ref('schemas', 'Health') } } } },
+      },
+    },
+    '/openapi.json': {
+      get: {
+        operationId: 'openapi',
+        summary: 'This document (no key, not limited)',
+        responses: { 200: { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } } },
+      },
+    },
+  }
+  for (const route of routes) (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route)
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'affiliate-service',
+      version: '1',
+      description:
+        'Campaigns, affiliates, referral links, commissions and referred users, behind API keys and per-key rate limits. ' +
+        'Success is `{ status, message, data }`; errors are `{ status, message, errors? }`.',
+    },
+    servers: [{ url: basePath }],
+    tags: [...new Set(routes.map((route) => route.operation[0]))].map((name) => ({ name })),
+    paths,
+    components: components(),
+  }
+}

@@ -1,0 +1,108 @@
+import { Validator } from '@seriousme/openapi-schema-validator'
+import { describe, expect, it } from 'vitest'
+import { routes } from '../src/http/routes.js'
+import { createAffiliateService, memoryKeyStore, memoryStorage } from '../src/index.js'
+import { KEY_A, USER_A, WS_A, campaignInput, setup } from './helpers.js'
+import { mismatch } from './support/openapi-check.js'
+
+const json = { 'content-type': 'application/json; charset=utf-8' }
+
+describe('GET /api/v1/openapi.json', () => {
+  it('is an OpenAPI 3.1 document that passes a validator, served without a key', async () => {
+    const { service } = setup()
+    const response = await service.fetch(new Request('http://test.local/api/v1/openapi.json'))
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8')
+    const document = await response.json()
+    expect(document.openapi).toBe('3.1.0')
+    const result = await new Validator().validate(document)
+    expect(result.errors ?? []).toEqual([])
+    expect(result.valid).toBe(true)
+  })
+
+  it('documents every route of the table under its operation, once', async () => {
+    const { service } = setup()
+    const document = await (await service.fetch(new Request('http://test.local/api/v1/openapi.json'))).json()
+    const ids: string[] = []
+    for (const route of routes) {
+      const operation = document.paths[route.path]?.[route.method.toLowerCase()]
+      expect(operation, `${route.method} ${route.path}`).toBeDefined()
+      ids.push(operation.operationId)
+      expect(operation.security).toEqual([{ apiKey: [] }])
+    }
+    expect(new Set(ids).size).toBe(routes.length)
+    // Every method of the typed API is an operation of the document, and the other way round.
+    const api = Object.entries(service.api).flatMap(([namespace, methods]) =>
+      typeof methods === 'function' ? [] : Object.keys(methods).map((name) => `${namespace}.${name}`),
+    )
+    expect(api.sort()).toEqual(routes.map((r) => r.operation.join('.')).sort())
+    expect(document.components.securitySchemes.apiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-auth-service' })
+  })
+
+  it('is not limited, and names the basePath the service answers under', async () => {
+    const service = createAffiliateService({
+      storage: memoryStorage(),
+      keyStore: memoryKeyStore([{ key: KEY_A, userId: USER_A, workspaceIds: [WS_A] }]),
+      rateLimit: { capacity: 1, refillPerSecond: 0.001 },
+      basePath: '/affiliates/v2',
+    })
+    for (let i = 0; i < 5; i++) {
+      const response = await service.fetch(new Request('http://test.local/affiliates/v2/openapi.json'))
+      expect(response.status).toBe(200)
+      expect(response.headers.get('ratelimit-limit')).toBeNull()
+      if (i === 4) expect((await response.json()).servers).toEqual([{ url: '/affiliates/v2' }])
+    }
+    const wrongMethod = await service.fetch(new Request('http://test.local/affiliates/v2/openapi.json', { method: 'POST' }))
+    expect([wrongMethod.status, wrongMethod.headers.get('allow')]).toEqual([405, 'GET'])
+  })
+})
+
+describe('the answer checker the HTTP suites run every answer through', () => {
+  it('passes a real answer', async () => {
+    const { service } = setup()
+    const response = await service.fetch(
+      new Request('http://test.local/api/v1/campaigns', { method: 'POST', headers: { 'x-auth-service': KEY_A, ...json }, body: JSON.stringify(campaignInput()) }),
+    )
+    const text = await response.text()
+    expect(mismatch({ method: 'POST', path: '/api/v1/campaigns', status: response.status, headers: response.headers, text })).toBeUndefined()
+  })
+
+  it('fails a deliberately wrong answer: a missing field, a wrong type, an undocumented status, a wrong content type, a missing header', async () => {
+    const { api } = setup()
+    const campaign = await api.campaigns.create({ ...campaignInput(), commissionType: 'percentage' } as never)
+    const good = { status: 200, message: 'Campaign retrieved successfully', data: campaign }
+    const answer = (status: number, body: unknown, headers: Record<string, string> = json) => ({
+      method: 'GET',
+      path: `/api/v1/campaigns?campaignId=${campaign.id}`,
+      status,
+      headers: new Headers(headers),
+      text: JSON.stringify(body),
+    })
+    expect(mismatch(answer(200, good))).toBeUndefined()
+    const { url: _dropped, ...withoutUrl } = campaign
+    expect(mismatch(answer(200, { ...good, data: withoutUrl }))).toMatch(/url/)
+    expect(mismatch(answer(200, { ...good, data: { ...campaign, amount: '20' } }))).toMatch(/amount/)
+    expect(mismatch(answer(200, { ...good, data: { ...campaign, extra: 1 } }))).toMatch(/additional/)
+    expect(mismatch(answer(200, { ...good, message: 'Campaign created successfully' }))).toMatch(/message/)
+    expect(mismatch(answer(418, { status: 418, message: 'teapot' }))).toMatch(/does not document/)
+    expect(mismatch(answer(200, good, { 'content-type': 'text/plain' }))).toMatch(/content-type/)
+    expect(mismatch(answer(429, { status: 429, message: 'Too many requests' }))).toMatch(/Retry-After/)
+    expect(mismatch(answer(400, { status: 400, message: 'Validation error', errors: [{ type: 'field', msg: 'x' }] }))).toMatch(/path|location/)
+    expect(mismatch(answer(404, { status: 400, message: 'Not found' }))).toMatch(/status/)
+  })
+})
+
+describe('the examples in the document', () => {
+  it('are bodies the service accepts (with real ids in place of the placeholders)', async () => {
+    const { api, call } = setup()
+    const campaign = await api.campaigns.create({ campaignName: 'C', workspaceId: WS_A, commissionType: 'percentage', amount: 10, url: 'https://shop.example.com/' })
+    const affiliate = await api.affiliates.create({ email: 'x@example.com', campaignId: campaign.id })
+    const ids: Record<string, string> = { workspaceId: WS_A, campaignId: campaign.id, affiliateId: affiliate.id }
+    for (const route of routes.filter((r) => r.example)) {
+      const body = Object.fromEntries(Object.entries(route.example!).map(([k, v]) => [k, ids[k] ?? v]))
+      if (route.operation[1] === 'track') body.referralCode = (await api.links.create({ affiliateId: affiliate.id })).referralCode
+      const answer = await call(route.method, route.path, { body })
+      expect(answer.status, `${route.method} ${route.path}: ${answer.text}`).toBeLessThan(300)
+    }
+  })
+})

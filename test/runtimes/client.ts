@@ -1,0 +1,22 @@
+// The typed HTTP client under another runtime: creates and reads a campaign on the server at
+// AFFILIATE_URL, then prints one line the test reads.
+import { AffiliateError, createAffiliateClient } from 'affiliate-service/client'
+
+const env = (name: string) => (globalThis as { process?: { env: Record<string, string> } }).process?.env[name] ?? (globalThis as { Deno?: { env: { get(n: string): string } } }).Deno!.env.get(name)
+
+const client = createAffiliateClient({ baseUrl: env('AFFILIATE_URL'), apiKey: env('AFFILIATE_API_KEY') })
+const campaign = await client.campaigns.create({
+  campaignName: 'From another runtime',
+  workspaceId: env('AFFILIATE_WORKSPACE_ID'),
+  commissionType: 'fixed',
+  amount: 5,
+  url: 'https://shop.example.com/',
+})
+const read = await client.campaigns.get(campaign.id)
+let missing = 0
+try {
+  await client.campaigns.get('99999999-9999-4999-8999-999999999999')
+} catch (error) {
+  if (error instanceof AffiliateError) missing = error.status
+}
+console.log(`client ok ${read.id} ${read.campaignName === campaign.campaignName} ${missing}`)
