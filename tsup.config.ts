@@ -10,6 +10,8 @@ export default defineConfig({
     // PostgreSQL storage and Redis limiter store; `pg` and `redis` stay the user's (optional peers).
     'adapters/postgres': 'adapters/postgres.ts',
     'adapters/redis': 'adapters/redis.ts',
+    // What a storage implementer needs: records, `models`, `defineStorage`, the driver types.
+    'storage/index': 'src/storage/index.ts',
     // The typed HTTP client: fetch only, no storage or server code.
     'client/index': 'src/client/index.ts',
     // The storage conformance kit; imports vitest, which stays the user's (an optional peer).

@@ -3,6 +3,7 @@ import type { AffiliateService } from '../src/service.js'
 import { clientBehindProxies, type TrustProxy } from './forwarded.js'
 import { answer, type ClientAddressOf } from './node/answer.js'
 
+export { fileJournal } from './node/file-journal.js'
 export type { TrustProxy } from './forwarded.js'
 export type { ClientAddressOf } from './node/answer.js'
 

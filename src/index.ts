@@ -5,23 +5,13 @@ export type { IdempotencyOptions } from './http/idempotency.js'
 export { AffiliateError } from './errors.js'
 export type { FieldError } from './errors.js'
 export type { Clock } from './clock.js'
+// What an embedder uses. A storage implementer's contract (records, `models`, `Where`,
+// `defineStorage`, ...) is the `affiliate-service/storage` entry.
 export { memoryStorage } from './storage/memory.js'
 export { sqlJsStorage } from './storage/sqljs/storage.js'
 export type { SqlJsStorage, SqlJsStorageOptions } from './storage/sqljs/storage.js'
-export { models } from './storage/models.js'
-export type { ModelDefinition, UniqueConstraint } from './storage/models.js'
-export { UniqueViolationError } from './storage/types.js'
-export type {
-  FindQuery,
-  ModelName,
-  NumericField,
-  RecordOf,
-  Scalar,
-  Storage,
-  StorageTransaction,
-  TransactionOptions,
-  Where,
-} from './storage/types.js'
+export type { SqlJsJournal, SqlJsPersistence } from './storage/sqljs/persistence.js'
+export type { Storage } from './storage/types.js'
 export { memoryKeyStore } from './keys/memory.js'
 export { API_KEY_PREFIX, generateApiKey, storageKeyStore } from './keys/storage.js'
 export type { ApiKeyCreateInput, ApiKeyInfo, StorageKeyStore, StorageKeyStoreOptions } from './keys/storage.js'
@@ -31,7 +21,7 @@ export type { Campaign } from './domain/campaign.js'
 export type { Affiliate } from './domain/affiliate.js'
 export type { ReferralLink } from './domain/link.js'
 export type { Commission, ReferredUser } from './domain/commission.js'
-export type * from './domain/records.js'
+export type { CommissionStatus, CommissionType, PayoutMethod } from './domain/records.js'
 export type {
   AffiliateApi,
   AffiliatesApi,

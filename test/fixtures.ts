@@ -1,4 +1,5 @@
-import { memoryStorage, models, sqlJsStorage, type ModelName, type Storage } from '../src/index.js'
+import { memoryStorage, sqlJsStorage, type Storage } from '../src/index.js'
+import { models, type ModelName } from '../src/storage/index.js'
 import { campaignInput, KEY_A, KEY_B, WS_A, WS_B, type setup } from './helpers.js'
 
 /** Every record of every model, in a stable order: compare two to prove nothing changed. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { memoryStorage, type Storage, type StorageTransaction } from '../src/index.js'
+import { memoryStorage, type Storage } from '../src/index.js'
+import { type StorageTransaction } from '../src/storage/index.js'
 import { snapshot } from './fixtures.js'
 import { campaignInput, KEY_B, setup, UNKNOWN_ID, WS_B } from './helpers.js'
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { AffiliateError, memoryStorage, UniqueViolationError, type ModelName, type Storage, type StorageTransaction } from '../src/index.js'
+import { AffiliateError, memoryStorage, type Storage } from '../src/index.js'
+import { UniqueViolationError, type ModelName, type StorageTransaction } from '../src/storage/index.js'
 import { KEY_B, UNKNOWN_ID, USER_A, WS_A, WS_B, setup } from './helpers.js'
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { memoryStorage, UniqueViolationError } from '../src/index.js'
-import type { AffiliateRecord, CampaignRecord, CommissionRecord, Storage, StorageTransaction, Where } from '../src/index.js'
+import { memoryStorage } from '../src/index.js'
+import { UniqueViolationError } from '../src/storage/index.js'
+import type { Storage } from '../src/index.js'
+import type { AffiliateRecord, CampaignRecord, CommissionRecord, StorageTransaction, Where } from '../src/storage/index.js'
 import * as sample from '../src/testing/sample-records.js'
 import { WS_A, WS_A2, WS_B } from './helpers.js'
 

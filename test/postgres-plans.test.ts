@@ -5,7 +5,7 @@ import type pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { postgresStorage } from '../adapters/postgres.js'
 import { countStatement, findStatement, tableSql, type Statement } from '../adapters/postgres/sql.js'
-import type { FindQuery, ModelName, Scalar } from '../src/index.js'
+import type { FindQuery, ModelName, Scalar } from '../src/storage/index.js'
 import { dropSchema, needs, POSTGRES_VAR, postgresUrl, testPool, uniqueName } from './support/services.js'
 
 const ROWS = 100_000

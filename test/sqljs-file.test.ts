@@ -7,7 +7,7 @@ import { fileJournal, frame, parseRecords } from '../adapters/node/file-journal.
 import { SCHEMA_VERSION } from '../src/storage/sqljs/migrations.js'
 import type { InitSqlJs } from '../src/storage/sqljs/sql-js-types.js'
 import { sqlJsStorage, type SqlJsStorage } from '../src/storage/sqljs/storage.js'
-import { campaign, affiliate, at } from '../src/testing/sample-records.js'
+import { campaign, affiliate, at, commission, OTHER_WORKSPACE, WORKSPACE } from '../src/testing/sample-records.js'
 
 const root = mkdtempSync(join(tmpdir(), 'affiliate-sqljs-file-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
@@ -218,6 +218,55 @@ describe('sql.js in a file', () => {
     const reopened = sqlJsStorage({ persist: fileJournal(file) })
     expect((await all(reopened)).campaigns).toHaveLength(2)
     expect(await reopened.transaction((tx) => tx.count('apiKeys', {}))).toBe(1)
+    await reopened.close()
+  })
+
+  it('migration 5 counts the commissions a version 4 file already holds, then keeps the counts in step', async () => {
+    const file = join(freshDir(), 'db.sqlite')
+    const statuses = ['pending', 'paid', 'paid', 'refunded'] as const
+    const records = Array.from({ length: 12 }, (_, i) =>
+      commission({ createdAt: at(i), status: statuses[i % 4]!, workspaceId: i % 3 ? WORKSPACE : OTHER_WORKSPACE }),
+    )
+    const first = sqlJsStorage({ persist: fileJournal(file) })
+    await first.transaction(async (tx) => {
+      for (const record of records) await tx.insert('commissions', record)
+    })
+    await first.close()
+    // The same file as version 4 left it: no (workspaceId, status) index, triggers or counts.
+    const SQL = await ((await import('sql.js' as string)) as { default: InitSqlJs }).default()
+    const db = new SQL.Database(readFileSync(file))
+    db.exec(`DROP INDEX commissions_workspaceId_status;
+      DROP TRIGGER _counts_commissions_workspaceId_status_insert;
+      DROP TRIGGER _counts_commissions_workspaceId_status_delete;
+      DROP TRIGGER _counts_commissions_workspaceId_status_update;
+      DELETE FROM _counts WHERE field = 'workspaceId,status';
+      PRAGMA user_version = 4;`)
+    writeFileSync(file, db.export())
+    db.close()
+    const paid = (list: typeof records) => list.filter((r) => r.workspaceId === WORKSPACE && r.status === 'paid').length
+    const query = { where: { workspaceId: WORKSPACE, status: 'paid' }, limit: 1 } as const
+    const storage = sqlJsStorage({ persist: fileJournal(file) })
+    expect((await storage.transaction((tx) => tx.findPage('commissions', query))).total).toBe(paid(records))
+    expect(await sqliteVersion(file)).toBe(SCHEMA_VERSION)
+    // Inserts, status changes and deletes move the counts, and a rolled-back change does not.
+    const added = commission({ status: 'paid' })
+    await storage.transaction(async (tx) => {
+      await tx.insert('commissions', added)
+      await tx.update('commissions', records[1]!.id, { status: 'pending' })
+      await tx.delete('commissions', records[2]!.id)
+    })
+    await storage
+      .transaction(async (tx) => {
+        await tx.update('commissions', records[5]!.id, { status: 'refunded' })
+        throw new Error('undo')
+      })
+      .catch(() => undefined)
+    const now = [...records.filter((r) => r !== records[2]), added].map((r) => (r === records[1] ? { ...r, status: 'pending' as const } : r))
+    expect((await storage.transaction((tx) => tx.findPage('commissions', query))).total).toBe(paid(now))
+    await storage.close()
+    // The journal replays the same writes, and the triggers with them.
+    const reopened = sqlJsStorage({ persist: fileJournal(file) })
+    expect((await reopened.transaction((tx) => tx.findPage('commissions', query))).total).toBe(paid(now))
     await reopened.close()
   })
 

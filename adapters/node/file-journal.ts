@@ -13,8 +13,11 @@
 // directory fsynced, so the file itself is always a whole database.
 import { link, mkdir, open, readdir, readFile, rename, rm, unlink, stat, type FileHandle } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
-import { crc32 } from 'node:zlib'
+import * as zlib from 'node:zlib'
 import type { SqlJsJournal, SqlJsPersistence } from '../../src/storage/sqljs/persistence.js'
+
+/** CRC-32 of a record's payload (zlib's, from Node 20.15): catches a torn or half-written record. */
+const crc32 = (bytes: Uint8Array): number => zlib.crc32(bytes)
 
 const SQLITE_HEADER = 'SQLite format 3\u0000'
 const HEADER_BYTES = 8
@@ -410,5 +413,7 @@ async function openFileJournal(path: string): Promise<SqlJsJournal> {
  */
 export function fileJournal(path: string): SqlJsPersistence {
   if (typeof path !== 'string' || path === '') throw new TypeError('fileJournal takes the path of the database file')
+  // Looked up here rather than imported by name, so that an older Node fails only this call, plainly.
+  if (typeof zlib.crc32 !== 'function') throw new Error('fileJournal needs zlib.crc32: Node.js 20.15 or later')
   return { open: () => openFileJournal(path) }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { CampaignRecord } from '../domain/records.js'
-import { models } from '../storage/models.js'
+import { modelNames, models } from '../storage/models.js'
 import { UniqueViolationError, type FindQuery, type ModelName, type RecordOf, type Storage, type StorageTransaction } from '../storage/types.js'
 import { isUuid } from '../uuid.js'
 import { affiliate, apiKey, at, campaign, commission, idempotency, link, OTHER_WORKSPACE, sampleId, WORKSPACE } from './sample-records.js'
@@ -74,7 +74,7 @@ export function describeStorageConformance(name: string, factory: StorageFactory
           await insertAll(storage, model, [record])
           const read = await tx(storage, (t) => t.get(model, record.id))
           expect(read).toStrictEqual(record)
-          const [found] = await tx(storage, (t) => t.find(model, { where: { id: record.id } as never }))
+          const [found] = await tx(storage, (t) => t.find(model, { where: { id: record.id } }))
           expect(found).toStrictEqual(record)
         })
       }
@@ -200,9 +200,9 @@ export function describeStorageConformance(name: string, factory: StorageFactory
           [{ where: { payoutMethod: 'BANK_TRANSFER' } }, []],
         ]
         for (const [query, expected] of cases) {
-          const found = await tx(storage, (t) => t.find('affiliates', query as never))
+          const found = await tx(storage, (t) => t.find('affiliates', query))
           expect(ids(found).sort()).toEqual(expected.map((i) => records[i]!.id).sort())
-          expect(await tx(storage, (t) => t.count('affiliates', query as never))).toBe(expected.length)
+          expect(await tx(storage, (t) => t.count('affiliates', query))).toBe(expected.length)
         }
       })
 
@@ -295,6 +295,56 @@ export function describeStorageConformance(name: string, factory: StorageFactory
         )
         expect(ids(page)).toEqual([records[3]!.id, records[5]!.id])
       })
+
+      test('findPage answers the page find answers and the total count answers', async (storage) => {
+        const statuses = ['pending', 'paid', 'paid', 'refunded'] as const
+        const records = Array.from({ length: 30 }, (_, i) =>
+          commission({
+            createdAt: at(i % 9),
+            status: statuses[i % 4]!,
+            workspaceId: i % 3 ? WORKSPACE : OTHER_WORKSPACE,
+            remarks: i % 5 ? `note ${i}` : 'Needle',
+          }),
+        )
+        await insertAll(storage, 'commissions', records)
+        const queries: FindQuery<'commissions'>[] = [
+          {},
+          { offset: 5, limit: 10 },
+          { where: { workspaceId: WORKSPACE }, offset: 2, limit: 3 },
+          { where: { workspaceId: WORKSPACE, status: 'paid' }, offset: 1, limit: 4 },
+          { where: { workspaceId: { in: [WORKSPACE, OTHER_WORKSPACE] }, status: { in: ['paid', 'refunded'] } }, limit: 5 },
+          { where: { status: 'pending' }, orderBy: { field: 'amountMinor', direction: 'ASC' }, limit: 2 },
+          { contains: 'needle', offset: 1, limit: 2 },
+          { where: { workspaceId: WORKSPACE }, contains: 'NOTE', limit: 3 },
+          { where: { status: 'paid' }, offset: 40, limit: 5 },
+          { where: { status: 'paid' }, limit: 0 },
+        ]
+        for (const query of queries) {
+          const expected = await tx(storage, async (t) => ({
+            items: await t.find('commissions', query),
+            total: await t.count('commissions', { where: query.where, contains: query.contains }),
+          }))
+          expect(await tx(storage, (t) => t.findPage('commissions', query)), JSON.stringify(query)).toStrictEqual(expected)
+        }
+        const paid = records.filter((record) => record.workspaceId === WORKSPACE && record.status === 'paid')
+        const { total } = await tx(storage, (t) => t.findPage('commissions', { where: { workspaceId: WORKSPACE, status: 'paid' }, limit: 1 }))
+        expect(total).toBe(paid.length)
+      })
+
+      test('findPage sees the writes of its own transaction, before and after', async (storage) => {
+        const records = Array.from({ length: 6 }, (_, i) => commission({ createdAt: at(i), status: i % 2 ? 'paid' : 'pending' }))
+        await insertAll(storage, 'commissions', records)
+        const query: FindQuery<'commissions'> = { where: { workspaceId: WORKSPACE, status: 'paid' }, limit: 2 }
+        await tx(storage, async (t) => {
+          expect((await t.findPage('commissions', query)).total).toBe(3)
+          await t.update('commissions', records[0]!.id, { status: 'paid' })
+          await t.delete('commissions', records[5]!.id)
+          const page = await t.findPage('commissions', query)
+          expect(page.total).toBe(3)
+          expect(ids(page.items)).toEqual([records[3]!.id, records[1]!.id])
+          expect(await t.count('commissions', { where: query.where })).toBe(3)
+        })
+      })
     })
 
     describe('contains', () => {
@@ -364,71 +414,82 @@ export function describeStorageConformance(name: string, factory: StorageFactory
       })
     })
 
-    describe('unique constraints', () => {
-      for (const model of Object.keys(models) as ModelName[]) {
-        for (const constraint of models[model].unique) {
-          test(`${constraint.name}: a colliding insert throws UniqueViolationError and stores nothing`, async (storage) => {
-            const first = samples[model]() as unknown as Record<string, unknown>
-            for (const field of constraint.fields) first[field] ??= another(null, field)
-            const second = samples[model]() as unknown as Record<string, unknown>
-            for (const field of constraint.fields) second[field] = first[field]
-            await insertAll(storage, model, [first as never])
-            const error = await tx(storage, (t) => t.insert(model, second as never)).catch((e: unknown) => e)
-            expect(error).toBeInstanceOf(UniqueViolationError)
-            expect((error as UniqueViolationError).constraint).toBe(constraint.name)
-            expect(await tx(storage, (t) => t.get(model, second.id as string))).toBeNull()
-            expect(await tx(storage, (t) => t.count(model, {}))).toBe(1)
-          })
+    /** The unique-constraint cases of one model: typed by the model, so records need no casts. */
+    const uniqueCases = <M extends ModelName>(model: M) => {
+      const sample: (overrides?: Partial<RecordOf<M>>) => RecordOf<M> = samples[model]
+      // The same objects, seen field by field: the cases set a constraint's fields by name.
+      const fields = (record: RecordOf<M>): Record<string, unknown> => record
+      for (const constraint of models[model].unique) {
+        /** A patch setting the constraint's fields to `record`'s values. */
+        const pick = (record: RecordOf<M>): Partial<RecordOf<M>> => {
+          const patch: Partial<RecordOf<M>> = {}
+          for (const field of constraint.fields) patch[field] = record[field]
+          return patch
+        }
+        test(`${constraint.name}: a colliding insert throws UniqueViolationError and stores nothing`, async (storage) => {
+          const first = sample()
+          for (const field of constraint.fields) fields(first)[field] ??= another(null, field)
+          const second = sample()
+          for (const field of constraint.fields) fields(second)[field] = fields(first)[field]
+          await insertAll(storage, model, [first])
+          const error = await tx(storage, (t) => t.insert(model, second)).catch((e: unknown) => e)
+          expect(error).toBeInstanceOf(UniqueViolationError)
+          expect((error as UniqueViolationError).constraint).toBe(constraint.name)
+          expect(await tx(storage, (t) => t.get(model, second.id))).toBeNull()
+          expect(await tx(storage, (t) => t.count(model, {}))).toBe(1)
+        })
 
-          test(`${constraint.name}: an update into a collision throws and changes nothing`, async (storage) => {
-            const first = samples[model]() as unknown as Record<string, unknown>
-            const second = samples[model]() as unknown as Record<string, unknown>
-            for (const field of constraint.fields) {
-              first[field] ??= another(null, field)
-              second[field] = another(first[field], 'other')
-            }
-            await insertAll(storage, model, [first as never, second as never])
-            const patch = Object.fromEntries(constraint.fields.map((field) => [field, first[field]]))
-            const error = await tx(storage, (t) => t.update(model, second.id as string, patch)).catch((e: unknown) => e)
-            expect(error).toBeInstanceOf(UniqueViolationError)
-            expect((error as UniqueViolationError).constraint).toBe(constraint.name)
-            expect(await tx(storage, (t) => t.get(model, second.id as string))).toStrictEqual(second)
-          })
-
-          const nullable = constraint.fields.filter((field) => (samples[model]() as unknown as Record<string, unknown>)[field] === null)
-          if (nullable.length > 0) {
-            test(`${constraint.name}: a field set holding null never collides`, async (storage) => {
-              const records = [samples[model](), samples[model]()] as unknown as Record<string, unknown>[]
-              for (const record of records) {
-                for (const field of constraint.fields) record[field] = nullable.includes(field) ? null : records[0]![field]
-              }
-              await insertAll(storage, model, records as never[])
-              expect(await tx(storage, (t) => t.count(model, {}))).toBe(2)
-            })
+        test(`${constraint.name}: an update into a collision throws and changes nothing`, async (storage) => {
+          const first = sample()
+          const second = sample()
+          for (const field of constraint.fields) {
+            fields(first)[field] ??= another(null, field)
+            fields(second)[field] = another(fields(first)[field], 'other')
           }
+          await insertAll(storage, model, [first, second])
+          const error = await tx(storage, (t) => t.update(model, second.id, pick(first))).catch((e: unknown) => e)
+          expect(error).toBeInstanceOf(UniqueViolationError)
+          expect((error as UniqueViolationError).constraint).toBe(constraint.name)
+          expect(await tx(storage, (t) => t.get(model, second.id))).toStrictEqual(second)
+        })
 
-          test(`${constraint.name}: a value is free again once its holder is deleted or changed`, async (storage) => {
-            const first = samples[model]() as unknown as Record<string, unknown>
-            for (const field of constraint.fields) first[field] ??= another(null, field)
-            const copyOf = () => {
-              const record = samples[model]() as unknown as Record<string, unknown>
-              for (const field of constraint.fields) record[field] = first[field]
-              return record
+        const nullable = constraint.fields.filter((field) => fields(sample())[field] === null)
+        if (nullable.length > 0) {
+          test(`${constraint.name}: a field set holding null never collides`, async (storage) => {
+            const records = [sample(), sample()]
+            for (const record of records) {
+              for (const field of constraint.fields) fields(record)[field] = nullable.includes(field) ? null : fields(records[0]!)[field]
             }
-            await insertAll(storage, model, [first as never])
-            // Updating the holder with its own values is no collision.
-            const same = Object.fromEntries(constraint.fields.map((field) => [field, first[field]]))
-            await tx(storage, (t) => t.update(model, first.id as string, same))
-            await tx(storage, (t) => t.delete(model, first.id as string))
-            const second = copyOf()
-            await insertAll(storage, model, [second as never])
-            const moved = Object.fromEntries(constraint.fields.map((field) => [field, another(first[field], 'moved')]))
-            await tx(storage, (t) => t.update(model, second.id as string, moved))
-            await insertAll(storage, model, [copyOf() as never])
+            await insertAll(storage, model, records)
             expect(await tx(storage, (t) => t.count(model, {}))).toBe(2)
           })
         }
+
+        test(`${constraint.name}: a value is free again once its holder is deleted or changed`, async (storage) => {
+          const first = sample()
+          for (const field of constraint.fields) fields(first)[field] ??= another(null, field)
+          const copyOf = () => {
+            const record = sample()
+            for (const field of constraint.fields) fields(record)[field] = fields(first)[field]
+            return record
+          }
+          await insertAll(storage, model, [first])
+          // Updating the holder with its own values is no collision.
+          await tx(storage, (t) => t.update(model, first.id, pick(first)))
+          await tx(storage, (t) => t.delete(model, first.id))
+          const second = copyOf()
+          await insertAll(storage, model, [second])
+          const moved = sample()
+          for (const field of constraint.fields) fields(moved)[field] = another(fields(first)[field], 'moved')
+          await tx(storage, (t) => t.update(model, second.id, pick(moved)))
+          await insertAll(storage, model, [copyOf()])
+          expect(await tx(storage, (t) => t.count(model, {}))).toBe(2)
+        })
       }
+    }
+
+    describe('unique constraints', () => {
+      for (const model of modelNames) uniqueCases(model)
 
       test('commissions: invoiceId and chargeId are unique per workspace only', async (storage) => {
         const records = [

@@ -47,6 +47,32 @@ export const COUNTED = {
   idempotency: ['scopeKey'],
 } as const
 
+/**
+ * Field pairs whose value pairs `_counts` keeps, as migration 5 made them (field `a,b`, value
+ * `a || char(31) || b`): frozen, like COUNTED.
+ */
+export const COUNTED_PAIRS = {
+  commissions: [['workspaceId', 'status']],
+} as const
+
+/** Between the two values of a counted pair in `_counts.value`. */
+export const PAIR_SEPARATOR = '\u001f'
+
+/** Like `countTriggers`, for one pair of fields; only ever called with the frozen pairs above. */
+function pairCountTriggers(table: string, a: string, b: string): string {
+  const field = `${a},${b}`
+  const value = (row: string) => `${row}.${a} || char(31) || ${row}.${b}`
+  const up = (row: string) =>
+    `INSERT INTO _counts (model, field, value, n) VALUES ('${table}', '${field}', ${value(row)}, 1) ON CONFLICT (model, field, value) DO UPDATE SET n = n + 1;`
+  const down = (row: string) => `UPDATE _counts SET n = n - 1 WHERE model = '${table}' AND field = '${field}' AND value = ${value(row)};`
+  return [
+    `INSERT INTO _counts (model, field, value, n) SELECT '${table}', '${field}', ${a} || char(31) || ${b}, count(*) FROM ${table} GROUP BY ${a}, ${b};`,
+    `CREATE TRIGGER _counts_${table}_${a}_${b}_insert AFTER INSERT ON ${table} BEGIN ${up('NEW')} END;`,
+    `CREATE TRIGGER _counts_${table}_${a}_${b}_delete AFTER DELETE ON ${table} BEGIN ${down('OLD')} END;`,
+    `CREATE TRIGGER _counts_${table}_${a}_${b}_update AFTER UPDATE OF ${a}, ${b} ON ${table} WHEN OLD.${a} IS NOT NEW.${a} OR OLD.${b} IS NOT NEW.${b} BEGIN ${down('OLD')} ${up('NEW')} END;`,
+  ].join('\n')
+}
+
 export const migrations: readonly Migration[] = [
   {
     version: 1,
@@ -216,8 +242,12 @@ CREATE UNIQUE INDEX idempotency_scope ON idempotency (scopeKey);
   },
   {
     version: 5,
-    // Commissions listed by status: one index range per (workspace, status), in list order.
-    sql: 'CREATE INDEX commissions_workspaceId_status ON commissions (workspaceId, status, createdAt, id);',
+    // Commissions listed by status: one index range per (workspace, status), in list order, and
+    // the list's total kept in `_counts` like the single-field ones.
+    sql: [
+      'CREATE INDEX commissions_workspaceId_status ON commissions (workspaceId, status, createdAt, id);',
+      pairCountTriggers('commissions', 'workspaceId', 'status'),
+    ].join('\n'),
   },
 ]
 

@@ -1,7 +1,7 @@
-import { modelNames } from '../models.js'
 import { defineStorage } from '../define.js'
-import type { DriverTransaction, Storage, TransactionOptions } from '../types.js'
+import { modelNames } from '../models.js'
 import { quote, SEARCH_COLUMN } from '../sql.js'
+import type { DriverTransaction, Storage, TransactionOptions } from '../types.js'
 import { fieldsOf } from './columns.js'
 import { Connection } from './connection.js'
 import { migrations, SCHEMA_VERSION } from './migrations.js'
@@ -253,12 +253,18 @@ class Engine {
       .finally(() => (this.checkpointing = null))
   }
 
-  /** Folds the journal into the file now; called between transactions. */
-  async checkpoint(): Promise<void> {
+  /**
+   * Folds the journal into the file now; called between transactions. With `rewrite` the file is
+   * written even when the journal is empty: after a migration, so that no record is journaled
+   * under the new schema on top of a file of the old one.
+   */
+  async checkpoint(rewrite = false): Promise<void> {
     if (!this.journal) return
     await this.checkpointing
     await this.durable
-    if (this.journal.journalBytes > 0 || this.journal.snapshotBytes === 0) await this.journal.checkpoint(this.connection.db.export())
+    if (rewrite || this.journal.journalBytes > 0 || this.journal.snapshotBytes === 0) {
+      await this.journal.checkpoint(this.connection.db.export())
+    }
   }
 
   async close(): Promise<void> {
@@ -298,7 +304,7 @@ async function open(options: SqlJsStorageOptions): Promise<Engine> {
       const engine = new Engine(connection, options, journal, seq)
       // Journal records are SQL for the schema they were written under, so after a migration
       // the file must be rewritten before any record is appended under the new schema.
-      if (journal && (migrated || !bytes)) await engine.checkpoint()
+      if (journal && (migrated || !bytes)) await engine.checkpoint(migrated)
       if (options.save && migrated) await options.save(connection.db.export())
       return engine
     } catch (error) {

@@ -11,7 +11,7 @@ import {
 } from '../types.js'
 import { fieldsOf, fromSql, toSql } from './columns.js'
 import type { Connection } from './connection.js'
-import { COUNTED } from './migrations.js'
+import { COUNTED, COUNTED_PAIRS, PAIR_SEPARATOR } from './migrations.js'
 import type { SearchChanges, SearchIndex } from './search-index.js'
 import type { SqlValue } from './sql-js-types.js'
 
@@ -63,20 +63,44 @@ function decode(table: TableSql, row: readonly SqlValue[]): StoredRecord {
 
 const sqlite = () => new Params('sqlite')
 
+/** Value lists of one condition, when every value is a string (what `_counts` keys hold). */
+const stringValues = (value: DriverWhere[string]): string[] | null => {
+  const values = value !== null && typeof value === 'object' ? [...new Set(value.in)] : [value]
+  return values.every((v) => typeof v === 'string') ? (values as string[]) : null
+}
+
+/** Combinations of values a `_counts` look-up may expand to. */
+const MAX_COUNTED_KEYS = 64
+
 /**
  * The `_counts` rows that answer a count of this query, as [field, values]: when it has no
- * `contains` and at most one condition, on a field the count triggers keep, with string values.
- * Null otherwise.
+ * `contains` and its conditions are one field, or one pair of fields, that the count triggers
+ * keep, with string values. Null otherwise.
  */
 function countedAs(model: ModelName, query: Filter): [string, string[]] | null {
   if (query.contains) return null
   const entries = Object.entries(query.where ?? {}).filter(([, value]) => value !== undefined)
   if (entries.length === 0) return ['', ['']]
-  if (entries.length > 1) return null
-  const [field, value] = entries[0]!
-  if (!(COUNTED[model] as readonly string[]).includes(field)) return null
-  const values = value !== null && typeof value === 'object' ? [...new Set(value.in)] : [value]
-  return values.every((v) => typeof v === 'string') ? [field, values as string[]] : null
+  if (entries.length === 1) {
+    const [field, value] = entries[0]!
+    if (!(COUNTED[model] as readonly string[]).includes(field)) return null
+    const values = stringValues(value)
+    return values && [field, values]
+  }
+  if (entries.length !== 2) return null
+  const pairs: readonly (readonly [string, string])[] = model === 'commissions' ? COUNTED_PAIRS.commissions : []
+  for (const [a, b] of pairs) {
+    const first = entries.find(([field]) => field === a)
+    const second = entries.find(([field]) => field === b)
+    if (!first || !second) continue
+    const as = stringValues(first[1])
+    const bs = stringValues(second[1])
+    if (!as || !bs || as.length * bs.length > MAX_COUNTED_KEYS) return null
+    // A value holding the separator could read as another pair: such counts take the SQL way.
+    if ([...as, ...bs].some((v) => v.includes(PAIR_SEPARATOR))) return null
+    return [`${a},${b}`, as.flatMap((x) => bs.map((y) => `${x}${PAIR_SEPARATOR}${y}`))]
+  }
+  return null
 }
 
 /**
