@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto'
 import type { Server } from 'node:http'
 import type { FieldError } from '../../src/errors.js'
+import { routes } from '../../src/http/routes.js'
 
 export const KEY = 'bench-peers-key'
 export const WORKSPACE = '11111111-1111-4111-8111-111111111111'
@@ -39,10 +40,17 @@ export const RATE_LIMITED = { status: 429, message: 'Rate limit exceeded. Please
 export const notFound = (what: string) => ({ status: 404, message: `${what} not found` })
 export const validationFailed = (errors: FieldError[]) => ({ status: 400, message: 'Validation error', errors })
 
+const messageOf = (method: string, path: string): string => {
+  const route = routes.find((r) => r.method === method && r.path === path)
+  if (!route) throw new Error(`bench/peers: the service has no route ${method} ${path}`)
+  return route.message
+}
+
+/** The envelope's `message` of each measured route, from the service's own route table. */
 export const MESSAGES = {
-  campaign: 'Campaign retrieved successfully',
-  commissions: 'Commissions retrieved successfully',
-  track: 'Link event tracked successfully',
+  campaign: messageOf('GET', '/campaigns'),
+  commissions: messageOf('GET', '/commissions/list'),
+  track: messageOf('POST', '/links/track'),
 } as const
 
 /** The ids a route's request needs, read from the server's own seed. */
