@@ -1,6 +1,7 @@
 // Our whole service, as `npm start` runs it: memory storage, the memory key store, the per-key
 // limiter on (at limits this load never reaches), served by the Node adapter's `serve()`.
-import { createServer, type IncomingMessage } from 'node:http'
+import type { Server } from 'node:http'
+import { createAdaptorServer } from '@hono/node-server'
 import { createAffiliateService, memoryKeyStore, type AffiliateService } from '../../src/index.js'
 import { keyEntries, listen, UNREACHED, type Running } from './common.js'
 import type { Store } from './store.js'
@@ -12,34 +13,16 @@ export async function startOurs(store: Store): Promise<Running> {
     adapter = await import('../../adapters/node.js')
   } catch (error) {
     const why = error instanceof Error ? error.message.split('\n')[0] : String(error)
-    return listen(bridge(service), `NOT the Node adapter (it does not load: ${why}); a node:http bridge in bench/peers/ours.ts`)
+    return listen(bridge(service), `NOT our Node adapter (it does not load: ${why}); bridged by @hono/node-server's listener (bench/peers/ours.ts)`)
   }
   const running = await adapter.serve(service, { port: 0 })
   return { server: running.server, origin: new URL(running.url).origin, note: 'served by serve() of adapters/node.ts', close: running.close }
 }
 
 /**
- * Stand-in for the Node adapter while it does not load in this tree: the request as a web Request
- * (body read first), `service.fetch`, the Response written with one `end()`. Remove once
- * adapters/node.ts loads again (the try above then never falls back).
+ * Stand-in for our Node adapter while it does not load in this tree: `service.fetch` behind
+ * @hono/node-server's request listener (a lazy web Request over the IncomingMessage, which the
+ * service reads the client address from), the closest published equivalent of what the adapter
+ * does. Remove once adapters/node.ts loads again (the import above then never fails).
  */
-function bridge(service: AffiliateService) {
-  const bodyOf = (req: IncomingMessage): Promise<Buffer> =>
-    new Promise((resolve, reject) => {
-      const chunks: Buffer[] = []
-      req.on('data', (chunk: Buffer) => chunks.push(chunk))
-      req.on('end', () => resolve(Buffer.concat(chunks)))
-      req.on('error', reject)
-    })
-  return createServer(async (req, res) => {
-    const method = req.method ?? 'GET'
-    const headers = new Headers()
-    for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value)
-    const body = method === 'GET' || method === 'HEAD' ? undefined : new Uint8Array(await bodyOf(req))
-    const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, { method, headers, body })
-    const response = await service.fetch(request, { clientAddress: req.socket.remoteAddress })
-    const bytes = Buffer.from(await response.arrayBuffer())
-    res.writeHead(response.status, { ...Object.fromEntries(response.headers), 'content-length': bytes.length })
-    res.end(bytes)
-  })
-}
+const bridge = (service: AffiliateService) => createAdaptorServer({ fetch: (request, env) => service.fetch(request, env) }) as Server
