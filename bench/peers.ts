@@ -1,0 +1,159 @@
+// Our whole service over HTTP against peers doing the same work, on three keyed routes, measured
+// from outside with autocannon, every server in a process of its own (bench/peers/child.ts):
+//
+//   ours     createAffiliateService on memory storage, memory key store, limiter on at limits this
+//            load never reaches, served by serve() of adapters/node.ts
+//   hono     Hono + @hono/node-server + zod (@hono/zod-validator) + hono-rate-limiter
+//   express  Express 5 + express-validator + express-rate-limit (the source document's stack)
+//   bare     node:http answering the same bytes, computed once: the ceiling
+//
+// The peers do what ours does: SHA-256 of the key and a Map look-up of the hash, the per-key limit
+// of their own limiter, validation of query and body with their validator (unknown fields
+// refused), the same storage and records (bench/peers/store.ts), the same JSON bytes (checked by
+// test/bench-peers.test.ts).
+//
+//   npm run bench -- peers
+//   BENCH_SECONDS=5 BENCH_ROUNDS=5 npm run bench -- peers      (longer; default 3 rounds of 3 s)
+//   BENCH_ONLY=track npm run bench -- peers                    (one route)
+//
+// Each server gets a one-second warm-up per route, then BENCH_ROUNDS runs of BENCH_SECONDS in
+// alternating order; each run is read in one-second windows counted by the server process itself
+// (requests and CPU time), and each server's best window over its runs counts: on a shared
+// machine others only ever slow a window down. Goals, per route, on requests per second:
+// ours/hono >= 1.0, ours/express >= 3.0, ours/bare >= 0.5.
+import { fork, type ChildProcess } from 'node:child_process'
+import { loadavg } from 'node:os'
+import { fileURLToPath } from 'node:url'
+import autocannon from 'autocannon'
+import type { Reading } from './peers/child.js'
+import { requestHeaders, ROUTES, SERVERS, type Fixture, type Route, type ServerName } from './peers/common.js'
+
+const CONNECTIONS = 32
+const GOALS: { peer: Exclude<ServerName, 'ours'>; goal: number }[] = [
+  { peer: 'hono', goal: 1.0 },
+  { peer: 'express', goal: 3.0 },
+  { peer: 'bare', goal: 0.5 },
+]
+
+interface Child {
+  name: ServerName
+  process: ChildProcess
+  origin: string
+  fixture: Fixture
+  note?: string
+  read(): Promise<Reading>
+}
+
+function start(name: ServerName): Promise<Child> {
+  const child = fork(fileURLToPath(new URL('./peers/child.ts', import.meta.url)), [name], { execArgv: ['--import', 'tsx'] })
+  const waiting: ((reading: Reading) => void)[] = []
+  const read = () =>
+    new Promise<Reading>((resolve) => {
+      waiting.push(resolve)
+      child.send('read')
+    })
+  return new Promise((resolve, reject) => {
+    const failed = (code: number | null) => reject(new Error(`the ${name} server exited with ${code}`))
+    child.once('exit', failed)
+    child.on('message', (message: Reading | { origin: string; fixture: Fixture; note?: string }) => {
+      if ('cpu' in message) return waiting.shift()?.(message)
+      child.off('exit', failed)
+      resolve({ name, process: child, read, ...message })
+    })
+  })
+}
+
+interface Best {
+  perSecond: number
+  /** Server CPU microseconds per request. */
+  cpuPerRequest: number
+}
+
+/** Windows with fewer requests than this are the run's cut-off end, too short to read. */
+const MIN_WINDOW_REQUESTS = 500
+
+async function load(server: Child, route: Route, seconds: number): Promise<Best> {
+  const readings: Reading[] = [await server.read()]
+  const sampler = setInterval(() => void server.read().then((reading) => readings.push(reading)), 1000)
+  let result: autocannon.Result
+  try {
+    result = await autocannon({
+      url: server.origin + route.path(server.fixture),
+      method: route.method,
+      headers: requestHeaders,
+      ...(route.body ? { body: route.body(server.fixture) } : {}),
+      connections: CONNECTIONS,
+      duration: seconds,
+    })
+  } finally {
+    clearInterval(sampler)
+  }
+  readings.push(await server.read())
+  if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
+    throw new Error(`${server.name}, ${route.name}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`)
+  }
+  const best: Best = { perSecond: 0, cpuPerRequest: Infinity }
+  for (let i = 1; i < readings.length; i++) {
+    const [from, to] = [readings[i - 1]!, readings[i]!]
+    const requests = to.requests - from.requests
+    if (requests < MIN_WINDOW_REQUESTS) continue
+    best.perSecond = Math.max(best.perSecond, (requests * 1000) / (to.at - from.at))
+    best.cpuPerRequest = Math.min(best.cpuPerRequest, (to.cpu - from.cpu) / requests)
+  }
+  return best
+}
+
+export interface PeerRatios {
+  route: string
+  /** ours / peer, requests per second. */
+  ratios: Record<Exclude<ServerName, 'ours'>, number>
+}
+
+export async function benchPeers(
+  seconds = Number(process.env.BENCH_SECONDS ?? 3),
+  rounds = Number(process.env.BENCH_ROUNDS ?? 3),
+  only = process.env.BENCH_ONLY ?? '',
+): Promise<{ results: PeerRatios[]; failed: number }> {
+  const load1 = loadavg().map((value) => value.toFixed(2)).join(' ')
+  console.log(`ours vs peers over HTTP: autocannon, ${CONNECTIONS} connections, warm-up 1 s, ${rounds} runs of ${seconds} s per server and route, best one-second window`)
+  console.log(`load average at start (1, 5, 15 min): ${load1}`)
+  const children: Child[] = []
+  for (const name of SERVERS) children.push(await start(name)) // one after another: no start-up contends with another
+  const results: PeerRatios[] = []
+  let failed = 0
+  try {
+    for (const child of children) if (child.note) console.log(`${child.name}: ${child.note}`)
+    for (const route of ROUTES.filter((r) => r.name.includes(only))) {
+      const best = new Map<ServerName, Best>()
+      for (const child of children) await load(child, route, 1)
+      for (let round = 0; round < rounds; round++) {
+        for (const child of round % 2 === 0 ? children : [...children].reverse()) {
+          const run = await load(child, route, seconds)
+          const seen = best.get(child.name) ?? { perSecond: 0, cpuPerRequest: Infinity }
+          best.set(child.name, { perSecond: Math.max(seen.perSecond, run.perSecond), cpuPerRequest: Math.min(seen.cpuPerRequest, run.cpuPerRequest) })
+        }
+      }
+      const ours = best.get('ours')!
+      console.log(route.name)
+      for (const name of SERVERS) {
+        const run = best.get(name)!
+        const ratio = name === 'ours' ? '' : `  ours/${name}: req/s ${(ours.perSecond / run.perSecond).toFixed(2)}  cpu ${(run.cpuPerRequest / ours.cpuPerRequest).toFixed(2)}`
+        console.log(`  ${name.padEnd(8)} ${String(Math.round(run.perSecond)).padStart(6)} req/s ${run.cpuPerRequest.toFixed(1).padStart(6)} µs cpu/req${ratio}`)
+      }
+      const ratios = Object.fromEntries(GOALS.map(({ peer }) => [peer, ours.perSecond / best.get(peer)!.perSecond])) as PeerRatios['ratios']
+      for (const { peer, goal } of GOALS) {
+        const met = ratios[peer] >= goal
+        if (!met) failed++
+        console.log(`  ours/${peer} req/s ${ratios[peer].toFixed(2)} (goal >= ${goal.toFixed(1)}): ${met ? 'PASS' : 'FAIL'}`)
+      }
+      results.push({ route: route.name, ratios })
+    }
+  } finally {
+    for (const child of children) child.process.kill()
+  }
+  console.log(`load average at end (1, 5, 15 min): ${loadavg().map((value) => value.toFixed(2)).join(' ')}`)
+  console.log(`peers: ${failed === 0 ? 'every goal met' : `${failed} goal(s) NOT met`}`)
+  return { results, failed }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await benchPeers()
