@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http'
+import { untouchedParts } from '../../src/http/light-response.js'
 
 /**
  * undici keeps the value a Response was built from (`new Response(string)`) beside its stream.
@@ -78,6 +79,18 @@ async function pipeBody(body: ReadableStream<Uint8Array>, res: ServerResponse): 
  * await writeResponse(await service.fetch(request), res)
  */
 export function writeResponse(response: Response, res: ServerResponse): Promise<void> | undefined {
+  const parts = untouchedParts(response)
+  if (parts !== undefined) {
+    // The service's own answer, untouched: status, headers and text as they are, with one `end()`.
+    // Names in the order `Headers` would give them (sorted), then `content-length`.
+    const list: string[] = []
+    for (const name of Object.keys(parts.headers).sort()) list.push(name, parts.headers[name]!)
+    const body = parts.body ?? ''
+    list.push('content-length', String(Buffer.byteLength(body)))
+    res.writeHead(parts.status, list)
+    res.end(body)
+    return undefined
+  }
   const known = knownBody(response)
   if (known !== undefined) {
     const length = typeof known === 'string' ? Buffer.byteLength(known) : known.byteLength

@@ -1,4 +1,5 @@
 import { AffiliateError } from '../errors.js'
+import { lightResponse } from './light-response.js'
 
 export const JSON_TYPE = 'application/json; charset=utf-8'
 
@@ -36,6 +37,7 @@ export function errorAnswer(error: unknown): Answer {
 
 /** The Response of an answer: JSON, its own headers, then `extra` (the rate-limit headers). */
 export function toResponse(answer: Answer, extra?: Record<string, string>, withBody = true): Response {
-  const headers: Record<string, string> = { 'content-type': JSON_TYPE, ...answer.headers, ...extra }
-  return new Response(withBody ? answer.body : null, { status: answer.status, headers })
+  const headers: Record<string, string> = { 'content-type': JSON_TYPE }
+  for (const more of [answer.headers, extra]) if (more) for (const name in more) headers[name.toLowerCase()] = more[name]!
+  return lightResponse({ status: answer.status, headers, body: withBody ? answer.body : null })
 }

@@ -1,0 +1,130 @@
+// A Response that is only data until someone needs more. Building an undici Response (Headers,
+// a body stream, an abort signal) costs more than the rest of a request, and most answers are read
+// only as status, headers and JSON text: by the Node adapter, which writes them with one `end()`,
+// and by in-process callers, which call `text()` or `json()`. So the service answers with an
+// object whose prototype chain is Response's (`instanceof Response` holds) that keeps the status,
+// the headers and the text, and builds the real Response the first time anything else is asked
+// for (`body`, `clone()`, `arrayBuffer()`...), the same idea as @hono/node-server's light
+// Response. Measured: see BENCHMARKS.md (pipeline and node adapter rows).
+
+const kParts = Symbol('parts')
+const kReal = Symbol('real response')
+const kHeaders = Symbol('headers')
+const kUsed = Symbol('used')
+
+/** What a light Response is made of. */
+export interface ResponseParts {
+  status: number
+  /** Header names in lower case. */
+  headers: Record<string, string>
+  /** The text of the body; null for none (HEAD). */
+  body: string | null
+}
+
+interface Light {
+  [kParts]: ResponseParts
+  [kReal]?: Response
+  [kHeaders]?: Headers
+  [kUsed]: boolean
+}
+
+function real(self: Light): Response {
+  if (self[kReal]) return self[kReal]
+  const { status, body } = self[kParts]
+  if (self[kUsed]) {
+    // The text was already taken: the real Response's body is used up as well.
+    const used = new Response(body, { status, headers: headersOf(self) })
+    void used.text()
+    return (self[kReal] = used)
+  }
+  return (self[kReal] = new Response(body, { status, headers: headersOf(self) }))
+}
+
+function headersOf(self: Light): Headers {
+  if (self[kReal]) return self[kReal].headers
+  return (self[kHeaders] ??= new Headers(self[kParts].headers))
+}
+
+const usedError = () => new TypeError('Body is unusable: Body has already been read')
+
+function takeText(self: Light): Promise<string> {
+  if (self[kReal]) return self[kReal].text()
+  if (self[kUsed]) return Promise.reject(usedError())
+  self[kUsed] = true
+  return Promise.resolve(self[kParts].body ?? '')
+}
+
+const proto: Record<string | symbol, unknown> = {}
+// Everything not answered from the parts below is the real Response's, built on first use.
+for (const name of Object.getOwnPropertyNames(Response.prototype)) {
+  if (name === 'constructor') continue
+  const descriptor = Object.getOwnPropertyDescriptor(Response.prototype, name)!
+  if (descriptor.get) {
+    Object.defineProperty(proto, name, {
+      configurable: true,
+      get(this: Light) {
+        return Reflect.get(real(this), name)
+      },
+    })
+  } else if (typeof descriptor.value === 'function') {
+    Object.defineProperty(proto, name, {
+      configurable: true,
+      value(this: Light, ...args: unknown[]) {
+        const target = real(this)
+        return (Reflect.get(target, name) as (...a: unknown[]) => unknown).apply(target, args)
+      },
+    })
+  }
+}
+Object.defineProperties(proto, {
+  status: {
+    get(this: Light) {
+      return this[kReal]?.status ?? this[kParts].status
+    },
+  },
+  ok: {
+    get(this: Light) {
+      const status = this[kReal]?.status ?? this[kParts].status
+      return status >= 200 && status < 300
+    },
+  },
+  headers: {
+    get(this: Light) {
+      return headersOf(this)
+    },
+  },
+  bodyUsed: {
+    get(this: Light) {
+      return this[kReal] ? this[kReal].bodyUsed : this[kUsed]
+    },
+  },
+  text: {
+    value(this: Light) {
+      return takeText(this)
+    },
+  },
+  json: {
+    value(this: Light) {
+      return takeText(this).then((text) => JSON.parse(text) as unknown)
+    },
+  },
+})
+Object.setPrototypeOf(proto, Response.prototype)
+
+/** A Response holding `parts` until more than status, headers and text is asked of it. */
+export function lightResponse(parts: ResponseParts): Response {
+  const self = Object.create(proto) as Light
+  self[kParts] = parts
+  self[kUsed] = false
+  return self as unknown as Response
+}
+
+/**
+ * The parts of a light Response nobody has read or changed yet (no real Response built, body not
+ * taken, headers not touched): what a server can write as it is. Undefined for any other Response.
+ */
+export function untouchedParts(response: Response): ResponseParts | undefined {
+  const self = response as unknown as Partial<Light>
+  if (self[kParts] === undefined || self[kReal] || self[kUsed] || self[kHeaders]) return undefined
+  return self[kParts]
+}
