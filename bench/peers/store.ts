@@ -14,6 +14,7 @@ import { toLink, type ReferralLink } from '../../src/domain/link.js'
 import type { CommissionStatus, ModelRecords } from '../../src/domain/records.js'
 import type { ModelName } from '../../src/storage/types.js'
 import { WORKSPACE } from './common.js'
+import { library } from './library.js'
 
 /** Every record of every model, to fill several storages with the same data. */
 export type Snapshot = { [M in ModelName]: ModelRecords[M][] }
@@ -89,7 +90,8 @@ export interface Store {
 
 /** A fresh memory storage holding the seed's records, and the peers' way into it. */
 export async function openStore({ snapshot }: Seed): Promise<Store> {
-  const storage = memoryStorage()
+  // Every server reads the same storage code: the build when the bench runs on it (see library.ts).
+  const storage = (await library()).core.memoryStorage()
   await storage.transaction(async (tx) => {
     for (const model of Object.keys(snapshot) as ModelName[]) {
       for (const record of snapshot[model]) await tx.insert(model, record as never)
