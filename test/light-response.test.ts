@@ -1,9 +1,16 @@
 import { describe, expect, it } from 'vitest'
-import { lightResponse, untouchedParts } from '../src/http/light-response.js'
+import { lightResponse, lightResponsesHere, untouchedParts } from '../src/http/light-response.js'
+import { setup } from './helpers.js'
 
 const make = () => lightResponse({ status: 201, headers: { 'content-type': 'application/json; charset=utf-8', 'x-a': '1' }, body: '{"ok":true}' })
 
 describe('lightResponse', () => {
+  it('is what the service answers on Node (Bun, Deno and workers get real Responses: their servers read them natively)', async () => {
+    expect(lightResponsesHere).toBe(true)
+    const response = await setup().service.fetch(new Request('http://test.local/api/v1/health'))
+    expect(untouchedParts(response)?.status).toBe(200)
+  })
+
   it('is a Response to anyone who checks, with its status and headers', () => {
     const response = make()
     expect(response).toBeInstanceOf(Response)

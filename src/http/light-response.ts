@@ -111,6 +111,20 @@ Object.defineProperties(proto, {
 })
 Object.setPrototypeOf(proto, Response.prototype)
 
+/**
+ * Whether answers may be light here: on Node.js, where the Response is read by JavaScript (the
+ * Node adapter, a framework, a test). Bun, Deno and workers hand the Response to a server written
+ * in another language, which wants a real one.
+ */
+const g = globalThis as { process?: { versions?: { node?: string; bun?: string; deno?: string } }; Bun?: unknown; Deno?: unknown; navigator?: { userAgent?: string } }
+export const lightResponsesHere =
+  typeof g.process?.versions?.node === 'string' &&
+  g.process.versions.bun === undefined &&
+  g.process.versions.deno === undefined &&
+  g.Bun === undefined &&
+  g.Deno === undefined &&
+  g.navigator?.userAgent !== 'Cloudflare-Workers'
+
 /** A Response holding `parts` until more than status, headers and text is asked of it. */
 export function lightResponse(parts: ResponseParts): Response {
   const self = Object.create(proto) as Light

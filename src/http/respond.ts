@@ -1,5 +1,5 @@
 import { AffiliateError } from '../errors.js'
-import { lightResponse } from './light-response.js'
+import { lightResponse, lightResponsesHere } from './light-response.js'
 
 export const JSON_TYPE = 'application/json; charset=utf-8'
 
@@ -39,5 +39,6 @@ export function errorAnswer(error: unknown): Answer {
 export function toResponse(answer: Answer, extra?: Record<string, string>, withBody = true): Response {
   const headers: Record<string, string> = { 'content-type': JSON_TYPE }
   for (const more of [answer.headers, extra]) if (more) for (const name in more) headers[name.toLowerCase()] = more[name]!
-  return lightResponse({ status: answer.status, headers, body: withBody ? answer.body : null })
+  const body = withBody ? answer.body : null
+  return lightResponsesHere ? lightResponse({ status: answer.status, headers, body }) : new Response(body, { status: answer.status, headers })
 }
