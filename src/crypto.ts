@@ -4,8 +4,25 @@ import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils'
 
 export const newId = (): string => crypto.randomUUID()
 
+interface NativeHash {
+  createHash(algorithm: 'sha256'): { update(text: string, encoding: 'utf8'): { digest(encoding: 'hex'): string } }
+}
+
+// The runtime's own SHA-256 where it offers one without an import (Node 20.16+ and Bun through
+// `process.getBuiltinModule`): every keyed request hashes its key, and the native hash costs a
+// fraction of the JavaScript one (BENCHMARKS.md, peers). Elsewhere (Deno, workers, browsers),
+// @noble/hashes.
+const native = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:crypto') as
+  | NativeHash
+  | undefined
+
+/** SHA-256 of a UTF-8 string, as lowercase hex, with @noble/hashes: the same result as `sha256Hex` everywhere. */
+export const sha256HexPortable = (text: string): string => bytesToHex(sha256(utf8ToBytes(text)))
+
 /** SHA-256 of a UTF-8 string, as lowercase hex. Synchronous: keys are hashed on the request path. */
-export const sha256Hex = (text: string): string => bytesToHex(sha256(utf8ToBytes(text)))
+export const sha256Hex: (text: string) => string = native
+  ? (text) => native.createHash('sha256').update(text, 'utf8').digest('hex')
+  : sha256HexPortable
 
 /** Compares two strings in time that depends only on their lengths, never on where they differ. */
 export function constantTimeEqual(a: string, b: string): boolean {

@@ -41,12 +41,13 @@ const endpointNotFound = () => new AffiliateError(404, 'Endpoint not found')
 
 /** The query string as name -> value, a repeated name -> every value in order, every name an own property. */
 function queryOf(params: URLSearchParams): Query {
-  const query = new Map<string, string | string[]>()
+  // No prototype: `__proto__` or `constructor` in a query is a field like any other (and refused as unknown).
+  const query = Object.create(null) as Query
   for (const [name, value] of params) {
-    const seen = query.get(name)
-    query.set(name, seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value])
+    const seen = query[name]
+    query[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value]
   }
-  return Object.fromEntries(query)
+  return query
 }
 
 /**

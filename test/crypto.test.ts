@@ -1,0 +1,14 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { sha256Hex, sha256HexPortable } from '../src/crypto.js'
+
+describe('sha256Hex', () => {
+  it('gives the known digests', () => {
+    expect(sha256Hex('')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855')
+    expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad')
+  })
+
+  it('answers exactly as the portable @noble/hashes path, for any text (native on Node)', () => {
+    fc.assert(fc.property(fc.string({ unit: 'binary' }), (text) => sha256Hex(text) === sha256HexPortable(text)), { numRuns: 500 })
+  })
+})
