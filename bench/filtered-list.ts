@@ -8,7 +8,7 @@
 import pg from 'pg'
 import { postgresStorage } from '../adapters/postgres.js'
 import { createAffiliateService, memoryKeyStore, memoryStorage, sqlJsStorage, type Storage } from '../src/index.js'
-import { commission } from '../src/testing/sample-records.js'
+import { commission } from '../src/storage/sample-records.js'
 import { fixed, percentile, sample, table } from './stats.js'
 
 const KEY = 'bench-key'

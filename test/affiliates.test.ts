@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { LinkRecord } from '../src/storage/index.js'
-import { commission as sampleCommission } from '../src/testing/sample-records.js'
+import { commission as sampleCommission } from '../src/storage/sample-records.js'
 import { campaignInput, expectValidation, fieldError, KEY_A, KEY_B, setup, UNKNOWN_ID, WS_A, WS_A2, WS_B } from './helpers.js'
 
 // Affiliate routes over HTTP (service.fetch): create, read, update, delete, list.

@@ -3,7 +3,7 @@ import { memoryStorage } from '../src/index.js'
 import { UniqueViolationError } from '../src/storage/index.js'
 import type { Storage } from '../src/index.js'
 import type { AffiliateRecord, CampaignRecord, CommissionRecord, StorageTransaction, Where } from '../src/storage/index.js'
-import * as sample from '../src/testing/sample-records.js'
+import * as sample from '../src/storage/sample-records.js'
 import { WS_A, WS_A2, WS_B } from './helpers.js'
 
 // Unit tests of the memory storage through the Storage contract alone (no service around it).

@@ -7,7 +7,7 @@ import { fileJournal, frame, parseRecords } from '../adapters/node/file-journal.
 import { SCHEMA_VERSION } from '../src/storage/sqljs/migrations.js'
 import type { InitSqlJs } from '../src/storage/sqljs/sql-js-types.js'
 import { sqlJsStorage, type SqlJsStorage } from '../src/storage/sqljs/storage.js'
-import { campaign, affiliate, at, commission, OTHER_WORKSPACE, WORKSPACE } from '../src/testing/sample-records.js'
+import { campaign, affiliate, at, commission, OTHER_WORKSPACE, WORKSPACE } from '../src/storage/sample-records.js'
 
 const root = mkdtempSync(join(tmpdir(), 'affiliate-sqljs-file-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))

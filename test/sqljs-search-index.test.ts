@@ -8,7 +8,7 @@ import { MAX_INDEXED_MATCHES } from '../src/storage/sqljs/search-index.js'
 import { sqlJsStorage } from '../src/storage/sqljs/storage.js'
 import { memoryStorage } from '../src/storage/memory.js'
 import type { FindQuery, Storage } from '../src/storage/types.js'
-import { affiliate, at, OTHER_WORKSPACE, WORKSPACE } from '../src/testing/sample-records.js'
+import { affiliate, at, OTHER_WORKSPACE, WORKSPACE } from '../src/storage/sample-records.js'
 
 const NAMES = ['ana', 'Bo', 'CHLOÉ', 'dev', 'Émile', 'ana-maria']
 const TERMS = ['ana', 'a', 'é', 'chlo', 'bo@', 'example', 'nobody', '-m', 'ÉMI']

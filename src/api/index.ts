@@ -3,7 +3,7 @@ import type { Campaign } from '../domain/campaign.js'
 import type { Commission, ReferredUser } from '../domain/commission.js'
 import type { ReferralLink } from '../domain/link.js'
 import type { Principal } from '../keys/types.js'
-import { accessOf, trusted, type Access } from './access.js'
+import type { Access } from './access.js'
 import { affiliateOperations, type AffiliateCreateInput, type AffiliateListQuery, type AffiliateUpdateInput } from './affiliates.js'
 import { campaignOperations, type CampaignCreateInput, type CampaignListQuery, type CampaignUpdateInput } from './campaigns.js'
 import { commissionOperations, type CommissionCreateInput, type CommissionListQuery, type CommissionUpdateInput } from './commissions.js'
@@ -14,7 +14,6 @@ import {
   type ReferredUserListQuery,
   type ReferredUserUpdateInput,
 } from './referred-users.js'
-import { requestOf, routes, runRoute, type Query } from '../http/routes.js'
 import type { Deps, Page } from './shared.js'
 
 export type Operations = ReturnType<typeof createOperations>
@@ -100,24 +99,3 @@ export interface ResourceApi {
 export interface AffiliateApi extends ResourceApi {
   as(principal: Principal): ResourceApi
 }
-
-/**
- * The typed API over the operations, made from the route table: each method takes the arguments
- * the table says (see `Route`) and runs the same operation as its HTTP route.
- */
-function bind(ops: Operations, access: Access): ResourceApi {
-  const api: Record<string, Record<string, (...args: unknown[]) => Promise<unknown>>> = {}
-  for (const route of routes) {
-    const [namespace, name] = route.operation
-    ;(api[namespace] ??= {})[name] = (...args) => {
-      const { query, body } = requestOf(route, args)
-      return runRoute(route, ops, { access, query: query as Query, body: body as Record<string, unknown> | undefined })
-    }
-  }
-  return api as unknown as ResourceApi
-}
-
-export const createApi = (ops: Operations): AffiliateApi => ({
-  ...bind(ops, trusted),
-  as: (principal) => bind(ops, accessOf(principal)),
-})

@@ -1,3 +1,3 @@
 export { describeStorageConformance } from './storage-conformance.js'
 export type { StorageConformanceOptions, StorageFactory } from './storage-conformance.js'
-export * as sampleRecords from './sample-records.js'
+export * as sampleRecords from '../storage/sample-records.js'
