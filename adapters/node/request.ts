@@ -180,6 +180,26 @@ Object.defineProperties(proto, {
       return this[kReal] ? this[kReal].bodyUsed : this[kDisturbed]
     },
   },
+  // The whole body at once, read from the IncomingMessage without a web stream in between (what
+  // `text()` and `json()` of undici would do through one): the service reads a body whose size is
+  // declared this way. Anything already touched goes through the real Request.
+  arrayBuffer: {
+    value(this: Fields & Request): Promise<ArrayBuffer> {
+      if (this[kReal] || this[kBody] !== undefined || this[kDisturbed]) return real(this).arrayBuffer()
+      this[kDisturbed] = true
+      this[kBody] = null
+      if (!withBody(this.method)) return Promise.resolve(new ArrayBuffer(0))
+      const override = this[kOverride]
+      if (override !== undefined) return Promise.resolve(copy(bodyBytes(override)))
+      this[kBeforeRead]?.()
+      return readWhole(this[kIncoming])
+    },
+  },
+  text: {
+    value(this: Fields & Request): Promise<string> {
+      return (this as unknown as Request).arrayBuffer().then((buffer) => new TextDecoder().decode(buffer))
+    },
+  },
   signal: {
     get(this: Fields) {
       if (this[kAbort]) return this[kAbort].signal
@@ -190,6 +210,32 @@ Object.defineProperties(proto, {
   },
 })
 Object.setPrototypeOf(proto, Request.prototype)
+
+const copy = (bytes: Uint8Array): ArrayBuffer => bytes.slice().buffer as ArrayBuffer
+
+/** Every byte of the upload, or a rejection when the client goes away before it ends. */
+function readWhole(req: IncomingMessage): Promise<ArrayBuffer> {
+  return new Promise((resolve, reject) => {
+    if (req.readableEnded) return resolve(new ArrayBuffer(0))
+    if (req.destroyed && !req.complete) return reject(new Error('The client closed the request before its body ended'))
+    const chunks: Buffer[] = []
+    const done = () => {
+      req.off('data', onData).off('end', onEnd).off('error', onGone).off('close', onGone)
+    }
+    const onData = (chunk: Buffer) => void chunks.push(chunk)
+    const onEnd = () => {
+      done()
+      const whole = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+      resolve(copy(whole))
+    }
+    const onGone = () => {
+      done()
+      reject(new Error('The client closed the request before its body ended'))
+    }
+    req.on('data', onData).on('end', onEnd).on('error', onGone).on('close', onGone)
+    req.resume()
+  })
+}
 
 const encoder = new TextEncoder()
 /** The bytes of a body read upstream. */

@@ -67,6 +67,24 @@ async function readCapped(body: ReadableStream<Uint8Array>, { maxBytes, timeoutM
   return bytes
 }
 
+/** The body of a request whose size is declared: all of it at once, still within `timeoutMs` and `maxBytes`. */
+async function readDeclared(request: Request, { maxBytes, timeoutMs }: BodyLimits): Promise<Uint8Array> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new AffiliateError(408, 'Request body timeout')), timeoutMs)
+  })
+  try {
+    const buffer = await Promise.race([request.arrayBuffer(), timedOut]).catch((error: unknown) => {
+      throw error instanceof AffiliateError ? error : clientGone()
+    })
+    // Only a caller in this process can send more than it declared; it is refused all the same.
+    if (buffer.byteLength > maxBytes) throw tooLarge(maxBytes)
+    return new Uint8Array(buffer)
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
 /**
  * The request's JSON object body: 415 unless the content type is JSON, 413 over the limit (by
  * Content-Length before reading anything, else once that many bytes have come), 408 when it does
@@ -76,9 +94,12 @@ async function readCapped(body: ReadableStream<Uint8Array>, { maxBytes, timeoutM
 export async function readJsonBody(request: Request, limits: BodyLimits): Promise<Record<string, unknown>> {
   if (!isJsonType(request.headers.get('content-type'))) throw new AffiliateError(415, 'Content-Type must be application/json')
   const declared = request.headers.get('content-length')
-  if (declared !== null && Number(declared) > limits.maxBytes) throw tooLarge(limits.maxBytes)
+  const size = declared === null ? Number.NaN : Number(declared)
+  if (size > limits.maxBytes) throw tooLarge(limits.maxBytes)
   if (request.signal.aborted) throw clientGone()
-  const bytes = request.body ? await readCapped(request.body, limits) : new Uint8Array()
+  // A declared size within the limit is read in one piece (HTTP framing holds the body to it); an
+  // undeclared one (chunked) as a stream, stopped once it passes the limit.
+  const bytes = Number.isSafeInteger(size) ? await readDeclared(request, limits) : request.body ? await readCapped(request.body, limits) : new Uint8Array()
   let value: unknown
   try {
     value = JSON.parse(decoder.decode(bytes))
