@@ -26,7 +26,7 @@
 import { fork, type ChildProcess } from 'node:child_process'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import { fileURLToPath } from 'node:url'
-import autocannon from 'autocannon'
+import { loadInWindows, type Best, type Reading } from './stats.js'
 import { serve, toNodeListener } from '../adapters/node.js'
 import { createAffiliateService, memoryKeyStore, memoryStorage } from '../src/index.js'
 
@@ -152,14 +152,6 @@ async function runServer(variant: Variant): Promise<void> {
 }
 
 /** What a server process reports of itself. */
-interface Reading {
-  /** CPU time used so far, in microseconds. */
-  cpu: number
-  /** Requests received so far. */
-  requests: number
-  /** Its clock, in milliseconds. */
-  at: number
-}
 
 interface Child {
   child: ChildProcess
@@ -186,46 +178,26 @@ function start(variant: Variant): Promise<Child> {
   })
 }
 
-interface Run {
-  perSecond: number
-  /** Server CPU microseconds per request. */
-  cpuPerRequest: number
-}
+type Run = Best
 
 /** Windows with fewer requests than this are too short to read (the last, cut by the run's end). */
 const MIN_WINDOW_REQUESTS = 1000
 
 /** Loads the server for `seconds`; answers its best one-second window (fastest, and cheapest per request). */
-async function load(server: Child, scenario: Scenario, seconds: number): Promise<Run> {
-  const readings: Reading[] = [await server.read()]
-  const sampler = setInterval(() => void server.read().then((reading) => readings.push(reading)), 1000)
-  let result: autocannon.Result
-  try {
-    result = await autocannon({
+const load = (server: Child, scenario: Scenario, seconds: number): Promise<Run> =>
+  loadInWindows(
+    server.read,
+    {
       url: server.url + scenario.path(server.fixture),
       method: scenario.method,
       headers: { 'x-auth-service': KEY, 'content-type': 'application/json' },
       ...(scenario.body ? { body: scenario.body(server.fixture) } : {}),
       connections: 32,
       duration: seconds,
-    })
-  } finally {
-    clearInterval(sampler)
-  }
-  readings.push(await server.read())
-  if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
-    throw new Error(`${scenario.name}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`)
-  }
-  const best: Run = { perSecond: 0, cpuPerRequest: Infinity }
-  for (let i = 1; i < readings.length; i++) {
-    const [from, to] = [readings[i - 1]!, readings[i]!]
-    const requests = to.requests - from.requests
-    if (requests < MIN_WINDOW_REQUESTS) continue
-    best.perSecond = Math.max(best.perSecond, (requests * 1000) / (to.at - from.at))
-    best.cpuPerRequest = Math.min(best.cpuPerRequest, (to.cpu - from.cpu) / requests)
-  }
-  return best
-}
+    },
+    scenario.name,
+    MIN_WINDOW_REQUESTS,
+  )
 
 /**
  * Parent side: every scenario, every variant, alternating order; prints req/s, CPU per request and

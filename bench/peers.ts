@@ -25,7 +25,7 @@ import { execSync, fork, type ChildProcess } from 'node:child_process'
 import { loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
-import type { Reading } from './peers/child.js'
+import { loadInWindows, type Best, type Reading } from './stats.js'
 import { requestHeaders, ROUTES, SERVERS, type Fixture, type Route, type ServerName } from './peers/common.js'
 
 const CONNECTIONS = 32
@@ -63,45 +63,23 @@ function start(name: ServerName): Promise<Child> {
   })
 }
 
-interface Best {
-  perSecond: number
-  /** Server CPU microseconds per request. */
-  cpuPerRequest: number
-}
-
 /** Windows with fewer requests than this are the run's cut-off end, too short to read. */
 const MIN_WINDOW_REQUESTS = 500
 
-async function load(server: Child, route: Route, seconds: number): Promise<Best> {
-  const readings: Reading[] = [await server.read()]
-  const sampler = setInterval(() => void server.read().then((reading) => readings.push(reading)), 1000)
-  let result: autocannon.Result
-  try {
-    result = await autocannon({
+const load = (server: Child, route: Route, seconds: number): Promise<Best> =>
+  loadInWindows(
+    server.read,
+    {
       url: server.origin + route.path(server.fixture),
       method: route.method,
       headers: requestHeaders,
       ...(route.body ? { body: route.body(server.fixture) } : {}),
       connections: CONNECTIONS,
       duration: seconds,
-    })
-  } finally {
-    clearInterval(sampler)
-  }
-  readings.push(await server.read())
-  if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
-    throw new Error(`${server.name}, ${route.name}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`)
-  }
-  const best: Best = { perSecond: 0, cpuPerRequest: Infinity }
-  for (let i = 1; i < readings.length; i++) {
-    const [from, to] = [readings[i - 1]!, readings[i]!]
-    const requests = to.requests - from.requests
-    if (requests < MIN_WINDOW_REQUESTS) continue
-    best.perSecond = Math.max(best.perSecond, (requests * 1000) / (to.at - from.at))
-    best.cpuPerRequest = Math.min(best.cpuPerRequest, (to.cpu - from.cpu) / requests)
-  }
-  return best
-}
+    },
+    `${server.name}, ${route.name}`,
+    MIN_WINDOW_REQUESTS,
+  )
 
 export interface PeerRatios {
   route: string

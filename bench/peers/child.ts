@@ -5,15 +5,9 @@
 import { SERVERS, type ServerName } from './common.js'
 import { startServer } from './servers.js'
 import { seed } from './store.js'
+import type { Reading } from '../stats.js'
 
-/** What a server process reports of itself. */
-export interface Reading {
-  /** CPU time used so far, in microseconds. */
-  cpu: number
-  requests: number
-  /** Its clock, in milliseconds. */
-  at: number
-}
+export type { Reading } from '../stats.js'
 
 const name = process.argv[2] as ServerName
 if (!SERVERS.includes(name)) throw new Error(`child.ts: no server named ${name}`)
