@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http'
+import { lazyPrototype } from '../../src/http/lazy-prototype.js'
 
 /** What the request's body is, when it is not the IncomingMessage's own stream (Express after a body parser). */
 export type BodyOverride = string | Uint8Array
@@ -110,28 +111,8 @@ function real(self: Fields & Request): Request {
   return (self[kReal] = new Request(self[kUrl], init))
 }
 
-const proto: Record<string | symbol, unknown> = {}
-// Everything not served from the IncomingMessage below is the real Request's, built on first use.
-for (const name of Object.getOwnPropertyNames(Request.prototype)) {
-  if (name === 'constructor') continue
-  const descriptor = Object.getOwnPropertyDescriptor(Request.prototype, name)!
-  if (descriptor.get) {
-    Object.defineProperty(proto, name, {
-      configurable: true,
-      get(this: Fields & Request) {
-        return Reflect.get(real(this), name)
-      },
-    })
-  } else if (typeof descriptor.value === 'function') {
-    Object.defineProperty(proto, name, {
-      configurable: true,
-      value(this: Fields & Request, ...args: unknown[]) {
-        const target = real(this)
-        return (Reflect.get(target, name) as (...a: unknown[]) => unknown).apply(target, args)
-      },
-    })
-  }
-}
+// Everything not answered below is the real Request's, built on first use.
+const proto = lazyPrototype<Fields & Request>(Request.prototype, real)
 Object.defineProperties(proto, {
   method: {
     get(this: Fields) {
@@ -209,7 +190,6 @@ Object.defineProperties(proto, {
     },
   },
 })
-Object.setPrototypeOf(proto, Request.prototype)
 
 const copy = (bytes: Uint8Array): ArrayBuffer => bytes.slice().buffer as ArrayBuffer
 

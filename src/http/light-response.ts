@@ -7,6 +7,8 @@
 // for (`body`, `clone()`, `arrayBuffer()`...), the same idea as @hono/node-server's light
 // Response. Measured: see BENCHMARKS.md (pipeline and node adapter rows).
 
+import { lazyPrototype } from './lazy-prototype.js'
+
 const kParts = Symbol('parts')
 const kReal = Symbol('real response')
 const kHeaders = Symbol('headers')
@@ -54,28 +56,8 @@ function takeText(self: Light): Promise<string> {
   return Promise.resolve(self[kParts].body ?? '')
 }
 
-const proto: Record<string | symbol, unknown> = {}
-// Everything not answered from the parts below is the real Response's, built on first use.
-for (const name of Object.getOwnPropertyNames(Response.prototype)) {
-  if (name === 'constructor') continue
-  const descriptor = Object.getOwnPropertyDescriptor(Response.prototype, name)!
-  if (descriptor.get) {
-    Object.defineProperty(proto, name, {
-      configurable: true,
-      get(this: Light) {
-        return Reflect.get(real(this), name)
-      },
-    })
-  } else if (typeof descriptor.value === 'function') {
-    Object.defineProperty(proto, name, {
-      configurable: true,
-      value(this: Light, ...args: unknown[]) {
-        const target = real(this)
-        return (Reflect.get(target, name) as (...a: unknown[]) => unknown).apply(target, args)
-      },
-    })
-  }
-}
+// Everything not answered below is the real Response's, built on first use.
+const proto = lazyPrototype<Light>(Response.prototype, real)
 Object.defineProperties(proto, {
   status: {
     get(this: Light) {
@@ -109,7 +91,6 @@ Object.defineProperties(proto, {
     },
   },
 })
-Object.setPrototypeOf(proto, Response.prototype)
 
 /**
  * Whether answers may be light here: on Node.js, where the Response is read by JavaScript (the
