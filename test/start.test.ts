@@ -146,7 +146,7 @@ describe('npm start', () => {
     })
     await expect(fetch(`${server.url}/health`)).rejects.toThrow()
     const answered = await inFlight.finish()
-    expect(answered.status).toBe(201)
+    expect(answered.status, answered.body).toBe(201)
     expect(await server.exit).toBe(0)
     expect(server.output()).toContain('database flushed')
 

@@ -191,7 +191,12 @@ Object.defineProperties(proto, {
   },
 })
 
-const copy = (bytes: Uint8Array): ArrayBuffer => bytes.slice().buffer as ArrayBuffer
+/** The bytes in an ArrayBuffer of their own (a Buffer is often a view into a larger, shared one). */
+function copy(bytes: Uint8Array): ArrayBuffer {
+  const out = new Uint8Array(bytes.byteLength)
+  out.set(bytes)
+  return out.buffer
+}
 
 /** Every byte of the upload, or a rejection when the client goes away before it ends. */
 function readWhole(req: IncomingMessage): Promise<ArrayBuffer> {
