@@ -155,6 +155,7 @@ describe('planRefund', () => {
     const paid = sale({ status: 'paid', payoutId: 'p1', refundedMinor: 200 })
     expect(planRefund(paid, undefined, NOW)).toMatchObject({ refundMinor: 800, refundedMinor: 1000, status: 'refunded', clawback: { amountMinor: -800 } })
     expect(planRefund(paid, 800, NOW)).toMatchObject({ status: 'refunded' })
+    expect(planRefund(paid, 799, NOW)).toMatchObject({ refundedMinor: 999, status: 'paid', clawback: { amountMinor: -799 } })
   })
 
   it('refuses more than what is left', () => {
