@@ -207,7 +207,9 @@ describe('dueAt', () => {
   })
 
   it('refuses a bad date or term', () => {
-    expect(() => dueAt('not a date', 1)).toThrow(/commissionDate is not a valid timestamp/)
+    for (const bad of ['not a date', '2026-01-01T00:00:00', 'Nov 23 2026', '2026-02-29T00:00:00Z', '2026-02-30', '2026-13-01', '2026-1-1', '']) {
+      expect(() => dueAt(bad, 1), bad).toThrow(/commissionDate is not a valid timestamp/)
+    }
     expect(() => dueAt('2026-01-01T00:00:00Z', -1)).toThrow(TypeError)
     expect(() => dueAt('2026-01-01T00:00:00Z', 1.5)).toThrow(TypeError)
     expect(() => dueAt('2026-01-01T00:00:00Z', 1e9)).toThrow(/out of the timestamp range/)

@@ -6,10 +6,22 @@ import type { CommissionKind } from './refund.js'
 
 const DAY_MS = 86_400_000
 
-/** Milliseconds since the epoch for an ISO timestamp; a TypeError naming the value when it is not one. */
+// A date (UTC midnight) or a date-time with its zone: never one JavaScript would read in local time.
+const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:\d{2}))?$/
+
+/**
+ * Milliseconds since the epoch for an ISO 8601 date or zoned date-time; a TypeError naming the value
+ * when it is not one (no zone, a day the month lacks, anything else `Date.parse` would guess at).
+ */
 export function instant(iso: string, name = 'timestamp'): number {
-  const ms = Date.parse(iso)
-  if (!Number.isFinite(ms)) throw new TypeError(`${name} is not a valid timestamp: ${JSON.stringify(iso)}`)
+  const match = ISO.exec(iso)
+  const ms = match ? Date.parse(iso) : Number.NaN
+  const [year, month, day] = match ? [Number(match[1]), Number(match[2]), Number(match[3])] : [0, 0, 0]
+  const calendar = new Date(Date.UTC(2000, month - 1, day))
+  calendar.setUTCFullYear(year)
+  if (!Number.isFinite(ms) || calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day) {
+    throw new TypeError(`${name} is not a valid timestamp: ${JSON.stringify(iso)}`)
+  }
   return ms
 }
 

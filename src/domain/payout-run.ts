@@ -3,9 +3,8 @@
 // and claims each commission only while it still has no payout, so two runs never share one.
 
 import { instant } from './due.js'
-import type { PayoutMethod } from './records.js'
+import type { CommissionStatus, PayoutMethod } from './records.js'
 import type { CommissionKind } from './refund.js'
-import type { CommissionStatus } from './records.js'
 
 export interface RunCommission {
   id: string
