@@ -346,3 +346,62 @@ describe('payout domain, property', () => {
     )
   })
 })
+
+describe('dueAt and planPayoutRun, properties', () => {
+  const day = fc.integer({ min: Date.UTC(1970, 0, 1), max: Date.UTC(2200, 11, 31) }).map((ms) => new Date(ms).toISOString())
+
+  it('adds calendar days in UTC, keeping the time of day, and composes', () => {
+    fc.assert(
+      fc.property(day, fc.integer({ min: 0, max: 3650 }), fc.integer({ min: 0, max: 400 }), (date, n, m) => {
+        const d = new Date(date)
+        const calendar = new Date(
+          Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + n, d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds()),
+        )
+        expect(dueAt(date, n)).toBe(calendar.toISOString())
+        expect(dueAt(dueAt(date, n), m)).toBe(dueAt(date, n + m))
+      }),
+    )
+  })
+
+  it('answers the same plan whatever the order of its input', () => {
+    const commission = fc.record({
+      affiliate: fc.nat(4),
+      amountMinor: fc.integer({ min: -5000, max: 20_000 }),
+      status: fc.constantFrom<CommissionStatus>('pending', 'pending', 'processing', 'paid', 'refunded'),
+      dueDay: fc.integer({ min: 0, max: 40 }),
+      inPayout: fc.boolean(),
+    })
+    fc.assert(
+      fc.property(fc.array(commission, { maxLength: 30 }), fc.array(fc.boolean(), { minLength: 5, maxLength: 5 }), fc.nat(), (specs, banned, seed) => {
+        const affiliates: RunAffiliate[] = banned.map((isBanned, i) => ({
+          id: `aff${i}`,
+          isBanned,
+          payoutMethod: i === 3 ? null : 'WISE',
+          payoutEmail: `aff${i}@example.com`,
+        }))
+        const campaigns: RunCampaign[] = [{ id: 'camp-a', minimumPayoutMinor: 0 }, { id: 'camp-b', minimumPayoutMinor: 10_000 }]
+        const commissions = specs.map((s, i) => ({
+          id: `c${String(i).padStart(3, '0')}`,
+          affiliateId: `aff${s.affiliate}`,
+          campaignId: s.affiliate % 2 === 0 ? 'camp-a' : 'camp-b',
+          kind: (s.amountMinor < 0 ? 'clawback' : 'sale') as CommissionKind,
+          status: s.status,
+          amountMinor: s.amountMinor,
+          dueAt: new Date(T0 + s.dueDay * DAY).toISOString(),
+          payoutId: s.inPayout ? 'p-old' : null,
+        }))
+        const asOf = new Date(T0 + 20 * DAY).toISOString()
+        const shuffle = <T>(items: readonly T[]): T[] =>
+          items.map((item, i) => ({ item, key: (i * 7919 + seed) % 104_729 })).sort((a, b) => a.key - b.key).map((x) => x.item)
+        const plan = planPayoutRun({ commissions, affiliates, campaigns, asOf })
+        expect(planPayoutRun({ commissions: shuffle(commissions), affiliates: shuffle(affiliates), campaigns: shuffle(campaigns), asOf })).toEqual(plan)
+        const ids = plan.payouts.flatMap((p) => p.commissionIds)
+        expect(new Set(ids).size).toBe(ids.length)
+        const due = commissions.filter((c) => isDue(c, Date.parse(asOf)))
+        expect(plan.payouts.reduce((s, p) => s + p.amountMinor, 0) + plan.skipped.reduce((s, p) => s + p.amountMinor, 0)).toBe(
+          due.reduce((s, c) => s + c.amountMinor, 0),
+        )
+      }),
+    )
+  })
+})
