@@ -1,0 +1,110 @@
+// Due dates, earnings and balances as pure functions over minor units and ISO timestamps.
+
+import type { CommissionStatus } from './records.js'
+import type { PayoutStatus } from './payout-status.js'
+import type { CommissionKind } from './refund.js'
+
+const DAY_MS = 86_400_000
+
+// A date (UTC midnight) or a date-time with its zone: never one JavaScript would read in local time.
+const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:\d{2}))?$/
+
+/**
+ * Milliseconds since the epoch for an ISO 8601 date or zoned date-time; a TypeError naming the value
+ * when it is not one (no zone, a day the month lacks, anything else `Date.parse` would guess at).
+ */
+export function instant(iso: string, name = 'timestamp'): number {
+  const match = ISO.exec(iso)
+  const ms = match ? Date.parse(iso) : Number.NaN
+  const [year, month, day] = match ? [Number(match[1]), Number(match[2]), Number(match[3])] : [0, 0, 0]
+  const calendar = new Date(Date.UTC(2000, month - 1, day))
+  calendar.setUTCFullYear(year)
+  if (!Number.isFinite(ms) || calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day) {
+    throw new TypeError(`${name} is not a valid timestamp: ${JSON.stringify(iso)}`)
+  }
+  return ms
+}
+
+/**
+ * When a commission falls due: `commissionDate` plus `payoutTermDays` whole days, in UTC, where every
+ * day is exactly 24 hours (no time zone, no daylight saving), as an ISO timestamp. Month ends and
+ * leap days follow the calendar: 2024-01-31 + 29 days is 2024-02-29, 2023-01-31 + 29 days is 2023-03-01.
+ */
+export function dueAt(commissionDate: string, payoutTermDays: number): string {
+  if (!Number.isSafeInteger(payoutTermDays) || payoutTermDays < 0) {
+    throw new TypeError(`payoutTermDays must be a non-negative integer, got ${payoutTermDays}`)
+  }
+  const due = new Date(instant(commissionDate, 'commissionDate') + payoutTermDays * DAY_MS)
+  if (!Number.isFinite(due.getTime())) throw new TypeError('dueAt is out of the timestamp range')
+  return due.toISOString()
+}
+
+/** The parts of a commission earnings look at. */
+export interface EarningCommission {
+  kind: CommissionKind
+  status: CommissionStatus
+  amountMinor: number
+  refundedMinor: number
+}
+
+/**
+ * `totalEarnings` in minor units: over `sale` commissions not `refunded`, `amount - refundedAmount`.
+ * Clawbacks never count in earnings; they count in balances.
+ */
+export function earningsOf(commissions: readonly EarningCommission[]): number {
+  let total = 0
+  for (const c of commissions) {
+    if (c.kind === 'sale' && c.status !== 'refunded') total += c.amountMinor - c.refundedMinor
+  }
+  return total
+}
+
+/** The parts of a commission a balance looks at. */
+export interface BalanceCommission {
+  status: CommissionStatus
+  amountMinor: number
+  dueAt: string
+  payoutId: string | null
+}
+
+/** The parts of a payout a balance looks at. */
+export interface BalancePayout {
+  status: PayoutStatus
+  amountMinor: number
+}
+
+/** `GET /affiliates/balance` in minor units. */
+export interface Balance {
+  /** Pending commissions not yet due. */
+  held: number
+  /** Pending commissions due (`dueAt <= asOf`) and in no payout; negative when clawbacks outweigh sales. */
+  due: number
+  /** Payouts not yet paid: `pending` or `processing` (failed and canceled ones released theirs). */
+  inPayout: number
+  /** Paid payouts. */
+  paidOut: number
+}
+
+/**
+ * One affiliate's balance at `asOf` from its commissions (both kinds) and its payouts. A commission
+ * with status `processing` or `paid` outside any payout (set by hand through `PUT /commissions`)
+ * counts in none of the four: the balance follows money through payouts only.
+ */
+export function balanceOf(
+  commissions: readonly BalanceCommission[],
+  payouts: readonly BalancePayout[],
+  asOf: string,
+): Balance {
+  const at = instant(asOf, 'asOf')
+  const balance: Balance = { held: 0, due: 0, inPayout: 0, paidOut: 0 }
+  for (const c of commissions) {
+    if (c.status !== 'pending' || c.payoutId !== null) continue
+    if (instant(c.dueAt, 'dueAt') <= at) balance.due += c.amountMinor
+    else balance.held += c.amountMinor
+  }
+  for (const p of payouts) {
+    if (p.status === 'pending' || p.status === 'processing') balance.inPayout += p.amountMinor
+    else if (p.status === 'paid') balance.paidOut += p.amountMinor
+  }
+  return balance
+}

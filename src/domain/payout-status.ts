@@ -1,0 +1,85 @@
+// The payout state machine, as pure functions and data: no storage, no clock. The service's payout
+// routes and the refund path apply what these answer in one transaction.
+
+import { AffiliateError } from '../errors.js'
+import type { CommissionStatus } from './records.js'
+
+export type PayoutStatus = 'pending' | 'processing' | 'paid' | 'failed' | 'canceled'
+
+export const PAYOUT_STATUSES: readonly PayoutStatus[] = ['pending', 'processing', 'paid', 'failed', 'canceled']
+
+/** SPEC "Payouts": pending → processing → paid; pending | processing → failed; pending → canceled. */
+const moves: Record<PayoutStatus, readonly PayoutStatus[]> = {
+  pending: ['processing', 'failed', 'canceled'],
+  processing: ['paid', 'failed'],
+  paid: [],
+  failed: [],
+  canceled: [],
+}
+
+/**
+ * Whether a payout may move from `from` to `to`. Staying put always may (a no-op, as for
+ * commissions), so `PUT /payouts` can update `externalReference` or `failureReason` alone.
+ */
+export const canMovePayout = (from: PayoutStatus, to: PayoutStatus): boolean =>
+  from === to || moves[from].includes(to)
+
+/** The 422 for a move the machine refuses, naming both states; undefined when the move is allowed. */
+export function payoutMoveError(from: PayoutStatus, to: PayoutStatus): AffiliateError | undefined {
+  if (canMovePayout(from, to)) return undefined
+  const allowed = moves[from]
+  const hint = allowed.length === 0 ? `a ${from} payout is final` : `from ${from} it may move to ${allowed.join(' or ')}`
+  return new AffiliateError(422, `Cannot change payout status from ${from} to ${to}: ${hint}`)
+}
+
+/** A payout being made (`enter`) or moving to a status. */
+export type PayoutMove = 'enter' | PayoutStatus
+
+/**
+ * What a payout move does to the commissions in it, as data:
+ * - `status`: the commissions' new status, or null when they keep theirs;
+ * - `payoutId`: `set` (to the payout's id), `keep`, or `clear` (back to null: the next run picks
+ *   them up again).
+ */
+export interface CommissionEffect {
+  status: CommissionStatus | null
+  payoutId: 'set' | 'keep' | 'clear'
+}
+
+const effects: Record<PayoutMove, CommissionEffect> = {
+  enter: { status: 'processing', payoutId: 'set' },
+  pending: { status: null, payoutId: 'keep' },
+  processing: { status: null, payoutId: 'keep' },
+  paid: { status: 'paid', payoutId: 'keep' },
+  failed: { status: 'pending', payoutId: 'clear' },
+  canceled: { status: 'pending', payoutId: 'clear' },
+}
+
+/**
+ * What happens to a payout's commissions when it is made (`enter`: `pending` → `processing` with
+ * `payoutId` set) or moves to `to`: `paid` pays them, `failed` and `canceled` return them to `pending`
+ * with `payoutId` null, `pending` and `processing` leave them as they are. Staying put is a no-op
+ * whatever the status: callers apply the effect only when the status changes.
+ */
+export const commissionEffect = (to: PayoutMove): CommissionEffect => effects[to]
+
+/** A payout as far as its amount and status go. */
+export interface PayoutAmountState {
+  status: PayoutStatus
+  amountMinor: number
+}
+
+/**
+ * A payout after a commission left it (a refund of a `processing` commission takes it out):
+ * its amount goes down by the commission's amount before the refund, and a payout left at zero or
+ * less is `canceled` (its other commissions then follow `commissionEffect('canceled')`). This is a
+ * move the service makes, not one a caller asks for, so it may cancel a `processing` payout, which
+ * `PUT /payouts` may not. Only a `pending` or `processing` payout can lose a commission.
+ */
+export function payoutAfterRemoval(payout: PayoutAmountState, removedMinor: number): PayoutAmountState {
+  if (payout.status !== 'pending' && payout.status !== 'processing') {
+    throw new TypeError(`A ${payout.status} payout cannot lose a commission`)
+  }
+  const amountMinor = payout.amountMinor - removedMinor
+  return { status: amountMinor <= 0 ? 'canceled' : payout.status, amountMinor }
+}
