@@ -13,6 +13,8 @@ export interface Schema<T> {
   struct: Struct<T, any>
   fields: ReadonlySet<string>
   readOnly: ReadonlySet<string>
+  /** Each field's struct, in field order, and whether it may be left out. */
+  entries: readonly (readonly [name: string, struct: Struct<any, any>, optional: boolean])[]
 }
 
 // Unknown keys are found here rather than by superstruct's object(): its message for them prints
@@ -21,6 +23,7 @@ export const schema = <S extends Shape>(shape: S, readOnly: readonly string[] = 
   struct: looseObject(shape),
   fields: new Set(Object.keys(shape)),
   readOnly: new Set(readOnly),
+  entries: Object.entries(shape).map(([name, struct]) => [name, struct, is(undefined, struct)] as const),
 })
 
 /** A query that takes no field at all: what every POST route accepts. */
@@ -60,14 +63,31 @@ function fieldErrors<T>(schema: Schema<T>, value: unknown, location: Location, r
     return { value: value as T, errors: [{ type: 'field', msg, path: '', location }] }
   }
   const errors: FieldError[] = []
-  const [error, result] = validate(value, schema.struct, { coerce: location === 'query' })
-  const seen = new Set<string>()
-  for (const failure of error?.failures() ?? []) {
+  // Each field given is checked by its own struct; a field left out only needs to be optional.
+  // (The same checks as superstruct's `type()` over the whole object, without walking every
+  // optional field a request leaves out: a list query has ten.)
+  const result: Record<string, unknown> = {}
+  const coerce = location === 'query'
+  for (const [name, struct, optional] of schema.entries) {
     if (errors.length >= room) break
-    const entry = toFieldError(failure, location)
-    if (seen.has(entry.path)) continue
-    seen.add(entry.path)
-    errors.push(entry)
+    const given = value[name]
+    if (given === undefined) {
+      if (!optional) errors.push({ type: 'field', msg: `${name} is required`, path: name, location })
+      continue
+    }
+    const [error, checked] = validate(given, struct, { coerce })
+    if (!error) {
+      result[name] = checked
+      continue
+    }
+    const seen = new Set<string>()
+    for (const failure of error.failures()) {
+      if (errors.length >= room) break
+      const entry = toFieldError({ ...failure, path: [name, ...failure.path] }, location)
+      if (seen.has(entry.path)) continue
+      seen.add(entry.path)
+      errors.push(entry)
+    }
   }
   for (const key of Object.keys(value)) {
     if (errors.length >= room) break
