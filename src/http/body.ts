@@ -29,6 +29,25 @@ export interface BodyLimits {
 }
 
 /**
+ * One deadline for a whole read: `race` answers what a read step answers, or rejects with 408 once
+ * `timeoutMs` has passed since the deadline was set, and turns any other failure of the step (the
+ * client went away) into `clientGone`. `clear` when done.
+ */
+function deadline(timeoutMs: number) {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new AffiliateError(408, 'Request body timeout')), timeoutMs)
+  })
+  return {
+    race: <T>(step: Promise<T>): Promise<T> =>
+      Promise.race([step, expired]).catch((error: unknown) => {
+        throw error instanceof AffiliateError ? error : clientGone()
+      }),
+    clear: () => clearTimeout(timer),
+  }
+}
+
+/**
  * Reads the body, stopping (and cancelling it) once it passes `maxBytes`: 413. A body that has not
  * ended `timeoutMs` after the read began is 408; a stream that fails (the client went away) is
  * `clientGone`.
@@ -37,15 +56,10 @@ async function readCapped(body: ReadableStream<Uint8Array>, { maxBytes, timeoutM
   const reader = body.getReader()
   const chunks: Uint8Array[] = []
   let size = 0
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new AffiliateError(408, 'Request body timeout')), timeoutMs)
-  })
+  const time = deadline(timeoutMs)
   try {
     for (;;) {
-      const { done, value } = await Promise.race([reader.read(), timedOut]).catch((error: unknown) => {
-        throw error instanceof AffiliateError ? error : clientGone()
-      })
+      const { done, value } = await time.race(reader.read())
       if (done) break
       size += value.byteLength
       if (size > maxBytes) throw tooLarge(maxBytes)
@@ -55,7 +69,7 @@ async function readCapped(body: ReadableStream<Uint8Array>, { maxBytes, timeoutM
     reader.cancel().catch(() => undefined)
     throw error
   } finally {
-    clearTimeout(timer)
+    time.clear()
   }
   if (chunks.length === 1) return chunks[0]!
   const bytes = new Uint8Array(size)
@@ -69,19 +83,14 @@ async function readCapped(body: ReadableStream<Uint8Array>, { maxBytes, timeoutM
 
 /** The body of a request whose size is declared: all of it at once, still within `timeoutMs` and `maxBytes`. */
 async function readDeclared(request: Request, { maxBytes, timeoutMs }: BodyLimits): Promise<Uint8Array> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new AffiliateError(408, 'Request body timeout')), timeoutMs)
-  })
+  const time = deadline(timeoutMs)
   try {
-    const buffer = await Promise.race([request.arrayBuffer(), timedOut]).catch((error: unknown) => {
-      throw error instanceof AffiliateError ? error : clientGone()
-    })
+    const buffer = await time.race(request.arrayBuffer())
     // Only a caller in this process can send more than it declared; it is refused all the same.
     if (buffer.byteLength > maxBytes) throw tooLarge(maxBytes)
     return new Uint8Array(buffer)
   } finally {
-    clearTimeout(timer)
+    time.clear()
   }
 }
 
