@@ -1,5 +1,5 @@
 import type { AffiliateService } from '../src/service.js'
-import { clientBehindProxies, type TrustProxy } from './forwarded.js'
+import { clientBehindProxies, proxyHops, type TrustProxy } from './forwarded.js'
 
 export type { TrustProxy } from './forwarded.js'
 
@@ -45,14 +45,13 @@ export interface BunRunningServer {
  * console.log(`listening on ${running.url}`)
  */
 export function serve(service: Fetch, options: BunServeOptions = {}): BunRunningServer {
-  const trust = options.trustProxy ?? false
-  clientBehindProxies(undefined, undefined, trust) // a bad value throws now, not per request
+  const hops = proxyHops(options.trustProxy) // a bad value throws now, not per request
   const server = Bun.serve({
     port: options.port ?? 3000,
     hostname: options.hostname ?? '127.0.0.1',
     fetch: (request, bun) =>
       service.fetch(request, {
-        clientAddress: clientBehindProxies(request.headers.get('x-forwarded-for'), bun.requestIP(request)?.address, trust),
+        clientAddress: clientBehindProxies(request.headers.get('x-forwarded-for'), bun.requestIP(request)?.address, hops),
       }),
   })
   const host = server.hostname.includes(':') ? `[${server.hostname}]` : server.hostname

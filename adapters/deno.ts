@@ -1,5 +1,5 @@
 import type { AffiliateService } from '../src/service.js'
-import { clientBehindProxies, type TrustProxy } from './forwarded.js'
+import { clientBehindProxies, proxyHops, type TrustProxy } from './forwarded.js'
 
 export type { TrustProxy } from './forwarded.js'
 
@@ -47,13 +47,12 @@ export interface DenoRunningServer {
  * console.log(`listening on ${running.url}`)
  */
 export function serve(service: Fetch, options: DenoServeOptions = {}): DenoRunningServer {
-  const trust = options.trustProxy ?? false
-  clientBehindProxies(undefined, undefined, trust) // a bad value throws now, not per request
+  const hops = proxyHops(options.trustProxy) // a bad value throws now, not per request
   const server = Deno.serve(
     { port: options.port ?? 3000, hostname: options.hostname ?? '127.0.0.1', onListen: () => undefined },
     (request, info) =>
       service.fetch(request, {
-        clientAddress: clientBehindProxies(request.headers.get('x-forwarded-for'), info.remoteAddr.hostname, trust),
+        clientAddress: clientBehindProxies(request.headers.get('x-forwarded-for'), info.remoteAddr.hostname, hops),
       }),
   )
   const { hostname, port } = server.addr

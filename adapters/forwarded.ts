@@ -6,10 +6,15 @@
  */
 export type TrustProxy = boolean | number
 
-/** The client address behind `hops` trusted proxies, from `X-Forwarded-For` and the socket's peer. */
-export function clientBehindProxies(forwardedFor: string | null | undefined, peer: string | undefined, trust: TrustProxy = false): string | undefined {
+/** The number of trusted hops `trust` stands for; a TypeError for anything but a boolean or a whole number. */
+export function proxyHops(trust: TrustProxy = false): number {
   const hops = trust === true ? 1 : trust === false ? 0 : trust
   if (!Number.isInteger(hops) || hops < 0) throw new TypeError('trustProxy must be true, false or a whole number of proxies')
+  return hops
+}
+
+/** The client address behind `hops` trusted proxies, from `X-Forwarded-For` and the socket's peer. */
+export function clientBehindProxies(forwardedFor: string | null | undefined, peer: string | undefined, hops: number): string | undefined {
   if (hops === 0 || !forwardedFor) return peer
   const chain = forwardedFor
     .split(',')

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AffiliateService } from '../src/service.js'
-import { clientBehindProxies, type TrustProxy } from './forwarded.js'
+import { clientBehindProxies, proxyHops, type TrustProxy } from './forwarded.js'
 import { answer, type ClientAddressOf } from './node/answer.js'
 
 export { fileJournal } from './node/file-journal.js'
@@ -17,11 +17,11 @@ export interface NodeListenerOptions {
   trustProxy?: TrustProxy
 }
 
-function addressOf(trustProxy: TrustProxy = false): ClientAddressOf {
-  clientBehindProxies(undefined, undefined, trustProxy) // a bad value throws now, not per request
+function addressOf(trustProxy: TrustProxy | undefined): ClientAddressOf {
+  const hops = proxyHops(trustProxy) // a bad value throws now, not per request
   return (req) => {
     const forwarded = req.headers['x-forwarded-for']
-    return clientBehindProxies(Array.isArray(forwarded) ? forwarded.join(',') : forwarded, req.socket.remoteAddress, trustProxy)
+    return clientBehindProxies(Array.isArray(forwarded) ? forwarded.join(',') : forwarded, req.socket.remoteAddress, hops)
   }
 }
 

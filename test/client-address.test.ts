@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net'
 import express5 from 'express5'
 import { afterEach, describe, expect, it } from 'vitest'
 import { expressAdapter } from '../adapters/express.js'
-import { clientBehindProxies } from '../adapters/forwarded.js'
+import { clientBehindProxies, proxyHops } from '../adapters/forwarded.js'
 import { serve, type RunningServer } from '../adapters/node.js'
 import { createAffiliateService, memoryKeyStore, memoryStorage } from '../src/index.js'
 import { KEY_A, USER_A, WS_A } from './helpers.js'
@@ -27,14 +27,16 @@ const wrongKey = (url: string, forwardedFor?: string) =>
 
 describe('clientBehindProxies', () => {
   it('believes X-Forwarded-For only as far back as the proxies trusted, counted from the right', () => {
-    expect(clientBehindProxies('6.6.6.6, 1.1.1.1', '10.0.0.1', false)).toBe('10.0.0.1')
-    expect(clientBehindProxies('6.6.6.6, 1.1.1.1', '10.0.0.1', true)).toBe('1.1.1.1')
-    expect(clientBehindProxies('6.6.6.6, 1.1.1.1', '10.0.0.1', 2)).toBe('6.6.6.6')
+    expect(clientBehindProxies('6.6.6.6, 1.1.1.1', '10.0.0.1', proxyHops(false))).toBe('10.0.0.1')
+    expect(clientBehindProxies('6.6.6.6, 1.1.1.1', '10.0.0.1', proxyHops(true))).toBe('1.1.1.1')
+    expect(clientBehindProxies('6.6.6.6, 1.1.1.1', '10.0.0.1', proxyHops(2))).toBe('6.6.6.6')
     // More hops trusted than the chain has: the farthest address known.
     expect(clientBehindProxies('1.1.1.1', '10.0.0.1', 5)).toBe('1.1.1.1')
-    expect(clientBehindProxies(undefined, '10.0.0.1', true)).toBe('10.0.0.1')
+    expect(clientBehindProxies(undefined, '10.0.0.1', 1)).toBe('10.0.0.1')
     expect(clientBehindProxies(' , ', '10.0.0.1', 1)).toBe('10.0.0.1')
-    expect(() => clientBehindProxies(undefined, undefined, -1)).toThrow('trustProxy must be')
+    expect(proxyHops()).toBe(0)
+    expect(() => proxyHops(-1)).toThrow('trustProxy must be')
+    expect(() => proxyHops(1.5)).toThrow('trustProxy must be')
   })
 })
 
