@@ -12,7 +12,7 @@ import { clientAddressOf } from './client-address.js'
 import { checkIdempotencyKey, createIdempotency, fingerprintOf, IDEMPOTENCY_HEADER, type IdempotencyOptions } from './idempotency.js'
 import { envelope, errorAnswer, toResponse, type Answer } from './respond.js'
 import { openApiDocument } from './openapi.js'
-import { routes, runRoute, type Query, type Route } from './routes.js'
+import { routes, runRoute, successStatus, type Query, type Route } from './routes.js'
 
 export const SERVICE_NAME = 'affiliate-service'
 
@@ -82,7 +82,7 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
     const body = route.method === 'POST' || route.method === 'PUT' ? await readJsonBody(request, options.body) : undefined
     const url = new URL(request.url)
     const call = { access: accessOf(principal), query: queryOf(url.searchParams), body }
-    const status = route.status ?? (route.method === 'POST' ? 201 : 200)
+    const status = successStatus(route)
     if (idempotencyKey === null) return envelope(status, route.message, await runRoute(route, ops, call))
     return idempotency.run({
       keyId: principal.keyId,

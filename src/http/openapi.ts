@@ -1,8 +1,7 @@
 import { answerJsonSchema } from '../domain/schema.js'
 import type { JsonSchema } from '../schemas/fields.js'
-import { MAX_FIELD_ERRORS } from '../schemas/validate.js'
-import { jsonSchemaOf } from '../schemas/validate.js'
-import { routes, type Answer, type Model, type Route } from './routes.js'
+import { jsonSchemaOf, MAX_FIELD_ERRORS } from '../schemas/validate.js'
+import { routes, successStatus, type Answer, type Model, type Route } from './routes.js'
 
 // The OpenAPI 3.1 document of the service, made from the route table (paths, operations, the
 // query and body schemas that validate requests) and the one description of each record (answer
@@ -16,6 +15,14 @@ const MODELS = {
   commission: ['Commission', () => answerJsonSchema('commissions', 'commission')],
   referredUser: ['ReferredUser', () => answerJsonSchema('commissions', 'referredUser')],
 } satisfies Record<Model, [string, () => JsonSchema]>
+
+/** An object with exactly these properties, all required unless `required` says which. */
+const closed = (properties: Record<string, unknown>, required: string[] = Object.keys(properties)): JsonSchema => ({
+  type: 'object',
+  properties,
+  required,
+  additionalProperties: false,
+})
 
 const ref = (kind: 'schemas' | 'responses' | 'headers' | 'parameters', name: string) => ({ $ref: `#/components/${kind}/${name}` })
 
@@ -42,14 +49,9 @@ const dataSchema = (answer: Answer): JsonSchema => {
   if (answer === 'deleted') return ref('schemas', 'Deleted')
   if ('one' in answer) return ref('schemas', MODELS[answer.one][0])
   if ('items' in answer) {
-    return { type: 'object', properties: { items: { type: 'array', items: ref('schemas', MODELS[answer.items][0]) } }, required: ['items'], additionalProperties: false }
+    return closed({ items: { type: 'array', items: ref('schemas', MODELS[answer.items][0]) } })
   }
-  return {
-    type: 'object',
-    properties: { items: { type: 'array', items: ref('schemas', MODELS[answer.page][0]) }, pagination: ref('schemas', 'Pagination') },
-    required: ['items', 'pagination'],
-    additionalProperties: false,
-  }
+  return closed({ items: { type: 'array', items: ref('schemas', MODELS[answer.page][0]) }, pagination: ref('schemas', 'Pagination') })
 }
 
 const rateLimitHeaders = {
@@ -60,27 +62,20 @@ const rateLimitHeaders = {
 
 function operation(route: Route): Record<string, unknown> {
   const [namespace, name] = route.operation
-  const status = route.status ?? (route.method === 'POST' ? 201 : 200)
-  const parameters: unknown[] = []
-  if (route.query) {
-    const query = jsonSchemaOf(route.query)
-    const required = new Set((query.required as string[] | undefined) ?? [])
-    for (const [field, schema] of Object.entries(query.properties as Record<string, JsonSchema>)) {
-      parameters.push({ name: field, in: 'query', required: required.has(field), schema })
-    }
-  }
+  const status = successStatus(route)
+  const parameters: unknown[] = (route.query?.entries ?? []).map(([field, struct, optional]) => ({
+    name: field,
+    in: 'query',
+    required: !optional,
+    schema: struct.schema ?? {},
+  }))
   if (route.method === 'POST') parameters.push(ref('parameters', 'Idempotency-Key'))
   const success = {
     description: route.message,
     headers: { ...rateLimitHeaders, ...(route.method === 'POST' ? { 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') } : {}) },
     content: {
       'application/json': {
-        schema: {
-          type: 'object',
-          properties: { status: { const: status }, message: { const: route.message }, data: dataSchema(route.answer) },
-          required: ['status', 'message', 'data'],
-          additionalProperties: false,
-        },
+        schema: closed({ status: { const: status }, message: { const: route.message }, data: dataSchema(route.answer) }),
       },
     },
   }
@@ -105,45 +100,23 @@ const integerHeader = (description: string, required = true) => ({ description, 
 
 function components(): Record<string, unknown> {
   const schemas: Record<string, unknown> = {
-    Deleted: { type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'], additionalProperties: false },
-    Pagination: {
-      type: 'object',
-      properties: {
-        page: { type: 'integer', minimum: 1 },
-        limit: { type: 'integer', minimum: 1 },
-        total: { type: 'integer', minimum: 0 },
-        totalPages: { type: 'integer', minimum: 0 },
-      },
-      required: ['page', 'limit', 'total', 'totalPages'],
-      additionalProperties: false,
-    },
-    FieldError: {
-      type: 'object',
-      properties: {
-        type: { const: 'field' },
-        msg: { type: 'string' },
-        path: { type: 'string' },
-        location: { enum: ['body', 'query'] },
-      },
-      required: ['type', 'msg', 'path', 'location'],
-      additionalProperties: false,
-    },
-    Error: {
-      type: 'object',
-      properties: {
+    Deleted: closed({ id: { type: 'string', format: 'uuid' } }),
+    Pagination: closed({
+      page: { type: 'integer', minimum: 1 },
+      limit: { type: 'integer', minimum: 1 },
+      total: { type: 'integer', minimum: 0 },
+      totalPages: { type: 'integer', minimum: 0 },
+    }),
+    FieldError: closed({ type: { const: 'field' }, msg: { type: 'string' }, path: { type: 'string' }, location: { enum: ['body', 'query'] } }),
+    Error: closed(
+      {
         status: { type: 'integer' },
         message: { type: 'string' },
         errors: { type: 'array', items: ref('schemas', 'FieldError'), minItems: 1, maxItems: MAX_FIELD_ERRORS },
       },
-      required: ['status', 'message'],
-      additionalProperties: false,
-    },
-    Health: {
-      type: 'object',
-      properties: { status: { const: 'ok' }, service: { type: 'string' }, timestamp: { type: 'string', format: 'date-time' } },
-      required: ['status', 'service', 'timestamp'],
-      additionalProperties: false,
-    },
+      ['status', 'message'],
+    ),
+    Health: closed({ status: { const: 'ok' }, service: { type: 'string' }, timestamp: { type: 'string', format: 'date-time' } }),
   }
   for (const [name, describe] of Object.values(MODELS)) schemas[name] = describe()
 

@@ -97,6 +97,9 @@ export const routes: readonly Route[] = [
   route({ method: 'DELETE', path: '/referred-users', operation: ['referredUsers', 'delete'], message: 'Referred user deleted successfully', query: commissionId, id: 'commissionId', answer: 'deleted' }),
 ]
 
+/** The status a route answers on success: `status`, else 201 for POST and 200 for the others. */
+export const successStatus = (route: Route): number => route.status ?? (route.method === 'POST' ? 201 : 200)
+
 type Operation = (access: Access, ...args: unknown[]) => Promise<unknown>
 
 /**

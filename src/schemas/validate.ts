@@ -117,12 +117,11 @@ export const parseBody = <B>(schema: Schema<B>, body: unknown, query: unknown = 
  * properties, the fields that are required (those `undefined` fails), and no other property.
  */
 export function jsonSchemaOf(schema: Schema<unknown>): JsonSchema {
-  const shape = schema.struct.schema as Record<string, Struct<unknown, unknown>>
   const properties: Record<string, unknown> = {}
   const required: string[] = []
-  for (const [name, struct] of Object.entries(shape)) {
+  for (const [name, struct, optional] of schema.entries) {
     properties[name] = struct.schema ?? {}
-    if (!is(undefined, struct)) required.push(name)
+    if (!optional) required.push(name)
   }
   return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false }
 }
