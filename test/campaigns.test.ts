@@ -63,6 +63,8 @@ describe('POST /campaigns', () => {
       stripeCouponId: '',
       allowedUrlParameters: ['ref'],
       isDefault: false,
+      currency: 'USD',
+      attributionWindowDays: 30,
       createdAt: '2026-01-01T00:00:01.500Z',
       updatedAt: '2026-01-01T00:00:01.500Z',
     })
@@ -87,6 +89,8 @@ describe('POST /campaigns', () => {
       stripeCouponId: 'COUPON_10',
       allowedUrlParameters: ['ref', 'via', 'a.b-c_d'],
       isDefault: true,
+      currency: 'EUR',
+      attributionWindowDays: 90,
     }
     const data = await create(ctx, full)
     expect(data).toEqual({ ...full, id: data.id, payoutId: data.payoutId, createdAt: T0, updatedAt: T0 })
@@ -403,6 +407,8 @@ describe('PUT /campaigns', () => {
       stripeCouponId: 'C1',
       allowedUrlParameters: ['via'],
       isDefault: true,
+      currency: 'GBP',
+      attributionWindowDays: 7,
     }
     const response = await ctx.call('PUT', `/campaigns?campaignId=${created.id}`, { body: changes })
     expect(response.body.data).toStrictEqual({

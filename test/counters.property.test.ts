@@ -130,13 +130,15 @@ async function scenario(affiliateCount: number, steps: Step[]) {
   const model = new Map<string, ModelRecord>()
   /** Every id ever created, deleted ones included, so updates and deletes of gone records happen too. */
   const ids: string[] = []
+  /** The clawbacks refunds after payment made: records of their own (same e-mail and link, earning nothing). */
+  const clawbacks = new Map<string, ModelRecord>()
 
   async function check(context: string) {
     // From the model.
     const modelAffiliates = affiliates.map(() => totals())
     const modelLinks = links.map(() => totals())
-    for (const r of model.values()) {
-      const earned = r.status === 'refunded' ? 0 : r.cents
+    for (const r of [...model.values(), ...clawbacks.values()]) {
+      const earned = r.status === 'refunded' || r.cents < 0 ? 0 : r.cents
       add(modelAffiliates[r.affiliate]!, earned, r.emailKey)
       if (r.link !== null) add(modelLinks[r.link]!, earned, r.emailKey)
     }
@@ -148,19 +150,23 @@ async function scenario(affiliateCount: number, steps: Step[]) {
       stored.push(...items)
       if (page >= pagination.totalPages) break
     }
-    expect(stored.map((c) => c.commissionId).sort(), context).toEqual([...model.keys()].sort())
+    // Clawbacks are the service's own records (a refund after payment makes one): not in the model.
+    const sales = stored.filter((c) => c.kind === 'sale')
+    expect(sales.map((c) => c.commissionId).sort(), context).toEqual([...model.keys()].sort())
+    expect(stored.filter((c) => c.kind === 'clawback').map((c) => c.reversesCommissionId).sort(), context).toEqual([...clawbacks.keys()].sort())
     const storedAffiliates = new Map<string, Totals>()
     const storedLinks = new Map<string, Totals>()
     for (const c of stored) {
-      const r = model.get(c.commissionId)!
+      const r = c.kind === 'clawback' ? clawbacks.get(c.reversesCommissionId!)! : model.get(c.commissionId)!
       expect(c, context).toMatchObject({
         affiliateId: affiliates[r.affiliate]!.id,
-        amount: money(r.cents),
+        amount: r.cents < 0 ? `-${money(-r.cents)}` : money(r.cents),
         status: r.status,
         referralCode: r.link === null ? null : links[r.link]!.referralCode,
       })
       expect(c.referredUser.toLowerCase(), context).toBe(r.emailKey)
-      const earned = c.status === 'refunded' ? 0 : centsOf(c.amount)
+      // A clawback earns nothing; a sale refunded after payment keeps its amount and earns nothing either.
+      const earned = c.kind === 'clawback' || c.status === 'refunded' ? 0 : centsOf(c.amount) - centsOf(c.refundedAmount)
       const email = c.referredUser.toLowerCase()
       if (!storedAffiliates.has(c.affiliateId)) storedAffiliates.set(c.affiliateId, totals())
       add(storedAffiliates.get(c.affiliateId)!, earned, email)
@@ -255,7 +261,11 @@ async function scenario(affiliateCount: number, steps: Step[]) {
         if (moveRefused || amountRefused || bannedRefused) expected = 422
       }
       expect(status, context).toBe(expected)
-      if (current && expected === 200) model.set(id, { ...current, status: s.status ?? current.status, cents: s.cents ?? current.cents })
+      if (current && expected === 200) {
+        model.set(id, { ...current, status: s.status ?? current.status, cents: s.cents ?? current.cents })
+        // Refunding a paid commission takes its amount back through a clawback.
+        if (current.status === 'paid' && s.status === 'refunded' && current.cents > 0) clawbacks.set(id, { ...current, cents: -current.cents, status: 'pending', invoice: null })
+      }
     } else if (s.type === 'delete') {
       if (ids.length === 0) continue
       const id = ids[s.record % ids.length]!

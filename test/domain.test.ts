@@ -158,11 +158,16 @@ describe('commission status machine', () => {
     }
   })
 
-  it('counts everything but refunded as earned', () => {
-    expect(earnedMinor('pending', 1250)).toBe(1250)
-    expect(earnedMinor('processing', 1250)).toBe(1250)
-    expect(earnedMinor('paid', 1250)).toBe(1250)
-    expect(earnedMinor('refunded', 1250)).toBe(0)
+  it('counts every sale but refunded ones as earned, less what was refunded after payment; never a clawback', () => {
+    const sale = (status: 'pending' | 'processing' | 'paid' | 'refunded', refundedMinor = 0) => ({ kind: 'sale' as const, status, amountMinor: 1250, refundedMinor })
+    expect(earnedMinor(sale('pending'))).toBe(1250)
+    expect(earnedMinor(sale('processing'))).toBe(1250)
+    expect(earnedMinor(sale('paid'))).toBe(1250)
+    expect(earnedMinor(sale('paid', 250))).toBe(1000)
+    expect(earnedMinor(sale('refunded'))).toBe(0)
+    expect(earnedMinor(sale('refunded', 1250))).toBe(0)
+    expect(earnedMinor({ kind: 'clawback', status: 'pending', amountMinor: -250, refundedMinor: 0 })).toBe(0)
+    expect(earnedMinor({ kind: 'clawback', status: 'paid', amountMinor: -250, refundedMinor: 0 })).toBe(0)
   })
 })
 

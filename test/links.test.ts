@@ -34,6 +34,7 @@ function faultyStorage(faults: Faults, inner: Storage = memoryStorage()): Storag
       faults.increment?.(model, id)
       return tx.increment(model, id, deltas)
     },
+    updateMany: (model, where, patch) => tx.updateMany(model, where, patch),
     delete: (model, id) => tx.delete(model, id),
     deleteMany: (model, where) => tx.deleteMany(model, where),
   })

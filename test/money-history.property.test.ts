@@ -87,7 +87,10 @@ interface ModelRecord {
 
 /** What the service answers: every commission by id, and each affiliate as read back. */
 interface Observed {
+  /** Sales: what the steps made. */
   commissions: Map<string, Commission>
+  /** Clawbacks the service made for refunds after payment, by the sale they reverse. */
+  clawbacks: Map<string, Commission>
   affiliates: Affiliate[]
 }
 
@@ -106,15 +109,21 @@ async function scenario(steps: Step[]) {
   const model = new Map<string, ModelRecord>()
   /** Every id ever made, deleted ones included, so steps on gone records happen too. */
   const ids: string[] = []
+  /** Sales refunded after payment, and the amount each clawback must take back. */
+  const clawedBack = new Map<string, number>()
 
   async function observe(): Promise<Observed> {
     const commissions = new Map<string, Commission>()
+    const clawbacks = new Map<string, Commission>()
     for (let page = 1; ; page++) {
       const { items, pagination } = await api.commissions.list({ page, limit: 100 })
-      for (const c of items) commissions.set(c.commissionId, c)
+      for (const c of items) {
+        if (c.kind === 'clawback') clawbacks.set(c.reversesCommissionId!, c)
+        else commissions.set(c.commissionId, c)
+      }
       if (page >= pagination.totalPages) break
     }
-    return { commissions, affiliates: await Promise.all(affiliates.map((a) => api.affiliates.get(a.id))) }
+    return { commissions, clawbacks, affiliates: await Promise.all(affiliates.map((a) => api.affiliates.get(a.id))) }
   }
 
   const paidSum = (o: Observed) => [...o.commissions.values()].reduce((sum, c) => sum + (c.status === 'paid' ? centsOf(c.amount) : 0), 0)
@@ -202,7 +211,11 @@ async function scenario(steps: Step[]) {
           const bannedRefused =
             banned[current.affiliate]! && ((next !== current.status && (next === 'processing' || next === 'paid')) || amount > current.cents)
           if (moveRefused || amountLocked || bannedRefused) expected = 422
-          if (expected === 200) model.set(id, { ...current, status: next, cents: amount })
+          if (expected === 200) {
+            model.set(id, { ...current, status: next, cents: amount })
+            // Refunding a paid commission is a refund after payment: a clawback takes the amount back.
+            if (current.status === 'paid' && next === 'refunded') clawedBack.set(id, current.cents)
+          }
         }
         expect(status, context).toBe(expected)
       }
@@ -213,6 +226,11 @@ async function scenario(steps: Step[]) {
       [...after.commissions.values()].map((c) => [c.commissionId, centsOf(c.amount), c.status]).sort(),
       context,
     ).toEqual([...model.entries()].map(([id, r]) => [id, r.cents, r.status]).sort())
+    // One pending clawback of minus the amount for each refund after payment, and no other.
+    expect(
+      [...after.clawbacks.entries()].map(([id, c]) => [id, c.amount, c.status, c.payoutId]).sort(),
+      context,
+    ).toEqual([...clawedBack.entries()].map(([id, cents]) => [id, `-${money(cents)}`, 'pending', null]).sort())
     compare(before, after, s, target, context)
     before = after
   }

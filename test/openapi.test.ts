@@ -97,7 +97,8 @@ describe('the examples in the document', () => {
     const { api, call } = setup()
     const campaign = await api.campaigns.create({ campaignName: 'C', workspaceId: WS_A, commissionType: 'percentage', amount: 10, url: 'https://shop.example.com/' })
     const affiliate = await api.affiliates.create({ email: 'x@example.com', campaignId: campaign.id })
-    const ids: Record<string, string> = { workspaceId: WS_A, campaignId: campaign.id, affiliateId: affiliate.id }
+    const sale = await api.commissions.create({ campaignId: campaign.id, affiliateId: affiliate.id, referredUser: 'b@example.com', amount: 50 })
+    const ids: Record<string, string> = { workspaceId: WS_A, campaignId: campaign.id, affiliateId: affiliate.id, commissionId: sale.commissionId }
     for (const route of routes.filter((r) => r.example)) {
       const body = Object.fromEntries(Object.entries(route.example!).map(([k, v]) => [k, ids[k] ?? v]))
       if (route.operation[1] === 'track') body.referralCode = (await api.links.create({ affiliateId: affiliate.id })).referralCode

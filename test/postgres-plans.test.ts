@@ -41,11 +41,13 @@ describe.skipIf(!postgresUrl)(needs('PostgreSQL query plans at 100k rows', POSTG
         0, 0, 1, 1000, ${iso}, ${iso}, 'user-' || i || '@example.com' || chr(31) || 'first' || i || chr(31) || 'last' || i
       FROM generate_series(1, ${ROWS}) AS i`)
     await pool.query(`
+      -- Columns in table order: the first version's, then those migration 4 added.
       INSERT INTO ${s}.commissions
       SELECT md5('m' || i)::uuid::text, CASE WHEN i % 10 = 0 THEN '${SMALL}' ELSE '${BIG}' END, md5('c' || (i % 20))::uuid::text,
         md5('a' || i)::uuid::text, 'buyer-' || i || '@example.com', 'buyer-' || i || '@example.com', 1000, 100,
         (ARRAY['pending', 'processing', 'paid', 'refunded'])[i % 4 + 1], ${iso}, NULL, NULL, NULL, false, 0,
-        NULL, 'in_' || i, NULL, NULL, NULL, ${iso}, ${iso}, 'buyer-' || i || '@example.com' || chr(31) || chr(31)
+        NULL, 'in_' || i, NULL, NULL, NULL, ${iso}, ${iso}, 'buyer-' || i || '@example.com' || chr(31) || chr(31),
+        'sale', ${iso}, NULL, 0, NULL
       FROM generate_series(1, ${ROWS}) AS i`)
     // What autovacuum does shortly after a bulk load: statistics and the visibility map.
     await pool.query(`VACUUM ANALYZE ${s}.affiliates, ${s}.commissions`)

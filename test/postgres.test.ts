@@ -5,6 +5,7 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { migrations, postgresStorage, SCHEMA_VERSION } from '../adapters/postgres.js'
 import { memoryStorage, type Storage } from '../src/index.js'
+import { dueAt } from '../src/domain/due.js'
 import { campaign, commission } from '../src/storage/sample-records.js'
 import { affiliate } from '../src/storage/sample-records.js'
 import { campaignInput, setup, UNKNOWN_ID } from './helpers.js'
@@ -67,6 +68,37 @@ describe.skipIf(!postgresUrl)(needs('PostgreSQL storage', POSTGRES_VAR), () => {
       await expect(postgresStorage({ pool, schema: behind, migrate: false }).ready()).rejects.toThrow(
         new RegExp(`lacks migrations ${SCHEMA_VERSION}`),
       )
+    })
+
+    it('migration 4 makes the commissions of a version 3 schema sales, due payoutTerm days after their date', async () => {
+      const name = scratchSchema('v3')
+      const storage = postgresStorage({ pool, schema: name })
+      const campaigns = [campaign({ payoutTerm: 30 }), campaign({ payoutTerm: 0 })]
+      const dates = ['2024-01-31T10:20:30.456Z', '2023-12-31T23:59:59.999Z', '2024-02-29T00:00:00.000Z']
+      const records = dates.flatMap((commissionDate) => campaigns.map((c) => commission({ campaignId: c.id, commissionDate })))
+      await storage.transaction(async (tx) => {
+        for (const record of campaigns) await tx.insert('campaigns', record)
+        for (const record of records) await tx.insert('commissions', record)
+      })
+      const s = `"${name}"`
+      await pool.query(`DROP TABLE ${s}.payouts;
+        ALTER TABLE ${s}.commissions DROP COLUMN "kind", DROP COLUMN "dueAt", DROP COLUMN "payoutId", DROP COLUMN "refundedMinor", DROP COLUMN "reversesCommissionId";
+        ALTER TABLE ${s}.campaigns DROP COLUMN "currency", DROP COLUMN "attributionWindowDays";
+        DELETE FROM ${s}.affiliate_migrations WHERE version = 4;`)
+      const upgraded = postgresStorage({ pool, schema: name })
+      expect((await upgraded.ready()).applied).toEqual([4])
+      const term = new Map(campaigns.map((c) => [c.id, c.payoutTerm]))
+      for (const record of records) {
+        expect(await upgraded.transaction((tx) => tx.get('commissions', record.id))).toStrictEqual({
+          ...record,
+          kind: 'sale',
+          dueAt: dueAt(record.commissionDate, term.get(record.campaignId)!),
+          payoutId: null,
+          refundedMinor: 0,
+          reversesCommissionId: null,
+        })
+      }
+      expect(await upgraded.transaction((tx) => tx.get('campaigns', campaigns[1]!.id))).toStrictEqual({ ...campaigns[1]!, currency: 'USD', attributionWindowDays: 30 })
     })
 
     it('refuses a schema made by a newer version of the package', async () => {

@@ -44,6 +44,11 @@ it('answers keep their names, order and money forms', () => {
     ['commissionDate', record.commissionDate],
     ['remarks', null],
     ['referralCode', 'REF-1'],
+    ['kind', 'sale'],
+    ['dueAt', record.dueAt],
+    ['payoutId', null],
+    ['refundedAmount', '0.00'],
+    ['reversesCommissionId', null],
     ['createdAt', record.createdAt],
     ['updatedAt', record.updatedAt],
   ])

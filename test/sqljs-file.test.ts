@@ -8,6 +8,7 @@ import { SCHEMA_VERSION } from '../src/storage/sqljs/migrations.js'
 import type { InitSqlJs } from '../src/storage/sqljs/sql-js-types.js'
 import { sqlJsStorage, type SqlJsStorage } from '../src/storage/sqljs/storage.js'
 import { campaign, affiliate, at, commission, OTHER_WORKSPACE, WORKSPACE } from '../src/storage/sample-records.js'
+import { dueAt } from '../src/domain/due.js'
 
 const root = mkdtempSync(join(tmpdir(), 'affiliate-sqljs-file-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
@@ -43,6 +44,18 @@ async function all(storage: SqlJsStorage) {
     affiliates: await tx.find('affiliates', { orderBy: { field: 'createdAt', direction: 'ASC' } }),
   }))
 }
+
+/** SQL taking a file back to what version 5 wrote: no payouts, no commission kind, dueAt, payoutId or refunds, no campaign currency. */
+const UNDO_MIGRATION_6 = `DROP TABLE payouts;
+  DELETE FROM _counts WHERE model = 'payouts';
+  DROP INDEX commissions_payoutId;
+  ALTER TABLE commissions DROP COLUMN kind;
+  ALTER TABLE commissions DROP COLUMN dueAt;
+  ALTER TABLE commissions DROP COLUMN payoutId;
+  ALTER TABLE commissions DROP COLUMN refundedMinor;
+  ALTER TABLE commissions DROP COLUMN reversesCommissionId;
+  ALTER TABLE campaigns DROP COLUMN currency;
+  ALTER TABLE campaigns DROP COLUMN attributionWindowDays;`
 
 describe('sql.js in a file', () => {
   it('keeps records across close and reopen, exactly', async () => {
@@ -235,7 +248,8 @@ describe('sql.js in a file', () => {
     // The same file as version 4 left it: no (workspaceId, status) index, triggers or counts.
     const SQL = await ((await import('sql.js' as string)) as { default: InitSqlJs }).default()
     const db = new SQL.Database(readFileSync(file))
-    db.exec(`DROP INDEX commissions_workspaceId_status;
+    db.exec(`${UNDO_MIGRATION_6}
+      DROP INDEX commissions_workspaceId_status;
       DROP TRIGGER _counts_commissions_workspaceId_status_insert;
       DROP TRIGGER _counts_commissions_workspaceId_status_delete;
       DROP TRIGGER _counts_commissions_workspaceId_status_update;
@@ -268,6 +282,39 @@ describe('sql.js in a file', () => {
     const reopened = sqlJsStorage({ persist: fileJournal(file) })
     expect((await reopened.transaction((tx) => tx.findPage('commissions', query))).total).toBe(paid(now))
     await reopened.close()
+  })
+
+  it('migration 6 makes the commissions of a version 5 file sales, due payoutTerm days after their date', async () => {
+    const file = join(freshDir(), 'db.sqlite')
+    const campaigns = [campaign({ payoutTerm: 30 }), campaign({ payoutTerm: 0 })]
+    const dates = ['2024-01-31T10:20:30.456Z', '2023-12-31T23:59:59.999Z', '2024-02-29T00:00:00.000Z']
+    const records = dates.flatMap((commissionDate, i) => campaigns.map((c) => commission({ campaignId: c.id, commissionDate, createdAt: at(i) })))
+    const first = sqlJsStorage({ persist: fileJournal(file) })
+    await first.transaction(async (tx) => {
+      for (const record of campaigns) await tx.insert('campaigns', record)
+      for (const record of records) await tx.insert('commissions', record)
+    })
+    await first.close()
+    const SQL = await ((await import('sql.js' as string)) as { default: InitSqlJs }).default()
+    const db = new SQL.Database(readFileSync(file))
+    db.exec(`${UNDO_MIGRATION_6} PRAGMA user_version = 5;`)
+    writeFileSync(file, db.export())
+    db.close()
+    const storage = sqlJsStorage({ persist: fileJournal(file) })
+    const term = new Map(campaigns.map((c) => [c.id, c.payoutTerm]))
+    for (const record of records) {
+      expect(await storage.transaction((tx) => tx.get('commissions', record.id))).toStrictEqual({
+        ...record,
+        kind: 'sale',
+        dueAt: dueAt(record.commissionDate, term.get(record.campaignId)!),
+        payoutId: null,
+        refundedMinor: 0,
+        reversesCommissionId: null,
+      })
+    }
+    expect(await storage.transaction((tx) => tx.get('campaigns', campaigns[0]!.id))).toStrictEqual({ ...campaigns[0]!, currency: 'USD', attributionWindowDays: 30 })
+    expect(await sqliteVersion(file)).toBe(SCHEMA_VERSION)
+    await storage.close()
   })
 
   it('refuses a second storage on the same file in this process', async () => {

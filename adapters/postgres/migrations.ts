@@ -216,6 +216,55 @@ CREATE INDEX commissions_workspace_status_count ON ${s}.commissions ("workspaceI
 `,
     ),
   },
+  {
+    version: 4,
+    description: 'payouts and clawbacks: campaign currency, commission kind, dueAt, payoutId, refunds; the payouts table',
+    // Existing commissions become sales, due `payoutTerm` days after their commissionDate, written
+    // as `dueAt()` writes it (UTC, milliseconds, Z).
+    up: sql(
+      (s) => `
+ALTER TABLE ${s}.campaigns ADD COLUMN "currency" text COLLATE "C" NOT NULL DEFAULT 'USD';
+ALTER TABLE ${s}.campaigns ADD COLUMN "attributionWindowDays" bigint NOT NULL DEFAULT 30;
+ALTER TABLE ${s}.commissions ADD COLUMN "kind" text COLLATE "C" NOT NULL DEFAULT 'sale';
+ALTER TABLE ${s}.commissions ADD COLUMN "dueAt" text COLLATE "C";
+ALTER TABLE ${s}.commissions ADD COLUMN "payoutId" text COLLATE "C";
+ALTER TABLE ${s}.commissions ADD COLUMN "refundedMinor" bigint NOT NULL DEFAULT 0;
+ALTER TABLE ${s}.commissions ADD COLUMN "reversesCommissionId" text COLLATE "C";
+UPDATE ${s}.commissions c SET "dueAt" = to_char(
+  (c."commissionDate"::timestamptz + make_interval(days => coalesce(p."payoutTerm", 0)::int)) AT TIME ZONE 'UTC',
+  'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+FROM ${s}.campaigns p WHERE p."id" = c."campaignId";
+UPDATE ${s}.commissions SET "dueAt" = "commissionDate" WHERE "dueAt" IS NULL;
+ALTER TABLE ${s}.commissions ALTER COLUMN "dueAt" SET NOT NULL;
+CREATE INDEX commissions_payout ON ${s}.commissions ("payoutId", "createdAt", "id");
+
+CREATE TABLE ${s}.payouts (
+  "id" text COLLATE "C" PRIMARY KEY,
+  "workspaceId" text COLLATE "C" NOT NULL,
+  "campaignId" text COLLATE "C" NOT NULL,
+  "affiliateId" text COLLATE "C" NOT NULL,
+  "currency" text COLLATE "C" NOT NULL,
+  "amountMinor" bigint NOT NULL,
+  "commissionCount" bigint NOT NULL,
+  "status" text COLLATE "C" NOT NULL,
+  "payoutMethod" text COLLATE "C" NOT NULL,
+  "payoutEmail" text COLLATE "C" NOT NULL,
+  "periodEnd" text COLLATE "C" NOT NULL,
+  "externalReference" text COLLATE "C",
+  "failureReason" text COLLATE "C",
+  "paidAt" text COLLATE "C",
+  "createdAt" text COLLATE "C" NOT NULL,
+  "updatedAt" text COLLATE "C" NOT NULL,
+  "_search" text COLLATE "C" NOT NULL
+);
+CREATE INDEX payouts_created ON ${s}.payouts ("createdAt", "id");
+CREATE INDEX payouts_workspace ON ${s}.payouts ("workspaceId", "createdAt", "id");
+CREATE INDEX payouts_workspace_status ON ${s}.payouts ("workspaceId", "status", "createdAt", "id");
+CREATE INDEX payouts_campaign ON ${s}.payouts ("campaignId", "createdAt", "id");
+CREATE INDEX payouts_affiliate ON ${s}.payouts ("affiliateId", "createdAt", "id");
+`,
+    ),
+  },
 ]
 
 export const SCHEMA_VERSION = migrations[migrations.length - 1]!.version

@@ -110,3 +110,14 @@ export function deleteManyStatement(table: TableSql, where: DriverWhere): Statem
   const conds = conditions(table.model, where, params)
   return { text: `DELETE FROM ${table.name}${conds.length ? ` WHERE ${conds.join(' AND ')}` : ''}`, values: params.values }
 }
+
+/** `UPDATE … SET f = $n … WHERE …` over every row matching `where`. */
+export function updateManyStatement(table: TableSql, where: DriverWhere, changes: [string, unknown][]): Statement {
+  const params = new Params('postgres')
+  const sets = changes.map(([field, value]) => {
+    kindOf(table.model, field)
+    return `${quote(field)} = ${params.add(toSql(value))}`
+  })
+  const conds = conditions(table.model, where, params)
+  return { text: `UPDATE ${table.name} SET ${sets.join(', ')}${conds.length ? ` WHERE ${conds.join(' AND ')}` : ''}`, values: params.values }
+}

@@ -12,6 +12,7 @@ import {
   countStatement,
   decode,
   deleteManyStatement,
+  updateManyStatement,
   findStatement,
   incrementStatement,
   quote,
@@ -198,6 +199,19 @@ export class PostgresTransaction implements DriverTransaction {
     if (!statement) return this.get(model, id)
     const { rows } = await this.run(statement)
     return rows[0] ? decode(table, rows[0]) : null
+  }
+
+  async updateMany(model: ModelName, where: DriverWhere, patch: Record<string, unknown>) {
+    const table = this.table(model)
+    const changes = Object.entries(patch).filter(([, value]) => value !== undefined)
+    if (changes.some(([field]) => (models[model].search as readonly string[]).includes(field))) {
+      throw new Error(`updateMany cannot change a searched field of ${model}`)
+    }
+    if (changes.length === 0) return this.count(model, { where })
+    const statement = updateManyStatement(table, where, changes)
+    const unique = table.unique.filter((constraint) => changes.some(([field]) => constraint.fields.includes(field)))
+    const { rowCount } = unique.length ? await this.guarded(statement, unique.map((c) => c.name)) : await this.run(statement)
+    return rowCount ?? 0
   }
 
   async delete(model: ModelName, id: string) {

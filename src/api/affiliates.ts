@@ -2,6 +2,9 @@ import type { Infer } from 'superstruct'
 import { isoAt } from '../clock.js'
 import { newId } from '../crypto.js'
 import { toAffiliate, type Affiliate } from '../domain/affiliate.js'
+import { balanceOf } from '../domain/due.js'
+import { formatMoney } from '../domain/money.js'
+import type { AffiliateBalance } from '../domain/payout.js'
 import type { AffiliateRecord } from '../domain/records.js'
 import { unprocessable } from '../errors.js'
 import { affiliateCreate, affiliateId, affiliateList, affiliateUpdate } from '../schemas/affiliates.js'
@@ -82,10 +85,37 @@ export function affiliateOperations({ storage, clock }: Deps) {
         if ((await tx.count('commissions', { where: { affiliateId: current.id } })) > 0) {
           throw unprocessable('This affiliate still has commissions; delete them first')
         }
+        if ((await tx.count('payouts', { where: { affiliateId: current.id } })) > 0) {
+          throw unprocessable('This affiliate has payouts and cannot be deleted: money history is kept')
+        }
         await tx.deleteMany('links', { affiliateId: current.id })
         await tx.delete('affiliates', current.id)
         return { id: current.id }
       })
+    },
+
+    /** Where the affiliate's money stands now: held, due, in payouts, paid out. */
+    async balance(access: Access, query: unknown): Promise<AffiliateBalance> {
+      const { affiliateId: id } = parse([affiliateId, query]).query
+      return inTransaction(
+        storage,
+        async (tx) => {
+          const affiliate = await findAffiliate(tx, access, id)
+          const campaign = await tx.get('campaigns', affiliate.campaignId)
+          const pending = await tx.find('commissions', { where: { affiliateId: affiliate.id, status: 'pending' } })
+          const payouts = await tx.find('payouts', { where: { affiliateId: affiliate.id } })
+          const balance = balanceOf(pending, payouts, isoAt(clock))
+          return {
+            affiliateId: affiliate.id,
+            currency: campaign?.currency ?? 'USD',
+            held: formatMoney(balance.held),
+            due: formatMoney(balance.due),
+            inPayout: formatMoney(balance.inPayout),
+            paidOut: formatMoney(balance.paidOut),
+          }
+        },
+        readOnly,
+      )
     },
 
     async list(access: Access, query: unknown): Promise<Page<Affiliate>> {

@@ -95,6 +95,8 @@ export function campaignOperations({ storage, clock }: Deps) {
         stripeCouponId: input.stripeCouponId ?? '',
         allowedUrlParameters: input.allowedUrlParameters ?? ['ref'],
         isDefault: input.isDefault ?? false,
+        currency: input.currency ?? 'USD',
+        attributionWindowDays: input.attributionWindowDays ?? 30,
         createdAt: now,
         updatedAt: now,
       }
@@ -120,6 +122,10 @@ export function campaignOperations({ storage, clock }: Deps) {
         if (amount !== undefined) patch.amountMinor = parseMoney(amount)!
         if (minimumPayoutAmount !== undefined) patch.minimumPayoutMinor = parseMoney(minimumPayoutAmount)!
         checkPercentage(patch.commissionType ?? current.commissionType, patch.amountMinor ?? current.amountMinor)
+        // Money already earned is in the campaign's currency: it cannot change under it.
+        if (patch.currency !== undefined && patch.currency !== current.currency && (await tx.count('commissions', { where: { campaignId: current.id } })) > 0) {
+          throw unprocessable('The currency of a campaign cannot change once it has commissions')
+        }
         if (patch.isDefault) await clearDefault(tx, current.workspaceId, current.id, patch.updatedAt!)
         const updated = (await tx.update('campaigns', current.id, patch))!
         // A link's url always reflects its campaign's url: rebuilt in this same transaction.

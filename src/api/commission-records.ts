@@ -1,7 +1,10 @@
 import { isoAt, type Clock } from '../clock.js'
 import { newId } from '../crypto.js'
 import { bannedChangeError, deletionError, earnedMinor, statusChangeError } from '../domain/commission-status.js'
-import type { AffiliateRecord, CommissionRecord, CommissionStatus } from '../domain/records.js'
+import { dueAt } from '../domain/due.js'
+import { commissionEffect, payoutAfterRemoval } from '../domain/payout-status.js'
+import type { AffiliateRecord, CampaignRecord, CommissionRecord, CommissionStatus } from '../domain/records.js'
+import { planRefund, refundableMinor } from '../domain/refund.js'
 import { notFound, unprocessable } from '../errors.js'
 import type { StorageTransaction } from '../storage/types.js'
 import { visible, type Access } from './access.js'
@@ -33,6 +36,13 @@ export interface NewCommission {
   stripeSubscriptionId?: string | null | undefined
 }
 
+/** The campaign a stored record belongs to: it exists while it has affiliates, so its absence is a broken store. */
+async function campaignOf(tx: StorageTransaction, id: string): Promise<CampaignRecord> {
+  const campaign = await tx.get('campaigns', id)
+  if (!campaign) throw new Error(`Campaign ${id} is missing`)
+  return campaign
+}
+
 export const findCommission = async (tx: StorageTransaction, access: Access, id: string, what: string): Promise<CommissionRecord> =>
   visible(access, await tx.get('commissions', id.toLowerCase()), what)
 
@@ -45,7 +55,7 @@ const recordsFor = (tx: StorageTransaction, record: CommissionRecord, by: 'affil
 
 /** Moves the affiliate's and link's earnings and signups for a record that arrives (+1) or leaves (-1). */
 async function countRecord(tx: StorageTransaction, record: CommissionRecord, direction: 1 | -1): Promise<void> {
-  const earned = direction * earnedMinor(record.status, record.amountMinor)
+  const earned = direction * earnedMinor(record)
   // Counted after an insert and after a delete: 1 left after an insert, 0 left after a delete mean the e-mail is new or gone.
   const signup = (remaining: number) => (direction === 1 ? (remaining === 1 ? 1 : 0) : remaining === 0 ? -1 : 0)
   await tx.increment('affiliates', record.affiliateId, {
@@ -68,6 +78,7 @@ export async function insertCommission(tx: StorageTransaction, access: Access, c
     throw unprocessable("workspaceId does not match the affiliate's workspace")
   }
   if (affiliate.isBanned) throw unprocessable('This affiliate is banned and cannot earn commissions')
+  const ownCampaign = campaign ?? (await campaignOf(tx, affiliate.campaignId))
   let link = null
   if (input.referralCode !== undefined) {
     link = await findLinkByCode(tx, access, input.referralCode)
@@ -76,6 +87,7 @@ export async function insertCommission(tx: StorageTransaction, access: Access, c
   }
   const now = isoAt(clock)
   const referredUserKey = input.referredUser.toLowerCase()
+  const commissionDate = input.commissionDate ?? now
   const record: CommissionRecord = {
     id: newId(),
     workspaceId: affiliate.workspaceId,
@@ -86,7 +98,7 @@ export async function insertCommission(tx: StorageTransaction, access: Access, c
     amountMinor: input.amountMinor,
     adminEarnedMinor: input.adminEarnedMinor,
     status: input.status,
-    commissionDate: input.commissionDate ?? now,
+    commissionDate,
     remarks: input.remarks ?? null,
     payoutDate: input.payoutDate ?? null,
     name: input.name ?? null,
@@ -97,6 +109,11 @@ export async function insertCommission(tx: StorageTransaction, access: Access, c
     stripeSubscriptionId: input.stripeSubscriptionId ?? null,
     linkId: link?.id ?? null,
     referralCode: link?.referralCode ?? null,
+    kind: 'sale',
+    dueAt: dueAt(commissionDate, ownCampaign.payoutTerm),
+    payoutId: null,
+    refundedMinor: 0,
+    reversesCommissionId: null,
     createdAt: now,
     updatedAt: now,
   }
@@ -112,28 +129,117 @@ export type CommissionPatch = Partial<
   >
 >
 
+/** Moves the affiliate's and link's earnings by what a change of one commission changed. */
+async function moveEarnings(tx: StorageTransaction, before: CommissionRecord, after: CommissionRecord): Promise<void> {
+  const delta = earnedMinor(after) - earnedMinor(before)
+  if (delta === 0) return
+  await tx.increment('affiliates', before.affiliateId, { totalEarningsMinor: delta })
+  if (before.linkId !== null) await tx.increment('links', before.linkId, { totalEarningsMinor: delta })
+}
+
 export async function updateCommission(tx: StorageTransaction, clock: Clock, current: CommissionRecord, patch: CommissionPatch): Promise<CommissionRecord> {
   const status = patch.status ?? current.status
-  const refusal = statusChangeError(current.status, status)
-  if (refusal) throw unprocessable(refusal)
   const amountMinor = patch.amountMinor ?? current.amountMinor
   const amountsChange = amountMinor !== current.amountMinor || (patch.adminEarnedMinor ?? current.adminEarnedMinor) !== current.adminEarnedMinor
+  if (current.kind === 'clawback' && (status !== current.status || amountsChange)) {
+    throw unprocessable('A clawback changes only through payouts: its status and amounts cannot be set')
+  }
+  // Refunding a paid commission is a refund: the refund path keeps the money it already paid.
+  if (status === 'refunded' && current.status === 'paid' && refundableMinor(current) > 0) {
+    const { amountMinor: _a, adminEarnedMinor: _b, status: _s, ...rest } = patch
+    if (amountsChange) throw unprocessable('The amounts of a paid commission cannot change')
+    const refunded = await refundCommission(tx, clock, current, undefined)
+    return Object.keys(rest).length ? updateCommission(tx, clock, refunded, rest) : refunded
+  }
+  if (current.payoutId !== null && status !== current.status) {
+    throw unprocessable('A commission in a payout cannot have its status set: refund it, or move the payout')
+  }
+  const refusal = statusChangeError(current.status, status)
+  if (refusal) throw unprocessable(refusal)
   if (amountsChange && current.status !== 'pending' && current.status !== 'processing') {
     throw unprocessable(`The amounts of a ${current.status} commission cannot change`)
+  }
+  if (amountsChange && current.payoutId !== null) {
+    throw unprocessable('The amounts of a commission in a payout cannot change: refund it instead')
   }
   // A banned affiliate earns nothing: read it only when the change could make it earn.
   const bannedRefusal = bannedChangeError(current, { status, amountMinor })
   if (bannedRefusal !== null && (await tx.get('affiliates', current.affiliateId))?.isBanned) throw unprocessable(bannedRefusal)
   // Setting what is already there (the same status above all) is a no-op: not even updatedAt moves.
-  const changes = Object.entries(patch).filter(([field, value]) => value !== undefined && value !== current[field as keyof CommissionRecord])
-  if (changes.length === 0) return current
-  const delta = earnedMinor(status, amountMinor) - earnedMinor(current.status, current.amountMinor)
-  const updated = await tx.update('commissions', current.id, { ...Object.fromEntries(changes), updatedAt: isoAt(clock) })
-  if (delta !== 0) {
-    await tx.increment('affiliates', current.affiliateId, { totalEarningsMinor: delta })
-    if (current.linkId !== null) await tx.increment('links', current.linkId, { totalEarningsMinor: delta })
+  const changes: Partial<CommissionRecord> = Object.fromEntries(
+    Object.entries(patch).filter(([field, value]) => value !== undefined && value !== current[field as keyof CommissionRecord]),
+  )
+  if (Object.keys(changes).length === 0) return current
+  if (changes.commissionDate !== undefined) {
+    changes.dueAt = dueAt(changes.commissionDate, (await campaignOf(tx, current.campaignId)).payoutTerm)
   }
-  return updated!
+  const updated = (await tx.update('commissions', current.id, { ...changes, updatedAt: isoAt(clock) }))!
+  await moveEarnings(tx, current, updated)
+  return updated
+}
+
+/**
+ * Refunds `amountMinor` (default: what is left) of a commission, by the rules of `planRefund`: an
+ * unpaid one loses the amount (and leaves its payout, which is recomputed or canceled); a paid one
+ * records the refund and gets a clawback, a negative commission netted into the next payout.
+ * Earnings, and the payout it left, move in the caller's transaction. Answers the commission as now stored.
+ */
+export async function refundCommission(
+  tx: StorageTransaction,
+  clock: Clock,
+  current: CommissionRecord,
+  amountMinor: number | undefined,
+): Promise<CommissionRecord> {
+  const now = isoAt(clock)
+  const plan = planRefund(current, amountMinor, now)
+  if (plan instanceof Error) throw plan
+  if (plan.type === 'paid') {
+    const updated = (await tx.update('commissions', current.id, { refundedMinor: plan.refundedMinor, status: plan.status, updatedAt: now }))!
+    await moveEarnings(tx, current, updated)
+    const clawback: CommissionRecord = {
+      ...current,
+      ...plan.clawback,
+      id: newId(),
+      adminEarnedMinor: 0,
+      commissionDate: now,
+      remarks: null,
+      payoutDate: null,
+      chargeId: null,
+      invoiceId: null,
+      stripeSubscriptionId: null,
+      createdAt: now,
+      updatedAt: now,
+    }
+    await tx.insert('commissions', clawback)
+    await countRecord(tx, clawback, 1)
+    return updated
+  }
+  const updated = (await tx.update('commissions', current.id, {
+    amountMinor: plan.amountMinor,
+    status: plan.status,
+    payoutId: plan.payoutId,
+    updatedAt: now,
+  }))!
+  await moveEarnings(tx, current, updated)
+  if (plan.leavesPayoutId !== null) await removeFromPayout(tx, plan.leavesPayoutId, plan.removedFromPayoutMinor, now)
+  return updated
+}
+
+/** A payout after one of its commissions left it: a smaller amount, or canceled (releasing the rest) at zero or less. */
+async function removeFromPayout(tx: StorageTransaction, payoutId: string, removedMinor: number, now: string): Promise<void> {
+  const payout = await tx.get('payouts', payoutId)
+  if (!payout) throw new Error(`Payout ${payoutId} is missing`)
+  const next = payoutAfterRemoval(payout, removedMinor)
+  await tx.update('payouts', payoutId, {
+    amountMinor: next.amountMinor,
+    commissionCount: payout.commissionCount - 1,
+    status: next.status,
+    updatedAt: now,
+  })
+  if (next.status === 'canceled') {
+    const effect = commissionEffect('canceled')
+    await tx.updateMany('commissions', { payoutId }, { status: effect.status!, payoutId: null, updatedAt: now })
+  }
 }
 
 export async function deleteCommission(tx: StorageTransaction, record: CommissionRecord): Promise<void> {

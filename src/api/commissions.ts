@@ -2,15 +2,16 @@ import type { Infer } from 'superstruct'
 import { toCommission, type Commission } from '../domain/commission.js'
 import { parseMoney } from '../domain/money.js'
 import type { CommissionRecord } from '../domain/records.js'
-import { commissionCreate, commissionId, commissionList, commissionUpdate } from '../schemas/commissions.js'
+import { commissionCreate, commissionId, commissionList, commissionRefund, commissionUpdate } from '../schemas/commissions.js'
 import { parse, parseBody } from '../schemas/validate.js'
 import { workspaceScope, type Access } from './access.js'
-import { deleteCommission, findCommission, insertCommission, updateCommission, type CommissionPatch } from './commission-records.js'
+import { deleteCommission, findCommission, insertCommission, refundCommission, updateCommission, type CommissionPatch } from './commission-records.js'
 import { inTransaction, listPage, requireChanges, readOnly, type Deps, type Page } from './shared.js'
 
 export type CommissionCreateInput = Infer<typeof commissionCreate.struct>
 export type CommissionUpdateInput = Infer<typeof commissionUpdate.struct>
 export type CommissionListQuery = Infer<typeof commissionList.struct>
+export type CommissionRefundInput = Infer<typeof commissionRefund.struct>
 
 type ListQuery = CommissionListQuery
 
@@ -82,6 +83,15 @@ export function commissionOperations(deps: Deps) {
         const current = await findCommission(tx, access, id, 'Commission')
         await deleteCommission(tx, current)
         return { id: current.id }
+      })
+    },
+
+    /** Refunds part or all of a commission: see `refundCommission`. */
+    async refund(access: Access, body: unknown, query: unknown = {}): Promise<Commission> {
+      const input = parseBody(commissionRefund, body, query)
+      return inTransaction(storage, async (tx) => {
+        const current = await findCommission(tx, access, input.commissionId, 'Commission')
+        return toCommission(await refundCommission(tx, clock, current, input.amount === undefined ? undefined : minor(input.amount)))
       })
     },
 

@@ -2,12 +2,20 @@ import type { Affiliate } from '../domain/affiliate.js'
 import type { Campaign } from '../domain/campaign.js'
 import type { Commission, ReferredUser } from '../domain/commission.js'
 import type { ReferralLink } from '../domain/link.js'
+import type { AffiliateBalance, Payout, PayoutRunResult } from '../domain/payout.js'
 import type { Principal } from '../keys/types.js'
 import type { Access } from './access.js'
 import { affiliateOperations, type AffiliateCreateInput, type AffiliateListQuery, type AffiliateUpdateInput } from './affiliates.js'
 import { campaignOperations, type CampaignCreateInput, type CampaignListQuery, type CampaignUpdateInput } from './campaigns.js'
-import { commissionOperations, type CommissionCreateInput, type CommissionListQuery, type CommissionUpdateInput } from './commissions.js'
+import {
+  commissionOperations,
+  type CommissionCreateInput,
+  type CommissionListQuery,
+  type CommissionRefundInput,
+  type CommissionUpdateInput,
+} from './commissions.js'
 import { linkOperations, type LinkCreateInput, type LinkTrackInput } from './links.js'
+import { payoutOperations, type PayoutItemsQuery, type PayoutListQuery, type PayoutRunInput, type PayoutUpdateInput } from './payouts.js'
 import {
   referredUserOperations,
   type ReferredUserCreateInput,
@@ -25,6 +33,7 @@ export const createOperations = (deps: Deps) => ({
   links: linkOperations(deps),
   commissions: commissionOperations(deps),
   referredUsers: referredUserOperations(deps),
+  payouts: payoutOperations(deps),
 })
 
 export interface CampaignsApi {
@@ -43,9 +52,11 @@ export interface AffiliatesApi {
   get(affiliateId: string): Promise<Affiliate>
   /** Changes only the fields given. */
   update(affiliateId: string, changes: AffiliateUpdateInput): Promise<Affiliate>
-  /** Refused (422) while the affiliate has commissions; deletes its links. */
+  /** Refused (422) while the affiliate has commissions or payouts; deletes its links. */
   delete(affiliateId: string): Promise<{ id: string }>
   list(query?: AffiliateListQuery): Promise<Page<Affiliate>>
+  /** Where its money stands now: held (not yet due), due, in payouts not yet paid, paid out. */
+  balance(affiliateId: string): Promise<AffiliateBalance>
 }
 
 export interface LinksApi {
@@ -67,9 +78,14 @@ export interface CommissionsApi {
    * affiliate is banned, the amount cannot go up and the status cannot move to `processing` or `paid` (422).
    */
   update(commissionId: string, changes: CommissionUpdateInput): Promise<Commission>
-  /** Refused (422) for a `paid` commission: money history is kept. */
+  /** Refused (422) for a `paid` commission, one in a payout and a clawback: money history is kept. */
   delete(commissionId: string): Promise<{ id: string }>
   list(query?: CommissionListQuery): Promise<Page<Commission>>
+  /**
+   * Refunds `amount` (default: what is left). Unpaid: the amount goes down (and it leaves its
+   * payout). Paid: `refundedAmount` goes up and a clawback nets the refund into the next payout.
+   */
+  refund(input: CommissionRefundInput): Promise<Commission>
 }
 
 export interface ReferredUsersApi {
@@ -83,6 +99,20 @@ export interface ReferredUsersApi {
   list(query?: ReferredUserListQuery): Promise<Page<ReferredUser>>
 }
 
+export interface PayoutsApi {
+  /**
+   * Groups due commissions (`pending`, `dueAt <= asOf`, in no payout) into one payout per affiliate
+   * and campaign; `dryRun` shows the result and writes nothing.
+   */
+  run(input: PayoutRunInput): Promise<PayoutRunResult>
+  list(query?: PayoutListQuery): Promise<Page<Payout>>
+  get(payoutId: string): Promise<Payout>
+  /** Moves a payout and its commissions: `paid` pays them, `failed` and `canceled` release them. */
+  update(payoutId: string, changes: PayoutUpdateInput): Promise<Payout>
+  /** The commissions in a payout, oldest first. */
+  items(query: PayoutItemsQuery): Promise<Page<Commission>>
+}
+
 /** One namespace per resource. Validation and rules are those of HTTP; failures throw `AffiliateError`. */
 export interface ResourceApi {
   campaigns: CampaignsApi
@@ -90,6 +120,7 @@ export interface ResourceApi {
   links: LinksApi
   commissions: CommissionsApi
   referredUsers: ReferredUsersApi
+  payouts: PayoutsApi
 }
 
 /**

@@ -22,6 +22,10 @@ export interface Campaign {
   stripeCouponId: string
   allowedUrlParameters: string[]
   isDefault: boolean
+  /** ISO 4217 code of a two-decimal currency: what its commissions and payouts are in. */
+  currency: string
+  /** Days a click may lead to a signup or sale it is credited with. */
+  attributionWindowDays: number
   createdAt: string
   updatedAt: string
 }

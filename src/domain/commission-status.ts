@@ -1,4 +1,4 @@
-import type { CommissionStatus } from './records.js'
+import type { CommissionKind, CommissionStatus } from './records.js'
 
 export const COMMISSION_STATUSES: readonly CommissionStatus[] = ['pending', 'processing', 'paid', 'refunded']
 
@@ -18,16 +18,35 @@ export function statusChangeError(from: CommissionStatus, to: CommissionStatus):
   return `Cannot change status from ${from} to ${to}`
 }
 
-/** What a commission in this status adds to its affiliate's earnings: everything unless refunded. */
-export const earnedMinor = (status: CommissionStatus, amountMinor: number): number =>
-  status === 'refunded' ? 0 : amountMinor
+/** The parts of a commission its affiliate's earnings look at. */
+export interface EarningCommission {
+  kind: CommissionKind
+  status: CommissionStatus
+  amountMinor: number
+  refundedMinor: number
+}
+
+/**
+ * What one commission adds to its affiliate's (and link's) `totalEarnings`: a sale not `refunded`
+ * adds its amount less what refunds took back after payment; a clawback adds nothing (it counts in
+ * balances, not earnings).
+ */
+export const earnedMinor = (c: EarningCommission): number =>
+  c.kind === 'sale' && c.status !== 'refunded' ? c.amountMinor - c.refundedMinor : 0
 
 /**
  * Why a commission cannot be deleted, or null when it may be: money history is kept. The one place
- * deletion rules live; payouts add theirs here ("in a payout", "refunded but was in a paid payout").
+ * deletion rules live: not `paid`, not in a payout (a refunded one that was paid keeps its payoutId,
+ * so it stays too), not a clawback (it is how a refund after payment is recovered).
  */
-export function deletionError(commission: { status: CommissionStatus }): string | null {
+export function deletionError(commission: { status: CommissionStatus; kind: CommissionKind; payoutId: string | null }): string | null {
   if (commission.status === 'paid') return 'A paid commission cannot be deleted: money history is kept'
+  if (commission.kind === 'clawback') return 'A clawback cannot be deleted: money history is kept'
+  if (commission.payoutId !== null) {
+    return commission.status === 'refunded'
+      ? 'A refunded commission that was paid cannot be deleted: money history is kept'
+      : 'A commission in a payout cannot be deleted: refund it or cancel the payout first'
+  }
   return null
 }
 

@@ -1,4 +1,4 @@
-import type { CommissionStatus } from './records.js'
+import type { CommissionKind, CommissionStatus } from './records.js'
 import { answerMapper } from './schema.js'
 
 /** A commission as the API answers it. Amounts are decimal strings with two decimals. */
@@ -16,6 +16,16 @@ export interface Commission {
   remarks: string | null
   /** The referral link the sale came through, when one was given. */
   referralCode: string | null
+  /** `clawback`: the negative commission a refund of a paid sale makes, netted into the next payout. */
+  kind: CommissionKind
+  /** When it may be paid: `commissionDate` plus the campaign's `payoutTerm` days. */
+  dueAt: string
+  /** The payout it is in, if any. */
+  payoutId: string | null
+  /** What refunds took back after it was paid, as a decimal string. */
+  refundedAmount: string
+  /** On a clawback: the paid sale it takes money back from. */
+  reversesCommissionId: string | null
   createdAt: string
   updatedAt: string
 }

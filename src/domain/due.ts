@@ -1,8 +1,7 @@
 // Due dates, earnings and balances as pure functions over minor units and ISO timestamps.
 
-import type { CommissionStatus } from './records.js'
-import type { PayoutStatus } from './payout-status.js'
-import type { CommissionKind } from './refund.js'
+import { earnedMinor, type EarningCommission } from './commission-status.js'
+import type { CommissionStatus, PayoutStatus } from './records.js'
 
 const DAY_MS = 86_400_000
 
@@ -39,13 +38,7 @@ export function dueAt(commissionDate: string, payoutTermDays: number): string {
   return due.toISOString()
 }
 
-/** The parts of a commission earnings look at. */
-export interface EarningCommission {
-  kind: CommissionKind
-  status: CommissionStatus
-  amountMinor: number
-  refundedMinor: number
-}
+export type { EarningCommission }
 
 /**
  * `totalEarnings` in minor units: over `sale` commissions not `refunded`, `amount - refundedAmount`.
@@ -53,9 +46,7 @@ export interface EarningCommission {
  */
 export function earningsOf(commissions: readonly EarningCommission[]): number {
   let total = 0
-  for (const c of commissions) {
-    if (c.kind === 'sale' && c.status !== 'refunded') total += c.amountMinor - c.refundedMinor
-  }
+  for (const c of commissions) total += earnedMinor(c)
   return total
 }
 

@@ -3,8 +3,7 @@
 // and claims each commission only while it still has no payout, so two runs never share one.
 
 import { instant } from './due.js'
-import type { CommissionStatus, PayoutMethod } from './records.js'
-import type { CommissionKind } from './refund.js'
+import type { CommissionKind, CommissionStatus, PayoutMethod } from './records.js'
 
 export interface RunCommission {
   id: string
@@ -43,7 +42,9 @@ export interface PlannedPayout {
   payoutEmail: string
 }
 
-export type SkipReason = 'below_minimum' | 'not_positive' | 'no_payout_details' | 'banned'
+/** Why a run left an affiliate out, in the order they are checked. */
+export const SKIP_REASONS = ['banned', 'not_positive', 'below_minimum', 'no_payout_details'] as const
+export type SkipReason = (typeof SKIP_REASONS)[number]
 
 export interface SkippedPayout {
   affiliateId: string

@@ -2,9 +2,9 @@
 // routes and the refund path apply what these answer in one transaction.
 
 import { AffiliateError } from '../errors.js'
-import type { CommissionStatus } from './records.js'
+import type { CommissionStatus, PayoutStatus } from './records.js'
 
-export type PayoutStatus = 'pending' | 'processing' | 'paid' | 'failed' | 'canceled'
+export type { PayoutStatus }
 
 export const PAYOUT_STATUSES: readonly PayoutStatus[] = ['pending', 'processing', 'paid', 'failed', 'canceled']
 

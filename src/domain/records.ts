@@ -4,6 +4,9 @@
 export type CommissionType = 'percentage' | 'fixed'
 export type PayoutMethod = 'PAYPAL' | 'WISE' | 'BANK_TRANSFER'
 export type CommissionStatus = 'pending' | 'processing' | 'paid' | 'refunded'
+/** A `sale` earns; a `clawback` (negative, made by refunding a paid sale) recovers money in the next payout. */
+export type CommissionKind = 'sale' | 'clawback'
+export type PayoutStatus = 'pending' | 'processing' | 'paid' | 'failed' | 'canceled'
 
 export type CampaignRecord = {
   id: string
@@ -24,6 +27,10 @@ export type CampaignRecord = {
   stripeCouponId: string
   allowedUrlParameters: string[]
   isDefault: boolean
+  /** ISO 4217 code of a two-decimal currency; fixed once the campaign has commissions. */
+  currency: string
+  /** Days a click may lead to a signup or sale it is credited with. */
+  attributionWindowDays: number
   createdAt: string
   updatedAt: string
 }
@@ -90,6 +97,38 @@ export type CommissionRecord = {
   /** The link the sale came through, when the request named its referral code. */
   linkId: string | null
   referralCode: string | null
+  kind: CommissionKind
+  /** When it may be paid: `commissionDate` plus the campaign's `payoutTerm` days (a clawback: when made). */
+  dueAt: string
+  /** The payout it is in, while it is in one (and after, once paid). */
+  payoutId: string | null
+  /** What refunds took back from it after it was paid; the amount stays what was paid. */
+  refundedMinor: number
+  /** On a clawback: the paid sale it takes money back from. */
+  reversesCommissionId: string | null
+  createdAt: string
+  updatedAt: string
+}
+
+/** Money on its way to one affiliate: the due commissions of one campaign, netted, made by a payout run. */
+export type PayoutRecord = {
+  id: string
+  workspaceId: string
+  campaignId: string
+  affiliateId: string
+  currency: string
+  /** The sum of its commissions (clawbacks are negative); above zero when made. */
+  amountMinor: number
+  commissionCount: number
+  status: PayoutStatus
+  /** Copied from the affiliate when made. */
+  payoutMethod: PayoutMethod
+  payoutEmail: string
+  /** The run's `asOf`: commissions due by then are in it. */
+  periodEnd: string
+  externalReference: string | null
+  failureReason: string | null
+  paidAt: string | null
   createdAt: string
   updatedAt: string
 }
@@ -139,6 +178,7 @@ export interface ModelRecords {
   affiliates: AffiliateRecord
   links: LinkRecord
   commissions: CommissionRecord
+  payouts: PayoutRecord
   apiKeys: ApiKeyRecord
   idempotency: IdempotencyRecord
 }

@@ -2,9 +2,9 @@
 // refund does to a commission, or why it is refused. The service applies the plan in one transaction.
 
 import { AffiliateError } from '../errors.js'
-import type { CommissionStatus } from './records.js'
+import type { CommissionKind, CommissionStatus } from './records.js'
 
-export type CommissionKind = 'sale' | 'clawback'
+export type { CommissionKind }
 
 /** The parts of a commission a refund looks at. Money is integer minor units. */
 export interface RefundableCommission {

@@ -58,7 +58,8 @@ const totals = { totalOpens: int, totalClicks: int, totalSignups: int, totalEarn
 
 const commissionAnswer = [
   'id', 'campaignId', 'workspaceId', 'affiliateId', 'referredUser', 'amountMinor', 'adminEarnedMinor', 'status',
-  'commissionDate', 'remarks', 'referralCode', 'createdAt', 'updatedAt',
+  'commissionDate', 'remarks', 'referralCode', 'kind', 'dueAt', 'payoutId', 'refundedMinor', 'reversesCommissionId',
+  'createdAt', 'updatedAt',
 ] as const
 
 export const schema: { [M in keyof ModelRecords]: ModelSchema<M> } = {
@@ -84,13 +85,16 @@ export const schema: { [M in keyof ModelRecords]: ModelSchema<M> } = {
       stripeCouponId: text,
       allowedUrlParameters: { kind: 'list' },
       isDefault: bool,
+      currency: { kind: 'text', description: 'ISO 4217 code of a two-decimal currency; fixed once the campaign has commissions.' },
+      attributionWindowDays: { kind: 'int', description: 'Days (1 to 365) a click may lead to a signup or sale it is credited with.' },
       ...stamps,
     },
     answers: {
       campaign: [
         'id', 'campaignName', 'workspaceId', 'commissionType', 'amountMinor', 'minimumPayoutMinor', 'payoutId', 'url',
         'requiresApprovalToJoin', 'collectAdditionalInfo', 'hideCustomerEmail', 'payoutTerm', 'affiliatePortalWelcomeMessage',
-        'affiliateDashboardText', 'stripeCouponId', 'allowedUrlParameters', 'isDefault', 'createdAt', 'updatedAt',
+        'affiliateDashboardText', 'stripeCouponId', 'allowedUrlParameters', 'isDefault', 'currency', 'attributionWindowDays',
+        'createdAt', 'updatedAt',
       ],
     },
   },
@@ -162,6 +166,11 @@ export const schema: { [M in keyof ModelRecords]: ModelSchema<M> } = {
       stripeSubscriptionId: nullableText,
       linkId: nullableText,
       referralCode: { kind: 'text', nullable: true, description: 'The referral link the sale came through, when one was given.' },
+      kind: { kind: 'text', values: ['sale', 'clawback'], description: 'A clawback is the negative commission a refund of a paid sale makes.' },
+      dueAt: { kind: 'timestamp', description: "When it may be paid: commissionDate plus the campaign's payoutTerm days." },
+      payoutId: { kind: 'text', nullable: true, indexed: true, description: 'The payout it is in.' },
+      refundedMinor: { ...money('refundedAmount', 'string'), description: 'What refunds took back after it was paid.' },
+      reversesCommissionId: { kind: 'text', nullable: true, description: 'On a clawback: the paid sale it takes money back from.' },
       ...stamps,
     },
     unique: [
@@ -174,6 +183,32 @@ export const schema: { [M in keyof ModelRecords]: ModelSchema<M> } = {
       commission: commissionAnswer,
       referredUser: [
         ...commissionAnswer, 'payoutDate', 'name', 'isSelfReferral', 'isWalletPayment', 'chargeId', 'invoiceId', 'stripeSubscriptionId',
+      ],
+    },
+  },
+  payouts: {
+    fields: {
+      id: { kind: 'text', answerAs: 'payoutId' },
+      workspaceId: indexedText,
+      campaignId: indexedText,
+      affiliateId: indexedText,
+      currency: text,
+      amountMinor: money('amount', 'string'),
+      commissionCount: int,
+      status: { kind: 'text', values: ['pending', 'processing', 'paid', 'failed', 'canceled'] },
+      payoutMethod: { kind: 'text', values: ['PAYPAL', 'WISE', 'BANK_TRANSFER'], description: "Copied from the affiliate when made." },
+      payoutEmail: { kind: 'text', searched: true, description: "Copied from the affiliate when made." },
+      periodEnd: { kind: 'timestamp', description: "The run's asOf: the commissions due by then are in it." },
+      externalReference: { kind: 'text', nullable: true, searched: true },
+      failureReason: nullableText,
+      paidAt: { kind: 'timestamp', nullable: true },
+      ...stamps,
+    },
+    indexes: [['workspaceId', 'status']],
+    answers: {
+      payout: [
+        'id', 'workspaceId', 'campaignId', 'affiliateId', 'currency', 'amountMinor', 'commissionCount', 'status', 'payoutMethod',
+        'payoutEmail', 'periodEnd', 'externalReference', 'failureReason', 'paidAt', 'createdAt', 'updatedAt',
       ],
     },
   },

@@ -1,4 +1,5 @@
-import { answerJsonSchema } from '../domain/schema.js'
+import { SKIP_REASONS } from '../domain/payout-run.js'
+import { answerJsonSchema, fieldJsonSchema } from '../domain/schema.js'
 import type { JsonSchema } from '../schemas/fields.js'
 import { jsonSchemaOf, MAX_FIELD_ERRORS } from '../schemas/validate.js'
 import { routes, successStatus, type Answer, type Model, type Route } from './routes.js'
@@ -14,7 +15,36 @@ const MODELS = {
   link: ['ReferralLink', () => answerJsonSchema('links', 'link')],
   commission: ['Commission', () => answerJsonSchema('commissions', 'commission')],
   referredUser: ['ReferredUser', () => answerJsonSchema('commissions', 'referredUser')],
+  payout: ['Payout', () => answerJsonSchema('payouts', 'payout')],
+  payoutRun: [
+    'PayoutRun',
+    () =>
+      closed({
+        payouts: { type: 'array', items: ref('schemas', 'Payout') },
+        skipped: {
+          type: 'array',
+          items: closed({ affiliateId: { type: 'string', format: 'uuid' }, reason: { type: 'string', enum: [...SKIP_REASONS] }, amount: moneyString() }),
+        },
+      }),
+  ],
+  balance: [
+    'AffiliateBalance',
+    () =>
+      closed({
+        affiliateId: { type: 'string', format: 'uuid' },
+        currency: { type: 'string', pattern: '^[A-Z]{3}$' },
+        held: moneyString('Pending commissions not yet due.'),
+        due: moneyString('Pending, due and in no payout; negative when clawbacks outweigh sales.'),
+        inPayout: moneyString('In payouts not yet paid.'),
+        paidOut: moneyString('Paid out.'),
+      }),
+  ],
 } satisfies Record<Model, [string, () => JsonSchema]>
+
+/** A two-decimal string amount, as answers give money. */
+function moneyString(description?: string): JsonSchema {
+  return fieldJsonSchema({ kind: 'money', wire: 'string', ...(description ? { description } : {}) })
+}
 
 /** An object with exactly these properties, all required unless `required` says which. */
 const closed = (properties: Record<string, unknown>, required: string[] = Object.keys(properties)): JsonSchema => ({

@@ -6,6 +6,7 @@ import {
   commissionCreate,
   commissionId,
   commissionList,
+  commissionRefund,
   commissionUpdate,
   referredUserCreate,
   referredUserEmail,
@@ -13,6 +14,7 @@ import {
   referredUserUpdate,
 } from '../schemas/commissions.js'
 import { linkAffiliate, linkCreate, linkId, linkTrack } from '../schemas/links.js'
+import { payoutId, payoutItems, payoutList, payoutRun, payoutUpdate } from '../schemas/payouts.js'
 import type { Schema } from '../schemas/validate.js'
 
 /** The query string as name -> value; a name given more than once -> every value, in order. */
@@ -29,7 +31,7 @@ export type Namespace = keyof Operations
 
 /** What a route answers in the envelope's `data`: one record, a page of them, all of them, or the id deleted. */
 export type Answer = { one: Model } | { page: Model } | { items: Model } | 'deleted'
-export type Model = 'campaign' | 'affiliate' | 'link' | 'commission' | 'referredUser'
+export type Model = 'campaign' | 'affiliate' | 'link' | 'commission' | 'referredUser' | 'payout' | 'payoutRun' | 'balance'
 
 /**
  * One route, described once. The HTTP handler, the typed API (`service.api`), the HTTP client and
@@ -62,6 +64,7 @@ export interface Route {
 const WORKSPACE = '3f9a1c2e-5b7d-4e8f-9a0b-1c2d3e4f5a6b'
 const CAMPAIGN = '8d6f4b2a-1c3e-4a5b-8c7d-9e0f1a2b3c4d'
 const AFFILIATE = '5e4d3c2b-1a09-4f8e-9d7c-6b5a4f3e2d1c'
+const COMMISSION = '7c1e9a4d-2b3f-4c5d-8e6f-0a1b2c3d4e5f'
 
 const route = (r: Route) => r
 
@@ -78,6 +81,7 @@ export const routes: readonly Route[] = [
   route({ method: 'POST', path: '/affiliates', operation: ['affiliates', 'create'], message: 'Affiliate created successfully', body: affiliateCreate, answer: { one: 'affiliate' }, example: { email: 'ann@example.com', campaignId: CAMPAIGN, firstName: 'Ann' } }),
   route({ method: 'PUT', path: '/affiliates', operation: ['affiliates', 'update'], message: 'Affiliate updated successfully', query: affiliateId, id: 'affiliateId', body: affiliateUpdate, answer: { one: 'affiliate' } }),
   route({ method: 'DELETE', path: '/affiliates', operation: ['affiliates', 'delete'], message: 'Affiliate deleted successfully', query: affiliateId, id: 'affiliateId', answer: 'deleted' }),
+  route({ method: 'GET', path: '/affiliates/balance', operation: ['affiliates', 'balance'], message: 'Affiliate balance retrieved successfully', query: affiliateId, id: 'affiliateId', answer: { one: 'balance' } }),
 
   route({ method: 'GET', path: '/links', operation: ['links', 'list'], message: 'Links retrieved successfully', query: linkAffiliate, id: 'affiliateId', answer: { items: 'link' } }),
   route({ method: 'POST', path: '/links', operation: ['links', 'create'], message: 'Link created successfully', body: linkCreate, answer: { one: 'link' }, example: { affiliateId: AFFILIATE, urlParameter: 'ref' } }),
@@ -89,12 +93,19 @@ export const routes: readonly Route[] = [
   route({ method: 'POST', path: '/commissions', operation: ['commissions', 'create'], message: 'Commission created successfully', body: commissionCreate, answer: { one: 'commission' }, example: { campaignId: CAMPAIGN, affiliateId: AFFILIATE, amount: 49.5, referredUser: 'buyer@example.com' } }),
   route({ method: 'PUT', path: '/commissions', operation: ['commissions', 'update'], message: 'Commission updated successfully', query: commissionId, id: 'commissionId', body: commissionUpdate, answer: { one: 'commission' } }),
   route({ method: 'DELETE', path: '/commissions', operation: ['commissions', 'delete'], message: 'Commission deleted successfully', query: commissionId, id: 'commissionId', answer: 'deleted' }),
+  route({ method: 'POST', path: '/commissions/refund', operation: ['commissions', 'refund'], message: 'Commission refunded successfully', status: 200, body: commissionRefund, answer: { one: 'commission' }, example: { commissionId: COMMISSION, amount: '10.00' } }),
 
   route({ method: 'GET', path: '/referred-users/list', operation: ['referredUsers', 'list'], message: 'Referred users retrieved successfully', query: referredUserList, answer: { page: 'referredUser' } }),
   route({ method: 'GET', path: '/referred-users', operation: ['referredUsers', 'get'], message: 'Referred user retrieved successfully', query: referredUserEmail, id: 'referredUser', answer: { one: 'referredUser' } }),
   route({ method: 'POST', path: '/referred-users', operation: ['referredUsers', 'create'], message: 'Referred user created successfully', body: referredUserCreate, answer: { one: 'referredUser' }, example: { referredTo: 'friend@example.com', affiliateId: AFFILIATE } }),
   route({ method: 'PUT', path: '/referred-users', operation: ['referredUsers', 'update'], message: 'Referred user updated successfully', query: commissionId, id: 'commissionId', body: referredUserUpdate, answer: { one: 'referredUser' } }),
   route({ method: 'DELETE', path: '/referred-users', operation: ['referredUsers', 'delete'], message: 'Referred user deleted successfully', query: commissionId, id: 'commissionId', answer: 'deleted' }),
+
+  route({ method: 'POST', path: '/payouts/run', operation: ['payouts', 'run'], message: 'Payout run completed successfully', body: payoutRun, answer: { one: 'payoutRun' }, example: { workspaceId: WORKSPACE, dryRun: true } }),
+  route({ method: 'GET', path: '/payouts/list', operation: ['payouts', 'list'], message: 'Payouts retrieved successfully', query: payoutList, answer: { page: 'payout' } }),
+  route({ method: 'GET', path: '/payouts', operation: ['payouts', 'get'], message: 'Payout retrieved successfully', query: payoutId, id: 'payoutId', answer: { one: 'payout' } }),
+  route({ method: 'PUT', path: '/payouts', operation: ['payouts', 'update'], message: 'Payout updated successfully', query: payoutId, id: 'payoutId', body: payoutUpdate, answer: { one: 'payout' } }),
+  route({ method: 'GET', path: '/payouts/items', operation: ['payouts', 'items'], message: 'Payout items retrieved successfully', query: payoutItems, answer: { page: 'commission' } }),
 ]
 
 /** The status a route answers on success: `status`, else 201 for POST and 200 for the others. */

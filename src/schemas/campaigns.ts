@@ -1,4 +1,4 @@
-import { bool, field, httpUrl, integer, money, oneOf, text, uuid } from './fields.js'
+import { bool, currency, field, httpUrl, integer, money, oneOf, text, uuid } from './fields.js'
 import { listQuery } from './list.js'
 import { allOptional, schema } from './validate.js'
 
@@ -36,6 +36,8 @@ const editable = {
   stripeCouponId: text(255),
   allowedUrlParameters: urlParameters,
   isDefault: bool,
+  currency,
+  attributionWindowDays: integer(1, 365),
 }
 
 const readOnly = ['id', 'payoutId', 'createdAt', 'updatedAt']

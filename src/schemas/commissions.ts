@@ -17,7 +17,10 @@ const commissionEditable = {
   remarks: nullable(text(5000)),
 }
 
-const readOnly = ['commissionId', 'id', 'workspaceId', 'createdAt', 'updatedAt']
+/** Set by the service (refunds and payouts), never by a request. */
+const moneyTrail = ['kind', 'dueAt', 'payoutId', 'refundedAmount', 'reversesCommissionId']
+
+const readOnly = ['commissionId', 'id', 'workspaceId', 'createdAt', 'updatedAt', ...moneyTrail]
 
 export const commissionCreate = schema(
   {
@@ -69,7 +72,7 @@ export const referredUserCreate = schema(
     referredTo: email,
     affiliateId: uuid,
   },
-  ['commissionId', 'id', 'referredUser', 'createdAt', 'updatedAt'],
+  ['commissionId', 'id', 'referredUser', 'createdAt', 'updatedAt', ...moneyTrail],
 )
 
 export const referredUserUpdate = schema(allOptional(referredEditable), [
@@ -84,8 +87,12 @@ export const referredUserUpdate = schema(allOptional(referredEditable), [
   'isSelfReferral',
   'createdAt',
   'updatedAt',
+  ...moneyTrail,
 ])
 
 export const referredUserEmail = schema({ referredUser: email })
 
 export const referredUserList = listQuery(orderFields, filters)
+
+/** `POST /commissions/refund`: `amount` defaults to what is left to refund. */
+export const commissionRefund = schema({ commissionId: uuid, ...allOptional({ amount }) })

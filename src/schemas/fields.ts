@@ -105,6 +105,30 @@ export const money = (max: number) =>
     },
   )
 
+const CURRENCY = /^[A-Z]{3}$/
+let twoDecimalCurrencies: ReadonlySet<string> | undefined
+
+/**
+ * The ISO 4217 codes whose amounts have two decimals, from the runtime's own ICU data (`Intl`)
+ * rather than a list kept here: money is kept in hundredths, so JPY (none) or KWD (three) are refused.
+ */
+export function isTwoDecimalCurrency(code: string): boolean {
+  twoDecimalCurrencies ??= new Set(
+    Intl.supportedValuesOf('currency').filter(
+      (c) => new Intl.NumberFormat('en', { style: 'currency', currency: c }).resolvedOptions().maximumFractionDigits === 2,
+    ),
+  )
+  return twoDecimalCurrencies.has(code)
+}
+
+export const currency = field<string>(
+  'currency',
+  { type: 'string', pattern: CURRENCY.source, description: 'An ISO 4217 code of a currency with two decimals, such as USD or EUR.' },
+  (value) =>
+    (typeof value === 'string' && CURRENCY.test(value) && isTwoDecimalCurrency(value)) ||
+    'must be the ISO 4217 code of a currency with two decimals (USD, EUR, GBP, ...)',
+)
+
 export const timestamp = field<string>('timestamp', { type: 'string', format: 'date-time' }, (value) => {
   const match = typeof value === 'string' ? ISO_TIMESTAMP.exec(value) : null
   if (!match) return 'must be an ISO 8601 timestamp'

@@ -50,6 +50,24 @@ class TypedTransaction implements StorageTransaction {
   async increment<M extends ModelName>(model: M, id: string, deltas: Record<string, number | undefined>) {
     return typedOne<M>(await this.tx.increment(model, id, deltas))
   }
+  async updateMany(model: ModelName, where: DriverWhere, patch: Record<string, unknown>) {
+    const { tx } = this
+    if (tx.updateMany) return tx.updateMany(model, where, patch)
+    // Read and written in one transaction, which the contract makes serializable: the where still holds.
+    const matching = await tx.find(model, { where })
+    const done: StoredRecord[] = []
+    try {
+      for (const record of matching) {
+        await tx.update(model, record.id, patch)
+        done.push(record)
+      }
+    } catch (error) {
+      // All or nothing, as one UPDATE statement would be: put back what the patch had changed.
+      for (const record of done) await tx.update(model, record.id, Object.fromEntries(Object.keys(patch).map((field) => [field, record[field]])))
+      throw error
+    }
+    return matching.length
+  }
   delete(model: ModelName, id: string) {
     return this.tx.delete(model, id)
   }

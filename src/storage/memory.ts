@@ -239,9 +239,9 @@ class MemoryTransaction implements DriverTransaction {
     return table
   }
 
-  rollback(): void {
-    for (let i = this.undo.length - 1; i >= 0; i--) this.undo[i]!()
-    this.undo.length = 0
+  rollback(mark = 0): void {
+    for (let i = this.undo.length - 1; i >= mark; i--) this.undo[i]!()
+    this.undo.length = mark
   }
 
   async get(model: ModelName, id: string) {
@@ -380,6 +380,19 @@ class MemoryTransaction implements DriverTransaction {
     table.unlink(row)
     this.undo.push(() => table.link(row))
     return true
+  }
+
+  async updateMany(model: ModelName, where: DriverWhere, patch: Record<string, unknown>) {
+    const matching = this.page(model, { where }, false).items
+    // All or nothing: a unique violation part way undoes the records already changed.
+    const mark = this.undo.length
+    try {
+      for (const row of matching) await this.update(model, row.id, patch)
+    } catch (error) {
+      this.rollback(mark)
+      throw error
+    }
+    return matching.length
   }
 
   async deleteMany(model: ModelName, where: DriverWhere) {

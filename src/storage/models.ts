@@ -46,6 +46,7 @@ export const models: { [M in ModelName]: ModelDefinition<M> } = {
   affiliates: define('affiliates'),
   links: define('links'),
   commissions: define('commissions'),
+  payouts: define('payouts'),
   apiKeys: define('apiKeys'),
   idempotency: define('idempotency'),
 }

@@ -1,4 +1,4 @@
-import type { AffiliateRecord, ApiKeyRecord, CampaignRecord, CommissionRecord, IdempotencyRecord, LinkRecord } from '../domain/records.js'
+import type { AffiliateRecord, ApiKeyRecord, CampaignRecord, CommissionRecord, IdempotencyRecord, LinkRecord, PayoutRecord } from '../domain/records.js'
 
 // Records of every model with every kind of value a storage must keep exactly: booleans both
 // ways, nulls, string arrays (empty and not), integers (zero, negative, beyond 32 bits), text
@@ -32,6 +32,8 @@ export const campaign = (overrides: Partial<CampaignRecord> = {}): CampaignRecor
   stripeCouponId: '',
   allowedUrlParameters: ['ref', 'via', 'ü'],
   isDefault: false,
+  currency: 'USD',
+  attributionWindowDays: 30,
   createdAt: at(0),
   updatedAt: at(0),
   ...overrides,
@@ -102,6 +104,31 @@ export const commission = (overrides: Partial<CommissionRecord> = {}): Commissio
   stripeSubscriptionId: null,
   linkId: null,
   referralCode: null,
+  kind: 'sale',
+  dueAt: at(30 * 86_400),
+  payoutId: null,
+  refundedMinor: 0,
+  reversesCommissionId: null,
+  createdAt: at(0),
+  updatedAt: at(0),
+  ...overrides,
+})
+
+export const payout = (overrides: Partial<PayoutRecord> = {}): PayoutRecord => ({
+  id: sampleId(),
+  workspaceId: WORKSPACE,
+  campaignId: sampleId(),
+  affiliateId: sampleId(),
+  currency: 'EUR',
+  amountMinor: 123_45,
+  commissionCount: 3,
+  status: 'pending',
+  payoutMethod: 'WISE',
+  payoutEmail: 'zoë@example.com',
+  periodEnd: at(60 * 86_400),
+  externalReference: null,
+  failureReason: null,
+  paidAt: null,
   createdAt: at(0),
   updatedAt: at(0),
   ...overrides,

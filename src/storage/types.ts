@@ -70,6 +70,15 @@ export interface StorageTransaction {
     id: string,
     deltas: Partial<Record<NumericField<M>, number>>,
   ): Promise<RecordOf<M> | null>
+  /**
+   * Sets the given fields on every record matching `where` and answers how many it changed. The
+   * `where` is checked by the write itself, so it guards the change: `updateMany('commissions',
+   * { id: { in: ids }, payoutId: null }, { payoutId })` claims only the records still unclaimed,
+   * and answers fewer than `ids.length` when another transaction got some first. Throws
+   * {@link UniqueViolationError} like `update`, and changes nothing then. The patch may not
+   * change a field `contains` searches (see `models`).
+   */
+  updateMany<M extends ModelName>(model: M, where: Where<M>, patch: Partial<RecordOf<M>>): Promise<number>
   /** Removes one record; true when it existed. */
   delete<M extends ModelName>(model: M, id: string): Promise<boolean>
   /** Removes every record matching `where`; answers how many. */
@@ -139,8 +148,8 @@ export interface DriverQuery {
 
 /**
  * The operations of a driver's transaction: {@link StorageTransaction} with plain records, and
- * the same contract. `findPage` may be left out: the typed storage then answers it with `find`
- * and `count`.
+ * the same contract. `findPage` and `updateMany` may be left out: the typed storage then answers
+ * them with `find`, `count` and `update`.
  */
 export interface DriverTransaction {
   get(model: ModelName, id: string): Promise<StoredRecord | null>
@@ -150,6 +159,8 @@ export interface DriverTransaction {
   insert(model: ModelName, record: StoredRecord): Promise<void>
   update(model: ModelName, id: string, patch: Record<string, unknown>): Promise<StoredRecord | null>
   increment(model: ModelName, id: string, deltas: Record<string, number | undefined>): Promise<StoredRecord | null>
+  /** See {@link StorageTransaction.updateMany}. May be left out: the typed storage then finds the records and updates each. */
+  updateMany?(model: ModelName, where: DriverWhere, patch: Record<string, unknown>): Promise<number>
   delete(model: ModelName, id: string): Promise<boolean>
   deleteMany(model: ModelName, where: DriverWhere): Promise<number>
 }

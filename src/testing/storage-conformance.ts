@@ -3,7 +3,7 @@ import type { CampaignRecord } from '../domain/records.js'
 import { modelNames, models } from '../storage/models.js'
 import { UniqueViolationError, type FindQuery, type ModelName, type RecordOf, type Storage, type StorageTransaction } from '../storage/types.js'
 import { isUuid } from '../uuid.js'
-import { affiliate, apiKey, at, campaign, commission, idempotency, link, OTHER_WORKSPACE, sampleId, WORKSPACE } from '../storage/sample-records.js'
+import { affiliate, apiKey, at, campaign, commission, idempotency, link, OTHER_WORKSPACE, payout, sampleId, WORKSPACE } from '../storage/sample-records.js'
 
 /** Makes a fresh, empty storage for one test. It is closed (when it has `close`) after the test. */
 export type StorageFactory = () => Storage | Promise<Storage>
@@ -26,6 +26,7 @@ const samples: { [M in ModelName]: (overrides?: Partial<RecordOf<M>>) => RecordO
   affiliates: affiliate,
   links: link,
   commissions: commission,
+  payouts: payout,
   apiKeys: apiKey,
   idempotency,
 }
@@ -180,6 +181,83 @@ export function describeStorageConformance(name: string, factory: StorageFactory
         expect(removed).toBe(2)
         expect(await tx(storage, (t) => t.deleteMany('campaigns', {}))).toBe(1)
         expect(await tx(storage, (t) => t.count('campaigns', {}))).toBe(0)
+      })
+    })
+
+    describe('updateMany: the status-guarded claim', () => {
+      test('updateMany sets the fields on every match only, and answers how many', async (storage) => {
+        const payoutId = sampleId()
+        const due = [commission(), commission(), commission({ status: 'processing' }), commission({ payoutId: sampleId() })]
+        await insertAll(storage, 'commissions', due)
+        const claimed = await tx(storage, (t) =>
+          t.updateMany('commissions', { id: { in: ids(due) }, status: 'pending', payoutId: null }, { status: 'processing', payoutId, updatedAt: at(9) }),
+        )
+        expect(claimed).toBe(2)
+        const after = await tx(storage, (t) => t.find('commissions', { where: { payoutId }, orderBy: { field: 'id', direction: 'ASC' } }))
+        expect(after).toStrictEqual([due[0]!, due[1]!].map((c) => ({ ...c, status: 'processing', payoutId, updatedAt: at(9) })).sort((a, b) => (a.id < b.id ? -1 : 1)))
+        expect(await tx(storage, (t) => t.get('commissions', due[2]!.id))).toStrictEqual(due[2])
+        expect(await tx(storage, (t) => t.get('commissions', due[3]!.id))).toStrictEqual(due[3])
+        // The guard no longer holds: a second claim takes nothing.
+        expect(await tx(storage, (t) => t.updateMany('commissions', { id: { in: ids(due) }, payoutId: null, status: 'pending' }, { payoutId: sampleId() }))).toBe(0)
+        expect(await tx(storage, (t) => t.count('commissions', { where: { payoutId } }))).toBe(2)
+        expect(await tx(storage, (t) => t.count('commissions', { where: { workspaceId: WORKSPACE, status: 'processing' } }))).toBe(3)
+      })
+
+      test('updateMany can set a field back to null, and moves records between look-ups', async (storage) => {
+        const payoutId = sampleId()
+        const inPayout = [commission({ payoutId, status: 'processing' }), commission({ payoutId, status: 'processing' })]
+        await insertAll(storage, 'commissions', inPayout)
+        expect(await tx(storage, (t) => t.updateMany('commissions', { payoutId }, { payoutId: null, status: 'pending' }))).toBe(2)
+        expect(await tx(storage, (t) => t.count('commissions', { where: { payoutId } }))).toBe(0)
+        expect(await tx(storage, (t) => t.count('commissions', { where: { payoutId: null, status: 'pending', workspaceId: WORKSPACE } }))).toBe(2)
+        expect(await tx(storage, (t) => t.count('commissions', { where: { workspaceId: WORKSPACE, status: 'processing' } }))).toBe(0)
+      })
+
+      test('updateMany is undone with its transaction', async (storage) => {
+        const record = commission()
+        await insertAll(storage, 'commissions', [record])
+        await tx(storage, async (t) => {
+          expect(await t.updateMany('commissions', { id: record.id }, { status: 'paid', payoutId: sampleId() })).toBe(1)
+          throw new Error('undo')
+        }).catch((error: Error) => expect(error.message).toBe('undo'))
+        expect(await tx(storage, (t) => t.get('commissions', record.id))).toStrictEqual(record)
+        expect(await tx(storage, (t) => t.count('commissions', { where: { workspaceId: WORKSPACE, status: 'paid' } }))).toBe(0)
+      })
+
+      test('updateMany that would break a unique constraint throws and changes nothing', async (storage) => {
+        const records = [commission({ invoiceId: null }), commission({ invoiceId: null })]
+        await insertAll(storage, 'commissions', records)
+        await tx(storage, async (t) => {
+          await expect(t.updateMany('commissions', { id: { in: ids(records) } }, { invoiceId: 'in_1' })).rejects.toBeInstanceOf(UniqueViolationError)
+          expect(await t.count('commissions', { where: { invoiceId: 'in_1' } })).toBe(0)
+        })
+        expect(await tx(storage, (t) => t.count('commissions', { where: { invoiceId: null } }))).toBe(2)
+      })
+
+      test('serializable: concurrent claims of the same records never give one record to two claimants', async (storage) => {
+        const records = Array.from({ length: 12 }, () => commission())
+        await insertAll(storage, 'commissions', records)
+        const claimants = Array.from({ length: 6 }, () => sampleId())
+        const claimed = await Promise.all(
+          claimants.map((payoutId, i) =>
+            tx(storage, async (t) => {
+              // Each reads what is free, waits, then claims its share (overlapping the others') with the guard.
+              const free = await t.find('commissions', { where: { workspaceId: WORKSPACE, status: 'pending', payoutId: null } })
+              await new Promise((resolve) => setTimeout(resolve, 0))
+              const mine = ids(free).filter((_, j) => (j + i) % 2 === 0)
+              const n = await t.updateMany('commissions', { id: { in: mine }, status: 'pending', payoutId: null }, { status: 'processing', payoutId })
+              if (n !== mine.length) throw new Error('claimed fewer than read: another claimant got there first')
+              return n
+            }).catch(() => 0),
+          ),
+        )
+        const stored = await tx(storage, (t) => t.find('commissions', { where: { workspaceId: WORKSPACE } }))
+        const counts = new Map<string | null, number>()
+        for (const record of stored) counts.set(record.payoutId, (counts.get(record.payoutId) ?? 0) + 1)
+        // What each claimant says it took is exactly what is stored under its id: nothing twice, nothing lost.
+        claimants.forEach((payoutId, i) => expect(counts.get(payoutId) ?? 0).toBe(claimed[i]))
+        expect(claimed.reduce((a, b) => a + b, 0) + (counts.get(null) ?? 0)).toBe(records.length)
+        expect(claimed.some((n) => n > 0)).toBe(true)
       })
     })
 

@@ -35,14 +35,15 @@ function countTriggers(table: string, fields: readonly string[]): string {
 }
 
 /**
- * The fields whose rows `_counts` keeps (see `countTriggers`), as migration 4 made them: frozen,
- * and the storage counts through `_counts` only for these.
+ * The fields whose rows `_counts` keeps (see `countTriggers`), as migration 4 made them (payouts:
+ * migration 6): frozen, and the storage counts through `_counts` only for these.
  */
 export const COUNTED = {
   campaigns: ['workspaceId'],
   affiliates: ['workspaceId', 'campaignId'],
   links: ['workspaceId', 'affiliateId', 'referralCode'],
   commissions: ['workspaceId', 'affiliateId', 'campaignId', 'referredUserKey'],
+  payouts: ['workspaceId', 'affiliateId', 'campaignId'],
   apiKeys: ['lookup'],
   idempotency: ['scopeKey'],
 } as const
@@ -247,6 +248,48 @@ CREATE UNIQUE INDEX idempotency_scope ON idempotency (scopeKey);
     sql: [
       'CREATE INDEX commissions_workspaceId_status ON commissions (workspaceId, status, createdAt, id);',
       pairCountTriggers('commissions', 'workspaceId', 'status'),
+    ].join('\n'),
+  },
+  {
+    version: 6,
+    // Payouts and clawbacks. Existing commissions become sales, due `payoutTerm` days after their
+    // commissionDate (strftime's %f keeps the milliseconds: the same text `dueAt()` writes).
+    sql: [
+      `ALTER TABLE campaigns ADD COLUMN currency TEXT NOT NULL DEFAULT 'USD';
+ALTER TABLE campaigns ADD COLUMN attributionWindowDays INTEGER NOT NULL DEFAULT 30;
+ALTER TABLE commissions ADD COLUMN kind TEXT NOT NULL DEFAULT 'sale';
+ALTER TABLE commissions ADD COLUMN dueAt TEXT NOT NULL DEFAULT '';
+ALTER TABLE commissions ADD COLUMN payoutId TEXT;
+ALTER TABLE commissions ADD COLUMN refundedMinor INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE commissions ADD COLUMN reversesCommissionId TEXT;
+UPDATE commissions SET dueAt = strftime('%Y-%m-%dT%H:%M:%fZ', commissionDate,
+  '+' || coalesce((SELECT payoutTerm FROM campaigns WHERE campaigns.id = commissions.campaignId), 0) || ' days');
+CREATE INDEX commissions_payoutId ON commissions (payoutId, createdAt, id);
+CREATE TABLE payouts (
+  id TEXT PRIMARY KEY NOT NULL,
+  workspaceId TEXT NOT NULL,
+  campaignId TEXT NOT NULL,
+  affiliateId TEXT NOT NULL,
+  currency TEXT NOT NULL,
+  amountMinor INTEGER NOT NULL,
+  commissionCount INTEGER NOT NULL,
+  status TEXT NOT NULL,
+  payoutMethod TEXT NOT NULL,
+  payoutEmail TEXT NOT NULL,
+  periodEnd TEXT NOT NULL,
+  externalReference TEXT,
+  failureReason TEXT,
+  paidAt TEXT,
+  createdAt TEXT NOT NULL,
+  updatedAt TEXT NOT NULL,
+  _search TEXT NOT NULL
+) STRICT;
+CREATE INDEX payouts_created ON payouts (createdAt, id);
+CREATE INDEX payouts_workspaceId ON payouts (workspaceId, createdAt, id);
+CREATE INDEX payouts_campaignId ON payouts (campaignId, createdAt, id);
+CREATE INDEX payouts_affiliateId ON payouts (affiliateId, createdAt, id);
+CREATE INDEX payouts_workspaceId_status ON payouts (workspaceId, status, createdAt, id);`,
+      countTriggers('payouts', COUNTED.payouts),
     ].join('\n'),
   },
 ]

@@ -287,6 +287,19 @@ export class SqlJsTransaction implements DriverTransaction {
     return changed ? this.read(table, id) : null
   }
 
+  async updateMany(model: ModelName, where: DriverWhere, patch: Record<string, unknown>) {
+    const table = this.table(model)
+    const changes = Object.entries(patch).filter(([, value]) => value !== undefined)
+    const search: readonly string[] = models[model].search
+    if (changes.some(([field]) => search.includes(field))) throw new Error(`updateMany cannot change a searched field of ${model}`)
+    if (changes.length === 0) return this.count(model, { where })
+    const params = sqlite()
+    const sets = changes.map(([field, value]) => `${quote(field)} = ${params.add(toSql(kindOf(model, field), value))}`)
+    const conds = conditions(model, where, params)
+    const sql = `UPDATE ${quote(model)} SET ${sets.join(', ')}${conds.length ? ` WHERE ${conds.join(' AND ')}` : ''}`
+    return this.write(model, table, sql, params.values as SqlValue[])
+  }
+
   async delete(model: ModelName, id: string) {
     const table = this.table(model)
     const deleted = this.write(model, table, `DELETE FROM ${quote(model)} WHERE "id" = ?`, [id]) > 0

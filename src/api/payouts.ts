@@ -1,0 +1,189 @@
+import type { Infer } from 'superstruct'
+import { isoAt } from '../clock.js'
+import { newId } from '../crypto.js'
+import { instant } from '../domain/due.js'
+import { formatMoney } from '../domain/money.js'
+import { toPayout, type Payout, type PayoutRunResult } from '../domain/payout.js'
+import { planPayoutRun, type PlannedPayout } from '../domain/payout-run.js'
+import { commissionEffect, payoutMoveError } from '../domain/payout-status.js'
+import type { CommissionRecord, PayoutRecord } from '../domain/records.js'
+import { toCommission, type Commission } from '../domain/commission.js'
+import { AffiliateError, unprocessable } from '../errors.js'
+import { payoutId, payoutItems, payoutList, payoutRun, payoutUpdate } from '../schemas/payouts.js'
+import { parse, parseBody } from '../schemas/validate.js'
+import type { StorageTransaction } from '../storage/types.js'
+import { requireWorkspace, visible, workspaceScope, type Access } from './access.js'
+import { findCampaign } from './campaigns.js'
+import { inTransaction, listPage, readOnly, type Deps, type Page } from './shared.js'
+
+export type PayoutRunInput = Infer<typeof payoutRun.struct>
+export type PayoutUpdateInput = Infer<typeof payoutUpdate.struct>
+export type PayoutListQuery = Infer<typeof payoutList.struct>
+export type PayoutItemsQuery = Infer<typeof payoutItems.struct>
+
+/** Ids per `in` condition: well under every database's limit on bound parameters. */
+const CHUNK = 500
+
+const chunks = <T>(items: readonly T[]): T[][] => {
+  const out: T[][] = []
+  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK))
+  return out
+}
+
+/** Every record of `model` whose id is one of `ids`, read a chunk at a time. */
+async function byIds<M extends 'affiliates' | 'campaigns'>(tx: StorageTransaction, model: M, ids: readonly string[]) {
+  const out = []
+  for (const chunk of chunks(ids)) out.push(...(await tx.find(model, { where: { id: { in: chunk } } })))
+  return out
+}
+
+export const findPayout = async (tx: StorageTransaction, access: Access, id: string): Promise<PayoutRecord> =>
+  visible(access, await tx.get('payouts', id.toLowerCase()), 'Payout')
+
+/** A planned payout as the record it becomes. */
+const draft = (planned: PlannedPayout, workspaceId: string, periodEnd: string, now: string): PayoutRecord => ({
+  id: newId(),
+  workspaceId,
+  campaignId: planned.campaignId,
+  affiliateId: planned.affiliateId,
+  currency: planned.currency,
+  amountMinor: planned.amountMinor,
+  commissionCount: planned.commissionIds.length,
+  status: 'pending',
+  payoutMethod: planned.payoutMethod,
+  payoutEmail: planned.payoutEmail,
+  periodEnd,
+  externalReference: null,
+  failureReason: null,
+  paidAt: null,
+  createdAt: now,
+  updatedAt: now,
+})
+
+/**
+ * Stores a payout and claims its commissions, each only while it is still `pending` and in no
+ * payout: should another run have claimed one first (a storage running transactions side by side
+ * without serializable isolation), the whole run fails and writes nothing, rather than pay twice.
+ */
+async function makePayout(tx: StorageTransaction, record: PayoutRecord, commissionIds: readonly string[]): Promise<void> {
+  await tx.insert('payouts', record)
+  const effect = commissionEffect('enter')
+  let claimed = 0
+  for (const ids of chunks(commissionIds)) {
+    claimed += await tx.updateMany(
+      'commissions',
+      { id: { in: ids }, status: 'pending', payoutId: null },
+      { status: effect.status!, payoutId: record.id, updatedAt: record.createdAt },
+    )
+  }
+  if (claimed !== commissionIds.length) {
+    throw new AffiliateError(409, 'Another payout run took some of these commissions at the same time; run again')
+  }
+}
+
+export function payoutOperations({ storage, clock }: Deps) {
+  return {
+    async run(access: Access, body: unknown, query: unknown = {}): Promise<PayoutRunResult> {
+      const input = parseBody(payoutRun, body, query)
+      const workspaceId = input.workspaceId.toLowerCase()
+      requireWorkspace(access, workspaceId)
+      const now = isoAt(clock)
+      const asOf = input.asOf === undefined ? now : new Date(input.asOf).toISOString()
+      if (instant(asOf) > instant(now)) throw unprocessable('asOf cannot be in the future: commissions are paid once due')
+      const work = async (tx: StorageTransaction): Promise<PayoutRunResult> => {
+        let campaignId: string | undefined
+        if (input.campaignId !== undefined) {
+          const campaign = await findCampaign(tx, access, input.campaignId)
+          if (campaign.workspaceId !== workspaceId) throw unprocessable("campaignId is not in this workspace")
+          campaignId = campaign.id
+        }
+        const commissions = await tx.find('commissions', {
+          where: { workspaceId, status: 'pending', payoutId: null, ...(campaignId ? { campaignId } : {}) },
+          orderBy: { field: 'id', direction: 'ASC' },
+        })
+        const affiliates = await byIds(tx, 'affiliates', [...new Set(commissions.map((c) => c.affiliateId))])
+        const campaigns = await byIds(tx, 'campaigns', [...new Set(commissions.map((c) => c.campaignId))])
+        const plan = planPayoutRun({ commissions, affiliates, campaigns, asOf })
+        const skipped = plan.skipped.map(({ affiliateId, reason, amountMinor }) => ({ affiliateId, reason, amount: formatMoney(amountMinor) }))
+        const payouts: Payout[] = []
+        for (const planned of plan.payouts) {
+          const record = draft(planned, workspaceId, asOf, now)
+          // A dry run shows each payout as it would be made; nothing is written and the ids are not kept.
+          if (!input.dryRun) await makePayout(tx, record, planned.commissionIds)
+          payouts.push(toPayout(record))
+        }
+        return { payouts, skipped }
+      }
+      return inTransaction(storage, work, input.dryRun ? readOnly : undefined)
+    },
+
+    async get(access: Access, query: unknown): Promise<Payout> {
+      const { payoutId: id } = parse([payoutId, query]).query
+      return inTransaction(storage, async (tx) => toPayout(await findPayout(tx, access, id)), readOnly)
+    },
+
+    /**
+     * Moves a payout (see `payoutMoveError`) and its commissions with it: `paid` pays them,
+     * `failed` and `canceled` send them back to `pending` for the next run.
+     */
+    async update(access: Access, query: unknown, body: unknown): Promise<Payout> {
+      const { query: q, body: input } = parse([payoutId, query], [payoutUpdate, body])
+      return inTransaction(storage, async (tx) => {
+        const current = await findPayout(tx, access, q.payoutId)
+        const refusal = payoutMoveError(current.status, input.status)
+        if (refusal) throw refusal
+        const moves = input.status !== current.status
+        if (moves && (input.status === 'processing' || input.status === 'paid')) {
+          const affiliate = await tx.get('affiliates', current.affiliateId)
+          if (affiliate?.isBanned) {
+            throw unprocessable(`This affiliate is banned: its payout cannot move to ${input.status}; fail or cancel it`)
+          }
+        }
+        const now = isoAt(clock)
+        const patch: Partial<PayoutRecord> = {}
+        if (input.externalReference !== undefined) patch.externalReference = input.externalReference
+        if (input.failureReason !== undefined) patch.failureReason = input.failureReason
+        if (moves) {
+          patch.status = input.status
+          if (input.status === 'paid') patch.paidAt = now
+          const effect = commissionEffect(input.status)
+          if (effect.status !== null) {
+            const commissions: Partial<CommissionRecord> = { status: effect.status, updatedAt: now }
+            if (effect.payoutId === 'clear') commissions.payoutId = null
+            if (input.status === 'paid') commissions.payoutDate = now
+            await tx.updateMany('commissions', { payoutId: current.id }, commissions)
+          }
+        }
+        const changed = Object.entries(patch).some(([field, value]) => value !== current[field as keyof PayoutRecord])
+        if (!changed) return toPayout(current)
+        return toPayout((await tx.update('payouts', current.id, { ...patch, updatedAt: now }))!)
+      })
+    },
+
+    async list(access: Access, query: unknown): Promise<Page<Payout>> {
+      const q = parse([payoutList, query]).query
+      const where = {
+        ...workspaceScope(access, q.workspaceId?.toLowerCase()),
+        ...(q.affiliateId === undefined ? {} : { affiliateId: q.affiliateId.toLowerCase() }),
+        ...(q.campaignId === undefined ? {} : { campaignId: q.campaignId.toLowerCase() }),
+        ...(q.status === undefined ? {} : { status: q.status }),
+      }
+      const order = q.orderType ?? 'createdAt'
+      const orderField = order === 'amount' ? 'amountMinor' : order
+      return inTransaction(storage, (tx) => listPage(tx, 'payouts', { ...q, where, orderField }, toPayout), readOnly)
+    },
+
+    /** The commissions in a payout (clawbacks included), oldest first. */
+    async items(access: Access, query: unknown): Promise<Page<Commission>> {
+      const q = parse([payoutItems, query]).query
+      return inTransaction(
+        storage,
+        async (tx) => {
+          const payout = await findPayout(tx, access, q.payoutId)
+          return listPage(tx, 'commissions', { ...q, where: { payoutId: payout.id }, orderField: 'createdAt', orderValue: 'ASC' }, toCommission)
+        },
+        readOnly,
+      )
+    },
+  }
+}

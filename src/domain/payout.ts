@@ -1,0 +1,53 @@
+import type { PayoutMethod, PayoutStatus } from './records.js'
+import { answerMapper } from './schema.js'
+import type { SkipReason } from './payout-run.js'
+
+/** A payout as the API answers it. Amounts are decimal strings with two decimals. */
+export interface Payout {
+  payoutId: string
+  workspaceId: string
+  campaignId: string
+  affiliateId: string
+  currency: string
+  amount: string
+  commissionCount: number
+  status: PayoutStatus
+  payoutMethod: PayoutMethod
+  payoutEmail: string
+  periodEnd: string
+  externalReference: string | null
+  failureReason: string | null
+  paidAt: string | null
+  createdAt: string
+  updatedAt: string
+}
+
+export const toPayout = answerMapper<'payouts', Payout>('payouts', 'payout')
+
+/** An affiliate a payout run left out, and why. */
+export interface SkippedAffiliate {
+  affiliateId: string
+  reason: SkipReason
+  /** The due net that was not paid, as a decimal string (may be negative). */
+  amount: string
+}
+
+/** What `POST /payouts/run` answers: the payouts made (or, on a dry run, that would be) and who was skipped. */
+export interface PayoutRunResult {
+  payouts: Payout[]
+  skipped: SkippedAffiliate[]
+}
+
+/** `GET /affiliates/balance`: where an affiliate's money stands, as decimal strings. */
+export interface AffiliateBalance {
+  affiliateId: string
+  currency: string
+  /** Pending commissions not yet due. */
+  held: string
+  /** Pending, due and in no payout; negative when clawbacks outweigh sales. */
+  due: string
+  /** In payouts not yet paid. */
+  inPayout: string
+  /** Paid out. */
+  paidOut: string
+}
