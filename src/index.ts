@@ -21,18 +21,22 @@ export type { Campaign } from './domain/campaign.js'
 export type { Affiliate } from './domain/affiliate.js'
 export type { ReferralLink } from './domain/link.js'
 export type { Commission, ReferredUser } from './domain/commission.js'
-export type { CommissionStatus, CommissionType, PayoutMethod } from './domain/records.js'
+export type { AffiliateBalance, Payout, PayoutRunResult, SkippedAffiliate } from './domain/payout.js'
+export type { SkipReason } from './domain/payout-run.js'
+export type { CommissionKind, CommissionStatus, CommissionType, PayoutMethod, PayoutStatus } from './domain/records.js'
 export type {
   AffiliateApi,
   AffiliatesApi,
   CampaignsApi,
   CommissionsApi,
   LinksApi,
+  PayoutsApi,
   ReferredUsersApi,
   ResourceApi,
 } from './api/index.js'
 export type { LinkCreateInput, LinkTrackInput } from './api/links.js'
-export type { CommissionCreateInput, CommissionListQuery, CommissionUpdateInput } from './api/commissions.js'
+export type { CommissionCreateInput, CommissionListQuery, CommissionRefundInput, CommissionUpdateInput } from './api/commissions.js'
+export type { PayoutItemsQuery, PayoutListQuery, PayoutRunInput, PayoutUpdateInput } from './api/payouts.js'
 export type { ReferredUserCreateInput, ReferredUserListQuery, ReferredUserUpdateInput } from './api/referred-users.js'
 export type { AffiliateCreateInput, AffiliateListQuery, AffiliateUpdateInput } from './api/affiliates.js'
 export type { CampaignCreateInput, CampaignListQuery, CampaignUpdateInput } from './api/campaigns.js'

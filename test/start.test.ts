@@ -7,7 +7,9 @@ import type { Readable } from 'node:stream'
 import type pg from 'pg'
 import type { RedisClientType } from 'redis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { fileJournal } from '../adapters/node/file-journal.js'
 import { reachableUrl } from '../bin/env.js'
+import { createAffiliateService, memoryKeyStore, sqlJsStorage } from '../src/index.js'
 import { deleteKeys, dropSchema, needs, POSTGRES_VAR, postgresUrl, REDIS_VAR, redisUrl, testPool, testRedis, uniqueName } from './support/services.js'
 
 // `npm start` and the `affiliate-service` command, run as a user runs them: real processes.
@@ -220,6 +222,53 @@ describe('affiliate-service keys', () => {
     const unknown = await cli(['keys', 'destroy'], {})
     expect(unknown.code).toBe(1)
     expect(unknown.stderr).toContain('unknown keys command')
+  })
+})
+
+describe('affiliate-service payouts run', () => {
+  it('prints a dry run and writes nothing, then makes the payouts; a second run finds nothing due', { timeout: 60_000 }, async () => {
+    const db = freshDb()
+    const workspace = '88888888-8888-4888-8888-888888888888'
+    // A file with one campaign, an affiliate ready to be paid, one without payout details, and their due commissions.
+    const storage = sqlJsStorage({ persist: fileJournal(db) })
+    const service = createAffiliateService({ storage, keyStore: memoryKeyStore([]) })
+    const c = await service.api.campaigns.create({ campaignName: 'Pay', workspaceId: workspace, commissionType: 'fixed', amount: 10, url: 'https://shop.example.com/', currency: 'EUR' })
+    const ready = await service.api.affiliates.create({ email: 'ready@example.com', campaignId: c.id, payoutMethod: 'PAYPAL', payoutEmail: 'pay@example.com' })
+    const missing = await service.api.affiliates.create({ email: 'missing@example.com', campaignId: c.id })
+    for (const affiliate of [ready, ready, missing]) {
+      await service.api.commissions.create({ campaignId: c.id, affiliateId: affiliate.id, referredUser: 'b@example.com', amount: '12.50', commissionDate: '2025-01-01T00:00:00Z' })
+    }
+    await storage.close()
+    const env = { AFFILIATE_DB: db }
+
+    const dry = await cli(['payouts', 'run', '--dry-run'], env)
+    expect(dry.code, dry.stderr).toBe(0)
+    expect(dry.stdout).toContain(`workspace ${workspace}: 1 payout would be made (dry run)`)
+    expect(dry.stdout).toMatch(/25\.00 EUR {2}PAYPAL pay@example\.com {2}\(2 commissions\)/)
+    expect(dry.stdout).toContain(`skipped ${missing.id}  12.50  no_payout_details`)
+
+    const run = await cli(['payouts', 'run', '--workspace', workspace, '--json'], env)
+    expect(run.code, run.stderr).toBe(0)
+    const answer = JSON.parse(run.stdout) as { workspaceId: string; payouts: { payoutId: string; amount: string }[]; skipped: unknown[] }
+    expect(answer).toMatchObject({ workspaceId: workspace, payouts: [{ amount: '25.00' }], skipped: [{ affiliateId: missing.id, reason: 'no_payout_details', amount: '12.50' }] })
+    const again = await cli(['payouts', 'run', '--workspace', workspace, '--json'], env)
+    expect(JSON.parse(again.stdout)).toMatchObject({ payouts: [], skipped: [{ reason: 'no_payout_details' }] })
+
+    const reopened = sqlJsStorage({ persist: fileJournal(db) })
+    const stored = await reopened.transaction((tx) => tx.find('payouts', {}))
+    expect(stored.map((p) => [p.id, p.amountMinor, p.status, p.currency])).toEqual([[answer.payouts[0]!.payoutId, 2500, 'pending', 'EUR']])
+    await reopened.close()
+  })
+
+  it('explains its usage and refuses what it cannot run, with the reason', async () => {
+    const help = await cli(['payouts', '--help'], {})
+    expect(help.code).toBe(0)
+    expect(help.stdout).toContain('--dry-run')
+    expect((await cli(['payouts', 'pay'], {})).stderr).toContain('unknown payouts command')
+    expect((await cli(['payouts', 'run', '--workspace', 'nope'], {})).stderr).toContain('nope is not a UUID')
+    const future = await cli(['payouts', 'run', '--workspace', '88888888-8888-4888-8888-888888888888', '--as-of', '2999-01-01T00:00:00Z'], { AFFILIATE_DB: freshDb() })
+    expect(future.code).toBe(1)
+    expect(future.stderr).toContain('asOf cannot be in the future')
   })
 })
 
