@@ -100,7 +100,7 @@ function operation(route: Route): Record<string, unknown> {
     schema: struct.schema ?? {},
   }))
   if (route.method === 'POST') parameters.push(ref('parameters', 'Idempotency-Key'))
-  const success = {
+  const success = (status: number) => ({
     description: route.message,
     headers: { ...rateLimitHeaders, ...(route.method === 'POST' ? { 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') } : {}) },
     content: {
@@ -108,7 +108,7 @@ function operation(route: Route): Record<string, unknown> {
         schema: closed({ status: { const: status }, message: { const: route.message }, data: dataSchema(route.answer) }),
       },
     },
-  }
+  })
   return {
     operationId: `${namespace}${name[0]!.toUpperCase()}${name.slice(1)}`,
     summary: route.message.replace(/ successfully$/, ''),
@@ -120,7 +120,8 @@ function operation(route: Route): Record<string, unknown> {
       ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(route.body), ...(route.example ? { example: route.example } : {}) } } } }
       : {}),
     responses: {
-      [status]: success,
+      [status]: success(status),
+      ...(route.statusIf ? { [route.statusIf.status]: { ...success(route.statusIf.status), description: `${route.message}, when \`${route.statusIf.field}\` is true` } } : {}),
       ...Object.fromEntries(errorsOf(route).map((code) => [code, ref('responses', String(code))])),
     },
   }

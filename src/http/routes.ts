@@ -50,6 +50,8 @@ export interface Route {
   message: string
   /** @default 201 for POST, else 200 */
   status?: number
+  /** Another success status, answered when the body's `field` is `true` (a dry run writes nothing: 200). */
+  statusIf?: { field: string; status: number }
   /** The query as the operation validates it. */
   query?: Schema<any>
   /** The body as the operation validates it (POST and PUT). */
@@ -101,15 +103,19 @@ export const routes: readonly Route[] = [
   route({ method: 'PUT', path: '/referred-users', operation: ['referredUsers', 'update'], message: 'Referred user updated successfully', query: commissionId, id: 'commissionId', body: referredUserUpdate, answer: { one: 'referredUser' } }),
   route({ method: 'DELETE', path: '/referred-users', operation: ['referredUsers', 'delete'], message: 'Referred user deleted successfully', query: commissionId, id: 'commissionId', answer: 'deleted' }),
 
-  route({ method: 'POST', path: '/payouts/run', operation: ['payouts', 'run'], message: 'Payout run completed successfully', body: payoutRun, answer: { one: 'payoutRun' }, example: { workspaceId: WORKSPACE, dryRun: true } }),
+  route({ method: 'POST', path: '/payouts/run', operation: ['payouts', 'run'], message: 'Payout run completed successfully', statusIf: { field: 'dryRun', status: 200 }, body: payoutRun, answer: { one: 'payoutRun' }, example: { workspaceId: WORKSPACE, dryRun: true } }),
   route({ method: 'GET', path: '/payouts/list', operation: ['payouts', 'list'], message: 'Payouts retrieved successfully', query: payoutList, answer: { page: 'payout' } }),
   route({ method: 'GET', path: '/payouts', operation: ['payouts', 'get'], message: 'Payout retrieved successfully', query: payoutId, id: 'payoutId', answer: { one: 'payout' } }),
   route({ method: 'PUT', path: '/payouts', operation: ['payouts', 'update'], message: 'Payout updated successfully', query: payoutId, id: 'payoutId', body: payoutUpdate, answer: { one: 'payout' } }),
   route({ method: 'GET', path: '/payouts/items', operation: ['payouts', 'items'], message: 'Payout items retrieved successfully', query: payoutItems, answer: { page: 'commission' } }),
 ]
 
-/** The status a route answers on success: `status`, else 201 for POST and 200 for the others. */
-export const successStatus = (route: Route): number => route.status ?? (route.method === 'POST' ? 201 : 200)
+/** The status a route answers on success: `statusIf`'s when the body asks for it, else `status`, else 201 for POST and 200 for the others. */
+export function successStatus(route: Route, body?: unknown): number {
+  const alternative = route.statusIf
+  if (alternative && (body as Record<string, unknown> | undefined)?.[alternative.field] === true) return alternative.status
+  return route.status ?? (route.method === 'POST' ? 201 : 200)
+}
 
 type Operation = (access: Access, ...args: unknown[]) => Promise<unknown>
 

@@ -1,0 +1,433 @@
+// Payouts and clawbacks through the API (SPEC "Commissions: kinds, due dates, refunds" and "Payouts"):
+// due dates, refunds before and after payment, runs and their skip reasons, the payout state machine
+// and what it does to commissions, balances, and the deletion rules that keep money history.
+import { describe, expect, it } from 'vitest'
+import { AffiliateError } from '../src/index.js'
+import { apiCampaignInput, expectValidation, fieldError, KEY_B, setup, UNKNOWN_ID, WS_A, WS_B } from './helpers.js'
+
+const DAY = 86_400_000
+
+/** The status an API call fails with, or 200. */
+async function statusOf(work: () => Promise<unknown>): Promise<number> {
+  try {
+    await work()
+    return 200
+  } catch (error) {
+    if (error instanceof AffiliateError) return error.status
+    throw error
+  }
+}
+
+/** A campaign paying 30 days after the sale with a 20.00 minimum, and affiliates with and without payout details. */
+async function world(options: { payoutTerm?: number; minimum?: number; currency?: string } = {}) {
+  const env = setup()
+  const { api } = env
+  const campaign = await api.campaigns.create(
+    apiCampaignInput({
+      commissionType: 'fixed',
+      amount: 10,
+      payoutTerm: options.payoutTerm ?? 30,
+      minimumPayoutAmount: options.minimum ?? 20,
+      currency: options.currency ?? 'EUR',
+    }),
+  )
+  const ready = await api.affiliates.create({ email: 'ready@example.com', campaignId: campaign.id, payoutMethod: 'PAYPAL', payoutEmail: 'paypal@example.com' })
+  const wise = await api.affiliates.create({ email: 'wise@example.com', campaignId: campaign.id, payoutMethod: 'WISE', payoutEmail: 'wise-pay@example.com' })
+  const bare = await api.affiliates.create({ email: 'bare@example.com', campaignId: campaign.id })
+  let n = 0
+  /** A sale of `amount` for `affiliate`, dated `daysAgo` days before the clock. */
+  const sale = (affiliate: { id: string }, amount: string, daysAgo = 60) =>
+    api.commissions.create({
+      campaignId: campaign.id,
+      affiliateId: affiliate.id,
+      referredUser: `buyer${++n}@example.com`,
+      amount,
+      commissionDate: new Date(env.clock.now() - daysAgo * DAY).toISOString(),
+    })
+  const run = (extra: { asOf?: string; dryRun?: boolean; campaignId?: string } = {}) => api.payouts.run({ workspaceId: WS_A, ...extra })
+  const earnings = async (affiliate: { id: string }) => (await api.affiliates.get(affiliate.id)).totalEarnings
+  return { ...env, campaign, ready, wise, bare, sale, run, earnings }
+}
+
+describe('due dates', () => {
+  it('a commission is due payoutTerm days after its commissionDate, kept in step when the date changes', async () => {
+    const { api, sale, ready } = await world({ payoutTerm: 30 })
+    const c = await sale(ready, '5.00', 0)
+    expect(c).toMatchObject({ kind: 'sale', payoutId: null, refundedAmount: '0.00', reversesCommissionId: null })
+    expect(c.dueAt).toBe(new Date(Date.parse(c.commissionDate) + 30 * DAY).toISOString())
+    const moved = await api.commissions.update(c.commissionId, { commissionDate: '2024-01-31T12:00:00Z' })
+    expect(moved.dueAt).toBe('2024-03-01T12:00:00.000Z')
+  })
+
+  it('refuses the fields the service sets, naming each as read-only', async () => {
+    const { call, campaign, ready } = await world()
+    const res = await call('POST', '/commissions', {
+      body: { campaignId: campaign.id, affiliateId: ready.id, referredUser: 'b@example.com', amount: 1, kind: 'clawback', dueAt: '2026-01-01T00:00:00Z', payoutId: UNKNOWN_ID, refundedAmount: '1.00', reversesCommissionId: UNKNOWN_ID },
+    })
+    expectValidation(res, ['kind', 'dueAt', 'payoutId', 'refundedAmount', 'reversesCommissionId'].map((f) => fieldError(f, `${f} is read-only`)))
+  })
+})
+
+describe('campaign currency', () => {
+  it('defaults to USD, takes two-decimal ISO 4217 codes only, and cannot change once the campaign has commissions', async () => {
+    const { api, call, campaign, sale, ready } = await world()
+    expect((await api.campaigns.create(apiCampaignInput())).currency).toBe('USD')
+    for (const bad of ['JPY', 'KWD', 'usd', 'EURO', 'XXX']) {
+      expectValidation(await call('POST', '/campaigns', { body: { ...apiCampaignInput(), currency: bad } }), [
+        fieldError('currency', 'currency must be the ISO 4217 code of a currency with two decimals (USD, EUR, GBP, ...)'),
+      ])
+    }
+    expect((await api.campaigns.update(campaign.id, { currency: 'GBP' })).currency).toBe('GBP')
+    await sale(ready, '1.00')
+    const refused = await call('PUT', `/campaigns?campaignId=${campaign.id}`, { body: { currency: 'USD' } })
+    expect(refused.body).toEqual({ status: 422, message: 'The currency of a campaign cannot change once it has commissions' })
+    expect((await api.campaigns.update(campaign.id, { currency: 'GBP', campaignName: 'Same currency' })).campaignName).toBe('Same currency')
+  })
+})
+
+describe('refunds', () => {
+  it('a pending commission loses the amount refunded; all of it makes it refunded; earnings follow', async () => {
+    const { api, call, sale, ready, earnings } = await world()
+    const c = await sale(ready, '30.00')
+    const res = await call('POST', '/commissions/refund', { body: { commissionId: c.commissionId, amount: '12.50' } })
+    expect(res.status).toBe(200)
+    expect(res.body.message).toBe('Commission refunded successfully')
+    expect(res.body.data).toMatchObject({ amount: '17.50', status: 'pending', refundedAmount: '0.00' })
+    expect(await earnings(ready)).toBe(17.5)
+    expect(await api.commissions.refund({ commissionId: c.commissionId })).toMatchObject({ amount: '0.00', status: 'refunded' })
+    expect(await earnings(ready)).toBe(0)
+    expect((await api.commissions.list({ affiliateId: ready.id })).items).toHaveLength(1)
+  })
+
+  it('a paid commission keeps its amount, counts the refund, and gets a clawback netted into the next payout', async () => {
+    const { api, sale, ready, earnings, run, clock } = await world({ minimum: 0 })
+    const c = await sale(ready, '40.00')
+    const [payout] = (await run()).payouts
+    await api.payouts.update(payout!.payoutId, { status: 'processing' })
+    await api.payouts.update(payout!.payoutId, { status: 'paid' })
+    const partly = await api.commissions.refund({ commissionId: c.commissionId, amount: '15.00' })
+    expect(partly).toMatchObject({ amount: '40.00', refundedAmount: '15.00', status: 'paid', payoutId: payout!.payoutId })
+    expect(await earnings(ready)).toBe(25)
+    const clawbacks = (await api.commissions.list({ affiliateId: ready.id })).items.filter((x) => x.kind === 'clawback')
+    expect(clawbacks).toEqual([
+      expect.objectContaining({ amount: '-15.00', status: 'pending', payoutId: null, reversesCommissionId: c.commissionId, dueAt: new Date(clock.now()).toISOString(), referredUser: c.referredUser }),
+    ])
+    expect(await api.affiliates.balance(ready.id)).toEqual({ affiliateId: ready.id, currency: 'EUR', held: '0.00', due: '-15.00', inPayout: '0.00', paidOut: '40.00' })
+
+    // The rest, through PUT status refunded: the same path.
+    const rest = await api.commissions.update(c.commissionId, { status: 'refunded' })
+    expect(rest).toMatchObject({ amount: '40.00', refundedAmount: '40.00', status: 'refunded' })
+    expect(await earnings(ready)).toBe(0)
+    expect((await api.affiliates.balance(ready.id)).due).toBe('-40.00')
+
+    // The clawbacks net into the next payout: 50.00 of new sales less 40.00 pays 10.00.
+    await sale(ready, '50.00')
+    const next = await run()
+    expect(next.payouts.map((p) => [p.amount, p.commissionCount])).toEqual([['10.00', 3]])
+    expect((await api.payouts.items({ payoutId: next.payouts[0]!.payoutId })).items.map((x) => [x.kind, x.amount, x.status]).sort()).toEqual(
+      [['clawback', '-15.00', 'processing'], ['clawback', '-25.00', 'processing'], ['sale', '50.00', 'processing']].sort(),
+    )
+  })
+
+  it('a commission in a payout leaves it: the payout shrinks, and is canceled when nothing is left', async () => {
+    const { api, sale, ready, run } = await world({ minimum: 0 })
+    const [a, b] = [await sale(ready, '30.00'), await sale(ready, '20.00')]
+    const [payout] = (await run()).payouts
+    expect(payout).toMatchObject({ amount: '50.00', commissionCount: 2 })
+    const left = await api.commissions.refund({ commissionId: a.commissionId, amount: '10.00' })
+    expect(left).toMatchObject({ amount: '20.00', status: 'pending', payoutId: null })
+    expect(await api.payouts.get(payout!.payoutId)).toMatchObject({ amount: '20.00', commissionCount: 1, status: 'pending' })
+    await api.payouts.update(payout!.payoutId, { status: 'processing' })
+    expect(await api.commissions.refund({ commissionId: b.commissionId })).toMatchObject({ amount: '0.00', status: 'refunded', payoutId: null })
+    expect(await api.payouts.get(payout!.payoutId)).toMatchObject({ amount: '0.00', commissionCount: 0, status: 'canceled' })
+    // The partly refunded one is due again and goes into the next payout.
+    expect((await run()).payouts.map((p) => p.amount)).toEqual(['20.00'])
+  })
+
+  it('refuses more than is left, a clawback, a refunded commission and a zero amount (422), and unknown ids (404), changing nothing', async () => {
+    const { api, call, sale, ready, run } = await world({ minimum: 0 })
+    const c = await sale(ready, '10.00')
+    const refuse = async (body: object, status: number, message: string) => {
+      const res = await call('POST', '/commissions/refund', { body })
+      expect(res.body).toEqual({ status, message })
+    }
+    await refuse({ commissionId: c.commissionId, amount: '10.01' }, 422, 'The refund amount is more than what is left to refund (1000 minor units)')
+    await refuse({ commissionId: c.commissionId, amount: 0 }, 422, 'The refund amount must be greater than zero')
+    await refuse({ commissionId: UNKNOWN_ID }, 404, 'Commission not found')
+    const [payout] = (await run()).payouts
+    await api.payouts.update(payout!.payoutId, { status: 'processing' })
+    await api.payouts.update(payout!.payoutId, { status: 'paid' })
+    await api.commissions.refund({ commissionId: c.commissionId, amount: '4.00' })
+    const clawback = (await api.commissions.list({ affiliateId: ready.id })).items.find((x) => x.kind === 'clawback')!
+    await refuse({ commissionId: clawback.commissionId }, 422, 'A clawback cannot be refunded')
+    await refuse({ commissionId: c.commissionId, amount: '6.01' }, 422, 'The refund amount is more than what is left to refund (600 minor units)')
+    await api.commissions.refund({ commissionId: c.commissionId })
+    await refuse({ commissionId: c.commissionId }, 422, 'This commission is already refunded')
+    expectValidation(await call('POST', '/commissions/refund', { body: { amount: -1 } }), [
+      fieldError('commissionId', 'commissionId is required'),
+      fieldError('amount', 'amount must be a non-negative number with at most two decimals'),
+    ])
+    expect(await api.commissions.get(c.commissionId)).toMatchObject({ amount: '10.00', refundedAmount: '10.00', status: 'refunded' })
+  })
+
+  it('answers 404 for a commission of a workspace the key does not see', async () => {
+    const { call, sale, ready } = await world()
+    const c = await sale(ready, '10.00')
+    expect((await call('POST', '/commissions/refund', { key: KEY_B, body: { commissionId: c.commissionId } })).status).toBe(404)
+  })
+})
+
+describe('POST /payouts/run', () => {
+  it('makes one payout per affiliate of what is due, copies its payout details, and skips the rest with the reason', async () => {
+    const env = await world({ minimum: 20 })
+    const { api, call, sale, ready, wise, bare, campaign, clock } = env
+    await sale(ready, '15.00')
+    await sale(ready, '10.00')
+    await sale(ready, '99.00', 10) // held: due in 20 days
+    await sale(wise, '19.99') // below the minimum
+    await sale(bare, '50.00') // no payout details
+    const banned = await api.affiliates.create({ email: 'banned@example.com', campaignId: campaign.id, payoutMethod: 'WISE', payoutEmail: 'b@example.com' })
+    await sale(banned, '70.00')
+    await api.affiliates.update(banned.id, { isBanned: true })
+
+    const dry = await call('POST', '/payouts/run', { body: { workspaceId: WS_A, dryRun: true } })
+    expect(dry.status).toBe(200)
+    expect(dry.body.message).toBe('Payout run completed successfully')
+    expect(await api.payouts.list()).toMatchObject({ items: [], pagination: { total: 0 } })
+
+    const res = await call('POST', '/payouts/run', { body: { workspaceId: WS_A } })
+    expect(res.status).toBe(201)
+    const now = new Date(clock.now()).toISOString()
+    expect(res.body.data.payouts).toEqual([
+      {
+        payoutId: expect.any(String),
+        workspaceId: WS_A,
+        campaignId: campaign.id,
+        affiliateId: ready.id,
+        currency: 'EUR',
+        amount: '25.00',
+        commissionCount: 2,
+        status: 'pending',
+        payoutMethod: 'PAYPAL',
+        payoutEmail: 'paypal@example.com',
+        periodEnd: now,
+        externalReference: null,
+        failureReason: null,
+        paidAt: null,
+        createdAt: now,
+        updatedAt: now,
+      },
+    ])
+    expect(dry.body.data.payouts.map((p: { amount: string }) => p.amount)).toEqual(['25.00'])
+    const skipped = (res.body.data.skipped as { affiliateId: string; reason: string; amount: string }[]).map((s) => [s.affiliateId, s.reason, s.amount])
+    expect(skipped.sort()).toEqual([[wise.id, 'below_minimum', '19.99'], [bare.id, 'no_payout_details', '50.00'], [banned.id, 'banned', '70.00']].sort())
+    expect(res.body.data.skipped).toEqual(dry.body.data.skipped)
+    const payoutId = res.body.data.payouts[0].payoutId
+    expect(await api.payouts.get(payoutId)).toEqual(res.body.data.payouts[0])
+    const items = await api.payouts.items({ payoutId })
+    expect(items.items.map((c) => [c.amount, c.status, c.payoutId]).sort()).toEqual([['10.00', 'processing', payoutId], ['15.00', 'processing', payoutId]])
+    expect(await api.affiliates.balance(ready.id)).toEqual({ affiliateId: ready.id, currency: 'EUR', held: '99.00', due: '0.00', inPayout: '25.00', paidOut: '0.00' })
+    // Nothing is due twice.
+    expect((await api.payouts.run({ workspaceId: WS_A })).payouts).toEqual([])
+    // Once the held one is due, it is paid on its own.
+    clock.advance(21 * DAY)
+    expect((await api.payouts.run({ workspaceId: WS_A })).payouts.map((p) => [p.affiliateId, p.amount])).toEqual([[ready.id, '99.00']])
+  })
+
+  it('skips an affiliate whose clawbacks outweigh its sales as not_positive, keeping them for later', async () => {
+    const { api, sale, ready, run } = await world({ minimum: 0 })
+    const c = await sale(ready, '30.00')
+    const [payout] = (await run()).payouts
+    await api.payouts.update(payout!.payoutId, { status: 'processing' })
+    await api.payouts.update(payout!.payoutId, { status: 'paid' })
+    await api.commissions.refund({ commissionId: c.commissionId })
+    await sale(ready, '10.00')
+    const result = await run()
+    expect(result).toEqual({ payouts: [], skipped: [{ affiliateId: ready.id, reason: 'not_positive', amount: '-20.00' }] })
+  })
+
+  it('asOf picks what is due by then; a future asOf, another workspace and a foreign campaign are refused', async () => {
+    const { api, call, sale, ready, run, clock, campaign } = await world({ minimum: 0 })
+    await sale(ready, '5.00', 45) // due 15 days ago
+    await sale(ready, '7.00', 35) // due 5 days ago
+    const tenDaysAgo = new Date(clock.now() - 10 * DAY).toISOString()
+    expect((await run({ asOf: tenDaysAgo })).payouts.map((p) => [p.amount, p.periodEnd])).toEqual([['5.00', tenDaysAgo]])
+    expect((await call('POST', '/payouts/run', { body: { workspaceId: WS_A, asOf: '2999-01-01T00:00:00Z' } })).body).toEqual({
+      status: 422,
+      message: 'asOf cannot be in the future: commissions are paid once due',
+    })
+    expect((await call('POST', '/payouts/run', { body: { workspaceId: WS_B } })).status).toBe(403)
+    expect((await call('POST', '/payouts/run', { key: KEY_B, body: { workspaceId: WS_B, campaignId: campaign.id } })).status).toBe(404)
+    const other = await api.campaigns.create(apiCampaignInput({ workspaceId: '22222222-2222-4222-8222-222222222222' }))
+    expect((await call('POST', '/payouts/run', { body: { workspaceId: WS_A, campaignId: other.id } })).body).toEqual({ status: 422, message: 'campaignId is not in this workspace' })
+    expectValidation(await call('POST', '/payouts/run', { body: { asOf: 'yesterday', dryRun: 'yes' } }), [
+      fieldError('workspaceId', 'workspaceId is required'),
+      fieldError('asOf', 'asOf must be an ISO 8601 timestamp'),
+      fieldError('dryRun', 'dryRun must be true or false'),
+    ])
+  })
+})
+
+describe('payout moves', () => {
+  async function paidWorld() {
+    const env = await world({ minimum: 0 })
+    const a = await env.sale(env.ready, '12.00')
+    const b = await env.sale(env.ready, '8.00')
+    const [payout] = (await env.run()).payouts
+    return { ...env, a, b, payout: payout! }
+  }
+
+  it('pending → processing → paid pays its commissions, sets paidAt and keeps the external reference', async () => {
+    const { api, call, payout, a, b, clock, ready } = await paidWorld()
+    clock.advance(1000)
+    const res = await call('PUT', `/payouts?payoutId=${payout.payoutId}`, { body: { status: 'processing', externalReference: 'BATCH-1' } })
+    expect(res.body.data).toMatchObject({ status: 'processing', externalReference: 'BATCH-1', paidAt: null })
+    clock.advance(1000)
+    const paid = await api.payouts.update(payout.payoutId, { status: 'paid' })
+    const now = new Date(clock.now()).toISOString()
+    expect(paid).toMatchObject({ status: 'paid', paidAt: now, updatedAt: now, externalReference: 'BATCH-1' })
+    for (const c of [a, b]) {
+      const read = await api.referredUsers.get(c.referredUser)
+      expect(read).toMatchObject({ status: 'paid', payoutId: payout.payoutId, payoutDate: now })
+    }
+    expect(await api.affiliates.balance(ready.id)).toMatchObject({ due: '0.00', inPayout: '0.00', paidOut: '20.00' })
+    expect((await api.affiliates.get(ready.id)).totalEarnings).toBe(20)
+    // Setting what is there changes nothing, not even updatedAt.
+    clock.advance(1000)
+    expect(await api.payouts.update(payout.payoutId, { status: 'paid' })).toEqual(paid)
+  })
+
+  it('failed and canceled release the commissions to the next run; failureReason is kept', async () => {
+    const { api, payout, a, run, ready } = await paidWorld()
+    await api.payouts.update(payout.payoutId, { status: 'processing' })
+    const failed = await api.payouts.update(payout.payoutId, { status: 'failed', failureReason: 'PayPal account closed' })
+    expect(failed).toMatchObject({ status: 'failed', failureReason: 'PayPal account closed' })
+    expect(await api.commissions.get(a.commissionId)).toMatchObject({ status: 'pending', payoutId: null })
+    expect((await api.payouts.items({ payoutId: payout.payoutId })).items).toEqual([])
+    expect((await api.affiliates.balance(ready.id)).due).toBe('20.00')
+    const [again] = (await run()).payouts
+    expect(await api.payouts.update(again!.payoutId, { status: 'canceled' })).toMatchObject({ status: 'canceled' })
+    expect((await api.affiliates.balance(ready.id)).due).toBe('20.00')
+    expect((await run()).payouts.map((p) => p.amount)).toEqual(['20.00'])
+  })
+
+  it.each([
+    ['pending', 'paid'],
+    ['processing', 'canceled'],
+    ['processing', 'pending'],
+    ['paid', 'failed'],
+    ['failed', 'pending'],
+    ['canceled', 'processing'],
+  ] as const)('refuses %s → %s (422), changing nothing', async (from, to) => {
+    const { api, call, payout } = await paidWorld()
+    const path: Record<string, string[]> = { pending: [], processing: ['processing'], paid: ['processing', 'paid'], failed: ['failed'], canceled: ['canceled'] }
+    for (const step of path[from]!) await api.payouts.update(payout.payoutId, { status: step as 'paid' })
+    const before = await api.payouts.get(payout.payoutId)
+    const res = await call('PUT', `/payouts?payoutId=${payout.payoutId}`, { body: { status: to } })
+    expect(res.status).toBe(422)
+    expect(res.body.message).toMatch(new RegExp(`^Cannot change payout status from ${from} to ${to}`))
+    expect(await api.payouts.get(payout.payoutId)).toEqual(before)
+  })
+
+  it("a banned affiliate's payout cannot move to processing or paid, but can fail or be canceled", async () => {
+    const { api, payout, ready } = await paidWorld()
+    await api.affiliates.update(ready.id, { isBanned: true })
+    expect(await statusOf(() => api.payouts.update(payout.payoutId, { status: 'processing' }))).toBe(422)
+    expect((await api.payouts.update(payout.payoutId, { status: 'canceled' })).status).toBe('canceled')
+  })
+
+  it('a commission in a payout cannot have its status or amounts set, nor be deleted; refunds still work', async () => {
+    const { api, call, payout, a } = await paidWorld()
+    expect((await call('PUT', `/commissions?commissionId=${a.commissionId}`, { body: { status: 'paid' } })).body).toEqual({
+      status: 422,
+      message: 'A commission in a payout cannot have its status set: refund it, or move the payout',
+    })
+    expect(await statusOf(() => api.commissions.update(a.commissionId, { amount: '1.00' }))).toBe(422)
+    expect((await call('DELETE', `/commissions?commissionId=${a.commissionId}`)).body).toEqual({
+      status: 422,
+      message: 'A commission in a payout cannot be deleted: refund it or cancel the payout first',
+    })
+    expect((await api.commissions.update(a.commissionId, { remarks: 'noted' })).remarks).toBe('noted')
+    expect(await api.payouts.get(payout.payoutId)).toMatchObject({ amount: '20.00', status: 'pending' })
+  })
+
+  it('validates the body and answers 404 for a payout the key does not see', async () => {
+    const { call, payout } = await paidWorld()
+    expectValidation(await call('PUT', `/payouts?payoutId=${payout.payoutId}`, { body: { status: 'sent', amount: 1 } }), [
+      fieldError('status', 'status must be one of: pending, processing, paid, failed, canceled'),
+      fieldError('amount', 'amount is read-only'),
+    ])
+    expect((await call('GET', `/payouts?payoutId=${payout.payoutId}`, { key: KEY_B })).status).toBe(404)
+    expect((await call('PUT', `/payouts?payoutId=${payout.payoutId}`, { key: KEY_B, body: { status: 'canceled' } })).status).toBe(404)
+    expect((await call('GET', `/payouts/items?payoutId=${payout.payoutId}`, { key: KEY_B })).status).toBe(404)
+    expect((await call('GET', `/payouts?payoutId=${UNKNOWN_ID}`)).body).toEqual({ status: 404, message: 'Payout not found' })
+  })
+})
+
+describe('GET /payouts/list', () => {
+  it('filters by affiliate, campaign and status, orders by amount, and never shows another workspace', async () => {
+    const { api, call, sale, ready, wise, run, campaign } = await world({ minimum: 0 })
+    await sale(ready, '30.00')
+    await sale(wise, '10.00')
+    const made = (await run()).payouts
+    await api.payouts.update(made.find((p) => p.affiliateId === wise.id)!.payoutId, { status: 'canceled' })
+    const list = await call('GET', '/payouts/list?orderType=amount&orderValue=ASC')
+    expect(list.body.data.items.map((p: { amount: string }) => p.amount)).toEqual(['10.00', '30.00'])
+    expect(list.body.data.pagination).toEqual({ page: 1, limit: 10, total: 2, totalPages: 1 })
+    expect((await api.payouts.list({ status: 'pending' })).items.map((p) => p.affiliateId)).toEqual([ready.id])
+    expect((await api.payouts.list({ affiliateId: wise.id })).items.map((p) => p.status)).toEqual(['canceled'])
+    expect((await api.payouts.list({ campaignId: campaign.id })).pagination.total).toBe(2)
+    expect((await call('GET', '/payouts/list', { key: KEY_B })).body.data.items).toEqual([])
+    expect((await call('GET', `/payouts/list?workspaceId=${WS_B}`)).status).toBe(403)
+  })
+})
+
+describe('keeping money history', () => {
+  it('refuses to delete a clawback, a refunded commission that was paid, and an affiliate with payouts', async () => {
+    const { api, call, sale, ready, run } = await world({ minimum: 0 })
+    const c = await sale(ready, '10.00')
+    const [payout] = (await run()).payouts
+    await api.payouts.update(payout!.payoutId, { status: 'processing' })
+    await api.payouts.update(payout!.payoutId, { status: 'paid' })
+    await api.commissions.refund({ commissionId: c.commissionId })
+    const clawback = (await api.commissions.list({ affiliateId: ready.id })).items.find((x) => x.kind === 'clawback')!
+    expect((await call('DELETE', `/commissions?commissionId=${clawback.commissionId}`)).body.message).toBe('A clawback cannot be deleted: money history is kept')
+    expect((await call('DELETE', `/commissions?commissionId=${c.commissionId}`)).body.message).toBe(
+      'A refunded commission that was paid cannot be deleted: money history is kept',
+    )
+    expect(await statusOf(() => api.commissions.update(clawback.commissionId, { amount: '1.00' }))).toBe(422)
+    expect(await statusOf(() => api.commissions.update(clawback.commissionId, { status: 'paid' }))).toBe(422)
+    const loner = await api.affiliates.create({ email: 'loner@example.com', campaignId: c.campaignId, payoutMethod: 'PAYPAL', payoutEmail: 'l@example.com' })
+    const gone = await sale(loner, '10.00')
+    const [own] = (await run()).payouts
+    await api.payouts.update(own!.payoutId, { status: 'canceled' })
+    await api.commissions.delete(gone.commissionId)
+    expect((await call('DELETE', `/affiliates?affiliateId=${loner.id}`)).body).toEqual({
+      status: 422,
+      message: 'This affiliate has payouts and cannot be deleted: money history is kept',
+    })
+  })
+
+  it('a refund of a commission that was never paid may still be deleted', async () => {
+    const { api, sale, ready } = await world()
+    const c = await sale(ready, '10.00')
+    await api.commissions.refund({ commissionId: c.commissionId })
+    expect(await api.commissions.delete(c.commissionId)).toEqual({ id: c.commissionId })
+  })
+})
+
+describe('GET /affiliates/balance', () => {
+  it('answers held, due, in payout and paid out for the key that sees the affiliate, 404 otherwise', async () => {
+    const { call, sale, ready, bare } = await world()
+    await sale(ready, '3.00', 5)
+    await sale(ready, '4.00')
+    const res = await call('GET', `/affiliates/balance?affiliateId=${ready.id}`)
+    expect(res.body).toEqual({
+      status: 200,
+      message: 'Affiliate balance retrieved successfully',
+      data: { affiliateId: ready.id, currency: 'EUR', held: '3.00', due: '4.00', inPayout: '0.00', paidOut: '0.00' },
+    })
+    expect((await call('GET', `/affiliates/balance?affiliateId=${bare.id}`)).body.data).toMatchObject({ held: '0.00', due: '0.00' })
+    expect((await call('GET', `/affiliates/balance?affiliateId=${ready.id}`, { key: KEY_B })).status).toBe(404)
+  })
+})
