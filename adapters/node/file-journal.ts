@@ -273,7 +273,9 @@ class NodeFileJournal implements SqlJsJournal {
       await segment.handle.datasync()
       for (const item of batch) item.resolve()
     } catch (error) {
-      // The disk and memory no longer agree about what is committed: refuse everything after.
+      // The disk and memory no longer agree about what is committed: refuse every append and
+      // checkpoint after. Never retry: after a failed fsync Linux may mark the unwritten pages
+      // clean, so a second fsync can succeed without the data being on disk.
       this.broken ??= error
       for (const item of batch) item.reject(error)
       for (const item of this.queue.splice(0)) item.reject(error)
@@ -282,6 +284,8 @@ class NodeFileJournal implements SqlJsJournal {
 
   async checkpoint(snapshot: Uint8Array): Promise<void> {
     if (this.closed) throw new Error('The journal is closed')
+    // Memory may hold commits whose append failed (and later ones): a snapshot of it must not land.
+    if (this.broken) throw this.broken
     // Synchronously, before any later append: those go to the new segment and survive the swap.
     const folded = this.segments.slice()
     const foldedWritten = this.lastAppend
