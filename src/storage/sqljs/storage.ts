@@ -311,6 +311,12 @@ async function open(options: SqlJsStorageOptions): Promise<Engine> {
   try {
     const bytes = journal ? journal.snapshot : ((await options.load?.()) ?? null)
     const connection = new Connection(new SQL.Database(bytes))
+    // The database lives in sql.js's in-memory file system and durability comes from the journal
+    // or `save`, never from SQLite's own files: keep the rollback journal in memory rather than
+    // creating, writing and deleting a journal file per transaction, and hold the lock for good
+    // rather than taking it (and checking for a hot journal) per transaction. Neither is stored
+    // in the file, which stays a plain SQLite database.
+    connection.exec('PRAGMA journal_mode = MEMORY; PRAGMA locking_mode = EXCLUSIVE')
     try {
       schemaVersion(connection)
       const seq = journal && bytes ? replay(connection, journal.records) : 0
