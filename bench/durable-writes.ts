@@ -75,6 +75,8 @@ function betterSqliteSide(file: string): Side {
   const db = new Database(file)
   db.pragma('journal_mode = WAL')
   db.pragma('synchronous = FULL')
+  const settings = `journal_mode=${db.pragma('journal_mode', { simple: true })}, synchronous=${db.pragma('synchronous', { simple: true })}`
+  if (settings !== 'journal_mode=wal, synchronous=2') throw new Error(`better-sqlite3 did not take the settings: ${settings}`)
   db.exec(migrations.map((migration) => migration.sql).join('\n'))
   const row = (model: 'affiliates' | 'commissions', record: Record<string, unknown>) => [
     ...fieldsOf(model).map(([field, kind]) => toSql(kind, record[field])),
@@ -123,7 +125,8 @@ export async function durableWritesBench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'affiliate-durable-'))
   try {
     const sides = [await sqlJsSide(join(dir, 'sqljs.sqlite')), betterSqliteSide(join(dir, 'native.sqlite'))]
-    for (const side of sides) for (let i = 0; i < 200; i++) await side.write()
+    // Warm-up: long enough for sql.js's WebAssembly to reach its optimised tier.
+    for (const side of sides) for (let i = 0; i < 1000; i++) await side.write()
     const p50s = new Map<Side, number[]>(sides.map((side) => [side, []]))
     const rates = new Map<Side, number[]>(sides.map((side) => [side, []]))
     // Alternating rounds, so a noisy second of the shared machine does not land on one side only.
