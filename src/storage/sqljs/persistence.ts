@@ -17,8 +17,10 @@ export interface SqlJsJournal {
   readonly snapshotBytes: number
   /**
    * Appends one record and resolves once it is durable. Records become durable in call order, so
-   * a record that survives a crash has every earlier one before it. Once an append fails every
-   * later one fails too: the store no longer matches memory.
+   * a record that survives a crash has every earlier one before it. Appends made while an earlier
+   * one is being synced may share its successor's sync (group commit); each still resolves only
+   * once its own record is durable. Once an append fails, the appends waiting with it and every
+   * later append and checkpoint fail too: the store no longer matches memory.
    */
   append(record: Uint8Array): Promise<void>
   /**

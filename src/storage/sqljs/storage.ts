@@ -153,7 +153,22 @@ function replay(connection: Connection, records: readonly Uint8Array[]): number 
 
 const DEFAULT_CHECKPOINT_BYTES = 8 * 1024 * 1024
 
-/** The open database and the one-at-a-time queue its transactions run in. */
+/**
+ * The open database and the one-at-a-time queue its transactions run in.
+ *
+ * With a journal, memory runs ahead of the disk by the commits whose append is in flight: a
+ * transaction commits in memory, the next one runs (and may read it) while its record is synced,
+ * and commits that queue up behind one fsync share the next (group commit, in the journal). The
+ * rule that keeps this safe:
+ * - A write is answered only once its own record is durable, and records become durable in commit
+ *   order, so an answered write never depends on one that could still be lost.
+ * - A read is answered only once every write before it is durable (it may have seen them).
+ * - If an append fails, the journal refuses every later append and checkpoint, and this engine
+ *   every later transaction, reads included, until a restart rebuilds memory from the disk. So
+ *   the writes in the failed group and those behind it all fail; one of them may still turn out
+ *   to be on disk after the restart (its bytes were written before the fsync failed), like any
+ *   commit whose answer was lost, but nothing acknowledged is ever missing.
+ */
 class Engine {
   private seq = 0
   /** Resolves once every acknowledged-so-far write is durable. */
@@ -296,6 +311,12 @@ async function open(options: SqlJsStorageOptions): Promise<Engine> {
   try {
     const bytes = journal ? journal.snapshot : ((await options.load?.()) ?? null)
     const connection = new Connection(new SQL.Database(bytes))
+    // The database lives in sql.js's in-memory file system and durability comes from the journal
+    // or `save`, never from SQLite's own files: keep the rollback journal in memory rather than
+    // creating, writing and deleting a journal file per transaction, and hold the lock for good
+    // rather than taking it (and checking for a hot journal) per transaction. Neither is stored
+    // in the file, which stays a plain SQLite database.
+    connection.exec('PRAGMA journal_mode = MEMORY; PRAGMA locking_mode = EXCLUSIVE')
     try {
       schemaVersion(connection)
       const seq = journal && bytes ? replay(connection, journal.records) : 0
