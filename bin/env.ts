@@ -68,6 +68,22 @@ export async function storageFromEnv(env: NodeJS.ProcessEnv = process.env): Prom
 }
 
 /**
+ * The storage of a command (`keys`, `payouts`), ready: `--db` names the file database in place of
+ * AFFILIATE_DB. A database that cannot be opened ends the command with the reason.
+ */
+export async function openCommandStorage(db: string | undefined, env: NodeJS.ProcessEnv): Promise<EnvStorage> {
+  if (db && env.DATABASE_URL) fail('--db is the embedded database file; DATABASE_URL names PostgreSQL: give one')
+  const opened = await storageFromEnv(db ? { ...env, AFFILIATE_DB: db } : env)
+  try {
+    await opened.storage.ready()
+  } catch (error) {
+    await opened.storage.close().catch(() => undefined)
+    fail(`cannot open the database ${opened.where}: ${reason(error)}`)
+  }
+  return opened
+}
+
+/**
  * REDIS_URL: every instance counts each key against one bucket in Redis. The keys are
  * `<AFFILIATE_SCHEMA>:limit:…` when a schema is named (one deployment, one prefix), else the
  * store's default. Without REDIS_URL: undefined (the service's in-memory store).

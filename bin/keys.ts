@@ -1,7 +1,7 @@
 // `affiliate-service keys create|list|revoke`: manage the API keys kept in the database.
 import { parseArgs } from 'node:util'
 import { isUuid, storageKeyStore } from '../src/index.js'
-import { fail, reason, storageFromEnv } from './env.js'
+import { fail, openCommandStorage } from './env.js'
 
 export const KEYS_USAGE = `Usage: affiliate-service keys <command> [options]
 
@@ -39,14 +39,7 @@ export async function keysCommand(args: string[], env: NodeJS.ProcessEnv = proce
   for (const id of [...workspaces, ...(values.user ? [values.user] : [])]) if (!isUuid(id)) fail(`${id} is not a UUID`)
   if (command === 'revoke' && rest.length !== 1) fail('keys revoke takes one key id (see `keys list`)')
 
-  if (values.db && env.DATABASE_URL) fail('--db is the embedded database file; DATABASE_URL names PostgreSQL: give one')
-  const { storage, where } = await storageFromEnv(values.db ? { ...env, AFFILIATE_DB: values.db } : env)
-  try {
-    await storage.ready()
-  } catch (error) {
-    await storage.close().catch(() => undefined)
-    fail(`cannot open the database ${where}: ${reason(error)}`)
-  }
+  const { storage, where } = await openCommandStorage(values.db, env)
   const keys = storageKeyStore(storage)
   try {
     if (command === 'create') {

@@ -2,7 +2,7 @@
 // the environment names, as `POST /payouts/run` does it.
 import { parseArgs } from 'node:util'
 import { AffiliateError, createAffiliateService, isUuid, memoryKeyStore, type PayoutRunResult } from '../src/index.js'
-import { fail, reason, storageFromEnv } from './env.js'
+import { fail, openCommandStorage } from './env.js'
 
 export const PAYOUTS_USAGE = `Usage: affiliate-service payouts run [options]
 
@@ -49,14 +49,7 @@ export async function payoutsCommand(args: string[], env: NodeJS.ProcessEnv = pr
   }
   if (command !== 'run' || positionals.length > 1) fail(`unknown payouts command ${positionals.join(' ')}\n\n${PAYOUTS_USAGE}`)
   for (const id of [values.workspace, values.campaign]) if (id !== undefined && !isUuid(id)) fail(`${id} is not a UUID`)
-  if (values.db && env.DATABASE_URL) fail('--db is the embedded database file; DATABASE_URL names PostgreSQL: give one')
-  const { storage, where } = await storageFromEnv(values.db ? { ...env, AFFILIATE_DB: values.db } : env)
-  try {
-    await storage.ready()
-  } catch (error) {
-    await storage.close().catch(() => undefined)
-    fail(`cannot open the database ${where}: ${reason(error)}`)
-  }
+  const { storage, where } = await openCommandStorage(values.db, env)
   try {
     // The command acts as the host itself: every workspace, no key.
     const service = createAffiliateService({ storage, keyStore: memoryKeyStore([]) })

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { AffiliateError, type Affiliate, type Commission, type CommissionStatus, type ReferralLink } from '../src/index.js'
-import { WS_A, setup } from './helpers.js'
+import { type Affiliate, type Commission, type CommissionStatus, type ReferralLink } from '../src/index.js'
+import { outcome, setup, WS_A } from './helpers.js'
 
 // The heart of the counters: after any sequence of creates, status moves, amount changes and deletes,
 // through both route families and including refused operations, every affiliate's and link's
@@ -93,16 +93,6 @@ const add = (t: Totals, earned: number, email: string) => {
 }
 const summary = (t: Totals | undefined) => ({ earned: t?.earned ?? 0, signups: t?.emails.size ?? 0 })
 
-/** The HTTP status an operation ended with: 200 when it resolved. */
-async function outcome(run: () => Promise<unknown>): Promise<number> {
-  try {
-    await run()
-    return 200
-  } catch (error) {
-    if (error instanceof AffiliateError) return error.status
-    throw error
-  }
-}
 
 async function scenario(affiliateCount: number, steps: Step[]) {
   const { api } = setup()

@@ -1,6 +1,6 @@
 import { expect } from 'vitest'
 import { checkAnswer } from './support/openapi-check.js'
-import { createAffiliateService, memoryKeyStore, memoryStorage, type CampaignCreateInput, type RateLimitOptions, type Storage } from '../src/index.js'
+import { AffiliateError, createAffiliateService, memoryKeyStore, memoryStorage, type CampaignCreateInput, type RateLimitOptions, type Storage } from '../src/index.js'
 
 /** A clock tests move by hand. */
 export const manualClock = (start = Date.UTC(2026, 0, 1)) => {
@@ -83,4 +83,15 @@ export function expectValidation(response: { status: number; body: any }, errors
   expect(response.body.status).toBe(400)
   expect(response.body.message).toBe('Validation error')
   expect(byPath(response.body.errors)).toEqual(byPath(errors))
+}
+
+/** The HTTP status an operation of the typed API ended with: 200 when it resolved, the AffiliateError's otherwise. */
+export async function outcome(run: () => Promise<unknown>): Promise<number> {
+  try {
+    await run()
+    return 200
+  } catch (error) {
+    if (error instanceof AffiliateError) return error.status
+    throw error
+  }
 }

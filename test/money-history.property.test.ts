@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { AffiliateError, type Affiliate, type Commission, type CommissionStatus } from '../src/index.js'
-import { WS_A, setup } from './helpers.js'
+import { type Affiliate, type Commission, type CommissionStatus } from '../src/index.js'
+import { outcome, setup, WS_A } from './helpers.js'
 
 // Money history through the typed API on memory storage: after any sequence of creates, payments,
 // refunds, bans, unbans, deletes and edits of amount or status (refused ones included),
@@ -69,15 +69,6 @@ const centsOf = (amount: string) => {
   return Number(match[1]) * 100 + Number(match[2])
 }
 
-async function outcome(run: () => Promise<unknown>): Promise<number> {
-  try {
-    await run()
-    return 200
-  } catch (error) {
-    if (error instanceof AffiliateError) return error.status
-    throw error
-  }
-}
 
 interface ModelRecord {
   affiliate: number

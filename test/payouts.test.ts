@@ -2,21 +2,9 @@
 // due dates, refunds before and after payment, runs and their skip reasons, the payout state machine
 // and what it does to commissions, balances, and the deletion rules that keep money history.
 import { describe, expect, it } from 'vitest'
-import { AffiliateError } from '../src/index.js'
-import { apiCampaignInput, expectValidation, fieldError, KEY_B, setup, UNKNOWN_ID, WS_A, WS_B } from './helpers.js'
+import { apiCampaignInput, expectValidation, fieldError, KEY_B, outcome, setup, UNKNOWN_ID, WS_A, WS_B } from './helpers.js'
 
 const DAY = 86_400_000
-
-/** The status an API call fails with, or 200. */
-async function statusOf(work: () => Promise<unknown>): Promise<number> {
-  try {
-    await work()
-    return 200
-  } catch (error) {
-    if (error instanceof AffiliateError) return error.status
-    throw error
-  }
-}
 
 /** A campaign paying 30 days after the sale with a 20.00 minimum, and affiliates with and without payout details. */
 async function world(options: { payoutTerm?: number; minimum?: number; currency?: string } = {}) {
@@ -332,7 +320,7 @@ describe('payout moves', () => {
   it("a banned affiliate's payout cannot move to processing or paid, but can fail or be canceled", async () => {
     const { api, payout, ready } = await paidWorld()
     await api.affiliates.update(ready.id, { isBanned: true })
-    expect(await statusOf(() => api.payouts.update(payout.payoutId, { status: 'processing' }))).toBe(422)
+    expect(await outcome(() => api.payouts.update(payout.payoutId, { status: 'processing' }))).toBe(422)
     expect((await api.payouts.update(payout.payoutId, { status: 'canceled' })).status).toBe('canceled')
   })
 
@@ -342,7 +330,7 @@ describe('payout moves', () => {
       status: 422,
       message: 'A commission in a payout cannot have its status set: refund it, or move the payout',
     })
-    expect(await statusOf(() => api.commissions.update(a.commissionId, { amount: '1.00' }))).toBe(422)
+    expect(await outcome(() => api.commissions.update(a.commissionId, { amount: '1.00' }))).toBe(422)
     expect((await call('DELETE', `/commissions?commissionId=${a.commissionId}`)).body).toEqual({
       status: 422,
       message: 'A commission in a payout cannot be deleted: refund it or cancel the payout first',
@@ -395,8 +383,8 @@ describe('keeping money history', () => {
     expect((await call('DELETE', `/commissions?commissionId=${c.commissionId}`)).body.message).toBe(
       'A refunded commission that was paid cannot be deleted: money history is kept',
     )
-    expect(await statusOf(() => api.commissions.update(clawback.commissionId, { amount: '1.00' }))).toBe(422)
-    expect(await statusOf(() => api.commissions.update(clawback.commissionId, { status: 'paid' }))).toBe(422)
+    expect(await outcome(() => api.commissions.update(clawback.commissionId, { amount: '1.00' }))).toBe(422)
+    expect(await outcome(() => api.commissions.update(clawback.commissionId, { status: 'paid' }))).toBe(422)
     const loner = await api.affiliates.create({ email: 'loner@example.com', campaignId: c.campaignId, payoutMethod: 'PAYPAL', payoutEmail: 'l@example.com' })
     const gone = await sale(loner, '10.00')
     const [own] = (await run()).payouts

@@ -4,9 +4,9 @@ import { parseMoney } from '../domain/money.js'
 import type { CommissionRecord } from '../domain/records.js'
 import { commissionCreate, commissionId, commissionList, commissionRefund, commissionUpdate } from '../schemas/commissions.js'
 import { parse, parseBody } from '../schemas/validate.js'
-import { workspaceScope, type Access } from './access.js'
+import type { Access } from './access.js'
 import { deleteCommission, findCommission, insertCommission, refundCommission, updateCommission, type CommissionPatch } from './commission-records.js'
-import { inTransaction, listPage, requireChanges, readOnly, type Deps, type Page } from './shared.js'
+import { inTransaction, listPage, listWhere, requireChanges, readOnly, type Deps, type Page } from './shared.js'
 
 export type CommissionCreateInput = Infer<typeof commissionCreate.struct>
 export type CommissionUpdateInput = Infer<typeof commissionUpdate.struct>
@@ -31,12 +31,7 @@ export function commissionPatch(input: CommissionUpdateInput): CommissionPatch {
 
 /** Lists commission records of the caller's workspaces, shaped by `map`. Shared with referred users. */
 export function listCommissions<T>({ storage }: Deps, access: Access, q: ListQuery, map: (record: CommissionRecord) => T): Promise<Page<T>> {
-  const where = {
-    ...workspaceScope(access, q.workspaceId?.toLowerCase()),
-    ...(q.affiliateId === undefined ? {} : { affiliateId: q.affiliateId.toLowerCase() }),
-    ...(q.campaignId === undefined ? {} : { campaignId: q.campaignId.toLowerCase() }),
-    ...(q.status === undefined ? {} : { status: q.status }),
-  }
+  const where = listWhere(access, q)
   const order = q.orderType ?? 'createdAt'
   const orderField = order === 'amount' ? 'amountMinor' : order
   return inTransaction(storage, (tx) => listPage(tx, 'commissions', { ...q, where, orderField }, map), readOnly)

@@ -12,9 +12,9 @@ import { AffiliateError, unprocessable } from '../errors.js'
 import { payoutId, payoutItems, payoutList, payoutRun, payoutUpdate } from '../schemas/payouts.js'
 import { parse, parseBody } from '../schemas/validate.js'
 import type { StorageTransaction } from '../storage/types.js'
-import { requireWorkspace, visible, workspaceScope, type Access } from './access.js'
+import { requireWorkspace, visible, type Access } from './access.js'
 import { findCampaign } from './campaigns.js'
-import { inTransaction, listPage, readOnly, type Deps, type Page } from './shared.js'
+import { inTransaction, listPage, listWhere, readOnly, type Deps, type Page } from './shared.js'
 
 export type PayoutRunInput = Infer<typeof payoutRun.struct>
 export type PayoutUpdateInput = Infer<typeof payoutUpdate.struct>
@@ -162,12 +162,7 @@ export function payoutOperations({ storage, clock }: Deps) {
 
     async list(access: Access, query: unknown): Promise<Page<Payout>> {
       const q = parse([payoutList, query]).query
-      const where = {
-        ...workspaceScope(access, q.workspaceId?.toLowerCase()),
-        ...(q.affiliateId === undefined ? {} : { affiliateId: q.affiliateId.toLowerCase() }),
-        ...(q.campaignId === undefined ? {} : { campaignId: q.campaignId.toLowerCase() }),
-        ...(q.status === undefined ? {} : { status: q.status }),
-      }
+      const where = listWhere(access, q)
       const order = q.orderType ?? 'createdAt'
       const orderField = order === 'amount' ? 'amountMinor' : order
       return inTransaction(storage, (tx) => listPage(tx, 'payouts', { ...q, where, orderField }, toPayout), readOnly)

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js'
 import { AffiliateError, unprocessable } from '../errors.js'
 import { UniqueViolationError, type FindQuery, type ModelName, type RecordOf, type Storage, type StorageTransaction, type TransactionOptions } from '../storage/types.js'
+import { workspaceScope, type Access } from './access.js'
 
 export interface Deps {
   storage: Storage
@@ -75,4 +76,22 @@ export async function listPage<M extends ModelName, T>(
     limit,
   })
   return { items: items.map(map), pagination: { page, limit, total, totalPages: Math.ceil(total / limit) } }
+}
+
+/** The filters a list query may hold besides the page: the workspace, and ids or a status to match. */
+export interface ListFilters {
+  workspaceId?: string | undefined
+  affiliateId?: string | undefined
+  campaignId?: string | undefined
+  status?: string | undefined
+}
+
+/** The `where` of a list: the caller's workspaces (or the one asked for), then each filter given, ids lower-cased. */
+export function listWhere(access: Access, q: ListFilters) {
+  return {
+    ...workspaceScope(access, q.workspaceId?.toLowerCase()),
+    ...(q.affiliateId === undefined ? {} : { affiliateId: q.affiliateId.toLowerCase() }),
+    ...(q.campaignId === undefined ? {} : { campaignId: q.campaignId.toLowerCase() }),
+    ...(q.status === undefined ? {} : { status: q.status }),
+  }
 }
