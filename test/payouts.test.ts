@@ -1,7 +1,14 @@
 // Payouts and clawbacks through the API (SPEC "Commissions: kinds, due dates, refunds" and "Payouts"):
 // due dates, refunds before and after payment, runs and their skip reasons, the payout state machine
 // and what it does to commissions, balances, and the deletion rules that keep money history.
-import { describe, expect, it } from 'vitest'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { fileJournal } from '../adapters/node/file-journal.js'
+import { postgresStorage } from '../adapters/postgres.js'
+import { memoryStorage, sqlJsStorage, type Storage } from '../src/index.js'
+import { dropSchema, postgresUrl, testPool, uniqueName } from './support/services.js'
 import { apiCampaignInput, expectValidation, fieldError, KEY_B, outcome, setup, UNKNOWN_ID, WS_A, WS_B } from './helpers.js'
 
 const DAY = 86_400_000
@@ -418,4 +425,70 @@ describe('GET /affiliates/balance', () => {
     expect((await call('GET', `/affiliates/balance?affiliateId=${bare.id}`)).body.data).toMatchObject({ held: '0.00', due: '0.00' })
     expect((await call('GET', `/affiliates/balance?affiliateId=${ready.id}`, { key: KEY_B })).status).toBe(404)
   })
+})
+
+// The whole money flow on every storage this repository ships: what the memory storage does above,
+// the sql.js file and PostgreSQL must do too (the claim's guard, nulls in `where`, bigint money).
+describe.each(storages())('the money flow on %s', (_name, open) => {
+  it('run, pay, refund after payment, net the clawback into the next run, fail and run again', async () => {
+    const storage = await open()
+    try {
+      const env = setup({ storage })
+      const { api, clock } = env
+      const campaign = await api.campaigns.create(apiCampaignInput({ commissionType: 'fixed', amount: 10, payoutTerm: 14, currency: 'GBP' }))
+      const affiliate = await api.affiliates.create({ email: 'flow@example.com', campaignId: campaign.id, payoutMethod: 'WISE', payoutEmail: 'w@example.com' })
+      const sale = (amount: string, daysAgo: number) =>
+        api.commissions.create({ campaignId: campaign.id, affiliateId: affiliate.id, referredUser: `b${amount}@example.com`, amount, commissionDate: new Date(clock.now() - daysAgo * DAY).toISOString() })
+      const first = await sale('100.00', 20)
+      await sale('5.00', 1)
+      const [payout] = (await api.payouts.run({ workspaceId: WS_A })).payouts
+      expect(payout).toMatchObject({ amount: '100.00', currency: 'GBP', commissionCount: 1 })
+      expect((await api.payouts.run({ workspaceId: WS_A })).payouts).toEqual([])
+      await api.payouts.update(payout!.payoutId, { status: 'processing' })
+      await api.payouts.update(payout!.payoutId, { status: 'paid', externalReference: 'WISE-1' })
+      expect(await api.commissions.get(first.commissionId)).toMatchObject({ status: 'paid', payoutId: payout!.payoutId })
+      await api.commissions.refund({ commissionId: first.commissionId, amount: '30.00' })
+      expect(await api.affiliates.balance(affiliate.id)).toEqual({ affiliateId: affiliate.id, currency: 'GBP', held: '5.00', due: '-30.00', inPayout: '0.00', paidOut: '100.00' })
+      expect((await api.affiliates.get(affiliate.id)).totalEarnings).toBe(75)
+      clock.advance(14 * DAY)
+      await sale('50.00', 30)
+      const [next] = (await api.payouts.run({ workspaceId: WS_A })).payouts
+      expect(next).toMatchObject({ amount: '25.00', commissionCount: 3 })
+      await api.payouts.update(next!.payoutId, { status: 'failed', failureReason: 'bounced' })
+      expect((await api.payouts.items({ payoutId: next!.payoutId })).pagination.total).toBe(0)
+      const [again] = (await api.payouts.run({ workspaceId: WS_A })).payouts
+      expect(again).toMatchObject({ amount: '25.00', commissionCount: 3 })
+      expect((await api.payouts.list({ affiliateId: affiliate.id })).items.map((p) => p.status).sort()).toEqual(['failed', 'paid', 'pending'])
+      expect((await api.payouts.list({ status: 'failed' })).items.map((p) => p.payoutId)).toEqual([next!.payoutId])
+    } finally {
+      await (storage as { close?: () => Promise<void> }).close?.()
+    }
+  })
+})
+
+/** Each storage of this repository, opened empty: memory, the sql.js file, and PostgreSQL when the tests have one. */
+function storages(): [string, () => Promise<Storage>][] {
+  const list: [string, () => Promise<Storage>][] = [
+    ['memory', async () => memoryStorage()],
+    ['the sql.js file', async () => sqlJsStorage({ persist: fileJournal(join(mkdtempSync(join(tmpdir(), 'affiliate-payouts-')), 'db.sqlite')) })],
+  ]
+  if (postgresUrl) {
+    list.push([
+      'PostgreSQL',
+      async () => {
+        const schema = uniqueName('payouts')
+        schemas.push(schema)
+        return postgresStorage({ connectionString: postgresUrl!, schema })
+      },
+    ])
+  }
+  return list
+}
+
+const schemas: string[] = []
+afterAll(async () => {
+  if (schemas.length === 0) return
+  const pool = await testPool(1)
+  for (const schema of schemas) await dropSchema(pool, schema)
+  await pool.end()
 })

@@ -2,6 +2,7 @@
 // variable: when it is unset those tests are reported as skipped (the suite's name says which
 // variable to set); when it is set and the service does not answer, they fail.
 import pg from 'pg'
+import { modelNames } from '../../src/storage/models.js'
 import { createClient, type RedisClientType } from 'redis'
 
 export const POSTGRES_VAR = 'AFFILIATE_TEST_POSTGRES_URL'
@@ -37,7 +38,7 @@ export const dropSchema = (pool: pg.Pool, schema: string) => pool.query(`DROP SC
 /** Empties every table of an affiliate-service schema (fast: one TRUNCATE). */
 export const truncateAll = (pool: pg.Pool, schema: string) =>
   pool.query(
-    `TRUNCATE ${['campaigns', 'affiliates', 'links', 'commissions', 'apiKeys', 'idempotency'].map((t) => `"${schema}"."${t}"`).join(', ')}`,
+    `TRUNCATE ${modelNames.map((t) => `"${schema}"."${t}"`).join(', ')}`,
   )
 
 /** A node-redis client on the test Redis that has answered PING, so an unreachable server fails here, plainly. */
