@@ -82,7 +82,7 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
     const body = route.method === 'POST' || route.method === 'PUT' ? await readJsonBody(request, options.body) : undefined
     const url = new URL(request.url)
     const call = { access: accessOf(principal), query: queryOf(url.searchParams), body }
-    const status = successStatus(route)
+    const status = successStatus(route, body)
     if (idempotencyKey === null) return envelope(status, route.message, await runRoute(route, ops, call))
     return idempotency.run({
       keyId: principal.keyId,

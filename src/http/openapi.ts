@@ -100,15 +100,15 @@ function operation(route: Route): Record<string, unknown> {
     schema: struct.schema ?? {},
   }))
   if (route.method === 'POST') parameters.push(ref('parameters', 'Idempotency-Key'))
-  const success = {
-    description: route.message,
+  const success = (status: number, description: string) => ({
+    description,
     headers: { ...rateLimitHeaders, ...(route.method === 'POST' ? { 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') } : {}) },
     content: {
       'application/json': {
         schema: closed({ status: { const: status }, message: { const: route.message }, data: dataSchema(route.answer) }),
       },
     },
-  }
+  })
   return {
     operationId: `${namespace}${name[0]!.toUpperCase()}${name.slice(1)}`,
     summary: route.message.replace(/ successfully$/, ''),
@@ -120,7 +120,8 @@ function operation(route: Route): Record<string, unknown> {
       ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(route.body), ...(route.example ? { example: route.example } : {}) } } } }
       : {}),
     responses: {
-      [status]: success,
+      [status]: success(status, route.message),
+      ...(route.dryRunStatus === undefined ? {} : { [route.dryRunStatus]: success(route.dryRunStatus, `${route.message} (dry run: nothing written)`) }),
       ...Object.fromEntries(errorsOf(route).map((code) => [code, ref('responses', String(code))])),
     },
   }

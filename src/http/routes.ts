@@ -50,6 +50,8 @@ export interface Route {
   message: string
   /** @default 201 for POST, else 200 */
   status?: number
+  /** The status when the body asks for a dry run (`dryRun: true`), which writes nothing. */
+  dryRunStatus?: number
   /** The query as the operation validates it. */
   query?: Schema<any>
   /** The body as the operation validates it (POST and PUT). */
@@ -101,15 +103,19 @@ export const routes: readonly Route[] = [
   route({ method: 'PUT', path: '/referred-users', operation: ['referredUsers', 'update'], message: 'Referred user updated successfully', query: commissionId, id: 'commissionId', body: referredUserUpdate, answer: { one: 'referredUser' } }),
   route({ method: 'DELETE', path: '/referred-users', operation: ['referredUsers', 'delete'], message: 'Referred user deleted successfully', query: commissionId, id: 'commissionId', answer: 'deleted' }),
 
-  route({ method: 'POST', path: '/payouts/run', operation: ['payouts', 'run'], message: 'Payout run completed successfully', body: payoutRun, answer: { one: 'payoutRun' }, example: { workspaceId: WORKSPACE, dryRun: true } }),
+  route({ method: 'POST', path: '/payouts/run', operation: ['payouts', 'run'], message: 'Payout run completed successfully', body: payoutRun, dryRunStatus: 200, answer: { one: 'payoutRun' }, example: { workspaceId: WORKSPACE, dryRun: true } }),
   route({ method: 'GET', path: '/payouts/list', operation: ['payouts', 'list'], message: 'Payouts retrieved successfully', query: payoutList, answer: { page: 'payout' } }),
   route({ method: 'GET', path: '/payouts', operation: ['payouts', 'get'], message: 'Payout retrieved successfully', query: payoutId, id: 'payoutId', answer: { one: 'payout' } }),
   route({ method: 'PUT', path: '/payouts', operation: ['payouts', 'update'], message: 'Payout updated successfully', query: payoutId, id: 'payoutId', body: payoutUpdate, answer: { one: 'payout' } }),
   route({ method: 'GET', path: '/payouts/items', operation: ['payouts', 'items'], message: 'Payout items retrieved successfully', query: payoutItems, answer: { page: 'commission' } }),
 ]
 
-/** The status a route answers on success: `status`, else 201 for POST and 200 for the others. */
-export const successStatus = (route: Route): number => route.status ?? (route.method === 'POST' ? 201 : 200)
+/**
+ * The status a route answers on success: `dryRunStatus` for a body with `dryRun: true` (only a boolean
+ * passes validation), else `status`, else 201 for POST and 200 for the others.
+ */
+export const successStatus = (route: Route, body?: Record<string, unknown>): number =>
+  body?.dryRun === true && route.dryRunStatus !== undefined ? route.dryRunStatus : (route.status ?? (route.method === 'POST' ? 201 : 200))
 
 type Operation = (access: Access, ...args: unknown[]) => Promise<unknown>
 
