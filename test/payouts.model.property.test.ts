@@ -292,12 +292,14 @@ async function scenario(steps: Step[]) {
   /** Takes a commission out of its payout (a refund before payment), canceling the payout at zero or less. */
   function leavePayout(c: ModelCommission, amountBefore: number) {
     const p = payouts.get(c.payoutId!)!
-    p.amount -= amountBefore
-    p.count -= 1
     p.items.delete(c.id)
     c.payoutId = null
     seen.add('refunded out of a payout')
-    if (p.amount <= 0) {
+    if (p.amount - amountBefore > 0) {
+      p.amount -= amountBefore
+      p.count -= 1
+    } else {
+      // Canceled, it keeps the amount and count it had, as a payout canceled by PUT does.
       seen.add('payout canceled by a refund')
       p.status = 'canceled'
       for (const id of p.items) Object.assign(commissions.get(id)!, { status: 'pending', payoutId: null })

@@ -134,7 +134,9 @@ describe('refunds', () => {
     expect(await api.payouts.get(payout!.payoutId)).toMatchObject({ amount: '20.00', commissionCount: 1, status: 'pending' })
     await api.payouts.update(payout!.payoutId, { status: 'processing' })
     expect(await api.commissions.refund({ commissionId: b.commissionId })).toMatchObject({ amount: '0.00', status: 'refunded', payoutId: null })
-    expect(await api.payouts.get(payout!.payoutId)).toMatchObject({ amount: '0.00', commissionCount: 0, status: 'canceled' })
+    // Canceled, it keeps the amount and count it had, like a payout canceled through PUT.
+    expect(await api.payouts.get(payout!.payoutId)).toMatchObject({ amount: '20.00', commissionCount: 1, status: 'canceled' })
+    expect((await api.payouts.items({ payoutId: payout!.payoutId })).items).toEqual([])
     // The partly refunded one is due again and goes into the next payout.
     expect((await run()).payouts.map((p) => p.amount)).toEqual(['20.00'])
   })
