@@ -297,6 +297,7 @@ async function open(options: SqlJsStorageOptions): Promise<Engine> {
     const bytes = journal ? journal.snapshot : ((await options.load?.()) ?? null)
     const connection = new Connection(new SQL.Database(bytes))
     try {
+      connection.exec('PRAGMA journal_mode = MEMORY')
       schemaVersion(connection)
       const seq = journal && bytes ? replay(connection, journal.records) : 0
       const migrated = migrate(connection)
