@@ -113,8 +113,10 @@ async function runOnce(target: Target, commissions: number, affiliates: number):
     })
     globalThis.gc?.()
     const start = performance.now()
+    const cpuStart = process.cpuUsage()
     const result = await service.api.payouts.run({ workspaceId: WORKSPACE })
     const seconds = (performance.now() - start) / 1000
+    const { user, system } = process.cpuUsage(cpuStart)
     const total = result.payouts.reduce((s, p) => s + minor(p.amount), 0)
     const counted = result.payouts.reduce((s, p) => s + p.commissionCount, 0)
     if (result.payouts.length !== affiliates || result.skipped.length !== 0 || total !== sum || counted !== commissions) {
@@ -122,7 +124,7 @@ async function runOnce(target: Target, commissions: number, affiliates: number):
         `${target.name}: the run answered ${result.payouts.length} payouts of ${counted} commissions totalling ${total} (${result.skipped.length} skipped); expected ${affiliates} of ${commissions} totalling ${sum}`,
       )
     }
-    console.log(`  ${target.name}, ${commissions} commissions: run in ${fixed(seconds, 2)} s`)
+    console.log(`  ${target.name}, ${commissions} commissions: run in ${fixed(seconds, 2)} s (${fixed((user + system) / 1e6, 2)} s CPU of this process)`)
     return seconds
   } finally {
     await dispose()
