@@ -34,14 +34,23 @@ export class Params {
   }
 }
 
-/** `where` as SQL conditions, all of which must hold. An `in` of one value is plain equality, which every index serves. */
+/**
+ * `where` as SQL conditions, all of which must hold. An `in` of one value is plain equality, which every index serves.
+ *
+ * When `where` names records by `id`, SQLite is told to find them by the primary key: its other
+ * columns are written `+"field"` (the same value, but no index serves it). Without statistics
+ * SQLite otherwise guesses that `"payoutId" IS NULL` is as narrow as an id list, walks the
+ * `payoutId` index over every unclaimed commission, and a payout run's claims grow with the square
+ * of the commissions.
+ */
 export function conditions(model: ModelName, where: DriverWhere | undefined, params: Params): string[] {
   const out: string[] = []
+  const byId = params.dialect === 'sqlite' && where?.id != null
   for (const field in where) {
     const value = where[field]
     if (value === undefined) continue
     kindOf(model, field)
-    const column = quote(field)
+    const column = byId && field !== 'id' ? `+${quote(field)}` : quote(field)
     if (value === null) {
       out.push(`${column} IS NULL`)
     } else if (typeof value === 'object') {
