@@ -121,11 +121,13 @@ export function payoutPages(
   const orderBy = { field: 'createdAt', direction: 'ASC' } as const
 
   const page = async (tx: StorageTransaction) => {
+    // After the first page, read from the last row given (one row of overlap), so it can be found.
     let offset = last === null ? 0 : Math.max(0, position - 1)
     // Whether a row read in this transaction sorts at or before the last one given (or none was).
     let placed = last === null || offset === 0
     for (;;) {
-      const rows = await tx.find('payouts', { where, orderBy, offset, limit: EXPORT_PAGE })
+      const limit = last === null ? EXPORT_PAGE : EXPORT_PAGE + 1
+      const rows = await tx.find('payouts', { where, orderBy, offset, limit })
       if (!placed && (rows.length === 0 || isAfter(rows[0]!, last!))) {
         // Rows before this offset left the selection: step back to a row at or before the last one given.
         offset = Math.max(0, offset - EXPORT_PAGE)
@@ -133,14 +135,16 @@ export function payoutPages(
         continue
       }
       placed = true
-      const fresh = last === null ? rows : rows.filter((row) => isAfter(row, last!))
-      position = offset + rows.length
-      if (rows.length < EXPORT_PAGE) finished = true
-      else if (fresh.length === 0) {
-        // A whole page of rows that entered before the reader's place: read on.
-        offset = position
+      // Rows sort ascending, so the ones after the last given are the tail of `rows`.
+      const after = last === null ? rows : rows.filter((row) => isAfter(row, last!))
+      if (after.length === 0 && rows.length === limit) {
+        // A whole page of rows that entered the selection behind the reader: read on.
+        offset += rows.length
         continue
       }
+      const fresh = after.slice(0, EXPORT_PAGE)
+      if (fresh.length === after.length && rows.length < limit) finished = true
+      position = offset + rows.length - after.length + fresh.length
       if (fresh.length) last = fresh[fresh.length - 1]!
       const affiliates = new Map<string, AffiliateRecord>()
       if (withAffiliates && fresh.length) {
