@@ -1,12 +1,15 @@
 import { parse } from 'csv-parse/sync'
 import { runInNewContext } from 'node:vm'
 import { setFlagsFromString } from 'node:v8'
-import { afterEach, describe, expect, it } from 'vitest'
+import type pg from 'pg'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { postgresStorage } from '../adapters/postgres.js'
 import { serve, type RunningServer } from '../adapters/node.js'
 import type { AffiliateCreateInput } from '../src/api/affiliates.js'
 import type { Payout } from '../src/domain/payout.js'
 import { at, payout as samplePayout } from '../src/storage/sample-records.js'
-import { memoryStorage, type Storage } from '../src/index.js'
+import { memoryStorage, sqlJsStorage, type Storage } from '../src/index.js'
+import { dropSchema, needs, POSTGRES_VAR, postgresUrl, testPool, uniqueName } from './support/services.js'
 import { apiCampaignInput, expectValidation, fieldError, KEY_A, KEY_B, setup, UNKNOWN_ID, USER_A, WS_A, WS_A2, WS_B } from './helpers.js'
 
 type Api = ReturnType<typeof setup>['api']
@@ -257,40 +260,6 @@ describe('GET /payouts/export: streaming', () => {
     expect(counted.transactions() - before).toBe(2)
   })
 
-  it('a payout changing while the export runs: none given twice, none that stays selected skipped', async () => {
-    const { api, storage } = setup()
-    const ids = await insertPayouts(storage, 1_300)
-    const file = await api.payouts.export({ format: 'csv' })
-    const reader = file.body.getReader()
-    const decoder = new TextDecoder()
-    let text = decoder.decode((await reader.read()).value)
-    // Ten payouts already written leave the selection (pending → processing): the rows after them shift back.
-    for (const id of ids.slice(0, 10)) await api.payouts.update(id, { status: 'processing' })
-    // One not yet written leaves it too, and is not written.
-    await api.payouts.update(ids[900]!, { status: 'canceled' })
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) break
-      text += decoder.decode(value)
-    }
-    const written = rowsOf(text).slice(1).map((row) => row[0])
-    expect(new Set(written).size).toBe(written.length)
-    expect(written).toEqual(ids.filter((_, i) => i !== 900))
-  })
-
-  it('a payout entering the selection behind the reader is not written twice', async () => {
-    const { api, storage } = setup()
-    // 700 failed payouts, then an older pending one that fails while the export runs.
-    const ids = await insertPayouts(storage, 701, (i) => (i === 0 ? {} : { status: 'failed' }))
-    const file = await api.payouts.export({ format: 'csv', status: 'failed' })
-    const reader = file.body.getReader()
-    let text = new TextDecoder().decode((await reader.read()).value)
-    await api.payouts.update(ids[0]!, { status: 'failed' })
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += new TextDecoder().decode(chunk.value)
-    const written = rowsOf(text).slice(1).map((row) => row[0])
-    expect(written).toEqual(ids.slice(1))
-  })
-
   it('10k payouts stream with bounded memory: the heap grows far less than the file while it is read slowly', async () => {
     setFlagsFromString('--expose-gc')
     const gc = runInNewContext('gc') as () => void
@@ -331,6 +300,68 @@ describe('GET /payouts/export: streaming', () => {
     // What the export holds at once is a page (500 payouts, ~260 kB of text), not the file.
     expect(peak).toBeLessThan(size / 4)
     console.log(`export of 10k payouts: file ${(size / 1e6).toFixed(2)} MB in ${pieces} pieces, peak heap growth ${(peak / 1e3).toFixed(0)} kB`)
+  })
+})
+
+/**
+ * Payouts moving while an export runs, on each storage (their own ordering and isolation): the
+ * file never holds a payout twice, nor misses one that stayed selected throughout.
+ */
+function changingWhileExporting(make: () => Promise<Storage> | Storage) {
+  it('a payout changing while the export runs: none given twice, none that stays selected skipped', async () => {
+    const { api, storage } = setup({ storage: await make() })
+    const ids = await insertPayouts(storage, 1_300)
+    const file = await api.payouts.export({ format: 'csv' })
+    const reader = file.body.getReader()
+    const decoder = new TextDecoder()
+    let text = decoder.decode((await reader.read()).value)
+    // Ten payouts already written leave the selection (pending → processing): the rows after them shift back.
+    for (const id of ids.slice(0, 10)) await api.payouts.update(id, { status: 'processing' })
+    // One not yet written leaves it too, and is not written.
+    await api.payouts.update(ids[900]!, { status: 'canceled' })
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      text += decoder.decode(value)
+    }
+    const written = rowsOf(text).slice(1).map((row) => row[0])
+    expect(new Set(written).size).toBe(written.length)
+    expect(written).toEqual(ids.filter((_, i) => i !== 900))
+  })
+
+  it('a payout entering the selection behind the reader is not written twice', async () => {
+    const { api, storage } = setup({ storage: await make() })
+    // 700 failed payouts, then an older pending one that fails while the export runs.
+    const ids = await insertPayouts(storage, 701, (i) => (i === 0 ? {} : { status: 'failed' }))
+    const file = await api.payouts.export({ format: 'csv', status: 'failed' })
+    const reader = file.body.getReader()
+    let text = new TextDecoder().decode((await reader.read()).value)
+    await api.payouts.update(ids[0]!, { status: 'failed' })
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += new TextDecoder().decode(chunk.value)
+    const written = rowsOf(text).slice(1).map((row) => row[0])
+    expect(written).toEqual(ids.slice(1))
+  })
+
+}
+
+describe('GET /payouts/export on memory storage: payouts changing while it runs', () => changingWhileExporting(() => memoryStorage()))
+describe('GET /payouts/export on sql.js: payouts changing while it runs', () => changingWhileExporting(() => sqlJsStorage()))
+describe.skipIf(!postgresUrl)(needs('GET /payouts/export on PostgreSQL: payouts changing while it runs', POSTGRES_VAR), () => {
+  let pool: pg.Pool
+  const schemas: string[] = []
+  beforeAll(async () => {
+    pool = await testPool()
+  })
+  afterAll(async () => {
+    for (const schema of schemas) await dropSchema(pool, schema)
+    await pool.end()
+  })
+  changingWhileExporting(async () => {
+    const schema = uniqueName('export')
+    schemas.push(schema)
+    const storage = postgresStorage({ pool, schema })
+    await storage.ready()
+    return storage
   })
 })
 
