@@ -50,13 +50,6 @@ function queryOf(params: URLSearchParams): Query {
   return query
 }
 
-/**
- * The request path, one for every request: itty-router finds the route under `basePath`; a keyed
- * route checks the key (wrong keys counted per client address), admits the request under the
- * key's limits, reads and checks the body, runs the operation (through `Idempotency-Key` when
- * sent) and answers; every error becomes an answer in `errorAnswer`. The in-flight slot is given
- * back as soon as the answer is complete.
- */
 /** What a `csv` route's operation answers (see `PayoutExport`). */
 interface FileAnswer {
   filename: string
@@ -94,6 +87,13 @@ function untilDone(body: ReadableStream<Uint8Array>, done: () => void, onFailure
   )
 }
 
+/**
+ * The request path, one for every request: itty-router finds the route under `basePath`; a keyed
+ * route checks the key (wrong keys counted per client address), admits the request under the
+ * key's limits, reads and checks the body, runs the operation (through `Idempotency-Key` when
+ * sent) and answers; every error becomes an answer in `errorAnswer`. The in-flight slot is given
+ * back as soon as the answer is complete (a file's once its stream ends or is cancelled).
+ */
 export function createHandler(options: HandlerOptions): (request: Request, context?: unknown) => Promise<Response> {
   const { ops, keyStore, clock, limiter, failedKeys, basePath, onError } = options
   const idempotency = createIdempotency(options.storage, clock, options.idempotency)
