@@ -7,8 +7,8 @@ import { answerJsonSchema } from '../domain/schema.js'
 import { payoutExport, type EXPORT_FORMATS } from '../schemas/payouts.js'
 import { parse } from '../schemas/validate.js'
 import type { StorageTransaction, Where } from '../storage/types.js'
-import { workspaceScope, type Access } from './access.js'
-import { inTransaction, readOnly, type Deps } from './shared.js'
+import type { Access } from './access.js'
+import { inTransaction, listWhere, readOnly, type Deps } from './shared.js'
 
 // `GET /payouts/export`: the payouts chosen as a CSV file, streamed a page at a time. See the
 // README's "Exporting payouts" for the three formats and why each column is what it is.
@@ -165,9 +165,7 @@ export function payoutExportOperation(deps: Deps) {
     const format = q.format
     const method = METHODS[format]
     const where: Where<'payouts'> = {
-      ...workspaceScope(access, q.workspaceId?.toLowerCase()),
-      status: q.status ?? 'pending',
-      ...(q.campaignId === undefined ? {} : { campaignId: q.campaignId.toLowerCase() }),
+      ...listWhere(access, { workspaceId: q.workspaceId, campaignId: q.campaignId, status: q.status ?? 'pending' }),
       ...(q.payoutId === undefined ? {} : { id: { in: [...new Set(q.payoutId.map((id) => id.toLowerCase()))] } }),
       ...(method === undefined ? {} : { payoutMethod: method }),
     }
