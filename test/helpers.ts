@@ -47,7 +47,8 @@ export function setup(options: { storage?: Storage; rateLimit?: false | RateLimi
     const response = await service.fetch(new Request(`http://test.local/api/v1${path}`, { method, headers, body }))
     const text = await response.text()
     checkAnswer({ method, path: `/api/v1${path}`, status: response.status, headers: response.headers, text })
-    return { status: response.status, headers: response.headers, text, body: text ? JSON.parse(text) : undefined }
+    const json = response.headers.get('content-type')?.startsWith('application/json')
+    return { status: response.status, headers: response.headers, text, body: text && json ? JSON.parse(text) : undefined }
   }
 
   return { service, storage, clock, call, errors, api: service.api }

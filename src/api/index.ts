@@ -15,6 +15,7 @@ import {
   type CommissionUpdateInput,
 } from './commissions.js'
 import { linkOperations, type LinkCreateInput, type LinkTrackInput } from './links.js'
+import { payoutExportOperation, type PayoutExport, type PayoutExportQuery } from './payout-export.js'
 import { payoutOperations, type PayoutItemsQuery, type PayoutListQuery, type PayoutRunInput, type PayoutUpdateInput } from './payouts.js'
 import {
   referredUserOperations,
@@ -33,7 +34,7 @@ export const createOperations = (deps: Deps) => ({
   links: linkOperations(deps),
   commissions: commissionOperations(deps),
   referredUsers: referredUserOperations(deps),
-  payouts: payoutOperations(deps),
+  payouts: { ...payoutOperations(deps), export: payoutExportOperation(deps) },
 })
 
 export interface CampaignsApi {
@@ -111,6 +112,12 @@ export interface PayoutsApi {
   update(payoutId: string, changes: PayoutUpdateInput): Promise<Payout>
   /** The commissions in a payout, oldest first. */
   items(query: PayoutItemsQuery): Promise<Page<Commission>>
+  /**
+   * The payouts chosen (`status` default `pending`) as a CSV file: `csv` (every field), `paypal`
+   * or `wise` (their upload files, only payouts paid by that method). `body` streams the file,
+   * reading a page of payouts as it is read.
+   */
+  export(query: PayoutExportQuery): Promise<PayoutExport>
 }
 
 /** One namespace per resource. Validation and rules are those of HTTP; failures throw `AffiliateError`. */

@@ -61,6 +61,16 @@ async function failure(response: Response): Promise<AffiliateError> {
   return new AffiliateError(response.status, message, errors, headers)
 }
 
+/** A file answer as the typed API gives it: its name, its type and its body, still streaming. */
+function fileOf(response: Response): { filename: string; contentType: string; body: ReadableStream<Uint8Array> } {
+  const disposition = response.headers.get('content-disposition') ?? ''
+  return {
+    filename: /filename="([^"]*)"/.exec(disposition)?.[1] ?? '',
+    contentType: response.headers.get('content-type') ?? '',
+    body: response.body ?? new ReadableStream({ start: (controller) => controller.close() }),
+  }
+}
+
 /**
  * A client for an affiliate-service over HTTP, for another process or another language's server
  * running it. Works wherever `fetch` does (Node, Bun, Deno, workers, browsers).
@@ -85,7 +95,8 @@ export function createAffiliateClient(options: AffiliateClientOptions): Affiliat
   async function call(route: Route, args: unknown[]): Promise<unknown> {
     const { query, body } = requestOf(route, args)
     const url = base + route.path + queryString(query)
-    const headers: Record<string, string> = { 'x-auth-service': options.apiKey, accept: 'application/json' }
+    const file = route.answer === 'csv'
+    const headers: Record<string, string> = { 'x-auth-service': options.apiKey, accept: file ? 'text/csv, application/json' : 'application/json' }
     if (body !== undefined) headers['content-type'] = 'application/json'
     // One key for every attempt of this call: a POST that arrived before the connection dropped is not run twice.
     if (route.method === 'POST') headers['idempotency-key'] = globalThis.crypto.randomUUID()
@@ -111,6 +122,7 @@ export function createAffiliateClient(options: AffiliateClientOptions): Affiliat
         }
       }
       if (!response.ok) throw await failure(response)
+      if (file) return fileOf(response)
       const envelope = (await response.json()) as { data: unknown }
       return envelope.data
     }

@@ -5,7 +5,7 @@ import { isoAt, type Clock } from '../clock.js'
 import { AffiliateError } from '../errors.js'
 import type { KeyStore, Principal } from '../keys/types.js'
 import type { AddressThrottle } from '../limiter/address-throttle.js'
-import type { Limiter } from '../limiter/limiter.js'
+import type { Admission, Limiter } from '../limiter/limiter.js'
 import type { Storage } from '../storage/types.js'
 import { readJsonBody, type BodyLimits } from './body.js'
 import { clientAddressOf } from './client-address.js'
@@ -50,12 +50,49 @@ function queryOf(params: URLSearchParams): Query {
   return query
 }
 
+/** What a `csv` route's operation answers (see `PayoutExport`). */
+interface FileAnswer {
+  filename: string
+  contentType: string
+  body: ReadableStream<Uint8Array>
+}
+
+/**
+ * `body`, calling `done` once when it ends, fails (after `onFailure`: the answer is cut short,
+ * which an adapter passes on by closing the connection) or is cancelled.
+ */
+function untilDone(body: ReadableStream<Uint8Array>, done: () => void, onFailure: (error: unknown) => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader()
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        let chunk: ReadableStreamReadResult<Uint8Array>
+        try {
+          chunk = await reader.read()
+        } catch (error) {
+          done()
+          onFailure(error)
+          return controller.error(error)
+        }
+        if (!chunk.done) return controller.enqueue(chunk.value)
+        done()
+        controller.close()
+      },
+      cancel(reason) {
+        done()
+        return reader.cancel(reason)
+      },
+    },
+    { highWaterMark: 0 },
+  )
+}
+
 /**
  * The request path, one for every request: itty-router finds the route under `basePath`; a keyed
  * route checks the key (wrong keys counted per client address), admits the request under the
  * key's limits, reads and checks the body, runs the operation (through `Idempotency-Key` when
  * sent) and answers; every error becomes an answer in `errorAnswer`. The in-flight slot is given
- * back as soon as the answer is complete.
+ * back as soon as the answer is complete (a file's once its stream ends or is cancelled).
  */
 export function createHandler(options: HandlerOptions): (request: Request, context?: unknown) => Promise<Response> {
   const { ops, keyStore, clock, limiter, failedKeys, basePath, onError } = options
@@ -97,6 +134,7 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
     const principal = await authenticate(request, context)
     // From here on every answer, error or not, carries the key's RateLimit headers.
     const admission = await limiter.admit(principal.keyId, (error) => onError(error, request))
+    if (route.answer === 'csv') return file(route, request, principal, admission)
     try {
       return toResponse(await answer(route, request, principal), admission.headers)
     } catch (error) {
@@ -104,6 +142,26 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
     } finally {
       admission.release()
     }
+  }
+
+  /**
+   * A file route: the operation's stream as the body, no envelope. Errors before the stream
+   * starts are the usual JSON errors; the in-flight slot is kept until the stream ends, fails
+   * or is cancelled (the client went away), as the file is still being made until then.
+   */
+  async function file(route: Route, request: Request, principal: Principal, admission: Admission): Promise<Response> {
+    let made: FileAnswer
+    try {
+      const call = { access: accessOf(principal), query: queryOf(new URL(request.url).searchParams), body: undefined }
+      made = (await runRoute(route, ops, call)) as FileAnswer
+    } catch (error) {
+      admission.release()
+      return fail(error, request, admission.headers)
+    }
+    const headers: Record<string, string> = { 'content-type': made.contentType, 'content-disposition': `attachment; filename="${made.filename}"` }
+    for (const name in admission.headers) headers[name.toLowerCase()] = admission.headers[name]!
+    const body = untilDone(made.body, admission.release, (error) => onError(error, request))
+    return new Response(body, { status: successStatus(route), headers })
   }
 
   const health = (request: Routed) =>

@@ -75,7 +75,7 @@ const ERRORS: Record<number, string> = {
 const errorsOf = (route: Route): number[] =>
   [400, 401, 403, 404, 405, 429, 500, ...(route.body ? [408, 413, 415] : []), ...(route.method === 'POST' ? [409] : []), 422].sort((a, b) => a - b)
 
-const dataSchema = (answer: Answer): JsonSchema => {
+const dataSchema = (answer: Exclude<Answer, 'csv'>): JsonSchema => {
   if (answer === 'deleted') return ref('schemas', 'Deleted')
   if ('one' in answer) return ref('schemas', MODELS[answer.one][0])
   if ('items' in answer) {
@@ -90,6 +90,20 @@ const rateLimitHeaders = {
   'RateLimit-Reset': ref('headers', 'RateLimit-Reset'),
 }
 
+/** A file route's success: CSV text, streamed, named by `Content-Disposition`. */
+const fileAnswer = (route: Route) => ({
+  description: `${route.message}: a CSV file (RFC 4180, CRLF line ends), streamed`,
+  headers: {
+    ...rateLimitHeaders,
+    'Content-Disposition': {
+      description: 'The name to save the file as, such as `payouts-paypal-2026-03-01.csv`.',
+      required: true,
+      schema: { type: 'string', pattern: '^attachment; filename="[^"]+\\.csv"$' },
+    },
+  },
+  content: { 'text/csv': { schema: { type: 'string' } } },
+})
+
 function operation(route: Route): Record<string, unknown> {
   const [namespace, name] = route.operation
   const status = successStatus(route)
@@ -100,7 +114,7 @@ function operation(route: Route): Record<string, unknown> {
     schema: struct.schema ?? {},
   }))
   if (route.method === 'POST') parameters.push(ref('parameters', 'Idempotency-Key'))
-  const success = (status: number) => ({
+  const success = (status: number) => (route.answer === 'csv' ? fileAnswer(route) : {
     description: route.message,
     headers: { ...rateLimitHeaders, ...(route.method === 'POST' ? { 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') } : {}) },
     content: {

@@ -14,7 +14,7 @@ import {
   referredUserUpdate,
 } from '../schemas/commissions.js'
 import { linkAffiliate, linkCreate, linkId, linkTrack } from '../schemas/links.js'
-import { payoutId, payoutItems, payoutList, payoutRun, payoutUpdate } from '../schemas/payouts.js'
+import { payoutExport, payoutId, payoutItems, payoutList, payoutRun, payoutUpdate } from '../schemas/payouts.js'
 import type { Schema } from '../schemas/validate.js'
 
 /** The query string as name -> value; a name given more than once -> every value, in order. */
@@ -29,8 +29,11 @@ export interface Call {
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
 export type Namespace = keyof Operations
 
-/** What a route answers in the envelope's `data`: one record, a page of them, all of them, or the id deleted. */
-export type Answer = { one: Model } | { page: Model } | { items: Model } | 'deleted'
+/**
+ * What a route answers in the envelope's `data`: one record, a page of them, all of them, or the
+ * id deleted; or `csv`, a file streamed as it is (`{ filename, contentType, body }`), no envelope.
+ */
+export type Answer = { one: Model } | { page: Model } | { items: Model } | 'deleted' | 'csv'
 export type Model = 'campaign' | 'affiliate' | 'link' | 'commission' | 'referredUser' | 'payout' | 'payoutRun' | 'balance'
 
 /**
@@ -107,6 +110,7 @@ export const routes: readonly Route[] = [
   route({ method: 'GET', path: '/payouts/list', operation: ['payouts', 'list'], message: 'Payouts retrieved successfully', query: payoutList, answer: { page: 'payout' } }),
   route({ method: 'GET', path: '/payouts', operation: ['payouts', 'get'], message: 'Payout retrieved successfully', query: payoutId, id: 'payoutId', answer: { one: 'payout' } }),
   route({ method: 'PUT', path: '/payouts', operation: ['payouts', 'update'], message: 'Payout updated successfully', query: payoutId, id: 'payoutId', body: payoutUpdate, answer: { one: 'payout' } }),
+  route({ method: 'GET', path: '/payouts/export', operation: ['payouts', 'export'], message: 'Payouts exported successfully', query: payoutExport, answer: 'csv' }),
   route({ method: 'GET', path: '/payouts/items', operation: ['payouts', 'items'], message: 'Payout items retrieved successfully', query: payoutItems, answer: { page: 'commission' } }),
 ]
 

@@ -74,6 +74,32 @@ export const queryInteger = (min: number, max: number): Struct<number, JsonSchem
   })
 }
 
+/**
+ * One or more UUIDs. In a query the name is given once (a string, coerced to a list of one) or
+ * repeated (`?payoutId=a&payoutId=b`, which the handler gives as an array); each bad item is
+ * named on its own (`payoutId[1] must be a UUID`).
+ */
+export const uuids = (max: number): Struct<string[], JsonSchema> =>
+  new Struct<string[], JsonSchema>({
+    type: 'uuids',
+    schema: {
+      type: 'array',
+      items: { type: 'string', format: 'uuid' },
+      minItems: 1,
+      maxItems: max,
+      description: `One to ${max} UUIDs; in a query, repeat the name for each (\`?name=a&name=b\`).`,
+    },
+    coercer: (value) => (typeof value === 'string' ? [value] : value),
+    *validator(value, context) {
+      if (!Array.isArray(value) || value.length === 0 || value.length > max) {
+        // `value: null`: the failure is about the list as a whole, not a query name given twice.
+        yield { value: null, message: `must be one to ${max} UUIDs` }
+        return
+      }
+      for (const [i, item] of value.entries()) if (!isUuid(item)) yield { path: [...context.path, i], value: item, message: 'must be a UUID' }
+    },
+  })
+
 export const oneOf = <T extends string>(values: readonly T[]) =>
   field<T>('oneOf', { type: 'string', enum: [...values] }, (value) => values.includes(value as T) || `must be one of: ${values.join(', ')}`)
 

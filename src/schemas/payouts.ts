@@ -1,5 +1,5 @@
 import { PAYOUT_STATUSES } from '../domain/payout-status.js'
-import { bool, nullable, oneOf, queryInteger, text, timestamp, uuid } from './fields.js'
+import { bool, nullable, oneOf, queryInteger, text, timestamp, uuid, uuids } from './fields.js'
 import { listQuery, MAX_LIMIT, MAX_PAGE } from './list.js'
 import { allOptional, schema } from './validate.js'
 
@@ -35,3 +35,12 @@ export const payoutItems = schema({
 })
 
 export const EXPORT_FORMATS = ['csv', 'paypal', 'wise'] as const
+
+/** The most `payoutId`s one export names: one storage `in` condition. */
+export const MAX_EXPORT_IDS = 500
+
+/** `GET /payouts/export`: which file, and which payouts (`status` defaults to `pending`). */
+export const payoutExport = schema({
+  format: oneOf(EXPORT_FORMATS),
+  ...allOptional({ workspaceId: uuid, campaignId: uuid, status, payoutId: uuids(MAX_EXPORT_IDS) }),
+})

@@ -68,9 +68,16 @@ export function mismatch(answer: CheckedAnswer): string | undefined {
     if (why) return `${answer.method} ${path} ${answer.status}: header ${name}: ${why}`
   }
   if (method === 'head') return answer.text === '' ? undefined : `HEAD ${path} answered a body`
+  const type = answer.headers.get('content-type')
+  const csv = response.content?.['text/csv']
+  if (csv) {
+    // A file answer: CSV text, documented as a string.
+    if (type !== 'text/csv; charset=utf-8') return `${answer.method} ${path} ${answer.status}: content-type ${type}`
+    const why = ajv.validate(csv.schema, answer.text) ? undefined : ajv.errorsText(ajv.errors)
+    return why && `${answer.method} ${path} ${answer.status}: ${why}`
+  }
   const content = response.content?.['application/json']
   if (!content) return undefined
-  const type = answer.headers.get('content-type')
   if (type !== 'application/json; charset=utf-8') return `${answer.method} ${path} ${answer.status}: content-type ${type}`
   let body: unknown
   try {
