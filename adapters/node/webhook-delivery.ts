@@ -10,7 +10,7 @@ import { lookup as dnsLookup } from 'node:dns/promises'
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { isIP, type Socket } from 'node:net'
-import { checkAddress, checkWebhookUrl, ipLiteral, WebhookAddressError, type WebhookAddressPolicy } from '../../src/webhooks/address.js'
+import { canonicalAddress, checkAddress, checkWebhookUrl, ipLiteral, WebhookAddressError, type WebhookAddressPolicy } from '../../src/webhooks/address.js'
 import { resultForStatus, type DeliveryResult, type WebhookRequest, type WebhookSender } from '../../src/webhooks/delivery.js'
 import { DELIVERY_TIMEOUT_MS, RESPONSE_BODY_LIMIT_BYTES } from '../../src/webhooks/schedule.js'
 
@@ -61,6 +61,21 @@ export function pinnedLookup(addresses: Resolved) {
     if (all) callback(null, usable.map(({ address, family }): LookupAddress => ({ address, family })))
     else callback(null, usable[0]!.address, usable[0]!.family)
   }
+}
+
+/**
+ * Why the socket's peer may not be talked to: not one of the `checked` addresses (canonical, see
+ * `canonicalAddress`), or refused by `policy`; undefined when it may.
+ */
+export function connectedPeerProblem(peer: string | undefined, checked: ReadonlySet<string>, policy: WebhookAddressPolicy): string | undefined {
+  if (!peer) return 'the connection has no peer address'
+  if (!checked.has(canonicalAddress(peer))) return `connected to ${peer}, which was not checked`
+  try {
+    checkAddress(peer, policy)
+  } catch (error) {
+    return (error as Error).message
+  }
+  return undefined
 }
 
 const describe = (error: unknown): string => {
@@ -114,7 +129,7 @@ async function send(request: WebhookRequest, options: Required<Pick<NodeWebhookS
       }
     }
   }
-  const checked = new Set(addresses.map((a) => a.address))
+  const checked = new Set(addresses.map((a) => canonicalAddress(a.address)))
   const remaining = options.timeoutMs - (performance.now() - started)
   if (remaining <= 0) return failed(timedOut)
 
@@ -167,23 +182,17 @@ async function send(request: WebhookRequest, options: Required<Pick<NodeWebhookS
     }, remaining)
 
     req.on('socket', (socket: Socket) => {
-      socket.once('connect', () => {
-        // The peer actually connected to: one of the checked addresses (literal hosts skip `lookup`).
-        const peer = socket.remoteAddress
-        const problem = peer === undefined ? 'the connection has no peer address' : !checked.has(peer) ? `connected to ${peer}, which was not checked` : undefined
-        let refusal = problem
-        if (!refusal && peer !== undefined) {
-          try {
-            checkAddress(peer, options)
-          } catch (error) {
-            refusal = (error as Error).message
-          }
-        }
-        if (refusal) {
-          finish(failed(refusal, true))
-          req.destroy()
-        }
+      const refuse = (refusal: string | undefined) => {
+        if (!refusal) return
+        finish(failed(refusal, true))
+        req.destroy()
+      }
+      // Before connecting: the address the socket is about to use (host names; literals were checked above).
+      socket.on('lookup', (error: Error | null, address: string) => {
+        if (!error) refuse(connectedPeerProblem(address, checked, options))
       })
+      // Once connected, a second line: the peer actually connected to.
+      socket.once('connect', () => refuse(connectedPeerProblem(socket.remoteAddress, checked, options)))
     })
     req.on('response', (res) => {
       response = res

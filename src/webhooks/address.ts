@@ -96,6 +96,12 @@ export function checkWebhookUrl(url: string, policy: WebhookAddressPolicy = {}):
   return parsed
 }
 
+/** One spelling per address (`0:0:0:0:0:0:0:1` and `::1` alike), for comparing a socket's peer with the checked addresses. */
+export function canonicalAddress(address: string): string {
+  const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address
+  return ipaddr.isValid(bare) ? ipaddr.parse(bare).toNormalizedString() : bare
+}
+
 /** Throws `WebhookAddressError` unless `address` may be reached under `policy`. */
 export function checkAddress(address: string, policy: WebhookAddressPolicy = {}): void {
   if (policy.allowPrivateAddresses) {
