@@ -1,0 +1,112 @@
+// Webhook secrets and Standard Webhooks signatures (https://www.standardwebhooks.com/), with the
+// `standardwebhooks` package that receivers verify with. Web Crypto and plain JavaScript only: the
+// same file runs on Node, Bun, Deno and workers.
+
+import { Webhook } from 'standardwebhooks'
+
+export const WEBHOOK_SECRET_PREFIX = 'whsec_'
+/** Random bytes in a new secret (SPEC.md: `whsec_` + base64 of 32 random bytes). */
+export const WEBHOOK_SECRET_BYTES = 32
+/** How long the old secret keeps signing after a rotation, unless the caller says otherwise. */
+export const DEFAULT_OVERLAP_HOURS = 24
+
+const HOUR_MS = 3_600_000
+// Standard base64 with padding, as `standardwebhooks` decodes it; 24 to 64 key bytes.
+const SECRET = /^whsec_([A-Za-z0-9+/]+={0,2})$/
+
+const base64 = (bytes: Uint8Array): string => {
+  let binary = ''
+  for (const byte of bytes) binary += String.fromCharCode(byte)
+  return btoa(binary)
+}
+
+/** A new secret: `whsec_` and the base64 of `bytes` (24 to 32, default 32) random bytes from Web Crypto. */
+export function generateWebhookSecret(bytes: number = WEBHOOK_SECRET_BYTES): string {
+  if (!Number.isInteger(bytes) || bytes < 24 || bytes > 32) throw new RangeError(`a webhook secret has 24 to 32 random bytes, not ${bytes}`)
+  return WEBHOOK_SECRET_PREFIX + base64(crypto.getRandomValues(new Uint8Array(bytes)))
+}
+
+/** Whether `value` is a `whsec_` secret whose base64 decodes to 24–64 bytes. */
+export function isWebhookSecret(value: unknown): value is string {
+  if (typeof value !== 'string') return false
+  const match = SECRET.exec(value)
+  if (!match) return false
+  const body = match[1]!
+  if (body.length % 4 !== 0) return false
+  const bytes = (body.length / 4) * 3 - (body.endsWith('==') ? 2 : body.endsWith('=') ? 1 : 0)
+  return bytes >= 24 && bytes <= 64
+}
+
+/** What a webhook record keeps of its secrets: the current one, and the previous one while it overlaps. */
+export interface WebhookSecrets {
+  secret: string
+  /** The secret before the last rotation; it keeps signing until `previousSecretExpiresAt`. */
+  previousSecret?: string | null
+  /** ISO timestamp; after it only `secret` signs. */
+  previousSecretExpiresAt?: string | null
+}
+
+/** The secrets that sign at `now` (milliseconds): the current one first, then the previous one while its overlap lasts. */
+export function liveSecrets(secrets: WebhookSecrets, now: number): string[] {
+  const { secret, previousSecret, previousSecretExpiresAt } = secrets
+  if (!previousSecret || !previousSecretExpiresAt || previousSecret === secret) return [secret]
+  const expires = Date.parse(previousSecretExpiresAt)
+  if (!Number.isFinite(expires)) throw new TypeError(`previousSecretExpiresAt is not a timestamp: ${JSON.stringify(previousSecretExpiresAt)}`)
+  return now < expires ? [secret, previousSecret] : [secret]
+}
+
+/**
+ * Rotates to `newSecret` (a fresh one by default) at `now`: the current secret becomes the previous
+ * one and keeps signing for `overlapHours` (0 drops it at once). A rotation during an overlap drops
+ * the oldest secret: at most two ever sign.
+ */
+export function rotateWebhookSecret(
+  current: WebhookSecrets,
+  now: number,
+  overlapHours: number = DEFAULT_OVERLAP_HOURS,
+  newSecret: string = generateWebhookSecret(),
+): Required<WebhookSecrets> {
+  if (!Number.isFinite(overlapHours) || overlapHours < 0) throw new RangeError(`overlapHours must be a non-negative number, not ${overlapHours}`)
+  if (!isWebhookSecret(newSecret)) throw new TypeError('newSecret is not a whsec_ secret')
+  if (newSecret === current.secret) throw new TypeError('newSecret is the current secret')
+  if (overlapHours === 0) return { secret: newSecret, previousSecret: null, previousSecretExpiresAt: null }
+  return { secret: newSecret, previousSecret: current.secret, previousSecretExpiresAt: new Date(now + overlapHours * HOUR_MS).toISOString() }
+}
+
+/** The three Standard Webhooks headers of one delivery attempt. */
+export interface WebhookSignatureHeaders {
+  'webhook-id': string
+  'webhook-timestamp': string
+  'webhook-signature': string
+}
+
+export interface SignInput {
+  /** The event id: the same on every attempt, so receivers can drop duplicates. */
+  id: string
+  /** When this attempt is sent, in milliseconds (the service's clock); the header carries whole seconds. */
+  timestamp: number
+  /** The exact body sent: the signature covers these characters. */
+  body: string
+  /** Every live secret (see `liveSecrets`); each adds one `v1,<signature>` entry. */
+  secrets: readonly string[]
+}
+
+/**
+ * Signs one attempt: `webhook-signature` is `v1,<base64 HMAC-SHA256 of id.timestamp.body>` for each
+ * secret, space-separated, so a receiver holding either secret of a rotation verifies it.
+ */
+export function signWebhook({ id, timestamp, body, secrets }: SignInput): WebhookSignatureHeaders {
+  if (!id || /\s/.test(id)) throw new TypeError('the webhook id must be non-empty and without white space')
+  if (!Number.isFinite(timestamp)) throw new TypeError('timestamp must be milliseconds since the epoch')
+  if (secrets.length === 0) throw new TypeError('at least one secret signs a webhook')
+  const at = new Date(timestamp)
+  const signatures = secrets.map((secret) => {
+    if (!isWebhookSecret(secret)) throw new TypeError('a signing secret is not a whsec_ secret')
+    return new Webhook(secret).sign(id, at, body)
+  })
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(timestamp / 1000)),
+    'webhook-signature': [...new Set(signatures)].join(' '),
+  }
+}
