@@ -4,7 +4,7 @@
 import type pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { postgresStorage } from '../adapters/postgres.js'
-import { countStatement, findStatement, tableSql, type Statement } from '../adapters/postgres/sql.js'
+import { countStatement, findStatement, tableSql, updateManyStatement, type Statement } from '../adapters/postgres/sql.js'
 import type { FindQuery, ModelName, Scalar } from '../src/storage/index.js'
 import { dropSchema, needs, POSTGRES_VAR, postgresUrl, testPool, uniqueName } from './support/services.js'
 
@@ -100,6 +100,19 @@ describe.skipIf(!postgresUrl)(needs('PostgreSQL query plans at 100k rows', POSTG
     const nodes = await find('affiliates', page({ workspaceId: { in: [BIG, SMALL] } }))
     expect(seqScans(nodes)).toEqual([])
     expect(indexes(nodes).length).toBeGreaterThan(0)
+  })
+
+  it("a payout run's claim finds its commissions by primary key, not by the unclaimed ones' payoutId index", async () => {
+    const ids = [1, 2, 3, 4, 5].map((i) => `md5('m' || ${i * 1000})`)
+    const { rows } = await pool.query(`SELECT ${ids.map((id, i) => `${id}::uuid::text AS "${i}"`).join(', ')}`)
+    const statement = updateManyStatement(
+      tableSql(schema, 'commissions'),
+      { id: { in: Object.values(rows[0] as Record<string, string>) }, status: 'pending', payoutId: null },
+      [['status', 'processing'], ['payoutId', someAffiliate]],
+    )
+    const nodes = await plan(statement)
+    expect(seqScans(nodes)).toEqual([])
+    expect(indexes(nodes)).toEqual(['commissions_pkey'])
   })
 
   it('a filtered commission list (workspace and status) reads the (workspaceId, status, createdAt, id) index, with no sort', async () => {

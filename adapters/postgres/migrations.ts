@@ -262,6 +262,10 @@ CREATE INDEX payouts_workspace ON ${s}.payouts ("workspaceId", "createdAt", "id"
 CREATE INDEX payouts_workspace_status ON ${s}.payouts ("workspaceId", "status", "createdAt", "id");
 CREATE INDEX payouts_campaign ON ${s}.payouts ("campaignId", "createdAt", "id");
 CREATE INDEX payouts_affiliate ON ${s}.payouts ("affiliateId", "createdAt", "id");
+-- Statistics for the new columns now, not at autovacuum's next pass: without them the planner
+-- guesses "payoutId" IS NULL is rare and serves a payout run's claim (id = ANY(...) AND "payoutId"
+-- IS NULL) from commissions_payout, walking every unclaimed commission per payout.
+ANALYZE ${s}.commissions;
 `,
     ),
   },
