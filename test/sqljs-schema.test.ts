@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { models, modelNames } from '../src/storage/models.js'
+import { conditions, Params } from '../src/storage/sql.js'
 import type { InitSqlJs, SqlJsDatabase } from '../src/storage/sqljs/sql-js-types.js'
 import { sqlJsStorage } from '../src/storage/sqljs/storage.js'
 import { fileJournal } from '../adapters/node/file-journal.js'
@@ -56,4 +57,12 @@ describe.each(modelNames)('the %s table', (model) => {
     }
     expect(plan(`SELECT * FROM "${model}" ORDER BY "createdAt" DESC, "id" DESC LIMIT 10`)).not.toContain('TEMP B-TREE')
   })
+})
+
+it("a payout run's claim finds its commissions by primary key, not by the unclaimed ones' payoutId index", () => {
+  const params = new Params('sqlite')
+  const where = conditions('commissions', { id: { in: ['a', 'b', 'c'] }, status: 'pending', payoutId: null }, params).join(' AND ')
+  const query = plan(`UPDATE "commissions" SET "status" = 'processing' WHERE ${where}`.replace(/\?/g, "'x'"))
+  expect(query).toMatch(/USING (INTEGER )?PRIMARY KEY|USING INDEX sqlite_autoindex_commissions_1/)
+  expect(query).not.toContain('commissions_payoutId')
 })
