@@ -61,7 +61,8 @@ describe.each(modelNames)('the %s table', (model) => {
 
 it("a payout run's claim finds its commissions by primary key, not by the unclaimed ones' payoutId index", () => {
   const params = new Params('sqlite')
-  const where = conditions('commissions', { id: { in: ['a', 'b', 'c'] }, status: 'pending', payoutId: null }, params).join(' AND ')
+  const ids = Array.from({ length: 500 }, (_, i) => `id-${i}`)
+  const where = conditions('commissions', { id: { in: ids }, status: 'pending', payoutId: null }, params).join(' AND ')
   const query = plan(`UPDATE "commissions" SET "status" = 'processing' WHERE ${where}`.replace(/\?/g, "'x'"))
   expect(query).toMatch(/USING (INTEGER )?PRIMARY KEY|USING INDEX sqlite_autoindex_commissions_1/)
   expect(query).not.toContain('commissions_payoutId')
