@@ -135,7 +135,7 @@ const clients = [
 ]
 
 describe.each(clients)('the HTTP client under $runtime', ({ runtime, args }) => {
-  it('creates, reads and gets a typed 404', { timeout: 90_000 }, async () => {
+  it('creates, reads, gets a typed 404, runs payouts and reads a streamed export', { timeout: 90_000 }, async () => {
     const service = createAffiliateService({
       storage: memoryStorage(),
       keyStore: memoryKeyStore([{ key: KEY, userId: crypto.randomUUID(), workspaceIds: [WORKSPACE] }]),
@@ -151,7 +151,7 @@ describe.each(clients)('the HTTP client under $runtime', ({ runtime, args }) => 
         child.once('error', reject)
         child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${runtime} exited ${code}: ${out}`))))
       })
-      const match = /client ok (\S+) true 404/.exec(output)
+      const match = /client ok (\S+) true 404 payouts true text\/csv; charset=utf-8/.exec(output)
       expect(match, output).not.toBeNull()
       expect((await service.api.campaigns.get(match![1]!)).campaignName).toBe('From another runtime')
     } finally {
