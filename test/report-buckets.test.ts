@@ -89,6 +89,32 @@ describe('hour, week and month buckets', () => {
       '2026-04-04T15:00:00.000Z 0.5', // 01:30 +10:30
       '2026-04-04T15:30:00.000Z 1', // 02:00 +10:30
     ])
+    expect(bucketStart(at('2026-04-04T15:10:00Z'), 'hour', 'Australia/Lord_Howe')).toMatchObject({
+      start: '2026-04-04T15:00:00.000Z',
+      end: '2026-04-04T15:30:00.000Z',
+    })
+  })
+
+  it('an offset change off the hour (old local mean times) ends one hour bucket and starts the next', () => {
+    const minutes = (from: string, to: string, zone: string) =>
+      bucketsBetween(at(from), at(to), 'hour', zone).map((b) => `${b.start} ${(b.endMs - b.startMs) / 60_000}`)
+    // Santiago, 1910-01-10: from -4:42:45 (Santiago mean time) at midnight back to -5.
+    expect(minutes('1910-01-10T04:00:00Z', '1910-01-10T05:30:00Z', 'America/Santiago')).toEqual([
+      '1910-01-10T03:42:45.000Z 60',
+      '1910-01-10T04:42:45.000Z 17.25', // 23:42:45 to 24:00, -5
+      '1910-01-10T05:00:00.000Z 60',
+    ])
+    // Kolkata, 1906-01-01: from +5:21:10 (Madras time) at midnight on to +5:30.
+    expect(minutes('1905-12-31T18:00:00Z', '1905-12-31T19:40:00Z', 'Asia/Kolkata')).toEqual([
+      '1905-12-31T17:38:50.000Z 60',
+      '1905-12-31T18:38:50.000Z 51.166666666666664', // 00:08:50 to 01:00, +5:30
+      '1905-12-31T19:30:00.000Z 60',
+    ])
+    // And the day before Santiago's change has 24 h 17 min 15 s.
+    expect(bucketStart(at('1910-01-09T12:00:00Z'), 'day', 'America/Santiago')).toMatchObject({
+      start: '1910-01-09T04:42:45.000Z',
+      end: '1910-01-10T05:00:00.000Z',
+    })
   })
 
   it('ISO weeks start on Monday at local midnight, months on the 1st', () => {
