@@ -90,7 +90,7 @@ describe('report buckets, property', () => {
           }
         }
       }),
-      { numRuns: 400 },
+      { numRuns: 300 },
     )
   })
 

@@ -167,8 +167,14 @@ describe('errors', () => {
   it('an instant out of range or a reversed period is a RangeError', () => {
     expect(() => bucketsBetween(HOUR, 0, 'day', 'UTC')).toThrow(RangeError)
     expect(() => bucketStart(Number.NaN, 'day', 'UTC')).toThrow(RangeError)
-    expect(() => bucketStart(at('1899-12-31T00:00:00Z'), 'day', 'UTC')).toThrow(RangeError)
+    expect(() => bucketStart(at('1899-11-01T00:00:00Z'), 'day', 'UTC')).toThrow(RangeError)
     expect(() => bucketStart(at('9999-06-01T00:00:00Z'), 'day', 'UTC')).toThrow(RangeError)
+    // The buckets at either end of the range can be asked about again.
+    const first = bucketStart(at('1900-01-01T00:00:00Z'), 'month', 'Europe/Berlin')
+    expect(first.start).toBe('1899-12-31T23:00:00.000Z')
+    expect(bucketStart(first.startMs, 'month', 'Europe/Berlin')).toEqual(first)
+    const last = bucketStart(at('9998-12-31T23:59:59.999Z'), 'month', 'Pacific/Kiritimati')
+    expect(bucketStart(last.endMs - 1, 'month', 'Pacific/Kiritimati')).toEqual(last)
   })
 })
 

@@ -24,7 +24,8 @@
 // hours), which holds for the zones we know of; every function here reads offsets only through this
 // one cached function, so buckets tile time without gap or overlap whatever the data says.
 //
-// Instants are milliseconds since the epoch, accepted from 1900-01-01 to 9999-01-01 UTC.
+// Instants are milliseconds since the epoch, accepted from 1900-01-01 to 9999-01-01 UTC and, so that
+// every bucket returned can be asked about again, up to 40 days beyond either end.
 
 export const GRANULARITIES = ['hour', 'day', 'week', 'month'] as const
 export type Granularity = (typeof GRANULARITIES)[number]
@@ -51,8 +52,10 @@ const DAY = 24 * HOUR
 const GRID = 6 * HOUR
 /** Greater than any offset a zone has had since 1900 (they stay within ±15 hours). */
 const MAX_OFFSET = 18 * HOUR
-const MIN_INSTANT = Date.UTC(1900, 0, 1)
-const MAX_INSTANT = Date.UTC(9999, 0, 1)
+/** Longer than any bucket (a month, plus an offset change). */
+const SLACK = 40 * DAY
+const MIN_INSTANT = Date.UTC(1900, 0, 1) - SLACK
+const MAX_INSTANT = Date.UTC(9999, 0, 1) + SLACK
 /** Cached grid points per zone before the cache starts over (about 68 years of them). */
 const GRID_CACHE_LIMIT = 100_000
 
