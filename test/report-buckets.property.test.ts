@@ -18,6 +18,8 @@ const ZONES = [
   'America/Santiago',
   'America/Havana',
   'Asia/Kathmandu',
+  'America/St_Johns', // fell back from 00:01 to 23:01 the day before (1987-2010)
+  'Antarctica/Casey', // 2010-03-05: from 02:00 back to 23:00 the day before
 ] as const
 const HOUR = 3_600_000
 const DAY = 24 * HOUR

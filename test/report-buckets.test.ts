@@ -53,6 +53,26 @@ describe('day buckets across daylight-saving changes', () => {
     expect(day('2020-10-24', 'Asia/Beirut')).toBe('2020-10-23T21:00:00.000Z 25')
   })
 
+  it('when the clock falls back from after midnight into the day before, the time after the change stays in the new day', () => {
+    // St. John's (1987-2010) fell back at 00:01 -2:30 to 23:01 -3:30 the day before: the new day
+    // starts at the first midnight, and the hour the clock shows "yesterday" again belongs to it.
+    expect(bucketStart(at('2009-11-01T02:45:00Z'), 'day', 'America/St_Johns')).toMatchObject({
+      start: '2009-11-01T02:30:00.000Z',
+      end: '2009-11-02T03:30:00.000Z',
+    })
+    expect(day('2009-10-31', 'America/St_Johns')).toBe('2009-10-31T02:30:00.000Z 24')
+    // Casey station, 2010-03-05: from 02:00 +11 back to 23:00 +8 the day before, a day of 27 hours.
+    expect(bucketStart(at('2010-03-04T15:30:00Z'), 'day', 'Antarctica/Casey')).toMatchObject({
+      start: '2010-03-04T13:00:00.000Z',
+      end: '2010-03-05T16:00:00.000Z',
+    })
+    expect(spans('2010-03-04T00:00:00Z', '2010-03-05T17:00:00Z', 'day', 'Antarctica/Casey')).toEqual([
+      '2010-03-03T13:00:00.000Z 24',
+      '2010-03-04T13:00:00.000Z 27',
+      '2010-03-05T16:00:00.000Z 24',
+    ])
+  })
+
   it('30- and 45-minute offsets and changes', () => {
     expect(day('2026-03-29', 'Asia/Kolkata')).toBe('2026-03-28T18:30:00.000Z 24')
     expect(day('2026-03-29', 'Asia/Kathmandu')).toBe('2026-03-28T18:15:00.000Z 24')

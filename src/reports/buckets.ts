@@ -10,7 +10,10 @@
 //   across a daylight-saving change has 23 or 25 hours (Europe/Berlin 2026-03-29, 2026-10-25); a day
 //   whose midnight does not exist (America/Santiago, America/Havana, Asia/Beirut: clocks jump from
 //   23:59:59 to 01:00) starts at the first instant that exists (01:00); when midnight happens twice
-//   (America/Havana falls back from 01:00 to 00:00) the day starts at the first one. A local day
+//   (America/Havana falls back from 01:00 to 00:00) the day starts at the first one; when the clock
+//   falls back from after midnight into the day before (America/St_Johns 1987-2010, from 00:01 to
+//   23:01; Antarctica/Casey 2010-03-05, from 02:00 to 23:00) the new day keeps the time the clock
+//   shows "yesterday" again, so it has 25 (27) hours and the day before keeps 24. A local day
 //   skipped whole (Pacific/Apia jumped from 2011-12-29 to 2011-12-31) holds no instant and has no
 //   bucket.
 // - `hour`: a bucket starts where the local wall clock shows a whole hour, or where the offset
