@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { type Granularity, bucketStart, bucketsBetween, normalizeTimeZone } from '../src/reports/buckets.js'
+import { type Granularity, bucketStart, bucketsBetween, isReportInputError, normalizeTimeZone } from '../src/reports/buckets.js'
 import { seriesFrom } from '../src/reports/series.js'
 
 // Report buckets at the edges of time zones: daylight-saving days of 23 and 25 hours, midnights that
@@ -161,7 +161,27 @@ describe('hour, week and month buckets', () => {
   })
 })
 
+const fieldOf = (run: () => unknown): string | undefined => {
+  try {
+    run()
+  } catch (error) {
+    return isReportInputError(error) ? error.field : 'not an input error'
+  }
+  return undefined
+}
+
 describe('errors', () => {
+  it('name the query parameter a route answers 400 for', () => {
+    expect(fieldOf(() => bucketsBetween(0, HOUR, 'day', 'Mars/Olympus'))).toBe('timezone')
+    expect(fieldOf(() => bucketsBetween(0, HOUR, 'fortnight' as Granularity, 'UTC'))).toBe('interval')
+    expect(fieldOf(() => bucketsBetween(Number.NaN, HOUR, 'day', 'UTC'))).toBe('from')
+    expect(fieldOf(() => bucketsBetween(0, Number.POSITIVE_INFINITY, 'day', 'UTC'))).toBe('to')
+    expect(fieldOf(() => bucketsBetween(HOUR, 0, 'day', 'UTC'))).toBe('to')
+    expect(fieldOf(() => bucketsBetween(0, 2000 * HOUR, 'hour', 'UTC'))).toBe('interval')
+    expect(fieldOf(() => seriesFrom([{ hourStart: 'x', n: 1 }], 0, HOUR, 'day', 'UTC', { counters: ['n'] }))).toBe('not an input error')
+    expect(fieldOf(() => bucketsBetween(0, HOUR, 'day', 'UTC'))).toBeUndefined()
+  })
+
   it('an unknown time zone is a TypeError; names are matched in any case', () => {
     for (const zone of ['Mars/Olympus', '', 'Europe/Berlinn', '+25:00']) {
       expect(() => bucketStart(0, 'day', zone)).toThrow(TypeError)
@@ -238,6 +258,9 @@ describe('seriesFrom', () => {
     const period = [at('2026-01-01T00:00:00Z'), at('2026-01-02T00:00:00Z')] as const
     expect(() => seriesFrom([row('2026-01-01T00:30:00Z', 1, 1)], ...period, 'day', 'UTC', { counters: ['clicks'] })).toThrow(TypeError)
     expect(() => seriesFrom([{ hourStart: 'yesterday', clicks: 1 }], ...period, 'day', 'UTC', { counters: ['clicks'] })).toThrow(TypeError)
+    // Without an offset the host's zone would decide the hour.
+    expect(() => seriesFrom([{ hourStart: '2026-01-01T01:00:00', clicks: 1 }], ...period, 'day', 'UTC', { counters: ['clicks'] })).toThrow(TypeError)
+    expect(seriesFrom([{ hourStart: '2026-01-01T03:00:00+02:00', clicks: 1 }], ...period, 'day', 'UTC', { counters: ['clicks'] })[0]!.clicks).toBe(1)
     expect(() =>
       seriesFrom([{ hourStart: '2026-01-01T01:00:00Z', clicks: Number.NaN }], ...period, 'day', 'UTC', { counters: ['clicks'] }),
     ).toThrow(/finite number/)

@@ -46,6 +46,22 @@ export interface BucketOptions {
   maxBuckets?: number
 }
 
+/** The query parameter (SPEC.md "Reports") a refused input came in. */
+export type ReportInputField = 'from' | 'to' | 'interval' | 'timezone'
+
+/**
+ * An input a report route answers 400 for: a TypeError (unknown zone or interval) or a RangeError
+ * (instant out of range, `to` before `from`, too many buckets), naming the query parameter.
+ */
+export type ReportInputError = (TypeError | RangeError) & { readonly field: ReportInputField }
+
+const inputError = (Kind: typeof TypeError | typeof RangeError, field: ReportInputField, message: string): ReportInputError =>
+  Object.assign(new Kind(message), { field })
+
+/** Whether `error` is one of the input errors above (and not a bug elsewhere). */
+export const isReportInputError = (error: unknown): error is ReportInputError =>
+  (error instanceof TypeError || error instanceof RangeError) && typeof (error as { field?: unknown }).field === 'string'
+
 /** The default cap on buckets in one series. */
 export const MAX_BUCKETS = 1000
 
@@ -177,7 +193,7 @@ function zoneOf(timeZone: string): Zone {
       second: 'numeric',
     })
   } catch {
-    throw new TypeError(`Unknown time zone ${JSON.stringify(timeZone)}: expected an IANA time zone name such as "Europe/Berlin" or "UTC".`)
+    throw inputError(TypeError, 'timezone', `Unknown time zone ${JSON.stringify(timeZone)}: expected an IANA time zone name such as "Europe/Berlin" or "UTC".`)
   }
   const canonical = formatter.resolvedOptions().timeZone
   zone = zones.get(canonical) ?? new Zone(canonical, formatter)
@@ -197,13 +213,14 @@ export function normalizeTimeZone(timeZone: string): string {
 
 function checkGranularity(granularity: string): asserts granularity is Granularity {
   if (!(GRANULARITIES as readonly string[]).includes(granularity)) {
-    throw new TypeError(`Unknown interval ${JSON.stringify(granularity)}: expected one of ${GRANULARITIES.join(', ')}.`)
+    throw inputError(TypeError, 'interval', `Unknown interval ${JSON.stringify(granularity)}: expected one of ${GRANULARITIES.join(', ')}.`)
   }
 }
 
-function checkInstant(instant: number, name: string): void {
+function checkInstant(instant: number, name: 'from' | 'to' | 'instant'): void {
   if (typeof instant !== 'number' || !Number.isFinite(instant) || instant < MIN_INSTANT || instant >= MAX_INSTANT) {
-    throw new RangeError(`${name} must be an instant from 1900-01-01 to 9999-01-01 UTC, got ${String(instant)}.`)
+    const message = `${name} must be an instant from 1900-01-01 to 9999-01-01 UTC, got ${String(instant)}.`
+    throw name === 'instant' ? new RangeError(message) : inputError(RangeError, name, message)
   }
 }
 
@@ -293,14 +310,16 @@ export function bucketsBetween(
   checkGranularity(granularity)
   checkInstant(fromMs, 'from')
   checkInstant(toMs, 'to')
-  if (toMs < fromMs) throw new RangeError('from must not be after to.')
+  if (toMs < fromMs) throw inputError(RangeError, 'to', 'to must not be before from.')
   const zone = zoneOf(timeZone)
   const max = options.maxBuckets ?? MAX_BUCKETS
   if (!Number.isSafeInteger(max) || max < 1) throw new RangeError('maxBuckets must be a positive integer.')
   const buckets: Bucket[] = []
   const push = (start: number, end: number) => {
     if (buckets.length >= max) {
-      throw new RangeError(
+      throw inputError(
+        RangeError,
+        'interval',
         `The period from ${new Date(fromMs).toISOString()} to ${new Date(toMs).toISOString()} has more than ${max} ${granularity} buckets: use a longer interval or a shorter period.`,
       )
     }

@@ -30,9 +30,12 @@ export interface SeriesOptions<K extends string> extends BucketOptions {
 
 const HOUR = 3_600_000
 
+/** An ISO 8601 instant with its offset (a string without one would be read in the host's zone). */
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/
+
 function hourOf(row: { hourStart: unknown }): number {
   const text = row.hourStart
-  const instant = typeof text === 'string' ? Date.parse(text) : Number.NaN
+  const instant = typeof text === 'string' && ISO_INSTANT.test(text) ? Date.parse(text) : Number.NaN
   if (!Number.isFinite(instant) || instant % HOUR !== 0) {
     throw new TypeError(`An hourly row's hourStart must be an ISO 8601 instant on a UTC hour, got ${JSON.stringify(text)}.`)
   }
