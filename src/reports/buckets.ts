@@ -78,7 +78,8 @@ const MAX_INSTANT = Date.UTC(9999, 0, 1) + SLACK
 /** Cached grid points per zone before the cache starts over (about 68 years of them). */
 const GRID_CACHE_LIMIT = 100_000
 
-const WALL = /^(\d+)\/(\d+)\/(\d+), (\d+):(\d+):(\d+)$/
+/** `en-US` numeric date and time, "3/29/2026, 02:30:00", read whatever the separators. */
+const WALL = /^(\d+)\D+(\d+)\D+(\d+)\D+(\d+)\D+(\d+)\D+(\d+)$/
 
 class Zone {
   private readonly format: (instant: number) => string
@@ -97,7 +98,8 @@ class Zone {
     const text = this.format(instant)
     const m = WALL.exec(text)
     if (!m) throw new Error(`unexpected date format from Intl: ${text}`)
-    const wall = Date.UTC(Number(m[3]), Number(m[1]) - 1, Number(m[2]), Number(m[4]), Number(m[5]), Number(m[6]))
+    // Some engines have shown midnight as hour 24 of the same day.
+    const wall = Date.UTC(Number(m[3]), Number(m[1]) - 1, Number(m[2]), Number(m[4]) % 24, Number(m[5]), Number(m[6]))
     return wall - Math.floor(instant / SECOND) * SECOND
   }
 
