@@ -40,7 +40,14 @@ export async function populate(call: Call, key: string, workspaceId: string, tag
       body: { referredTo: `signup-${tag}@example.com`, affiliateId: affiliate.id, invoiceId: `INV-${tag}`, chargeId: `CH-${tag}` },
     }),
   )
-  return { campaign, affiliate, link, commission, referred, workspaceId, key, tag }
+  // An affiliate ready to be paid, its commission (due at once: the campaign's payoutTerm is 0) and the payout a run made of it.
+  const payee = ok<{ id: string; email: string }>(
+    await call('POST', '/affiliates', { key, body: { email: `payee-${tag}@example.com`, campaignId: campaign.id, payoutMethod: 'PAYPAL', payoutEmail: `paid-${tag}@example.com` } }),
+  )
+  ok(await call('POST', '/commissions', { key, body: { campaignId: campaign.id, affiliateId: payee.id, referredUser: `customer-${tag}@example.com`, amount: '25.00' } }))
+  const run = ok<{ payouts: { payoutId: string }[] }>(await call('POST', '/payouts/run', { key, body: { workspaceId } }))
+  const payout = run.payouts[0]!
+  return { campaign, affiliate, link, commission, referred, payee, payout, workspaceId, key, tag }
 }
 
 export type Population = Awaited<ReturnType<typeof populate>>

@@ -14,6 +14,8 @@ type Ids = {
   commissionId: string
   referredId: string
   referredUser: string
+  payoutId: string
+  payeeId: string
 }
 
 interface Probe {
@@ -52,6 +54,14 @@ const probes: Probe[] = [
   { name: 'GET /commissions/list affiliateId', method: 'GET', path: (i) => `/commissions/list?affiliateId=${i.affiliateId}` },
   { name: 'GET /commissions/list campaignId', method: 'GET', path: (i) => `/commissions/list?campaignId=${i.campaignId}` },
   { name: 'GET /referred-users/list affiliateId', method: 'GET', path: (i) => `/referred-users/list?affiliateId=${i.affiliateId}` },
+  { name: 'POST /commissions/refund', method: 'POST', path: () => '/commissions/refund', body: (i) => ({ commissionId: i.commissionId, amount: '1.00' }) },
+  { name: 'GET /affiliates/balance', method: 'GET', path: (i) => `/affiliates/balance?affiliateId=${i.payeeId}` },
+  { name: 'POST /payouts/run campaignId', method: 'POST', path: () => '/payouts/run', body: (i) => ({ workspaceId: '33333333-3333-4333-8333-333333333333', campaignId: i.campaignId }) },
+  { name: 'GET /payouts', method: 'GET', path: (i) => `/payouts?payoutId=${i.payoutId}` },
+  { name: 'PUT /payouts', method: 'PUT', path: (i) => `/payouts?payoutId=${i.payoutId}`, body: () => ({ status: 'canceled' }) },
+  { name: 'GET /payouts/items', method: 'GET', path: (i) => `/payouts/items?payoutId=${i.payoutId}` },
+  { name: 'GET /payouts/list affiliateId', method: 'GET', path: (i) => `/payouts/list?affiliateId=${i.payeeId}` },
+  { name: 'GET /payouts/export payoutId', method: 'GET', path: (i) => `/payouts/export?format=csv&payoutId=${i.payoutId}` },
 ]
 
 const idsOf = (p: Population): Ids => ({
@@ -62,6 +72,8 @@ const idsOf = (p: Population): Ids => ({
   commissionId: p.commission.commissionId,
   referredId: p.referred.commissionId,
   referredUser: p.referred.referredUser,
+  payoutId: p.payout.payoutId,
+  payeeId: p.payee.id,
 })
 
 const unknownIds: Ids = {
@@ -72,6 +84,8 @@ const unknownIds: Ids = {
   commissionId: UNKNOWN_ID,
   referredId: UNKNOWN_ID,
   referredUser: 'nobody@example.com',
+  payoutId: UNKNOWN_ID,
+  payeeId: UNKNOWN_ID,
 }
 
 /** Strings that identify workspace A's records: none may appear in an answer to key B. */
@@ -88,6 +102,10 @@ const secretsOf = (p: Population): string[] => [
   `INV-${p.tag}`,
   `CH-${p.tag}`,
   `Campaign ${p.tag}`,
+  p.payout.payoutId,
+  p.payee.id,
+  p.payee.email,
+  `paid-${p.tag}@example.com`,
 ]
 
 for (const [kind, makeStorage] of storageKinds)
@@ -116,7 +134,7 @@ for (const [kind, makeStorage] of storageKinds)
   it('lists never mix workspaces', async () => {
     const { call } = await setup()
     const { a, b } = await populateBoth(call)
-    for (const path of ['/campaigns/list', '/affiliates/list', '/commissions/list', '/referred-users/list']) {
+    for (const path of ['/campaigns/list', '/affiliates/list', '/commissions/list', '/referred-users/list', '/payouts/list']) {
       const asB = await call('GET', `${path}?limit=100`, { key: KEY_B })
       const asA = await call('GET', `${path}?limit=100`, { key: KEY_A })
       expect(asB.status).toBe(200)
@@ -131,7 +149,7 @@ for (const [kind, makeStorage] of storageKinds)
   it('a workspaceId that is not the key\'s is 403 on lists, not an empty page', async () => {
     const { call } = await setup()
     await populateBoth(call)
-    for (const path of ['/campaigns/list', '/affiliates/list', '/commissions/list', '/referred-users/list']) {
+    for (const path of ['/campaigns/list', '/affiliates/list', '/commissions/list', '/referred-users/list', '/payouts/list']) {
       const response = await call('GET', `${path}?workspaceId=${WS_A}`, { key: KEY_B })
       expect(response.status).toBe(403)
       expect(response.body).toEqual({ status: 403, message: 'You do not have access to this workspace' })
