@@ -37,6 +37,7 @@ export type {
 export type { LinkCreateInput, LinkTrackInput } from './api/links.js'
 export type { CommissionCreateInput, CommissionListQuery, CommissionRefundInput, CommissionUpdateInput } from './api/commissions.js'
 export type { PayoutItemsQuery, PayoutListQuery, PayoutRunInput, PayoutUpdateInput } from './api/payouts.js'
+export type { PayoutExport, PayoutExportFormat, PayoutExportQuery } from './api/payout-export.js'
 export type { ReferredUserCreateInput, ReferredUserListQuery, ReferredUserUpdateInput } from './api/referred-users.js'
 export type { AffiliateCreateInput, AffiliateListQuery, AffiliateUpdateInput } from './api/affiliates.js'
 export type { CampaignCreateInput, CampaignListQuery, CampaignUpdateInput } from './api/campaigns.js'
