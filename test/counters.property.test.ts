@@ -1,7 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { type Affiliate, type Commission, type CommissionStatus, type ReferralLink } from '../src/index.js'
-import { outcome, setup, WS_A } from './helpers.js'
+import { formatMoney } from '../src/domain/money.js'
+import { centsOf, outcome, setup, WS_A } from './helpers.js'
 
 // The heart of the counters: after any sequence of creates, status moves, amount changes and deletes,
 // through both route families and including refused operations, every affiliate's and link's
@@ -74,13 +75,7 @@ interface ModelRecord {
   invoice: string | null
 }
 
-const money = (c: number) => `${Math.floor(c / 100)}.${String(c % 100).padStart(2, '0')}`
-/** "12.34" to 1234, exactly, without floating point. */
-const centsOf = (amount: string) => {
-  const match = /^(\d+)\.(\d{2})$/.exec(amount)
-  if (!match) throw new Error(`not a two-decimal amount: ${amount}`)
-  return Number(match[1]) * 100 + Number(match[2])
-}
+const money = formatMoney
 
 interface Totals {
   earned: number

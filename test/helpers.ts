@@ -96,3 +96,21 @@ export async function outcome(run: () => Promise<unknown>): Promise<number> {
     throw error
   }
 }
+
+/** The API's two-decimal string (`"12.34"`, `"-0.50"`) to minor units, exactly: the tests' own reading, not the service's. */
+export function centsOf(amount: string): number {
+  const match = /^(-?)(\d+)\.(\d{2})$/.exec(amount)
+  if (!match) throw new Error(`not a two-decimal amount: ${amount}`)
+  const value = Number(match[2]) * 100 + Number(match[3])
+  return match[1] ? -value : value
+}
+
+/** Every item of a list, read a page at a time until the last page. */
+export async function allPages<T>(read: (page: number) => Promise<{ items: T[]; pagination: { totalPages: number } }>): Promise<T[]> {
+  const out: T[] = []
+  for (let page = 1; ; page++) {
+    const { items, pagination } = await read(page)
+    out.push(...items)
+    if (page >= pagination.totalPages) return out
+  }
+}

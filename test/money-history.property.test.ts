@@ -1,7 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { type Affiliate, type Commission, type CommissionStatus } from '../src/index.js'
-import { outcome, setup, WS_A } from './helpers.js'
+import { formatMoney } from '../src/domain/money.js'
+import { centsOf, outcome, setup, WS_A } from './helpers.js'
 
 // Money history through the typed API on memory storage: after any sequence of creates, payments,
 // refunds, bans, unbans, deletes and edits of amount or status (refused ones included),
@@ -62,12 +63,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ type: fc.constant('unban' as const), affiliate: fc.nat() }) },
 )
 
-const money = (c: number) => `${Math.floor(c / 100)}.${String(c % 100).padStart(2, '0')}`
-const centsOf = (amount: string) => {
-  const match = /^(\d+)\.(\d{2})$/.exec(amount)
-  if (!match) throw new Error(`not a two-decimal amount: ${amount}`)
-  return Number(match[1]) * 100 + Number(match[2])
-}
+const money = formatMoney
 
 
 interface ModelRecord {

@@ -15,6 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { postgresStorage } from '../adapters/postgres.js'
 import { createAffiliateService, memoryKeyStore, type Commission } from '../src/index.js'
 import type { Payout } from '../src/domain/payout.js'
+import { formatMoney } from '../src/domain/money.js'
+import { allPages, centsOf } from './helpers.js'
 import { dropSchema, needs, POSTGRES_VAR, postgresUrl, testPool, uniqueName } from './support/services.js'
 
 const WORKSPACE = '44444444-4444-4444-8444-444444444444'
@@ -22,12 +24,7 @@ const ROUNDS = 20
 const AFFILIATES = 6
 const PER_AFFILIATE = 3
 
-const centsOf = (amount: string) => {
-  const match = /^(-?)(\d+)\.(\d{2})$/.exec(amount)
-  if (!match) throw new Error(`not a two-decimal amount: ${amount}`)
-  return (match[1] ? -1 : 1) * (Number(match[2]) * 100 + Number(match[3]))
-}
-const money = (c: number) => `${Math.floor(c / 100)}.${String(c % 100).padStart(2, '0')}`
+const money = formatMoney
 
 interface RunAnswer {
   round: number
@@ -114,14 +111,6 @@ describe.skipIf(!postgresUrl)(needs('Payout runs racing on PostgreSQL', POSTGRES
       )
     }
 
-    async function all<T>(read: (page: number) => Promise<{ items: T[]; pagination: { totalPages: number } }>): Promise<T[]> {
-      const out: T[] = []
-      for (let page = 1; ; page++) {
-        const { items, pagination } = await read(page)
-        out.push(...items)
-        if (page >= pagination.totalPages) return out
-      }
-    }
 
     let overlapping = 0
     let answeredWithNothing = 0
@@ -142,11 +131,11 @@ describe.skipIf(!postgresUrl)(needs('Payout runs racing on PostgreSQL', POSTGRES
         }
       }
       // What is due now: the fresh ones and those the failed payout of the last round released.
-      const due = (await all((page) => api.commissions.list({ workspaceId: WORKSPACE, status: 'pending', page, limit: 100 }))).filter(
+      const due = (await allPages((page) => api.commissions.list({ workspaceId: WORKSPACE, status: 'pending', page, limit: 100 }))).filter(
         (c) => c.payoutId === null,
       )
       const dueTotal = due.reduce((sum, c) => sum + centsOf(c.amount), 0)
-      const before = new Set((await all((page) => api.payouts.list({ workspaceId: WORKSPACE, page, limit: 100 }))).map((p) => p.payoutId))
+      const before = new Set((await allPages((page) => api.payouts.list({ workspaceId: WORKSPACE, page, limit: 100 }))).map((p) => p.payoutId))
 
       // Both at the same moment.
       for (const runner of runners) runner.child.stdin.write(`go ${round}\n`)
@@ -167,7 +156,7 @@ describe.skipIf(!postgresUrl)(needs('Payout runs racing on PostgreSQL', POSTGRES
       for (const payout of answered) expect(await api.payouts.get(payout.payoutId), `${context}: payout ${payout.payoutId} stored`).toEqual(payout)
 
       // The payouts made in this round: exactly those answered, one per affiliate, together the total due.
-      const stored = await all((page) => api.payouts.list({ workspaceId: WORKSPACE, page, limit: 100 }))
+      const stored = await allPages((page) => api.payouts.list({ workspaceId: WORKSPACE, page, limit: 100 }))
       const made = stored.filter((p) => !before.has(p.payoutId))
       expect(made.map((p) => p.payoutId).sort(), `${context}: payouts made = payouts answered`).toEqual(answered.map((p) => p.payoutId).sort())
       expect(made.map((p) => p.affiliateId).sort(), `${context}: one payout per affiliate`).toEqual(affiliates.map((x) => x.id).sort())
@@ -177,7 +166,7 @@ describe.skipIf(!postgresUrl)(needs('Payout runs racing on PostgreSQL', POSTGRES
       // due before the round is in exactly one payout made in it, and no other is.
       const owner = new Map<string, string>()
       for (const payout of stored) {
-        const items: Commission[] = await all((page) => api.payouts.items({ payoutId: payout.payoutId, page, limit: 100 }))
+        const items: Commission[] = await allPages((page) => api.payouts.items({ payoutId: payout.payoutId, page, limit: 100 }))
         if (payout.status === 'failed') expect(items, `${context}: a failed payout keeps no commission`).toEqual([])
         else {
           expect(payout.commissionCount, `${context}: payout ${payout.payoutId} count`).toBe(items.length)

@@ -1,7 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { AffiliateError, sqlJsStorage, type Affiliate, type Campaign, type Commission, type Payout, type PayoutStatus, type ReferralLink, type Storage } from '../src/index.js'
-import { WS_A, setup } from './helpers.js'
+import { formatMoney } from '../src/domain/money.js'
+import { allPages, centsOf, setup, WS_A } from './helpers.js'
 
 // Payouts and clawbacks against a model, through the typed API (and HTTP for some runs) on memory
 // storage. Random sequences of: commission creates (four affiliates in two campaigns, one with a
@@ -142,15 +143,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ type: fc.constant('details' as const), affiliate: fc.nat(3), set: fc.boolean() }) },
 )
 
-/** Minor units to the API's two-decimal string, negative ones too. */
-const money = (c: number) => `${c < 0 ? '-' : ''}${Math.floor(Math.abs(c) / 100)}.${String(Math.abs(c) % 100).padStart(2, '0')}`
-/** The API's two-decimal string to minor units, exactly. */
-const centsOf = (amount: string) => {
-  const match = /^(-?)(\d+)\.(\d{2})$/.exec(amount)
-  if (!match) throw new Error(`not a two-decimal amount: ${amount}`)
-  const value = Number(match[2]) * 100 + Number(match[3])
-  return match[1] ? -value : value
-}
+const money = formatMoney
 const iso = (ms: number) => new Date(ms).toISOString()
 
 /** `expect(actual, message).toBe(expected)`, built only when they differ: checks in loops stay cheap. */
@@ -257,21 +250,13 @@ async function scenario(steps: Step[], storage?: Storage) {
   /** Every payout each commission has been in. */
   const history = new Map<string, Set<string>>()
 
-  async function all<T>(read: (page: number) => Promise<{ items: T[]; pagination: { totalPages: number } }>): Promise<T[]> {
-    const out: T[] = []
-    for (let page = 1; ; page++) {
-      const { items, pagination } = await read(page)
-      out.push(...items)
-      if (page >= pagination.totalPages) return out
-    }
-  }
 
   async function observe(): Promise<Snapshot> {
-    const listed = await all((page) => api.commissions.list({ page, limit: 100 }))
-    const stored = await all((page) => api.payouts.list({ page, limit: 100 }))
+    const listed = await allPages((page) => api.commissions.list({ page, limit: 100 }))
+    const stored = await allPages((page) => api.payouts.list({ page, limit: 100 }))
     const items = new Map<string, string[]>()
     for (const p of stored) {
-      items.set(p.payoutId, (await all((page) => api.payouts.items({ payoutId: p.payoutId, page, limit: 100 }))).map((c) => c.commissionId).sort())
+      items.set(p.payoutId, (await allPages((page) => api.payouts.items({ payoutId: p.payoutId, page, limit: 100 }))).map((c) => c.commissionId).sort())
     }
     return {
       commissions: new Map(listed.map((c) => [c.commissionId, c])),
