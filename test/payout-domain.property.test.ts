@@ -170,7 +170,7 @@ class Model {
     c.payoutId = plan.payoutId
     if (leaving === null) return
     const payout = this.payouts.find((p) => p.id === leaving)!
-    const after = payoutAfterRemoval(payout, plan.removedFromPayoutMinor)
+    const after = payoutAfterRemoval({ ...payout, commissionCount: payout.commissionIds.length }, plan.removedFromPayoutMinor)
     payout.commissionIds = payout.commissionIds.filter((id) => id !== c.id)
     payout.amountMinor = after.amountMinor
     if (after.status !== payout.status) this.setStatus(payout, after.status)

@@ -58,13 +58,13 @@ describe('payout state machine', () => {
     expect(commissionEffect('canceled')).toEqual({ status: 'pending', payoutId: 'clear' })
   })
 
-  it('recomputes a payout a commission left, canceling it at zero or less', () => {
-    expect(payoutAfterRemoval({ status: 'pending', amountMinor: 1000 }, 300)).toEqual({ status: 'pending', amountMinor: 700 })
-    expect(payoutAfterRemoval({ status: 'processing', amountMinor: 1000 }, 300)).toEqual({ status: 'processing', amountMinor: 700 })
-    expect(payoutAfterRemoval({ status: 'pending', amountMinor: 1000 }, 1000)).toEqual({ status: 'canceled', amountMinor: 0 })
-    expect(payoutAfterRemoval({ status: 'processing', amountMinor: 500 }, 800)).toEqual({ status: 'canceled', amountMinor: -300 })
+  it('recomputes a payout a commission left; one left at zero or less is canceled, keeping its amount and count', () => {
+    expect(payoutAfterRemoval({ status: 'pending', amountMinor: 1000, commissionCount: 3 }, 300)).toEqual({ status: 'pending', amountMinor: 700, commissionCount: 2 })
+    expect(payoutAfterRemoval({ status: 'processing', amountMinor: 1000, commissionCount: 2 }, 300)).toEqual({ status: 'processing', amountMinor: 700, commissionCount: 1 })
+    expect(payoutAfterRemoval({ status: 'pending', amountMinor: 1000, commissionCount: 1 }, 1000)).toEqual({ status: 'canceled', amountMinor: 1000, commissionCount: 1 })
+    expect(payoutAfterRemoval({ status: 'processing', amountMinor: 500, commissionCount: 2 }, 800)).toEqual({ status: 'canceled', amountMinor: 500, commissionCount: 2 })
     for (const status of ['paid', 'failed', 'canceled'] as PayoutStatus[]) {
-      expect(() => payoutAfterRemoval({ status, amountMinor: 1000 }, 1)).toThrow(TypeError)
+      expect(() => payoutAfterRemoval({ status, amountMinor: 1000, commissionCount: 1 }, 1)).toThrow(TypeError)
     }
   })
 })

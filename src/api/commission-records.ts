@@ -230,10 +230,7 @@ async function removeFromPayout(tx: StorageTransaction, payoutId: string, remove
   const payout = await tx.get('payouts', payoutId)
   if (!payout) throw new Error(`Payout ${payoutId} is missing`)
   const next = payoutAfterRemoval(payout, removedMinor)
-  // A payout that would be left at zero or less is canceled instead, keeping the amount (> 0) and
-  // count it had, as one canceled through PUT /payouts does; its other commissions are released.
-  const patch = next.status === 'canceled' ? { status: next.status } : { amountMinor: next.amountMinor, commissionCount: payout.commissionCount - 1 }
-  await tx.update('payouts', payoutId, { ...patch, updatedAt: now })
+  await tx.update('payouts', payoutId, { ...next, updatedAt: now })
   if (next.status === 'canceled') {
     const effect = commissionEffect('canceled')
     await tx.updateMany('commissions', { payoutId }, { status: effect.status!, payoutId: null, updatedAt: now })

@@ -63,23 +63,27 @@ const effects: Record<PayoutMove, CommissionEffect> = {
  */
 export const commissionEffect = (to: PayoutMove): CommissionEffect => effects[to]
 
-/** A payout as far as its amount and status go. */
+/** A payout as far as its amount, count and status go. */
 export interface PayoutAmountState {
   status: PayoutStatus
   amountMinor: number
+  commissionCount: number
 }
 
 /**
- * A payout after a commission left it (a refund of a `processing` commission takes it out):
- * its amount goes down by the commission's amount before the refund, and a payout left at zero or
- * less is `canceled` (its other commissions then follow `commissionEffect('canceled')`). This is a
- * move the service makes, not one a caller asks for, so it may cancel a `processing` payout, which
- * `PUT /payouts` may not. Only a `pending` or `processing` payout can lose a commission.
+ * A payout after a commission left it (a refund of a `processing` commission takes it out): its
+ * amount goes down by the commission's amount before the refund and its count by one. One that
+ * would be left at zero or less is `canceled` instead, keeping the amount and count it had, as a
+ * payout canceled through `PUT /payouts` does (a payout's amount is always above zero); its other
+ * commissions then follow `commissionEffect('canceled')`. This is a move the service makes, not one
+ * a caller asks for, so it may cancel a `processing` payout, which `PUT /payouts` may not. Only a
+ * `pending` or `processing` payout can lose a commission.
  */
 export function payoutAfterRemoval(payout: PayoutAmountState, removedMinor: number): PayoutAmountState {
   if (payout.status !== 'pending' && payout.status !== 'processing') {
     throw new TypeError(`A ${payout.status} payout cannot lose a commission`)
   }
   const amountMinor = payout.amountMinor - removedMinor
-  return { status: amountMinor <= 0 ? 'canceled' : payout.status, amountMinor }
+  if (amountMinor <= 0) return { status: 'canceled', amountMinor: payout.amountMinor, commissionCount: payout.commissionCount }
+  return { status: payout.status, amountMinor, commissionCount: payout.commissionCount - 1 }
 }
