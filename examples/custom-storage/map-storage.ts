@@ -7,6 +7,7 @@
 //
 // In your project, import from 'affiliate-service/storage' instead of '../../src/storage/index.js'.
 import {
+  conditionHolds,
   defineStorage,
   models,
   UniqueViolationError,
@@ -14,18 +15,13 @@ import {
   type DriverTransaction,
   type DriverWhere,
   type ModelName,
-  type Scalar,
   type StoredRecord as Row,
 } from '../../src/storage/index.js'
 
 type Tables = Map<ModelName, Map<string, Row>>
 
 const matches = (row: Row, where: DriverWhere | undefined): boolean =>
-  Object.entries(where ?? {}).every(([field, condition]) => {
-    if (condition === undefined) return true
-    const values: readonly Scalar[] = condition !== null && typeof condition === 'object' ? condition.in : [condition]
-    return values.includes(row[field] as Scalar)
-  })
+  Object.entries(where ?? {}).every(([field, condition]) => condition === undefined || conditionHolds(row[field], condition))
 
 const contains = (model: ModelName, row: Row, term: string | undefined): boolean =>
   !term || models[model].search.some((field) => String(row[field] ?? '').toLowerCase().includes(term.toLowerCase()))

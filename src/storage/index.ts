@@ -1,7 +1,7 @@
 // `affiliate-service/storage`: what a storage implementer needs. Write a driver (plain records in
 // and out), wrap it with `defineStorage`, and check it with the kit in `affiliate-service/testing`.
 export { defineStorage } from './define.js'
-export { UniqueViolationError } from './types.js'
+export { conditionHolds, isRange, RANGE_OPERATORS, UniqueViolationError } from './types.js'
 export type {
   Condition,
   DriverQuery,
@@ -10,6 +10,7 @@ export type {
   FindQuery,
   ModelName,
   NumericField,
+  RangeCondition,
   RecordOf,
   RecordPage,
   Scalar,

@@ -6,7 +6,9 @@ import {
   type DriverQuery,
   type DriverTransaction,
   type DriverWhere,
+  isRange,
   type ModelName,
+  type RangeCondition,
   type RecordPage,
   type Scalar,
   type Storage,
@@ -14,7 +16,8 @@ import {
 } from './types.js'
 
 type Row = Ordered & StoredRecord
-type Condition = [field: string, values: readonly Scalar[]]
+/** A field and the values it may equal, or (values null) the range it must lie in. */
+type Condition = [field: string, values: readonly Scalar[] | null, range: RangeCondition | null]
 
 /** One look-up: rows by the values of its fields (one field: the value itself; several: their JSON). */
 interface Index {
@@ -37,9 +40,25 @@ function conditions(where: DriverWhere | undefined): Condition[] {
   for (const field in where) {
     const value = where[field]
     if (value === undefined) continue
-    out.push([field, value !== null && typeof value === 'object' ? value.in : [value]])
+    if (value !== null && isRange(value)) {
+      if (value.gt === undefined && value.gte === undefined && value.lt === undefined && value.lte === undefined) {
+        throw new TypeError(`the range on ${field} has no bound`)
+      }
+      out.push([field, null, value])
+    } else out.push([field, value !== null && typeof value === 'object' ? value.in : [value], null])
   }
   return out
+}
+
+/** Whether `value` lies in `range`, compared as JavaScript's `<` does; null and undefined lie in none. */
+function inRange(value: unknown, range: RangeCondition): boolean {
+  if (value === null || value === undefined) return false
+  const v = value as string | number
+  if (range.gt !== undefined && !(v > range.gt)) return false
+  if (range.gte !== undefined && !(v >= range.gte)) return false
+  if (range.lt !== undefined && !(v < range.lt)) return false
+  if (range.lte !== undefined && !(v <= range.lte)) return false
+  return true
 }
 
 /** One collection: rows by id, every list sorted by (createdAt, id), indexes, unique keys, search text. */
@@ -164,7 +183,9 @@ class Table {
   }
 
   matches(row: Row, conds: Condition[], term: string | null): boolean {
-    for (const [field, values] of conds) if (!values.includes(row[field] as Scalar)) return false
+    for (const [field, values, range] of conds) {
+      if (values !== null ? !values.includes(row[field] as Scalar) : !inRange(row[field], range!)) return false
+    }
     return term === null || (this.texts.get(row) ?? '').includes(term)
   }
 
@@ -177,9 +198,10 @@ class Table {
     let bestSize = 0
     let bestCovered: Condition[] = []
     for (const index of this.indexes) {
-      const covered = index.fields.map((field) => conds.find(([name]) => name === field))
+      // Only equality and `in` conditions pick index keys; ranges are checked row by row.
+      const covered = index.fields.map((field) => conds.find(([name, values]) => name === field && values !== null))
       if (covered.some((cond) => cond === undefined)) continue
-      const keys = indexKeys(covered.map((cond) => cond![1]))
+      const keys = indexKeys(covered.map((cond) => cond![1]!))
       if (keys === null) continue
       const lists: SortedList<Row>[] = []
       let size = 0

@@ -1,5 +1,5 @@
 import { kindOf, models } from './models.js'
-import type { DriverQuery, DriverWhere, ModelName, Scalar } from './types.js'
+import { isRange, type DriverQuery, type DriverWhere, type ModelName, type Scalar } from './types.js'
 
 // The SQL both SQL storages share: identifiers, the hidden search column, and `where`, `contains`
 // and ORDER BY as SQL, in either dialect. Field names only ever come from the model's fields
@@ -53,6 +53,15 @@ export function conditions(model: ModelName, where: DriverWhere | undefined, par
     const column = byId && field !== 'id' ? `+${quote(field)}` : quote(field)
     if (value === null) {
       out.push(`${column} IS NULL`)
+    } else if (isRange(value)) {
+      const bounds: string[] = []
+      if (value.gt !== undefined) bounds.push(`${column} > ${params.add(value.gt)}`)
+      if (value.gte !== undefined) bounds.push(`${column} >= ${params.add(value.gte)}`)
+      if (value.lt !== undefined) bounds.push(`${column} < ${params.add(value.lt)}`)
+      if (value.lte !== undefined) bounds.push(`${column} <= ${params.add(value.lte)}`)
+      if (bounds.length === 0) throw new TypeError(`the range on ${field} has no bound`)
+      // A null field compares as unknown in SQL, so it is in no range, as in the memory storage.
+      out.push(...bounds)
     } else if (typeof value === 'object') {
       const distinct = [...new Set<Scalar>(value.in)]
       const present = distinct.filter((v) => v !== null)

@@ -13,14 +13,48 @@ export type Scalar = string | number | boolean | null
 
 /**
  * Conditions that all must hold. A plain value means equality (`null` matches null);
- * `{ in: [...] }` means the field equals one of the values (an empty list matches nothing).
+ * `{ in: [...] }` means the field equals one of the values (an empty list matches nothing);
+ * `{ gt, gte, lt, lte }` (any of them, all must hold) compares the field with each bound as
+ * JavaScript's `<` does for strings (code units) and numbers. A null field is in no range.
  */
 export type Where<M extends ModelName> = {
   [K in keyof RecordOf<M>]?: Condition
 } & { id?: Condition }
 
-/** One field's condition in a `where`: a value (equality) or `{ in: [...] }`. */
-export type Condition = Scalar | { in: readonly Scalar[] }
+/** One field's condition in a `where`: a value (equality), `{ in: [...] }` or a range. */
+export type Condition = Scalar | { in: readonly Scalar[] } | RangeCondition
+
+/** Bounds a field's value must keep (`{ gte: a, lt: b }`: a ≤ value < b); at least one is given. */
+export interface RangeCondition {
+  gt?: string | number
+  gte?: string | number
+  lt?: string | number
+  lte?: string | number
+}
+
+/** The bounds of a range condition, in the order they are checked. */
+export const RANGE_OPERATORS = ['gt', 'gte', 'lt', 'lte'] as const
+
+/** Whether a condition is a range (rather than a value or an `in` list). */
+export const isRange = (condition: Condition): condition is RangeCondition =>
+  condition !== null && typeof condition === 'object' && !('in' in condition)
+
+/**
+ * Whether a stored `value` meets `condition`, by the contract's rules (equality with `===`, `in`,
+ * ranges compared as JavaScript's `<`, null in no range): for drivers that filter in JavaScript.
+ */
+export function conditionHolds(value: unknown, condition: Condition): boolean {
+  if (condition === null || typeof condition !== 'object') return value === condition
+  if (!isRange(condition)) return condition.in.includes(value as Scalar)
+  if (value === null || value === undefined) return false
+  const v = value as string | number
+  return (
+    (condition.gt === undefined || v > condition.gt) &&
+    (condition.gte === undefined || v >= condition.gte) &&
+    (condition.lt === undefined || v < condition.lt) &&
+    (condition.lte === undefined || v <= condition.lte)
+  )
+}
 
 export interface FindQuery<M extends ModelName> {
   where?: Where<M>

@@ -308,6 +308,83 @@ export function describeStorageConformance(name: string, factory: StorageFactory
       })
     })
 
+    describe('ranges', () => {
+      const amounts = [100, 250, 250, 400, 900]
+      const make = () =>
+        amounts.map((amountMinor, i) =>
+          commission({
+            amountMinor,
+            dueAt: at(10 + i),
+            payoutDate: i % 2 === 0 ? null : at(20 + i),
+            workspaceId: i === 4 ? OTHER_WORKSPACE : WORKSPACE,
+            createdAt: at(i),
+          }),
+        )
+
+      test('gt, gte, lt and lte on numbers and timestamps, alone, together and with equality; count agrees', async (storage) => {
+        const records = make()
+        await insertAll(storage, 'commissions', records)
+        const cases: [FindQuery<'commissions'>, number[]][] = [
+          [{ where: { amountMinor: { gt: 250 } } }, [3, 4]],
+          [{ where: { amountMinor: { gte: 250 } } }, [1, 2, 3, 4]],
+          [{ where: { amountMinor: { lt: 250 } } }, [0]],
+          [{ where: { amountMinor: { lte: 250 } } }, [0, 1, 2]],
+          [{ where: { amountMinor: { gt: 100, lt: 900 } } }, [1, 2, 3]],
+          [{ where: { amountMinor: { gte: 900, lte: 100 } } }, []],
+          [{ where: { dueAt: { gte: at(11), lt: at(14) } } }, [1, 2, 3]],
+          [{ where: { dueAt: { lte: at(13) }, workspaceId: WORKSPACE } }, [0, 1, 2, 3]],
+          [{ where: { dueAt: { gt: at(10) }, workspaceId: { in: [OTHER_WORKSPACE] } } }, [4]],
+          [{ where: { amountMinor: { gte: 250 }, dueAt: { lt: at(13) } } }, [1, 2]],
+          // A null field lies in no range, whichever way it is bounded.
+          [{ where: { payoutDate: { gte: at(0) } } }, [1, 3]],
+          [{ where: { payoutDate: { lt: at(99) } } }, [1, 3]],
+        ]
+        for (const [query, expected] of cases) {
+          const found = await tx(storage, (t) => t.find('commissions', query))
+          expect(ids(found).sort(), JSON.stringify(query.where)).toEqual(expected.map((i) => records[i]!.id).sort())
+          expect(await tx(storage, (t) => t.count('commissions', query))).toBe(expected.length)
+          const page = await tx(storage, (t) => t.findPage('commissions', { ...query, limit: 1 }))
+          expect(page.total).toBe(expected.length)
+        }
+      })
+
+      test('a range on the order field pages like a cursor: after a value, in order, limited', async (storage) => {
+        const records = make()
+        await insertAll(storage, 'commissions', records)
+        const after = await tx(storage, (t) =>
+          t.find('commissions', { where: { dueAt: { gt: at(11) } }, orderBy: { field: 'dueAt', direction: 'ASC' }, limit: 2 }),
+        )
+        expect(ids(after)).toEqual([records[2]!.id, records[3]!.id])
+        const before = await tx(storage, (t) =>
+          t.find('commissions', { where: { createdAt: { lt: at(3) } }, orderBy: { field: 'createdAt', direction: 'DESC' }, limit: 2 }),
+        )
+        expect(ids(before)).toEqual([records[2]!.id, records[1]!.id])
+      })
+
+      test('updateMany and deleteMany honour ranges, and a range guards a claim', async (storage) => {
+        const records = make()
+        await insertAll(storage, 'commissions', records)
+        expect(await tx(storage, (t) => t.updateMany('commissions', { dueAt: { lte: at(11) } }, { stripeSubscriptionId: 'early' }))).toBe(2)
+        expect(await tx(storage, (t) => t.count('commissions', { where: { stripeSubscriptionId: 'early' } }))).toBe(2)
+        // Claimed by moving the field past the bound: the same guarded update then claims nothing.
+        const claim = () => tx(storage, (t) => t.updateMany('commissions', { id: records[3]!.id, dueAt: { lte: at(13) } }, { dueAt: at(50) }))
+        expect(await claim()).toBe(1)
+        expect(await claim()).toBe(0)
+        expect(await tx(storage, (t) => t.deleteMany('commissions', { amountMinor: { lt: 300 } }))).toBe(3)
+        expect(ids(await tx(storage, (t) => t.find('commissions', {}))).sort()).toEqual([records[3]!.id, records[4]!.id].sort())
+      })
+
+      test('strings compare by code unit, as JavaScript does', async (storage) => {
+        const names = ['B', 'a', 'Z', 'é', 'b']
+        const records = names.map((campaignName, i) => campaign({ campaignName, createdAt: at(i) }))
+        await insertAll(storage, 'campaigns', records)
+        const found = await tx(storage, (t) =>
+          t.find('campaigns', { where: { campaignName: { gte: 'B', lt: 'b' } }, orderBy: { field: 'campaignName', direction: 'ASC' } }),
+        )
+        expect(found.map((r) => r.campaignName)).toEqual(names.filter((n) => n >= 'B' && n < 'b').sort())
+      })
+    })
+
     describe('order and paging', () => {
       // createdAt ties on purpose: the order must then follow id, in the same direction.
       const dated = () => [

@@ -4,6 +4,7 @@ import {
   UniqueViolationError,
   type DriverQuery,
   type DriverTransaction,
+  isRange,
   type DriverWhere,
   type ModelName,
   type RecordPage,
@@ -65,6 +66,7 @@ const sqlite = () => new Params('sqlite')
 
 /** Value lists of one condition, when every value is a string (what `_counts` keys hold). */
 const stringValues = (value: DriverWhere[string]): string[] | null => {
+  if (value !== undefined && isRange(value)) return null
   const values = value !== null && typeof value === 'object' ? [...new Set(value.in)] : [value]
   return values.every((v) => typeof v === 'string') ? (values as string[]) : null
 }
@@ -83,7 +85,7 @@ function countedAs(model: ModelName, query: Filter): [string, string[]] | null {
   if (entries.length === 0) return ['', ['']]
   if (entries.length === 1) {
     const [field, value] = entries[0]!
-    if (!(COUNTED[model] as readonly string[]).includes(field)) return null
+    if (!((COUNTED as Partial<Record<ModelName, readonly string[]>>)[model] ?? []).includes(field)) return null
     const values = stringValues(value)
     return values && [field, values]
   }
