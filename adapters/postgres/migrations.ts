@@ -269,6 +269,78 @@ ANALYZE ${s}.commissions;
 `,
     ),
   },
+  {
+    version: 8,
+    description: 'events (the outbox), webhooks, webhook deliveries and the event sequence',
+    up: sql(
+      (s) => `
+CREATE TABLE ${s}.events (
+  "id" text COLLATE "C" PRIMARY KEY,
+  "workspaceId" text COLLATE "C" NOT NULL,
+  "type" text COLLATE "C" NOT NULL,
+  "sequence" bigint NOT NULL,
+  "data" text COLLATE "C" NOT NULL,
+  "createdAt" text COLLATE "C" NOT NULL,
+  "_search" text COLLATE "C" NOT NULL
+);
+CREATE INDEX events_created ON ${s}.events ("createdAt", "id");
+CREATE INDEX events_workspace ON ${s}.events ("workspaceId", "createdAt", "id");
+CREATE UNIQUE INDEX events_sequence ON ${s}.events ("sequence");
+CREATE INDEX events_workspace_sequence ON ${s}.events ("workspaceId", "sequence");
+CREATE TABLE ${s}.webhooks (
+  "id" text COLLATE "C" PRIMARY KEY,
+  "workspaceId" text COLLATE "C" NOT NULL,
+  "url" text COLLATE "C" NOT NULL,
+  "events" text[] NOT NULL,
+  "description" text COLLATE "C" NOT NULL,
+  "enabled" boolean NOT NULL,
+  "disabledReason" text COLLATE "C",
+  "consecutiveDeadDeliveries" bigint NOT NULL,
+  "secret" text COLLATE "C" NOT NULL,
+  "previousSecret" text COLLATE "C",
+  "previousSecretExpiresAt" text COLLATE "C",
+  "createdAt" text COLLATE "C" NOT NULL,
+  "updatedAt" text COLLATE "C" NOT NULL,
+  "_search" text COLLATE "C" NOT NULL
+);
+CREATE INDEX webhooks_created ON ${s}.webhooks ("createdAt", "id");
+CREATE INDEX webhooks_workspace ON ${s}.webhooks ("workspaceId", "createdAt", "id");
+CREATE TABLE ${s}."webhookDeliveries" (
+  "id" text COLLATE "C" PRIMARY KEY,
+  "workspaceId" text COLLATE "C" NOT NULL,
+  "webhookId" text COLLATE "C" NOT NULL,
+  "eventId" text COLLATE "C" NOT NULL,
+  "eventType" text COLLATE "C" NOT NULL,
+  "status" text COLLATE "C" NOT NULL,
+  "attempts" bigint NOT NULL,
+  "nextAttemptAt" text COLLATE "C",
+  "claimToken" text COLLATE "C",
+  "lastStatusCode" bigint,
+  "lastError" text COLLATE "C",
+  "lastResponseBody" text COLLATE "C",
+  "lastDurationMs" bigint,
+  "createdAt" text COLLATE "C" NOT NULL,
+  "updatedAt" text COLLATE "C" NOT NULL,
+  "_search" text COLLATE "C" NOT NULL
+);
+CREATE INDEX deliveries_created ON ${s}."webhookDeliveries" ("createdAt", "id");
+CREATE INDEX deliveries_workspace ON ${s}."webhookDeliveries" ("workspaceId", "createdAt", "id");
+CREATE INDEX deliveries_webhook ON ${s}."webhookDeliveries" ("webhookId", "createdAt", "id");
+CREATE INDEX deliveries_event ON ${s}."webhookDeliveries" ("eventId", "createdAt", "id");
+CREATE INDEX deliveries_status ON ${s}."webhookDeliveries" ("status", "createdAt", "id");
+CREATE INDEX deliveries_due ON ${s}."webhookDeliveries" ("status", "nextAttemptAt");
+CREATE INDEX deliveries_claim ON ${s}."webhookDeliveries" ("claimToken");
+CREATE TABLE ${s}.sequences (
+  "id" text COLLATE "C" PRIMARY KEY,
+  "value" bigint NOT NULL,
+  "createdAt" text COLLATE "C" NOT NULL,
+  "updatedAt" text COLLATE "C" NOT NULL,
+  "_search" text COLLATE "C" NOT NULL
+);
+CREATE INDEX sequences_created ON ${s}.sequences ("createdAt", "id");
+`,
+    ),
+  },
 ]
 
 export const SCHEMA_VERSION = migrations[migrations.length - 1]!.version

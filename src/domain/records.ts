@@ -173,6 +173,72 @@ export type IdempotencyRecord = {
   updatedAt: string
 }
 
+/**
+ * A change, written in the same transaction as the change itself (the outbox). `sequence` is
+ * allocated from the `sequences` record in that transaction, so it follows commit order (see
+ * src/events/outbox.ts); `data` is the JSON of the resource as the API answers it.
+ */
+export type EventRecord = {
+  id: string
+  workspaceId: string
+  type: string
+  sequence: number
+  /** JSON text of `data`. */
+  data: string
+  createdAt: string
+}
+
+/** Where a workspace's events are POSTed, signed with `secret` (and `previousSecret` while it overlaps). */
+export type WebhookRecord = {
+  id: string
+  workspaceId: string
+  url: string
+  /** Event types, or `['*']` for every one. */
+  events: string[]
+  description: string
+  enabled: boolean
+  disabledReason: string | null
+  /** Deliveries that ended dead since the last one that succeeded (5 disable the webhook). */
+  consecutiveDeadDeliveries: number
+  /** `whsec_...`; kept as is, since signing needs it (HMAC), and never answered after creation or rotation. */
+  secret: string
+  previousSecret: string | null
+  previousSecretExpiresAt: string | null
+  createdAt: string
+  updatedAt: string
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dead'
+
+/** One event to one webhook, with the outcome of its last attempt. */
+export type WebhookDeliveryRecord = {
+  id: string
+  workspaceId: string
+  webhookId: string
+  eventId: string
+  eventType: string
+  status: WebhookDeliveryStatus
+  attempts: number
+  /** When it is due; while a dispatcher holds it, the end of that dispatcher's lease. Null once final. */
+  nextAttemptAt: string | null
+  /** The claim of the dispatcher holding it (its lease), null when none does. */
+  claimToken: string | null
+  lastStatusCode: number | null
+  lastError: string | null
+  lastResponseBody: string | null
+  lastDurationMs: number | null
+  createdAt: string
+  updatedAt: string
+}
+
+/** A counter that only grows, moved with `increment` (the events' `sequence`). */
+export type SequenceRecord = {
+  id: string
+  value: number
+  createdAt: string
+  updatedAt: string
+}
+
 export interface ModelRecords {
   campaigns: CampaignRecord
   affiliates: AffiliateRecord
@@ -181,4 +247,8 @@ export interface ModelRecords {
   payouts: PayoutRecord
   apiKeys: ApiKeyRecord
   idempotency: IdempotencyRecord
+  events: EventRecord
+  webhooks: WebhookRecord
+  webhookDeliveries: WebhookDeliveryRecord
+  sequences: SequenceRecord
 }

@@ -237,6 +237,65 @@ export const schema: { [M in keyof ModelRecords]: ModelSchema<M> } = {
       ...stamps,
     },
   },
+  events: {
+    fields: {
+      id: text,
+      workspaceId: indexedText,
+      type: text,
+      sequence: { kind: 'int', unique: 'events_sequence', description: 'Commit order: what `after` pages by.' },
+      data: { kind: 'text', description: 'JSON of the resource as the API answers it.' },
+      createdAt: timestamp,
+    },
+  },
+  webhooks: {
+    fields: {
+      id: { kind: 'text', answerAs: 'webhookId' },
+      workspaceId: indexedText,
+      url: { kind: 'text', searched: true },
+      events: { kind: 'list', description: 'Event types sent, or `["*"]` for all.' },
+      description: { kind: 'text', searched: true },
+      enabled: bool,
+      disabledReason: { kind: 'text', nullable: true, description: 'Why it was disabled (a 410, or 5 dead deliveries in a row).' },
+      consecutiveDeadDeliveries: int,
+      secret: text,
+      previousSecret: nullableText,
+      previousSecretExpiresAt: { kind: 'timestamp', nullable: true, description: 'Until then the previous secret signs too.' },
+      ...stamps,
+    },
+    answers: {
+      webhook: [
+        'id', 'workspaceId', 'url', 'events', 'description', 'enabled', 'disabledReason', 'consecutiveDeadDeliveries',
+        'previousSecretExpiresAt', 'createdAt', 'updatedAt',
+      ],
+    },
+  },
+  webhookDeliveries: {
+    fields: {
+      id: { kind: 'text', answerAs: 'deliveryId' },
+      workspaceId: indexedText,
+      webhookId: indexedText,
+      eventId: indexedText,
+      eventType: text,
+      status: { kind: 'text', indexed: true, values: ['pending', 'succeeded', 'failed', 'dead'] },
+      attempts: int,
+      nextAttemptAt: { kind: 'timestamp', nullable: true, description: 'When it is due; while being sent, the end of the lease.' },
+      claimToken: nullableText,
+      lastStatusCode: { kind: 'int', nullable: true },
+      lastError: nullableText,
+      lastResponseBody: { kind: 'text', nullable: true, description: 'The first 1 KiB of the last response body.' },
+      lastDurationMs: { kind: 'int', nullable: true },
+      ...stamps,
+    },
+    answers: {
+      delivery: [
+        'id', 'webhookId', 'eventId', 'eventType', 'status', 'attempts', 'nextAttemptAt', 'lastStatusCode', 'lastError',
+        'lastResponseBody', 'lastDurationMs', 'createdAt', 'updatedAt',
+      ],
+    },
+  },
+  sequences: {
+    fields: { id: text, value: int, ...stamps },
+  },
 }
 
 /** The column kind a field is kept as. */

@@ -49,6 +49,10 @@ export const models: { [M in ModelName]: ModelDefinition<M> } = {
   payouts: define('payouts'),
   apiKeys: define('apiKeys'),
   idempotency: define('idempotency'),
+  events: define('events'),
+  webhooks: define('webhooks'),
+  webhookDeliveries: define('webhookDeliveries'),
+  sequences: define('sequences'),
 }
 
 export const modelNames = Object.keys(models) as ModelName[]

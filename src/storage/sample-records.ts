@@ -1,4 +1,16 @@
-import type { AffiliateRecord, ApiKeyRecord, CampaignRecord, CommissionRecord, IdempotencyRecord, LinkRecord, PayoutRecord } from '../domain/records.js'
+import type {
+  AffiliateRecord,
+  ApiKeyRecord,
+  CampaignRecord,
+  CommissionRecord,
+  EventRecord,
+  IdempotencyRecord,
+  LinkRecord,
+  PayoutRecord,
+  SequenceRecord,
+  WebhookDeliveryRecord,
+  WebhookRecord,
+} from '../domain/records.js'
 
 // Records of every model with every kind of value a storage must keep exactly: booleans both
 // ways, nulls, string arrays (empty and not), integers (zero, negative, beyond 32 bits), text
@@ -156,6 +168,60 @@ export const idempotency = (overrides: Partial<IdempotencyRecord> = {}): Idempot
   status: 201,
   body: '{"status":201,"message":"Created","data":{"id":"x"}}',
   expiresAt: at(86_400),
+  createdAt: at(0),
+  updatedAt: at(0),
+  ...overrides,
+})
+
+export const event = (overrides: Partial<EventRecord> = {}): EventRecord => ({
+  id: sampleId(),
+  workspaceId: WORKSPACE,
+  type: 'campaign.created',
+  sequence: ++counter,
+  data: '{"id":"x"}',
+  createdAt: at(0),
+  ...overrides,
+})
+
+export const webhook = (overrides: Partial<WebhookRecord> = {}): WebhookRecord => ({
+  id: sampleId(),
+  workspaceId: WORKSPACE,
+  url: 'https://hooks.example.com/affiliates',
+  events: ['*'],
+  description: '',
+  enabled: true,
+  disabledReason: null,
+  consecutiveDeadDeliveries: 0,
+  secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+  previousSecret: null,
+  previousSecretExpiresAt: null,
+  createdAt: at(0),
+  updatedAt: at(0),
+  ...overrides,
+})
+
+export const webhookDelivery = (overrides: Partial<WebhookDeliveryRecord> = {}): WebhookDeliveryRecord => ({
+  id: sampleId(),
+  workspaceId: WORKSPACE,
+  webhookId: sampleId(),
+  eventId: sampleId(),
+  eventType: 'campaign.created',
+  status: 'pending',
+  attempts: 0,
+  nextAttemptAt: at(0),
+  claimToken: null,
+  lastStatusCode: null,
+  lastError: null,
+  lastResponseBody: null,
+  lastDurationMs: null,
+  createdAt: at(0),
+  updatedAt: at(0),
+  ...overrides,
+})
+
+export const sequence = (overrides: Partial<SequenceRecord> = {}): SequenceRecord => ({
+  id: `sequence-${++counter}`,
+  value: 0,
   createdAt: at(0),
   updatedAt: at(0),
   ...overrides,

@@ -3,7 +3,23 @@ import type { CampaignRecord } from '../domain/records.js'
 import { modelNames, models } from '../storage/models.js'
 import { UniqueViolationError, type FindQuery, type ModelName, type RecordOf, type Storage, type StorageTransaction } from '../storage/types.js'
 import { isUuid } from '../uuid.js'
-import { affiliate, apiKey, at, campaign, commission, idempotency, link, OTHER_WORKSPACE, payout, sampleId, WORKSPACE } from '../storage/sample-records.js'
+import {
+  affiliate,
+  apiKey,
+  at,
+  campaign,
+  commission,
+  event,
+  idempotency,
+  link,
+  OTHER_WORKSPACE,
+  payout,
+  sampleId,
+  sequence,
+  webhook,
+  webhookDelivery,
+  WORKSPACE,
+} from '../storage/sample-records.js'
 
 /** Makes a fresh, empty storage for one test. It is closed (when it has `close`) after the test. */
 export type StorageFactory = () => Storage | Promise<Storage>
@@ -18,8 +34,12 @@ export interface StorageConformanceOptions {
 }
 
 /** A different value of the same shape (a fresh UUID for a UUID), so typed columns accept it. */
-const another = (value: unknown, tag: string): string =>
-  isUuid(value) ? sampleId() : `${typeof value === 'string' ? value : 'value'}-${tag}`
+const another = (value: unknown, tag: string): string | number =>
+  typeof value === 'number'
+    ? value + 1_000_000 * [...tag].reduce((sum, c) => sum + c.charCodeAt(0), 0)
+    : isUuid(value)
+      ? sampleId()
+      : `${typeof value === 'string' ? value : 'value'}-${tag}`
 
 const samples: { [M in ModelName]: (overrides?: Partial<RecordOf<M>>) => RecordOf<M> } = {
   campaigns: campaign,
@@ -29,6 +49,10 @@ const samples: { [M in ModelName]: (overrides?: Partial<RecordOf<M>>) => RecordO
   payouts: payout,
   apiKeys: apiKey,
   idempotency,
+  events: event,
+  webhooks: webhook,
+  webhookDeliveries: webhookDelivery,
+  sequences: sequence,
 }
 
 /**

@@ -292,6 +292,75 @@ CREATE INDEX payouts_workspaceId_status ON payouts (workspaceId, status, created
       countTriggers('payouts', COUNTED.payouts),
     ].join('\n'),
   },
+  {
+    version: 10,
+    // Events (the outbox), webhooks and their deliveries, and the sequence that orders events by
+    // commit. Deliveries are claimed by (status, nextAttemptAt); events are paged by sequence.
+    sql: `CREATE TABLE events (
+  id TEXT PRIMARY KEY NOT NULL,
+  workspaceId TEXT NOT NULL,
+  type TEXT NOT NULL,
+  sequence INTEGER NOT NULL,
+  data TEXT NOT NULL,
+  createdAt TEXT NOT NULL,
+  _search TEXT NOT NULL
+) STRICT;
+CREATE INDEX events_created ON events (createdAt, id);
+CREATE INDEX events_workspaceId ON events (workspaceId, createdAt, id);
+CREATE UNIQUE INDEX events_sequence ON events (sequence);
+CREATE INDEX events_workspace_sequence ON events (workspaceId, sequence);
+CREATE TABLE webhooks (
+  id TEXT PRIMARY KEY NOT NULL,
+  workspaceId TEXT NOT NULL,
+  url TEXT NOT NULL,
+  events TEXT NOT NULL,
+  description TEXT NOT NULL,
+  enabled INTEGER NOT NULL,
+  disabledReason TEXT,
+  consecutiveDeadDeliveries INTEGER NOT NULL,
+  secret TEXT NOT NULL,
+  previousSecret TEXT,
+  previousSecretExpiresAt TEXT,
+  createdAt TEXT NOT NULL,
+  updatedAt TEXT NOT NULL,
+  _search TEXT NOT NULL
+) STRICT;
+CREATE INDEX webhooks_created ON webhooks (createdAt, id);
+CREATE INDEX webhooks_workspaceId ON webhooks (workspaceId, createdAt, id);
+CREATE TABLE webhookDeliveries (
+  id TEXT PRIMARY KEY NOT NULL,
+  workspaceId TEXT NOT NULL,
+  webhookId TEXT NOT NULL,
+  eventId TEXT NOT NULL,
+  eventType TEXT NOT NULL,
+  status TEXT NOT NULL,
+  attempts INTEGER NOT NULL,
+  nextAttemptAt TEXT,
+  claimToken TEXT,
+  lastStatusCode INTEGER,
+  lastError TEXT,
+  lastResponseBody TEXT,
+  lastDurationMs INTEGER,
+  createdAt TEXT NOT NULL,
+  updatedAt TEXT NOT NULL,
+  _search TEXT NOT NULL
+) STRICT;
+CREATE INDEX webhookDeliveries_created ON webhookDeliveries (createdAt, id);
+CREATE INDEX webhookDeliveries_workspaceId ON webhookDeliveries (workspaceId, createdAt, id);
+CREATE INDEX webhookDeliveries_webhookId ON webhookDeliveries (webhookId, createdAt, id);
+CREATE INDEX webhookDeliveries_eventId ON webhookDeliveries (eventId, createdAt, id);
+CREATE INDEX webhookDeliveries_status ON webhookDeliveries (status, createdAt, id);
+CREATE INDEX webhookDeliveries_due ON webhookDeliveries (status, nextAttemptAt);
+CREATE INDEX webhookDeliveries_claim ON webhookDeliveries (claimToken);
+CREATE TABLE sequences (
+  id TEXT PRIMARY KEY NOT NULL,
+  value INTEGER NOT NULL,
+  createdAt TEXT NOT NULL,
+  updatedAt TEXT NOT NULL,
+  _search TEXT NOT NULL
+) STRICT;
+CREATE INDEX sequences_created ON sequences (createdAt, id);`,
+  },
 ]
 
 export const SCHEMA_VERSION = migrations[migrations.length - 1]!.version

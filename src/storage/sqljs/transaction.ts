@@ -81,11 +81,14 @@ const MAX_COUNTED_KEYS = 64
  */
 function countedAs(model: ModelName, query: Filter): [string, string[]] | null {
   if (query.contains) return null
+  // Only the tables the count triggers keep (the outbox's tables are counted by SQL).
+  const counted = (COUNTED as Partial<Record<ModelName, readonly string[]>>)[model]
+  if (counted === undefined) return null
   const entries = Object.entries(query.where ?? {}).filter(([, value]) => value !== undefined)
   if (entries.length === 0) return ['', ['']]
   if (entries.length === 1) {
     const [field, value] = entries[0]!
-    if (!((COUNTED as Partial<Record<ModelName, readonly string[]>>)[model] ?? []).includes(field)) return null
+    if (!counted.includes(field)) return null
     const values = stringValues(value)
     return values && [field, values]
   }
