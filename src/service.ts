@@ -10,6 +10,8 @@ import { addressThrottle } from './limiter/address-throttle.js'
 import { createLimiter, resolveRule } from './limiter/limiter.js'
 import type { RateLimitOptions } from './limiter/types.js'
 import type { Storage } from './storage/types.js'
+import { withCommitHook } from './events/outbox.js'
+import { createServiceEvents, type ServiceEvents, type WebhookOptions } from './events/service-events.js'
 
 /** Limits on wrong API keys, per client address. */
 export interface FailedKeyLimitOptions {
@@ -65,6 +67,12 @@ export interface AffiliateServiceOptions {
    * never carries its message or stack. A client that goes away is not one. @default logs to `console.error`
    */
   onError?: (error: unknown, request: Request) => void
+  /**
+   * Webhook delivery: which URLs are allowed (`allowHttp`, `allowPrivateAddresses`: for tests),
+   * how long events and deliveries are kept (`retentionDays`, default 30), and the `send`er the
+   * dispatcher uses (the Node and Express `serve()` and `npm start` supply `createNodeWebhookSender`).
+   */
+  webhooks?: WebhookOptions
 }
 
 export interface AffiliateService {
@@ -78,6 +86,8 @@ export interface AffiliateService {
   api: AffiliateApi
   /** Where the API answers, e.g. `/api/v1`: adapters pass requests outside it on to the host. */
   readonly basePath: string
+  /** Webhook delivery in the background (`start`/`stop`) and in-process listeners (`on`, not durable). */
+  events: ServiceEvents
 }
 
 const logError = (error: unknown) => console.error('affiliate-service: unexpected error', error)
@@ -134,7 +144,12 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   positive('idempotency.ttlMs', idempotency.ttlMs, 1)
   positive('idempotency.leaseMs', idempotency.leaseMs, 1)
   const failed = options.failedKeyLimit
-  const ops = createOperations({ storage: options.storage, clock })
+  const webhooks = options.webhooks ?? {}
+  if (!isObject(webhooks)) throw new TypeError('webhooks must be an object: { allowHttp?, allowPrivateAddresses?, retentionDays?, send? }')
+  const runtime = createServiceEvents({ storage: options.storage, clock, onError: (error) => logError(error) }, webhooks)
+  const policy = { allowHttp: webhooks.allowHttp === true, allowPrivateAddresses: webhooks.allowPrivateAddresses === true }
+  // Operations see the storage through a hook that hands each committed transaction's events to listeners.
+  const ops = createOperations({ storage: withCommitHook(options.storage, runtime.committed), clock, webhooks: policy })
   const fetch = createHandler({
     ops,
     storage: options.storage,
@@ -153,5 +168,5 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
     basePath,
     onError,
   })
-  return { fetch, api: createApi(ops), basePath }
+  return { fetch, api: createApi(ops), basePath, events: runtime.events }
 }

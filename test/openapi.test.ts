@@ -98,7 +98,16 @@ describe('the examples in the document', () => {
     const campaign = await api.campaigns.create({ campaignName: 'C', workspaceId: WS_A, commissionType: 'percentage', amount: 10, url: 'https://shop.example.com/' })
     const affiliate = await api.affiliates.create({ email: 'x@example.com', campaignId: campaign.id })
     const sale = await api.commissions.create({ campaignId: campaign.id, affiliateId: affiliate.id, referredUser: 'b@example.com', amount: 50 })
-    const ids: Record<string, string> = { workspaceId: WS_A, campaignId: campaign.id, affiliateId: affiliate.id, commissionId: sale.commissionId }
+    const webhook = await api.webhooks.create({ workspaceId: WS_A, url: 'https://hooks.example.com/a', events: ['*'] })
+    const delivery = await api.webhooks.test({ webhookId: webhook.webhookId })
+    const ids: Record<string, string> = {
+      workspaceId: WS_A,
+      campaignId: campaign.id,
+      affiliateId: affiliate.id,
+      commissionId: sale.commissionId,
+      webhookId: webhook.webhookId,
+      deliveryId: delivery.deliveryId,
+    }
     for (const route of routes.filter((r) => r.example)) {
       const body = Object.fromEntries(Object.entries(route.example!).map(([k, v]) => [k, ids[k] ?? v]))
       if (route.operation[1] === 'track') body.referralCode = (await api.links.create({ affiliateId: affiliate.id })).referralCode

@@ -12,6 +12,7 @@ import { parse, parseBody } from '../schemas/validate.js'
 import type { StorageTransaction } from '../storage/types.js'
 import { requireWorkspace, visible, workspaceScope, type Access } from './access.js'
 import { findCampaign } from './campaigns.js'
+import { emit, emitted } from '../events/outbox.js'
 import { inTransaction, listPage, requireChanges, readOnly, type Deps, type Page } from './shared.js'
 
 export type AffiliateCreateInput = Infer<typeof affiliateCreate.struct>
@@ -60,7 +61,7 @@ export function affiliateOperations({ storage, clock }: Deps) {
           updatedAt: now,
         }
         await tx.insert('affiliates', record)
-        return toAffiliate(record)
+        return emitted(tx, clock, 'affiliate.created', record.workspaceId, toAffiliate(record))
       })
     },
 
@@ -74,7 +75,8 @@ export function affiliateOperations({ storage, clock }: Deps) {
       requireChanges(input)
       return inTransaction(storage, async (tx) => {
         const current = await findAffiliate(tx, access, q.affiliateId)
-        return toAffiliate((await tx.update('affiliates', current.id, { ...input, updatedAt: isoAt(clock) }))!)
+        const updated = (await tx.update('affiliates', current.id, { ...input, updatedAt: isoAt(clock) }))!
+        return emitted(tx, clock, 'affiliate.updated', updated.workspaceId, toAffiliate(updated))
       })
     },
 
@@ -90,6 +92,7 @@ export function affiliateOperations({ storage, clock }: Deps) {
         }
         await tx.deleteMany('links', { affiliateId: current.id })
         await tx.delete('affiliates', current.id)
+        await emit(tx, clock, 'affiliate.deleted', current.workspaceId, toAffiliate(current))
         return { id: current.id }
       })
     },

@@ -10,6 +10,7 @@ import { campaignCreate, campaignId, campaignList, campaignUpdate } from '../sch
 import { parse, parseBody } from '../schemas/validate.js'
 import type { StorageTransaction } from '../storage/types.js'
 import { requireWorkspace, visible, workspaceScope, type Access } from './access.js'
+import { emit, emitted } from '../events/outbox.js'
 import { inTransaction, listPage, requireChanges, readOnly, type Deps, type Page } from './shared.js'
 
 export type CampaignCreateInput = Infer<typeof campaignCreate.struct>
@@ -103,7 +104,7 @@ export function campaignOperations({ storage, clock }: Deps) {
       return inTransaction(storage, async (tx) => {
         if (record.isDefault) await clearDefault(tx, workspaceId, record.id, now)
         await tx.insert('campaigns', record)
-        return toCampaign(record)
+        return emitted(tx, clock, 'campaign.created', workspaceId, toCampaign(record))
       })
     },
 
@@ -130,7 +131,7 @@ export function campaignOperations({ storage, clock }: Deps) {
         const updated = (await tx.update('campaigns', current.id, patch))!
         // A link's url always reflects its campaign's url: rebuilt in this same transaction.
         if (updated.url !== current.url) await rebuildLinkUrls(tx, updated, patch.updatedAt!)
-        return toCampaign(updated)
+        return emitted(tx, clock, 'campaign.updated', updated.workspaceId, toCampaign(updated))
       })
     },
 
@@ -142,6 +143,7 @@ export function campaignOperations({ storage, clock }: Deps) {
           throw unprocessable('This campaign still has affiliates; delete them first')
         }
         await tx.delete('campaigns', current.id)
+        await emit(tx, clock, 'campaign.deleted', current.workspaceId, toCampaign(current))
         return { id: current.id }
       })
     },

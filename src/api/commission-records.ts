@@ -6,6 +6,8 @@ import { commissionEffect, payoutAfterRemoval } from '../domain/payout-status.js
 import type { AffiliateRecord, CampaignRecord, CommissionRecord, CommissionStatus } from '../domain/records.js'
 import { planRefund, refundableMinor } from '../domain/refund.js'
 import { notFound, unprocessable } from '../errors.js'
+import { toCommission } from '../domain/commission.js'
+import { announce } from '../events/outbox.js'
 import type { StorageTransaction } from '../storage/types.js'
 import { visible, type Access } from './access.js'
 import { findAffiliate } from './affiliates.js'
@@ -212,6 +214,7 @@ export async function refundCommission(
     }
     await tx.insert('commissions', clawback)
     await countRecord(tx, clawback, 1)
+    await announce(tx, clock, 'commission.clawback_created', toCommission(clawback))
     return updated
   }
   const updated = (await tx.update('commissions', current.id, {

@@ -6,6 +6,7 @@ import { commissionCreate, commissionId, commissionList, commissionRefund, commi
 import { parse, parseBody } from '../schemas/validate.js'
 import type { Access } from './access.js'
 import { deleteCommission, findCommission, insertCommission, refundCommission, updateCommission, type CommissionPatch } from './commission-records.js'
+import { announce, emit, emitChange } from '../events/outbox.js'
 import { inTransaction, listPage, listWhere, requireChanges, readOnly, type Deps, type Page } from './shared.js'
 
 export type CommissionCreateInput = Infer<typeof commissionCreate.struct>
@@ -37,13 +38,16 @@ export function listCommissions<T>({ storage }: Deps, access: Access, q: ListQue
   return inTransaction(storage, (tx) => listPage(tx, 'commissions', { ...q, where, orderField }, map), readOnly)
 }
 
+/** The events of a change to a commission record (either route family). */
+export const COMMISSION_EVENTS = { updated: 'commission.updated', statusChanged: 'commission.status_changed', refunded: 'commission.refunded' } as const
+
 export function commissionOperations(deps: Deps) {
   const { storage, clock } = deps
   return {
     async create(access: Access, body: unknown, query: unknown = {}): Promise<Commission> {
       const input = parseBody(commissionCreate, body, query)
       return inTransaction(storage, async (tx) =>
-        toCommission(
+        announce(tx, clock, 'commission.created', toCommission(
           await insertCommission(tx, access, clock, {
             ...commissionPatch(input),
             campaignId: input.campaignId,
@@ -54,7 +58,7 @@ export function commissionOperations(deps: Deps) {
             adminEarnedMinor: minor(input.adminEarnedAmount ?? 0),
             status: input.status ?? 'pending',
           }),
-        ),
+        )),
       )
     },
 
@@ -68,7 +72,8 @@ export function commissionOperations(deps: Deps) {
       requireChanges(input)
       return inTransaction(storage, async (tx) => {
         const current = await findCommission(tx, access, q.commissionId, 'Commission')
-        return toCommission(await updateCommission(tx, clock, current, commissionPatch(input)))
+        const updated = await updateCommission(tx, clock, current, commissionPatch(input))
+        return emitChange(tx, clock, COMMISSION_EVENTS, current, updated, toCommission(updated))
       })
     },
 
@@ -77,6 +82,7 @@ export function commissionOperations(deps: Deps) {
       return inTransaction(storage, async (tx) => {
         const current = await findCommission(tx, access, id, 'Commission')
         await deleteCommission(tx, current)
+        await emit(tx, clock, 'commission.deleted', current.workspaceId, toCommission(current))
         return { id: current.id }
       })
     },
@@ -86,7 +92,8 @@ export function commissionOperations(deps: Deps) {
       const input = parseBody(commissionRefund, body, query)
       return inTransaction(storage, async (tx) => {
         const current = await findCommission(tx, access, input.commissionId, 'Commission')
-        return toCommission(await refundCommission(tx, clock, current, input.amount === undefined ? undefined : minor(input.amount)))
+        const refunded = await refundCommission(tx, clock, current, input.amount === undefined ? undefined : minor(input.amount))
+        return emitChange(tx, clock, COMMISSION_EVENTS, current, refunded, toCommission(refunded))
       })
     },
 

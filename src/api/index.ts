@@ -24,6 +24,19 @@ import {
   type ReferredUserUpdateInput,
 } from './referred-users.js'
 import type { Deps, Page } from './shared.js'
+import { eventOperations, type EventListQuery, type EventPage } from './events.js'
+import {
+  webhookOperations,
+  type DeliveryListQuery,
+  type DeliveryRetryInput,
+  type WebhookCreateInput,
+  type WebhookListQuery,
+  type WebhookRotateInput,
+  type WebhookTestInput,
+  type WebhookUpdateInput,
+} from './webhooks.js'
+import type { Webhook, WebhookDelivery, WebhookWithSecret } from '../domain/webhook.js'
+import type { AffiliateEvent } from '../events/types.js'
 
 export type Operations = ReturnType<typeof createOperations>
 
@@ -35,6 +48,8 @@ export const createOperations = (deps: Deps) => ({
   commissions: commissionOperations(deps),
   referredUsers: referredUserOperations(deps),
   payouts: { ...payoutOperations(deps), export: payoutExportOperation(deps) },
+  webhooks: webhookOperations(deps),
+  events: eventOperations(deps),
 })
 
 export interface CampaignsApi {
@@ -120,6 +135,31 @@ export interface PayoutsApi {
   export(query: PayoutExportQuery): Promise<PayoutExport>
 }
 
+export interface WebhooksApi {
+  /** Answers the webhook with its `secret` (`whsec_...`), shown in this answer only. */
+  create(input: WebhookCreateInput): Promise<WebhookWithSecret>
+  list(query?: WebhookListQuery): Promise<Page<Webhook>>
+  get(webhookId: string): Promise<Webhook>
+  /** Changes url, events, enabled or description; enabling a disabled webhook resends its held deliveries. */
+  update(webhookId: string, changes: WebhookUpdateInput): Promise<Webhook>
+  /** Deletes the webhook and its deliveries. */
+  delete(webhookId: string): Promise<{ id: string }>
+  /** A new secret, shown once; the previous one also signs for `overlapHours` (default 24). */
+  rotateSecret(input: WebhookRotateInput): Promise<WebhookWithSecret>
+  /** Queues a `webhook.test` event for this webhook alone; answers its delivery. */
+  test(input: WebhookTestInput): Promise<WebhookDelivery>
+  /** The delivery log, newest first, by webhook, event or status. */
+  deliveries(query?: DeliveryListQuery): Promise<Page<WebhookDelivery>>
+  /** Makes a delivery due now. */
+  retryDelivery(input: DeliveryRetryInput): Promise<WebhookDelivery>
+}
+
+export interface EventsApi {
+  /** Events oldest first (commit order), after the event `after`, of `type`; at most `limit` (≤ 100). */
+  list(query?: EventListQuery): Promise<EventPage>
+  get(eventId: string): Promise<AffiliateEvent>
+}
+
 /** One namespace per resource. Validation and rules are those of HTTP; failures throw `AffiliateError`. */
 export interface ResourceApi {
   campaigns: CampaignsApi
@@ -128,6 +168,8 @@ export interface ResourceApi {
   commissions: CommissionsApi
   referredUsers: ReferredUsersApi
   payouts: PayoutsApi
+  webhooks: WebhooksApi
+  events: EventsApi
 }
 
 /**

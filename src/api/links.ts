@@ -10,6 +10,7 @@ import { UniqueViolationError, type StorageTransaction } from '../storage/types.
 import { canSee, visible, type Access } from './access.js'
 import { findAffiliate } from './affiliates.js'
 import { findCampaign } from './campaigns.js'
+import { emit, emitted } from '../events/outbox.js'
 import { inTransaction, readOnly, type Deps } from './shared.js'
 
 export type LinkCreateInput = Infer<typeof linkCreate.struct>
@@ -58,7 +59,7 @@ export function linkOperations({ storage, clock }: Deps) {
       updatedAt: now,
     }
     await tx.insert('links', record)
-    return toLink(record)
+    return emitted(tx, clock, 'link.created', record.workspaceId, toLink(record))
   }
 
   return {
@@ -94,6 +95,7 @@ export function linkOperations({ storage, clock }: Deps) {
       return inTransaction(storage, async (tx) => {
         const link = visible(access, await tx.get('links', id.toLowerCase()), 'Link')
         await tx.delete('links', link.id)
+        await emit(tx, clock, 'link.deleted', link.workspaceId, toLink(link))
         return { id: link.id }
       })
     },

@@ -14,6 +14,7 @@ import { parse, parseBody } from '../schemas/validate.js'
 import type { StorageTransaction } from '../storage/types.js'
 import { requireWorkspace, visible, type Access } from './access.js'
 import { findCampaign } from './campaigns.js'
+import { emitChange, emitted } from '../events/outbox.js'
 import { inTransaction, listPage, listWhere, readOnly, type Deps, type Page } from './shared.js'
 
 export type PayoutRunInput = Infer<typeof payoutRun.struct>
@@ -81,6 +82,8 @@ async function makePayout(tx: StorageTransaction, record: PayoutRecord, commissi
   }
 }
 
+const PAYOUT_EVENTS = { updated: 'payout.updated', statusChanged: 'payout.status_changed' } as const
+
 export function payoutOperations({ storage, clock }: Deps) {
   return {
     async run(access: Access, body: unknown, query: unknown = {}): Promise<PayoutRunResult> {
@@ -109,7 +112,7 @@ export function payoutOperations({ storage, clock }: Deps) {
         for (const planned of plan.payouts) {
           const record = draft(planned, workspaceId, asOf, now)
           // A dry run shows each payout as it would be made; nothing is written and the ids are not kept.
-          if (!input.dryRun) await makePayout(tx, record, planned.commissionIds)
+          if (!input.dryRun) await makePayout(tx, record, planned.commissionIds).then(() => emitted(tx, clock, 'payout.created', workspaceId, toPayout(record)))
           payouts.push(toPayout(record))
         }
         return { payouts, skipped }
@@ -156,7 +159,8 @@ export function payoutOperations({ storage, clock }: Deps) {
         }
         const changed = Object.entries(patch).some(([field, value]) => value !== current[field as keyof PayoutRecord])
         if (!changed) return toPayout(current)
-        return toPayout((await tx.update('payouts', current.id, { ...patch, updatedAt: now }))!)
+        const updated = (await tx.update('payouts', current.id, { ...patch, updatedAt: now }))!
+        return emitChange(tx, clock, PAYOUT_EVENTS, current, updated, toPayout(updated))
       })
     },
 

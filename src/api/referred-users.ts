@@ -6,6 +6,8 @@ import { notFound } from '../errors.js'
 import { requireWorkspace, workspaceScope, type Access } from './access.js'
 import { deleteCommission, findCommission, insertCommission, updateCommission } from './commission-records.js'
 import { commissionPatch, listCommissions, minor, normalTime } from './commissions.js'
+import { COMMISSION_EVENTS } from './commissions.js'
+import { announce, emit, emitChange } from '../events/outbox.js'
 import { inTransaction, requireChanges, readOnly, type Deps, type Page } from './shared.js'
 
 export type ReferredUserCreateInput = Infer<typeof referredUserCreate.struct>
@@ -27,7 +29,7 @@ export function referredUserOperations(deps: Deps) {
       const { referredTo, affiliateId, workspaceId, campaignId, referralCode, isSelfReferral: _ignored, ...fields } = input
       if (workspaceId !== undefined) requireWorkspace(access, workspaceId.toLowerCase())
       return inTransaction(storage, async (tx) =>
-        toReferredUser(
+        announce(tx, clock, 'referred_user.created', toReferredUser(
           await insertCommission(tx, access, clock, {
             ...referredPatch(fields),
             affiliateId,
@@ -39,7 +41,7 @@ export function referredUserOperations(deps: Deps) {
             adminEarnedMinor: minor(input.adminEarnedAmount ?? 0),
             status: input.status ?? 'pending',
           }),
-        ),
+        )),
       )
     },
 
@@ -66,7 +68,8 @@ export function referredUserOperations(deps: Deps) {
       requireChanges(input)
       return inTransaction(storage, async (tx) => {
         const current = await findCommission(tx, access, q.commissionId, WHAT)
-        return toReferredUser(await updateCommission(tx, clock, current, referredPatch(input)))
+        const updated = await updateCommission(tx, clock, current, referredPatch(input))
+        return emitChange(tx, clock, COMMISSION_EVENTS, current, updated, toReferredUser(updated))
       })
     },
 
@@ -75,6 +78,7 @@ export function referredUserOperations(deps: Deps) {
       return inTransaction(storage, async (tx) => {
         const current = await findCommission(tx, access, id, WHAT)
         await deleteCommission(tx, current)
+        await emit(tx, clock, 'commission.deleted', current.workspaceId, toReferredUser(current))
         return { id: current.id }
       })
     },

@@ -1,11 +1,14 @@
 import type { Clock } from '../clock.js'
 import { AffiliateError, unprocessable } from '../errors.js'
 import { UniqueViolationError, type FindQuery, type ModelName, type RecordOf, type Storage, type StorageTransaction, type TransactionOptions } from '../storage/types.js'
+import type { WebhookAddressPolicy } from '../webhooks/address.js'
 import { workspaceScope, type Access } from './access.js'
 
 export interface Deps {
   storage: Storage
   clock: Clock
+  /** Which webhook URLs are allowed (`webhooks` options of the service). */
+  webhooks?: WebhookAddressPolicy
 }
 
 /** What each unique constraint means to a caller. */

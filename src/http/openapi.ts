@@ -1,4 +1,5 @@
 import { SKIP_REASONS } from '../domain/payout-run.js'
+import { EVENT_TYPES } from '../events/types.js'
 import { answerJsonSchema, fieldJsonSchema } from '../domain/schema.js'
 import type { JsonSchema } from '../schemas/fields.js'
 import { jsonSchemaOf, MAX_FIELD_ERRORS } from '../schemas/validate.js'
@@ -37,6 +38,35 @@ const MODELS = {
         due: moneyString('Pending, due and in no payout; negative when clawbacks outweigh sales.'),
         inPayout: moneyString('In payouts not yet paid.'),
         paidOut: moneyString('Paid out.'),
+      }),
+  ],
+  webhook: ['Webhook', () => answerJsonSchema('webhooks', 'webhook')],
+  webhookWithSecret: [
+    'WebhookWithSecret',
+    () => {
+      const webhook = answerJsonSchema('webhooks', 'webhook') as { properties: Record<string, unknown>; required: string[] }
+      const secret = { type: 'string', pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$', description: 'Shown in this answer only: keep it to verify signatures.' }
+      return closed({ ...webhook.properties, secret }, [...webhook.required, 'secret'])
+    },
+  ],
+  delivery: ['WebhookDelivery', () => answerJsonSchema('webhookDeliveries', 'delivery')],
+  event: [
+    'Event',
+    () =>
+      closed({
+        id: { type: 'string', format: 'uuid' },
+        type: { type: 'string', enum: [...EVENT_TYPES] },
+        createdAt: { type: 'string', format: 'date-time' },
+        workspaceId: { type: 'string', format: 'uuid' },
+        data: { type: 'object', description: 'The resource as the API answers it, plus `previousStatus` on status changes.' },
+      }),
+  ],
+  eventPage: [
+    'EventPage',
+    () =>
+      closed({
+        items: { type: 'array', items: ref('schemas', 'Event') },
+        hasMore: { type: 'boolean', description: 'More events follow: ask again with `after` set to the last item\'s id.' },
       }),
   ],
 } satisfies Record<Model, [string, () => JsonSchema]>

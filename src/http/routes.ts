@@ -16,6 +16,7 @@ import {
 import { linkAffiliate, linkCreate, linkId, linkTrack } from '../schemas/links.js'
 import { payoutExport, payoutId, payoutItems, payoutList, payoutRun, payoutUpdate } from '../schemas/payouts.js'
 import type { Schema } from '../schemas/validate.js'
+import { deliveryList, deliveryRetry, eventId, eventList, webhookCreate, webhookId, webhookList, webhookRotate, webhookTest, webhookUpdate } from '../schemas/webhooks.js'
 
 /** The query string as name -> value; a name given more than once -> every value, in order. */
 export type Query = Record<string, string | string[]>
@@ -34,7 +35,20 @@ export type Namespace = keyof Operations
  * id deleted; or `csv`, a file streamed as it is (`{ filename, contentType, body }`), no envelope.
  */
 export type Answer = { one: Model } | { page: Model } | { items: Model } | 'deleted' | 'csv'
-export type Model = 'campaign' | 'affiliate' | 'link' | 'commission' | 'referredUser' | 'payout' | 'payoutRun' | 'balance'
+export type Model =
+  | 'campaign'
+  | 'affiliate'
+  | 'link'
+  | 'commission'
+  | 'referredUser'
+  | 'payout'
+  | 'payoutRun'
+  | 'balance'
+  | 'webhook'
+  | 'webhookWithSecret'
+  | 'delivery'
+  | 'event'
+  | 'eventPage'
 
 /**
  * One route, described once. The HTTP handler, the typed API (`service.api`), the HTTP client and
@@ -70,6 +84,8 @@ const WORKSPACE = '3f9a1c2e-5b7d-4e8f-9a0b-1c2d3e4f5a6b'
 const CAMPAIGN = '8d6f4b2a-1c3e-4a5b-8c7d-9e0f1a2b3c4d'
 const AFFILIATE = '5e4d3c2b-1a09-4f8e-9d7c-6b5a4f3e2d1c'
 const COMMISSION = '7c1e9a4d-2b3f-4c5d-8e6f-0a1b2c3d4e5f'
+const WEBHOOK = '2a7b9c1d-3e4f-4a5b-9c6d-7e8f9a0b1c2d'
+const DELIVERY = '9b8a7c6d-5e4f-4d3c-8b2a-1f0e9d8c7b6a'
 
 const route = (r: Route) => r
 
@@ -112,6 +128,19 @@ export const routes: readonly Route[] = [
   route({ method: 'PUT', path: '/payouts', operation: ['payouts', 'update'], message: 'Payout updated successfully', query: payoutId, id: 'payoutId', body: payoutUpdate, answer: { one: 'payout' } }),
   route({ method: 'GET', path: '/payouts/export', operation: ['payouts', 'export'], message: 'Payouts exported successfully', query: payoutExport, answer: 'csv' }),
   route({ method: 'GET', path: '/payouts/items', operation: ['payouts', 'items'], message: 'Payout items retrieved successfully', query: payoutItems, answer: { page: 'commission' } }),
+
+  route({ method: 'POST', path: '/webhooks', operation: ['webhooks', 'create'], message: 'Webhook created successfully', body: webhookCreate, answer: { one: 'webhookWithSecret' }, example: { workspaceId: WORKSPACE, url: 'https://hooks.example.com/affiliates', events: ['commission.created', 'commission.refunded'] } }),
+  route({ method: 'GET', path: '/webhooks/list', operation: ['webhooks', 'list'], message: 'Webhooks retrieved successfully', query: webhookList, answer: { page: 'webhook' } }),
+  route({ method: 'GET', path: '/webhooks', operation: ['webhooks', 'get'], message: 'Webhook retrieved successfully', query: webhookId, id: 'webhookId', answer: { one: 'webhook' } }),
+  route({ method: 'PUT', path: '/webhooks', operation: ['webhooks', 'update'], message: 'Webhook updated successfully', query: webhookId, id: 'webhookId', body: webhookUpdate, answer: { one: 'webhook' } }),
+  route({ method: 'DELETE', path: '/webhooks', operation: ['webhooks', 'delete'], message: 'Webhook deleted successfully', query: webhookId, id: 'webhookId', answer: 'deleted' }),
+  route({ method: 'POST', path: '/webhooks/rotate-secret', operation: ['webhooks', 'rotateSecret'], message: 'Webhook secret rotated successfully', status: 200, body: webhookRotate, answer: { one: 'webhookWithSecret' }, example: { webhookId: WEBHOOK, overlapHours: 24 } }),
+  route({ method: 'POST', path: '/webhooks/test', operation: ['webhooks', 'test'], message: 'Webhook test queued successfully', body: webhookTest, answer: { one: 'delivery' }, example: { webhookId: WEBHOOK } }),
+  route({ method: 'GET', path: '/webhooks/deliveries', operation: ['webhooks', 'deliveries'], message: 'Webhook deliveries retrieved successfully', query: deliveryList, answer: { page: 'delivery' } }),
+  route({ method: 'POST', path: '/webhooks/deliveries/retry', operation: ['webhooks', 'retryDelivery'], message: 'Webhook delivery scheduled successfully', status: 200, body: deliveryRetry, answer: { one: 'delivery' }, example: { deliveryId: DELIVERY } }),
+
+  route({ method: 'GET', path: '/events/list', operation: ['events', 'list'], message: 'Events retrieved successfully', query: eventList, answer: { one: 'eventPage' } }),
+  route({ method: 'GET', path: '/events', operation: ['events', 'get'], message: 'Event retrieved successfully', query: eventId, id: 'eventId', answer: { one: 'event' } }),
 ]
 
 /** The status a route answers on success: `statusIf`'s when the body asks for it, else `status`, else 201 for POST and 200 for the others. */

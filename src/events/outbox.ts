@@ -1,0 +1,132 @@
+// The outbox: an event is written by the same storage transaction as the change it reports, with a
+// delivery row for each enabled webhook of the workspace that subscribes to its type. A rolled-back
+// or refused write therefore leaves no event, and a committed one always has its deliveries, even
+// if the process dies right after the commit (the dispatcher finds them in storage).
+//
+// Order: `sequence` comes from one counter record (`sequences`, id `events`) moved with `increment`
+// inside the transaction. Transactions that emit therefore serialize on that record: on
+// PostgreSQL the second waits for the first's row lock and, under serializable isolation, is run
+// again after the first commits, so a later sequence is always committed later. A reader paging
+// with `after` can thus never miss an event that commits after it read past its sequence.
+
+import type { Clock } from '../clock.js'
+import { newId } from '../crypto.js'
+import type { EventRecord, WebhookDeliveryRecord, WebhookRecord } from '../domain/records.js'
+import type { Storage, StorageTransaction } from '../storage/types.js'
+import { subscribes, type AffiliateEvent, type EventType } from './types.js'
+
+/** The id of the counter record events take their `sequence` from. */
+export const EVENT_SEQUENCE = 'events'
+
+/** Events each open transaction has written, handed to listeners once it commits. */
+const written = new WeakMap<StorageTransaction, EventRecord[]>()
+
+/** The next event sequence, allocated in `tx` (see the comment at the top). */
+async function nextSequence(tx: StorageTransaction, now: string): Promise<number> {
+  const counter = await tx.increment('sequences', EVENT_SEQUENCE, { value: 1 })
+  if (counter) return counter.value
+  await tx.insert('sequences', { id: EVENT_SEQUENCE, value: 1, createdAt: now, updatedAt: now })
+  return 1
+}
+
+/** A pending delivery of `event` to `webhook`, due now. */
+export const newDelivery = (event: EventRecord, webhook: WebhookRecord): WebhookDeliveryRecord => ({
+  id: newId(),
+  workspaceId: event.workspaceId,
+  webhookId: webhook.id,
+  eventId: event.id,
+  eventType: event.type,
+  status: 'pending',
+  attempts: 0,
+  nextAttemptAt: event.createdAt,
+  claimToken: null,
+  lastStatusCode: null,
+  lastError: null,
+  lastResponseBody: null,
+  lastDurationMs: null,
+  createdAt: event.createdAt,
+  updatedAt: event.createdAt,
+})
+
+/**
+ * Writes event `type` of `workspaceId` with `data` (the resource as answered) in `tx`, and a
+ * delivery for each enabled webhook of the workspace subscribed to it; `only` limits the
+ * deliveries to that webhook (`POST /webhooks/test`). Answers the event.
+ */
+export async function emit(
+  tx: StorageTransaction,
+  clock: Clock,
+  type: EventType,
+  workspaceId: string,
+  data: unknown,
+  only?: WebhookRecord,
+): Promise<EventRecord> {
+  const now = new Date(clock.now()).toISOString()
+  const event: EventRecord = { id: newId(), workspaceId, type, sequence: await nextSequence(tx, now), data: JSON.stringify(data), createdAt: now }
+  await tx.insert('events', event)
+  const webhooks = only ? [only] : await tx.find('webhooks', { where: { workspaceId, enabled: true } })
+  for (const webhook of webhooks) if (only || subscribes(webhook.events, type)) await tx.insert('webhookDeliveries', newDelivery(event, webhook))
+  written.get(tx)?.push(event)
+  return event
+}
+
+/** An event record as answered (its `data` parsed). */
+export const toEvent = (record: EventRecord): AffiliateEvent => ({
+  id: record.id,
+  type: record.type as EventType,
+  createdAt: record.createdAt,
+  workspaceId: record.workspaceId,
+  data: JSON.parse(record.data),
+})
+
+/**
+ * The storage the operations use: the host's, with each transaction's events handed to
+ * `committed` once (and only if) it commits. A transaction run again after a serialization failure
+ * reports only the events of its last, committed run.
+ */
+export function withCommitHook(storage: Storage, committed: (events: EventRecord[]) => void): Storage {
+  return {
+    transaction: async (work, options) => {
+      let events: EventRecord[] = []
+      const result = await storage.transaction((tx) => {
+        events = []
+        written.set(tx, events)
+        return work(tx)
+      }, options)
+      if (events.length > 0) committed(events)
+      return result
+    },
+    ...(storage.close ? { close: () => storage.close!() } : {}),
+  }
+}
+
+/** `emit`, answering `answer` (the resource as answered, which is also the event's data): `return emitted(tx, clock, type, ws, toX(record))`. */
+export async function emitted<T>(tx: StorageTransaction, clock: Clock, type: EventType, workspaceId: string, answer: T): Promise<T> {
+  await emit(tx, clock, type, workspaceId, answer)
+  return answer
+}
+
+/** `emitted` for an answer that names its workspace. */
+export const announce = <T extends { workspaceId: string }>(tx: StorageTransaction, clock: Clock, type: EventType, answer: T): Promise<T> =>
+  emitted(tx, clock, type, answer.workspaceId, answer)
+
+/**
+ * The event of a change from `before` to `after` (records with a `status`), answering `answer`:
+ * none when nothing changed (`after` is `before`, as a no-op update answers), else
+ * `statusChanged` (with `previousStatus`) when the status moved, or `updated`.
+ */
+export async function emitChange<T extends object>(
+  tx: StorageTransaction,
+  clock: Clock,
+  types: { updated: EventType; statusChanged: EventType; refunded?: EventType },
+  before: { status: string; workspaceId: string; refundedMinor?: number },
+  after: { status: string; refundedMinor?: number },
+  answer: T,
+): Promise<T> {
+  if ((after as object) === before) return answer
+  const refunded = types.refunded && (after.status === 'refunded' || (after.refundedMinor ?? 0) > (before.refundedMinor ?? 0))
+  const moved = after.status !== before.status
+  const type = refunded && (moved || after.refundedMinor !== before.refundedMinor) ? types.refunded! : moved ? types.statusChanged : types.updated
+  await emit(tx, clock, type, before.workspaceId, moved ? { ...answer, previousStatus: before.status } : answer)
+  return answer
+}
