@@ -3,7 +3,7 @@ import { clientBehindProxies, proxyHops, type TrustProxy } from './forwarded.js'
 
 export type { TrustProxy } from './forwarded.js'
 
-type Fetch = Pick<AffiliateService, 'fetch'> & { readonly basePath?: string }
+type Fetch = Pick<AffiliateService, 'fetch'> & { readonly basePath?: string; readonly events?: Pick<AffiliateService['events'], 'start' | 'stop' | 'hasSender'> }
 
 /** The part of Bun's `Bun.serve` this adapter uses, declared here so the package needs no Bun types. */
 interface BunServer {
@@ -55,5 +55,16 @@ export function serve(service: Fetch, options: BunServeOptions = {}): BunRunning
       }),
   })
   const host = server.hostname.includes(':') ? `[${server.hostname}]` : server.hostname
-  return { server, url: `http://${host}:${server.port}${service.basePath ?? '/api/v1'}`, close: async () => void (await server.stop()) }
+  // Webhooks are delivered while serving when the service has a sender (`webhooks.send`): the
+  // SSRF-pinned sender of this package is Node's (adapters/node/webhook-delivery.ts).
+  const delivering = service.events?.hasSender === true
+  if (delivering) service.events!.start()
+  return {
+    server,
+    url: `http://${host}:${server.port}${service.basePath ?? '/api/v1'}`,
+    close: async () => {
+      await server.stop()
+      if (delivering) await service.events!.stop()
+    },
+  }
 }

@@ -3,7 +3,7 @@ import { clientBehindProxies, proxyHops, type TrustProxy } from './forwarded.js'
 
 export type { TrustProxy } from './forwarded.js'
 
-type Fetch = Pick<AffiliateService, 'fetch'> & { readonly basePath?: string }
+type Fetch = Pick<AffiliateService, 'fetch'> & { readonly basePath?: string; readonly events?: Pick<AffiliateService['events'], 'start' | 'stop' | 'hasSender'> }
 
 /** The part of `Deno.serve`'s server this adapter uses, declared here so the package needs no Deno types. */
 interface DenoServer {
@@ -57,5 +57,16 @@ export function serve(service: Fetch, options: DenoServeOptions = {}): DenoRunni
   )
   const { hostname, port } = server.addr
   const host = hostname.includes(':') ? `[${hostname}]` : hostname
-  return { server, url: `http://${host}:${port}${service.basePath ?? '/api/v1'}`, close: () => server.shutdown() }
+  // Webhooks are delivered while serving when the service has a sender (`webhooks.send`): the
+  // SSRF-pinned sender of this package is Node's (adapters/node/webhook-delivery.ts).
+  const delivering = service.events?.hasSender === true
+  if (delivering) service.events!.start()
+  return {
+    server,
+    url: `http://${host}:${port}${service.basePath ?? '/api/v1'}`,
+    close: async () => {
+      await server.shutdown()
+      if (delivering) await service.events!.stop()
+    },
+  }
 }

@@ -2,12 +2,15 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AffiliateService } from '../src/service.js'
 import { clientBehindProxies, proxyHops, type TrustProxy } from './forwarded.js'
 import { answer, type ClientAddressOf } from './node/answer.js'
+import { createNodeWebhookSender } from './node/webhook-delivery.js'
 
 export { fileJournal } from './node/file-journal.js'
 export type { TrustProxy } from './forwarded.js'
 export type { ClientAddressOf } from './node/answer.js'
+export { connectedPeerProblem, createNodeWebhookSender, pinnedLookup, sendWebhook } from './node/webhook-delivery.js'
+export type { NodeWebhookSenderOptions, ResolveHost } from './node/webhook-delivery.js'
 
-type Fetch = Pick<AffiliateService, 'fetch'> & { readonly basePath?: string }
+type Fetch = Pick<AffiliateService, 'fetch'> & { readonly basePath?: string; readonly events?: Pick<AffiliateService['events'], 'start' | 'stop'> }
 
 export interface NodeListenerOptions {
   /**
@@ -47,13 +50,18 @@ export interface ServeOptions extends NodeListenerOptions {
   port?: number
   /** @default '127.0.0.1' */
   hostname?: string
+  /**
+   * Deliver webhooks in the background while serving (`service.events.start()` with
+   * `createNodeWebhookSender`, stopped by `close()`). @default true
+   */
+  webhooks?: boolean
 }
 
 export interface RunningServer {
   server: Server
   /** `http://<host>:<port><basePath>` */
   url: string
-  /** Stops accepting, lets requests in flight finish, then resolves. */
+  /** Stops accepting, lets requests in flight finish, stops webhook delivery (recording attempts in flight), then resolves. */
   close(): Promise<void>
 }
 
@@ -102,6 +110,8 @@ export async function serve(service: Fetch, options: ServeOptions = {}): Promise
   })
   const address = server.address()
   const port = typeof address === 'object' && address ? address.port : options.port
+  const delivering = options.webhooks !== false && service.events !== undefined
+  if (delivering) service.events!.start({ sender: createNodeWebhookSender })
   const host = hostname.includes(':') ? `[${hostname}]` : hostname
   return {
     server,
@@ -110,7 +120,10 @@ export async function serve(service: Fetch, options: ServeOptions = {}): Promise
       new Promise<void>((resolve, reject) => {
         closing = true
         for (const res of unanswered) if (!res.headersSent) res.shouldKeepAlive = false
-        server.close((error) => (error ? reject(error) : resolve()))
+        server.close((error) => {
+          const stopped = delivering ? service.events!.stop() : Promise.resolve()
+          stopped.then(() => (error ? reject(error) : resolve()), reject)
+        })
         server.closeIdleConnections()
       }),
   }

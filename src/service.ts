@@ -146,8 +146,8 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   const failed = options.failedKeyLimit
   const webhooks = options.webhooks ?? {}
   if (!isObject(webhooks)) throw new TypeError('webhooks must be an object: { allowHttp?, allowPrivateAddresses?, retentionDays?, send? }')
-  const runtime = createServiceEvents({ storage: options.storage, clock, onError: (error) => logError(error) }, webhooks)
   const policy = { allowHttp: webhooks.allowHttp === true, allowPrivateAddresses: webhooks.allowPrivateAddresses === true }
+  const runtime = createServiceEvents({ storage: options.storage, clock, onError: (error) => logError(error), policy }, webhooks)
   // Operations see the storage through a hook that hands each committed transaction's events to listeners.
   const ops = createOperations({ storage: withCommitHook(options.storage, runtime.committed), clock, webhooks: policy })
   const fetch = createHandler({

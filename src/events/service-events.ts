@@ -29,18 +29,27 @@ export interface WebhookOptions extends WebhookAddressPolicy {
 
 export type EventListener = (event: AffiliateEvent) => void | Promise<void>
 
+/** A sender, or what makes one for the service's address policy (`createNodeWebhookSender` is one). */
+export interface SenderChoice {
+  send?: WebhookSender
+  sender?: (policy: WebhookAddressPolicy) => WebhookSender
+}
+
 export interface ServiceEvents {
   /**
-   * Starts delivering webhooks in the background (idempotent). `send` is used when the service was
-   * made without `webhooks.send`; without either it throws.
+   * Starts delivering webhooks in the background (idempotent). The sender is the service's
+   * `webhooks.send`, else `send`, else `sender(policy)` made with the service's address policy
+   * (`start({ sender: createNodeWebhookSender })`); without any it throws.
    */
-  start(options?: { send?: WebhookSender }): void
+  start(options?: SenderChoice): void
+  /** Whether the service was given `webhooks.send` (so `start()` needs no argument). */
+  readonly hasSender: boolean
   /** Stops delivering and waits for the attempts in flight to be recorded. */
   stop(): Promise<void>
   /** Whether the background delivery runs. */
   readonly running: boolean
   /** Sends every delivery due now (by the service's clock) and answers how many attempts were made: for tests and cron-style hosts. */
-  deliverDue(options?: { send?: WebhookSender }): Promise<number>
+  deliverDue(options?: SenderChoice): Promise<number>
   /** Deletes events and deliveries older than the retention now (the dispatcher does it hourly). */
   purge(): Promise<{ events: number; deliveries: number }>
   /**
@@ -59,7 +68,7 @@ export interface EventsRuntime {
 }
 
 export function createServiceEvents(
-  deps: { storage: Storage; clock: Clock; onError: (error: unknown) => void },
+  deps: { storage: Storage; clock: Clock; onError: (error: unknown) => void; policy: WebhookAddressPolicy },
   options: WebhookOptions = {},
 ): EventsRuntime {
   const retentionDays = options.retentionDays ?? DEFAULT_RETENTION_DAYS
@@ -70,9 +79,9 @@ export function createServiceEvents(
   const listeners = new Map<string, Set<EventListener>>()
   let dispatcher: Dispatcher | undefined
 
-  const dispatcherWith = (send: WebhookSender | undefined): Dispatcher => {
+  const dispatcherWith = (choice: SenderChoice | undefined): Dispatcher => {
     if (dispatcher) return dispatcher
-    const sender = options.send ?? send
+    const sender = options.send ?? choice?.send ?? choice?.sender?.({ ...deps.policy })
     if (!sender) {
       throw new TypeError(
         'No webhook sender: pass webhooks: { send } to createAffiliateService (e.g. createNodeWebhookSender from affiliate-service/node), or serve with an adapter that has one',
@@ -101,12 +110,13 @@ export function createServiceEvents(
   }
 
   const events: ServiceEvents = {
-    start: (start) => dispatcherWith(start?.send).start(),
+    start: (choice) => dispatcherWith(choice).start(),
+    hasSender: options.send !== undefined,
     stop: async () => dispatcher?.stop(),
     get running() {
       return dispatcher?.running ?? false
     },
-    deliverDue: (due) => dispatcherWith(due?.send).deliverDue(),
+    deliverDue: (choice) => dispatcherWith(choice).deliverDue(),
     purge: () => (dispatcher ? dispatcher.purge() : purgeExpired(deps.storage, deps.clock, retentionDays)),
     on(type, listener) {
       if (type !== ALL_EVENTS && !(EVENT_TYPES as readonly string[]).includes(type)) throw new TypeError(`Unknown event type ${String(type)}`)
