@@ -47,7 +47,13 @@ export async function populate(call: Call, key: string, workspaceId: string, tag
   ok(await call('POST', '/commissions', { key, body: { campaignId: campaign.id, affiliateId: payee.id, referredUser: `customer-${tag}@example.com`, amount: '25.00' } }))
   const run = ok<{ payouts: { payoutId: string }[] }>(await call('POST', '/payouts/run', { key, body: { workspaceId } }))
   const payout = run.payouts[0]!
-  return { campaign, affiliate, link, commission, referred, payee, payout, workspaceId, key, tag }
+  // A webhook (no DNS at creation: the name is resolved only when delivering), a queued test delivery, and the events so far.
+  const webhook = ok<{ webhookId: string; secret: string }>(
+    await call('POST', '/webhooks', { key, body: { workspaceId, url: `https://hooks.example.com/${tag}`, events: ['*'] } }),
+  )
+  const delivery = ok<{ deliveryId: string; eventId: string }>(await call('POST', '/webhooks/test', { key, body: { webhookId: webhook.webhookId } }))
+  const events = ok<{ items: { id: string }[] }>(await call('GET', `/events/list?workspaceId=${workspaceId}&limit=100`, { key }))
+  return { campaign, affiliate, link, commission, referred, payee, payout, webhook, delivery, event: events.items[0]!, workspaceId, key, tag }
 }
 
 export type Population = Awaited<ReturnType<typeof populate>>

@@ -16,6 +16,9 @@ type Ids = {
   referredUser: string
   payoutId: string
   payeeId: string
+  webhookId: string
+  deliveryId: string
+  eventId: string
 }
 
 interface Probe {
@@ -62,6 +65,16 @@ const probes: Probe[] = [
   { name: 'GET /payouts/items', method: 'GET', path: (i) => `/payouts/items?payoutId=${i.payoutId}` },
   { name: 'GET /payouts/list affiliateId', method: 'GET', path: (i) => `/payouts/list?affiliateId=${i.payeeId}` },
   { name: 'GET /payouts/export payoutId', method: 'GET', path: (i) => `/payouts/export?format=csv&payoutId=${i.payoutId}` },
+  { name: 'GET /webhooks', method: 'GET', path: (i) => `/webhooks?webhookId=${i.webhookId}` },
+  { name: 'PUT /webhooks', method: 'PUT', path: (i) => `/webhooks?webhookId=${i.webhookId}`, body: () => ({ url: 'https://attacker.example.com/' }) },
+  { name: 'DELETE /webhooks', method: 'DELETE', path: (i) => `/webhooks?webhookId=${i.webhookId}` },
+  { name: 'POST /webhooks/rotate-secret', method: 'POST', path: () => '/webhooks/rotate-secret', body: (i) => ({ webhookId: i.webhookId }) },
+  { name: 'POST /webhooks/test', method: 'POST', path: () => '/webhooks/test', body: (i) => ({ webhookId: i.webhookId }) },
+  { name: 'GET /webhooks/deliveries webhookId', method: 'GET', path: (i) => `/webhooks/deliveries?webhookId=${i.webhookId}` },
+  { name: 'GET /webhooks/deliveries eventId', method: 'GET', path: (i) => `/webhooks/deliveries?eventId=${i.eventId}` },
+  { name: 'POST /webhooks/deliveries/retry', method: 'POST', path: () => '/webhooks/deliveries/retry', body: (i) => ({ deliveryId: i.deliveryId }) },
+  { name: 'GET /events', method: 'GET', path: (i) => `/events?eventId=${i.eventId}` },
+  { name: 'GET /events/list after', method: 'GET', path: (i) => `/events/list?after=${i.eventId}` },
 ]
 
 const idsOf = (p: Population): Ids => ({
@@ -74,6 +87,9 @@ const idsOf = (p: Population): Ids => ({
   referredUser: p.referred.referredUser,
   payoutId: p.payout.payoutId,
   payeeId: p.payee.id,
+  webhookId: p.webhook.webhookId,
+  deliveryId: p.delivery.deliveryId,
+  eventId: p.delivery.eventId,
 })
 
 const unknownIds: Ids = {
@@ -86,6 +102,9 @@ const unknownIds: Ids = {
   referredUser: 'nobody@example.com',
   payoutId: UNKNOWN_ID,
   payeeId: UNKNOWN_ID,
+  webhookId: UNKNOWN_ID,
+  deliveryId: UNKNOWN_ID,
+  eventId: UNKNOWN_ID,
 }
 
 /** Strings that identify workspace A's records: none may appear in an answer to key B. */
@@ -106,6 +125,11 @@ const secretsOf = (p: Population): string[] => [
   p.payee.id,
   p.payee.email,
   `paid-${p.tag}@example.com`,
+  p.webhook.webhookId,
+  p.webhook.secret,
+  `https://hooks.example.com/${p.tag}`,
+  p.delivery.deliveryId,
+  p.delivery.eventId,
 ]
 
 for (const [kind, makeStorage] of storageKinds)
@@ -134,7 +158,7 @@ for (const [kind, makeStorage] of storageKinds)
   it('lists never mix workspaces', async () => {
     const { call } = await setup()
     const { a, b } = await populateBoth(call)
-    for (const path of ['/campaigns/list', '/affiliates/list', '/commissions/list', '/referred-users/list', '/payouts/list']) {
+    for (const path of ['/campaigns/list', '/affiliates/list', '/commissions/list', '/referred-users/list', '/payouts/list', '/webhooks/list', '/events/list']) {
       const asB = await call('GET', `${path}?limit=100`, { key: KEY_B })
       const asA = await call('GET', `${path}?limit=100`, { key: KEY_A })
       expect(asB.status).toBe(200)
@@ -149,7 +173,7 @@ for (const [kind, makeStorage] of storageKinds)
   it('a workspaceId that is not the key\'s is 403 on lists, not an empty page', async () => {
     const { call } = await setup()
     await populateBoth(call)
-    for (const path of ['/campaigns/list', '/affiliates/list', '/commissions/list', '/referred-users/list', '/payouts/list']) {
+    for (const path of ['/campaigns/list', '/affiliates/list', '/commissions/list', '/referred-users/list', '/payouts/list', '/webhooks/list', '/webhooks/deliveries', '/events/list']) {
       const response = await call('GET', `${path}?workspaceId=${WS_A}`, { key: KEY_B })
       expect(response.status).toBe(403)
       expect(response.body).toEqual({ status: 403, message: 'You do not have access to this workspace' })
