@@ -93,7 +93,7 @@ export function commissionOperations(deps: Deps) {
       return inTransaction(storage, async (tx) => {
         const current = await findCommission(tx, access, input.commissionId, 'Commission')
         const refunded = await refundCommission(tx, clock, current, input.amount === undefined ? undefined : minor(input.amount))
-        return emitChange(tx, clock, COMMISSION_EVENTS, current, refunded, toCommission(refunded))
+        return emitChange(tx, clock, 'commission.refunded', current, refunded, toCommission(refunded))
       })
     },
 

@@ -112,21 +112,24 @@ export const announce = <T extends { workspaceId: string }>(tx: StorageTransacti
 
 /**
  * The event of a change from `before` to `after` (records with a `status`), answering `answer`:
- * none when nothing changed (`after` is `before`, as a no-op update answers), else
- * `statusChanged` (with `previousStatus`) when the status moved, or `updated`.
+ * none when nothing changed (`after` is `before`, as a no-op update answers); else `types` when it
+ * is one type, or `refunded` when the status became refunded or `refundedMinor` grew,
+ * `statusChanged` when the status moved, `updated` otherwise. A moved status adds `previousStatus`.
  */
 export async function emitChange<T extends object>(
   tx: StorageTransaction,
   clock: Clock,
-  types: { updated: EventType; statusChanged: EventType; refunded?: EventType },
+  types: EventType | { updated: EventType; statusChanged: EventType; refunded?: EventType },
   before: { status: string; workspaceId: string; refundedMinor?: number },
   after: { status: string; refundedMinor?: number },
   answer: T,
 ): Promise<T> {
   if ((after as object) === before) return answer
-  const refunded = types.refunded && (after.status === 'refunded' || (after.refundedMinor ?? 0) > (before.refundedMinor ?? 0))
   const moved = after.status !== before.status
-  const type = refunded && (moved || after.refundedMinor !== before.refundedMinor) ? types.refunded! : moved ? types.statusChanged : types.updated
+  let type: EventType
+  if (typeof types === 'string') type = types
+  else if (types.refunded && ((moved && after.status === 'refunded') || (after.refundedMinor ?? 0) > (before.refundedMinor ?? 0))) type = types.refunded
+  else type = moved ? types.statusChanged : types.updated
   await emit(tx, clock, type, before.workspaceId, moved ? { ...answer, previousStatus: before.status } : answer)
   return answer
 }
