@@ -3,7 +3,8 @@
 //
 // Environment: AFFILIATE_TEST_POSTGRES_URL, AFFILIATE_TEST_REDIS_URL, INSTANCE_SCHEMA,
 // INSTANCE_PREFIX (Redis key prefix), INSTANCE_KEYS (JSON [{ key, userId, workspaceIds }]),
-// INSTANCE_RATE_LIMIT (JSON { capacity, refillPerSecond, maxInFlight }).
+// INSTANCE_RATE_LIMIT (JSON { capacity, refillPerSecond, maxInFlight }), INSTANCE_WEBHOOKS (optional
+// JSON `webhooks` options, e.g. { allowHttp: true, allowPrivateAddresses: true } for a local receiver).
 // Prints `instance listening on <url>` when ready; SIGTERM closes everything and exits 0.
 import { serve } from '../../adapters/node.js'
 import { postgresStorage } from '../../adapters/postgres.js'
@@ -27,6 +28,7 @@ const service = createAffiliateService({
   keyStore: memoryKeyStore(JSON.parse(need('INSTANCE_KEYS')) as MemoryKeyEntry[]),
   rateLimit: { ...(JSON.parse(need('INSTANCE_RATE_LIMIT')) as object), store: limiter },
   onError: (error) => console.error('instance: unexpected error', error),
+  ...(process.env.INSTANCE_WEBHOOKS ? { webhooks: JSON.parse(process.env.INSTANCE_WEBHOOKS) as object } : {}),
 })
 const running = await serve(service, { port: 0 })
 console.log(`instance listening on ${running.url}`)
