@@ -274,7 +274,7 @@ export const schema: { [M in keyof ModelRecords]: ModelSchema<M> } = {
       id: { kind: 'text', answerAs: 'deliveryId' },
       workspaceId: indexedText,
       webhookId: indexedText,
-      eventId: indexedText,
+      eventId: text,
       eventType: text,
       status: { kind: 'text', indexed: true, values: ['pending', 'succeeded', 'failed', 'dead'] },
       attempts: int,

@@ -4,8 +4,9 @@
 // guarded `updateMany` (still due, still pending or failed) that moves `nextAttemptAt` to the end
 // of a lease and stamps a claim token, so of two instances claiming the same delivery one updates
 // it and the other (run again after the serialization failure) finds it no longer due. The result
-// is written only while the claim token still matches: an instance that outlived its lease cannot
-// overwrite the attempt of the one that took over.
+// is written only while the claim token still matches (read and written in one serializable
+// transaction): an instance that outlived its lease cannot overwrite the attempt of the one that
+// took over.
 
 import type { Clock } from '../clock.js'
 import { newId } from '../crypto.js'
@@ -23,9 +24,9 @@ export interface DispatcherOptions {
   retentionDays: number
   /** Jitter source of the retry schedule. @default Math.random */
   random?: Random
-  /** Deliveries claimed per transaction. @default 50 */
+  /** Deliveries claimed per transaction. @default 100 */
   batchSize?: number
-  /** Deliveries sent at once. @default 16 */
+  /** Deliveries sent at once. @default 32 */
   concurrency?: number
   /** How long a claim holds a delivery: past it another instance may send it. @default 60000 (the send timeout is 15000) */
   leaseMs?: number
@@ -66,8 +67,8 @@ export class Dispatcher {
 
   constructor(private readonly options: DispatcherOptions) {
     this.random = options.random ?? Math.random
-    this.batchSize = options.batchSize ?? 50
-    this.concurrency = options.concurrency ?? 16
+    this.batchSize = options.batchSize ?? 100
+    this.concurrency = options.concurrency ?? 32
     this.leaseMs = options.leaseMs ?? 60_000
     this.pollMs = options.pollMs ?? 1000
     this.purgeEveryMs = options.purgeEveryMs ?? 3_600_000
@@ -162,7 +163,12 @@ export class Dispatcher {
         { nextAttemptAt: iso(now + this.leaseMs), claimToken: token },
       )
       if (taken === 0) return []
-      const deliveries = await tx.find('webhookDeliveries', { where: { claimToken: token } })
+      // By id (a primary-key look-up in every storage), keeping those this claim took.
+      const deliveries: WebhookDeliveryRecord[] = []
+      for (const candidate of candidates) {
+        const delivery = await tx.get('webhookDeliveries', candidate.id)
+        if (delivery?.claimToken === token) deliveries.push(delivery)
+      }
       const webhooks = await byIds(tx, 'webhooks', deliveries.map((d) => d.webhookId))
       const events = await byIds(tx, 'events', deliveries.map((d) => d.eventId))
       return deliveries.map((delivery) => ({
@@ -201,20 +207,22 @@ export class Dispatcher {
       const stamp = iso(now)
       for (const [i, { delivery }] of claimed.entries()) {
         const result = results[i]!
-        const mine = { id: delivery.id, claimToken: token }
+        // Only while this claim still holds it: past the lease another instance may have taken it over.
+        const current = await tx.get('webhookDeliveries', delivery.id)
+        if (current?.claimToken !== token) continue
         if (result === 'orphaned') {
           const lastError = 'the webhook or the event no longer exists'
-          await tx.updateMany('webhookDeliveries', mine, { status: 'dead', nextAttemptAt: null, claimToken: null, lastError, updatedAt: stamp })
+          await tx.update('webhookDeliveries', delivery.id, { status: 'dead', nextAttemptAt: null, claimToken: null, lastError, updatedAt: stamp })
           continue
         }
         if (result === 'held') {
           // Kept, not due: re-enabling the webhook makes its held deliveries due again.
           const lastError = 'held: the webhook is disabled'
-          await tx.updateMany('webhookDeliveries', mine, { nextAttemptAt: null, claimToken: null, lastError, updatedAt: stamp })
+          await tx.update('webhookDeliveries', delivery.id, { nextAttemptAt: null, claimToken: null, lastError, updatedAt: stamp })
           continue
         }
         const plan = planAfterAttempt(delivery.attempts + 1, result.outcome, now, () => draws[i]!)
-        const written = await tx.updateMany('webhookDeliveries', mine, {
+        await tx.update('webhookDeliveries', delivery.id, {
           status: plan.status,
           attempts: plan.attempts,
           nextAttemptAt: plan.nextAttemptAt,
@@ -225,7 +233,7 @@ export class Dispatcher {
           lastDurationMs: result.durationMs,
           updatedAt: stamp,
         })
-        if (written === 0 || plan.status === 'failed') continue
+        if (plan.status === 'failed') continue
         const webhook = await tx.get('webhooks', delivery.webhookId)
         if (!webhook) continue
         const health = webhookAfterDelivery(webhook, plan)

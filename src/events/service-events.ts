@@ -23,7 +23,7 @@ export interface WebhookOptions extends WebhookAddressPolicy {
   random?: Random
   /** Wait between looks for due deliveries, in ms. @default 1000 */
   pollMs?: number
-  /** Deliveries sent at once by one instance. @default 16 */
+  /** Deliveries sent at once by one instance. @default 32 */
   concurrency?: number
 }
 
