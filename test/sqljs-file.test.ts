@@ -46,7 +46,11 @@ async function all(storage: SqlJsStorage) {
 }
 
 /** SQL taking a file back to what version 5 wrote: no payouts, no commission kind, dueAt, payoutId or refunds, no campaign currency. */
-const UNDO_MIGRATION_6 = `DROP TABLE payouts;
+/** What migration 10 (events, webhooks, deliveries, sequences) added, undone: a file as version 9 or older left it. */
+const UNDO_MIGRATION_10 = `DROP TABLE events; DROP TABLE webhooks; DROP TABLE webhookDeliveries; DROP TABLE sequences;`
+
+const UNDO_MIGRATION_6 = `${UNDO_MIGRATION_10}
+  DROP TABLE payouts;
   DELETE FROM _counts WHERE model = 'payouts';
   DROP INDEX commissions_payoutId;
   ALTER TABLE commissions DROP COLUMN kind;

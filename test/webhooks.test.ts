@@ -303,3 +303,16 @@ describe('the background dispatcher', () => {
     expect(() => service.events.start()).toThrow(/webhooks: \{ send \}/)
   })
 })
+
+describe('the webhook list', () => {
+  it('takes the list query: contains, orderType, paging', async () => {
+    const { api, call } = make()
+    for (const name of ['b-orders', 'a-refunds', 'c-payouts']) await api.webhooks.create({ workspaceId: WS_A, url: `https://hooks.example.com/${name}`, events: ['*'], description: name })
+    const page = await api.webhooks.list({ contains: 'REFUND' })
+    expect(page.items.map((w) => w.description)).toEqual(['a-refunds'])
+    const byUrl = await api.webhooks.list({ orderType: 'url', orderValue: 'ASC', limit: 2 })
+    expect(byUrl.items.map((w) => w.description)).toEqual(['a-refunds', 'b-orders'])
+    expect(byUrl.pagination).toEqual({ page: 1, limit: 2, total: 3, totalPages: 2 })
+    expect((await call('GET', '/webhooks/list?orderType=secret')).status).toBe(400)
+  })
+})

@@ -78,7 +78,7 @@ export function webhookOperations({ storage, clock, webhooks: policy = {} }: Dep
     async list(access: Access, query: unknown): Promise<Page<Webhook>> {
       const q = parse([webhookList, query]).query
       const where = workspaceScope(access, q.workspaceId?.toLowerCase())
-      return inTransaction(storage, (tx) => listPage(tx, 'webhooks', { ...q, where, orderField: 'createdAt' }, toWebhook), readOnly)
+      return inTransaction(storage, (tx) => listPage(tx, 'webhooks', { ...q, where, orderField: q.orderType ?? 'createdAt' }, toWebhook), readOnly)
     },
 
     /**

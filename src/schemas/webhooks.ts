@@ -1,6 +1,6 @@
 import { EVENT_TYPES, ALL_EVENTS } from '../events/types.js'
 import { bool, field, integer, oneOf, queryInteger, text, uuid } from './fields.js'
-import { MAX_LIMIT, MAX_PAGE } from './list.js'
+import { listQuery, MAX_LIMIT, MAX_PAGE } from './list.js'
 import { allOptional, schema } from './validate.js'
 
 // `POST|PUT /webhooks` and friends, `GET /webhooks/deliveries`, `GET /events/list`.
@@ -45,9 +45,8 @@ export const webhookUpdate = schema(
 
 export const webhookId = schema({ webhookId: uuid })
 
-export const webhookList = schema(
-  allOptional({ page: queryInteger(1, MAX_PAGE), limit: queryInteger(1, MAX_LIMIT), workspaceId: uuid, orderValue: oneOf(['ASC', 'DESC'] as const) }),
-)
+/** `GET /webhooks/list`: the list query of every list (`contains` searches url and description). */
+export const webhookList = listQuery(['createdAt', 'updatedAt', 'url'] as const)
 
 /** The longest overlap a rotation may ask for: 30 days. */
 export const MAX_OVERLAP_HOURS = 720
