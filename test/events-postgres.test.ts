@@ -85,4 +85,17 @@ describe.skipIf(!postgresUrl)(needs('The events cursor on PostgreSQL', POSTGRES_
     expect(made.flat()).toHaveLength(90)
     expect(seen).toEqual(all.rows.map((r: { id: string }) => r.id))
   })
+
+  it('the first events of a fresh schema, written at once, make the sequence row once and all commit', async () => {
+    const fresh = uniqueName('events_fresh')
+    const storage = postgresStorage({ pool, schema: fresh })
+    await storage.ready()
+    try {
+      const events = await Promise.all(Array.from({ length: 8 }, (_, i) => storage.transaction((tx) => emit(tx, clock, 'campaign.created', WORKSPACE, { i }))))
+      expect(events.map((e) => e.sequence).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
+      expect((await pool.query(`SELECT value FROM "${fresh}".sequences`)).rows.map((r: { value: string | number }) => Number(r.value))).toEqual([8])
+    } finally {
+      await dropSchema(pool, fresh)
+    }
+  })
 })
