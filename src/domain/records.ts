@@ -173,6 +173,51 @@ export type IdempotencyRecord = {
   updatedAt: string
 }
 
+/**
+ * Report figures of one UTC hour, kept in step with the records in the same transaction as every
+ * write that moves them. Three rows per hour and change: the affiliate's (`campaignId` and
+ * `affiliateId` set), its campaign's (`affiliateId` ''), its workspace's (both ''). Money is minor units.
+ */
+export type RollupRecord = {
+  /** `workspaceId|campaignId|affiliateId|hourStart`, '*' for the levels that sum over all. */
+  id: string
+  workspaceId: string
+  /** '' on the workspace's row. */
+  campaignId: string
+  /** '' on the workspace's and campaign's rows. */
+  affiliateId: string
+  /** The UTC hour covered, ISO 8601 (`2026-03-29T01:00:00.000Z`). */
+  hourStart: string
+  /** `workspaceId|campaignId|affiliateId|day` ('*' as in `id`, the UTC day): what a period reads, a day at a time. */
+  seriesKey: string
+  /** `workspaceId|day` on affiliate rows, null on the others: what top-affiliates reads. */
+  rankKey: string | null
+  opens: number
+  clicks: number
+  /** Referred e-mails whose first record (by commissionDate) for the affiliate falls in this hour. */
+  signups: number
+  /** Sales dated in this hour, whatever their status. */
+  saleCount: number
+  /** What those sales earn (as `totalEarnings`: not refunded, less refunds after payment). */
+  earningsMinor: number
+  pendingCount: number
+  pendingMinor: number
+  processingCount: number
+  processingMinor: number
+  paidCount: number
+  paidMinor: number
+  refundedCount: number
+  refundedMinor: number
+  clawbackCount: number
+  /** Negative: clawbacks are. */
+  clawbackMinor: number
+  /** Payouts paid in this hour. */
+  payoutCount: number
+  paidOutMinor: number
+  /** The same as `hourStart`, so rows list in hour order. */
+  createdAt: string
+}
+
 export interface ModelRecords {
   campaigns: CampaignRecord
   affiliates: AffiliateRecord
@@ -181,4 +226,5 @@ export interface ModelRecords {
   payouts: PayoutRecord
   apiKeys: ApiKeyRecord
   idempotency: IdempotencyRecord
+  rollups: RollupRecord
 }

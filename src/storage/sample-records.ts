@@ -1,4 +1,4 @@
-import type { AffiliateRecord, ApiKeyRecord, CampaignRecord, CommissionRecord, IdempotencyRecord, LinkRecord, PayoutRecord } from '../domain/records.js'
+import type { AffiliateRecord, ApiKeyRecord, CampaignRecord, CommissionRecord, IdempotencyRecord, LinkRecord, PayoutRecord, RollupRecord } from '../domain/records.js'
 
 // Records of every model with every kind of value a storage must keep exactly: booleans both
 // ways, nulls, string arrays (empty and not), integers (zero, negative, beyond 32 bits), text
@@ -158,5 +158,34 @@ export const idempotency = (overrides: Partial<IdempotencyRecord> = {}): Idempot
   expiresAt: at(86_400),
   createdAt: at(0),
   updatedAt: at(0),
+  ...overrides,
+})
+
+export const rollup = (overrides: Partial<RollupRecord> = {}): RollupRecord => ({
+  id: sampleId(),
+  workspaceId: WORKSPACE,
+  campaignId: '',
+  affiliateId: '',
+  hourStart: at(3600),
+  seriesKey: `${WORKSPACE}|*|*|2026-01-01`,
+  rankKey: null,
+  opens: 0,
+  clicks: 3,
+  signups: 1,
+  saleCount: 2,
+  earningsMinor: 5_000_000_000,
+  pendingCount: 1,
+  pendingMinor: 25_00,
+  processingCount: 0,
+  processingMinor: 0,
+  paidCount: 1,
+  paidMinor: 4_999_997_500,
+  refundedCount: 0,
+  refundedMinor: 0,
+  clawbackCount: 1,
+  clawbackMinor: -12_34,
+  payoutCount: 0,
+  paidOutMinor: 0,
+  createdAt: at(0),
   ...overrides,
 })
