@@ -54,7 +54,8 @@ async function readByDay(
   for (let i = 0; i < keys.length; i += KEYS_PER_READ) {
     const rows = await tx.find('rollups', {
       where: { ...where, [field]: { in: keys.slice(i, i + KEYS_PER_READ) } },
-      orderBy: { field: 'createdAt', direction: 'ASC' },
+      // Any order will do; this one costs the memory storage no merge of the days' lists.
+      orderBy: { field: 'hourStart', direction: 'ASC' },
     })
     for (const row of rows) if (inPeriod(row, fromMs, toMs)) out.push(row)
   }
@@ -67,10 +68,31 @@ export function scopeRows(tx: StorageTransaction, scope: ReportScope, fromMs: nu
   return readByDay(tx, 'seriesKey', (day) => seriesKey(prefix, day), fromMs, toMs)
 }
 
+/** Adds the figures of `row` to `out`, one field at a time (a loop over counter names is several times slower). */
+function add(out: Figures, row: Figures): void {
+  out.opens += row.opens
+  out.clicks += row.clicks
+  out.signups += row.signups
+  out.saleCount += row.saleCount
+  out.earningsMinor += row.earningsMinor
+  out.pendingCount += row.pendingCount
+  out.pendingMinor += row.pendingMinor
+  out.processingCount += row.processingCount
+  out.processingMinor += row.processingMinor
+  out.paidCount += row.paidCount
+  out.paidMinor += row.paidMinor
+  out.refundedCount += row.refundedCount
+  out.refundedMinor += row.refundedMinor
+  out.clawbackCount += row.clawbackCount
+  out.clawbackMinor += row.clawbackMinor
+  out.payoutCount += row.payoutCount
+  out.paidOutMinor += row.paidOutMinor
+}
+
 /** The figures of `rows`, summed. */
 export function sumFigures(rows: Iterable<RollupRecord>): Figures {
   const out = zero()
-  for (const row of rows) for (const counter of ROLLUP_COUNTERS) out[counter] += row[counter]
+  for (const row of rows) add(out, row)
   return out
 }
 
@@ -163,7 +185,7 @@ export async function affiliateFigures(
   for (const row of rows) {
     let figures = out.get(row.affiliateId)
     if (!figures) out.set(row.affiliateId, (figures = zero()))
-    for (const counter of ROLLUP_COUNTERS) figures[counter] += row[counter]
+    add(figures, row)
   }
   return out
 }
