@@ -1,13 +1,12 @@
 import type { Infer } from 'superstruct'
 import { formatMoney } from '../domain/money.js'
 import { unprocessable, validationError } from '../errors.js'
-import { isReportInputError, normalizeTimeZone, type Granularity, type ReportInputField } from '../reports/buckets.js'
+import { bucketsBetween, isReportInputError, normalizeTimeZone, type Granularity, type ReportInputField } from '../reports/buckets.js'
 import {
   affiliateFigures,
   conversionRate,
-  scopeRows,
+  periodFigures,
   seriesOf,
-  sumFigures,
   summaryOf,
   type Figures,
   type ReportFigures,
@@ -138,7 +137,7 @@ export function reportOperations({ storage, clock }: Deps) {
         storage,
         async (tx) => {
           const scope = await scopeOf(tx, access, q)
-          return { ...periodAnswer(scope, fromMs, toMs), ...summaryOf(sumFigures(await scopeRows(tx, scope, fromMs, toMs))) }
+          return { ...periodAnswer(scope, fromMs, toMs), ...summaryOf(await periodFigures(tx, scope, fromMs, toMs)) }
         },
         readOnly,
       )
@@ -150,9 +149,8 @@ export function reportOperations({ storage, clock }: Deps) {
       const interval = q.interval ?? 'day'
       const timezone = normalizeTimeZone(q.timezone ?? 'UTC')
       // The buckets are checked before anything is read: too many is the caller's error (400).
-      const check = () => seriesOf([], fromMs, toMs, interval, timezone)
       try {
-        check()
+        bucketsBetween(fromMs, toMs, interval, timezone)
       } catch (error) {
         if (isReportInputError(error)) throw queryError(error.field, `is refused: ${error.message}`)
         throw error
@@ -161,8 +159,7 @@ export function reportOperations({ storage, clock }: Deps) {
         storage,
         async (tx) => {
           const scope = await scopeOf(tx, access, q)
-          const rows = await scopeRows(tx, scope, fromMs, toMs)
-          return { ...periodAnswer(scope, fromMs, toMs), interval, timezone, items: seriesOf(rows, fromMs, toMs, interval, timezone) }
+          return { ...periodAnswer(scope, fromMs, toMs), interval, timezone, items: await seriesOf(tx, scope, fromMs, toMs, interval, timezone) }
         },
         readOnly,
       )
@@ -179,8 +176,7 @@ export function reportOperations({ storage, clock }: Deps) {
           const scope = await scopeOf(tx, access, q)
           let figures: Map<string, Figures>
           if (scope.affiliateId !== undefined) {
-            const rows = await scopeRows(tx, scope, fromMs, toMs)
-            figures = new Map(rows.length ? [[scope.affiliateId, sumFigures(rows)]] : [])
+            figures = new Map([[scope.affiliateId, await periodFigures(tx, scope, fromMs, toMs)]])
           } else {
             figures = await affiliateFigures(tx, scope.workspaceId, scope.campaignId, fromMs, toMs)
           }

@@ -2,32 +2,33 @@ import { formatMoney } from '../domain/money.js'
 import type { CommissionStatus, RollupRecord } from '../domain/records.js'
 import { ROLLUP_COUNTERS } from '../domain/schema.js'
 import type { StorageTransaction, Where } from '../storage/types.js'
-import type { Granularity } from './buckets.js'
-import { levelKey, rankKey, seriesKey, type RollupCounter } from './rollup.js'
+import { bucketsBetween, type Granularity } from './buckets.js'
+import { dayOf, hourRowId, levelKey, monthOf, rankKey, seriesKey, type RollupCounter } from './rollup.js'
 import { seriesFrom } from './series.js'
 
-// Reports read from rollups: the rows of one level (workspace, campaign or affiliate) for each
-// UTC day the period touches, a storage `in` look-up on an indexed key per chunk of days, so their
-// cost follows the length of the period, not the number of records. A row counts when its hour
-// starts in [from, to).
+// Reports read from rollups, never from records, so their cost follows the length of the period,
+// not the number of records. A figure counts when its hour starts in [from, to) (see series.ts).
+//
+// Each level keeps an hour row per UTC hour and a day row per UTC day (rollup.ts). The figures of
+// [a, b) (both on the hour) are F(b) - F(a), F(t) being the figures of the hours before t since
+// some origin: the day rows before t's UTC day, plus the hours of that day before t, or (when t is
+// late in its day) the day rows up to the next midnight less the hours from t to it. So a period or
+// a bucket boundary costs at most 12 hour rows, and a 90-day daily series in Europe/Berlin reads
+// about 120 day rows and 91 hour rows rather than 2,160 hour rows.
 
 const HOUR = 3_600_000
 const DAY = 24 * HOUR
-/** Day keys per storage look-up (one `in` list). */
+/** Keys (or ids) per storage look-up (one `in` list). */
 const KEYS_PER_READ = 200
 
 export type Figures = Record<RollupCounter, number>
 
 const zero = (): Figures => Object.fromEntries(ROLLUP_COUNTERS.map((counter) => [counter, 0])) as Figures
 
-/** The UTC days (`YYYY-MM-DD`) holding the hours that start in [fromMs, toMs). */
-export function daysOf(fromMs: number, toMs: number): string[] {
-  const out: string[] = []
-  const firstHour = Math.ceil(fromMs / HOUR) * HOUR
-  if (firstHour >= toMs) return out
-  for (let day = Math.floor(firstHour / DAY) * DAY; day < toMs; day += DAY) out.push(new Date(day).toISOString().slice(0, 10))
-  return out
-}
+const floorDay = (t: number) => Math.floor(t / DAY) * DAY
+const ceilHour = (t: number) => Math.ceil(t / HOUR) * HOUR
+const isoOf = (t: number) => new Date(t).toISOString()
+const dayText = (t: number) => dayOf(isoOf(t))
 
 /** Whose figures a report reads: a workspace, one of its campaigns, or one of its affiliates. */
 export interface ReportScope {
@@ -36,36 +37,88 @@ export interface ReportScope {
   affiliateId?: string | undefined
 }
 
-const inPeriod = (row: RollupRecord, fromMs: number, toMs: number) => {
-  const hour = Date.parse(row.hourStart)
-  return hour >= fromMs && hour < toMs
-}
+const prefixOf = (scope: ReportScope) => levelKey(scope.workspaceId, scope.affiliateId ? '' : (scope.campaignId ?? ''), scope.affiliateId ?? '')
 
-async function readByDay(
-  tx: StorageTransaction,
-  field: 'seriesKey' | 'rankKey',
-  keyOf: (day: string) => string,
-  fromMs: number,
-  toMs: number,
-  where: Where<'rollups'> = {},
-): Promise<RollupRecord[]> {
-  const keys = daysOf(fromMs, toMs).map(keyOf)
+/** The rows matching `where` with `field` one of `values`, a chunk of values per look-up. */
+async function readIn(tx: StorageTransaction, field: 'id' | 'seriesKey' | 'rankKey', values: readonly string[], where: Where<'rollups'> = {}): Promise<RollupRecord[]> {
   const out: RollupRecord[] = []
-  for (let i = 0; i < keys.length; i += KEYS_PER_READ) {
+  for (let i = 0; i < values.length; i += KEYS_PER_READ) {
     const rows = await tx.find('rollups', {
-      where: { ...where, [field]: { in: keys.slice(i, i + KEYS_PER_READ) } },
-      // Any order will do; this one costs the memory storage no merge of the days' lists.
+      where: { ...where, [field]: { in: values.slice(i, i + KEYS_PER_READ) } },
+      // Any order will do; this one costs the memory storage no merge of the keys' lists.
       orderBy: { field: 'hourStart', direction: 'ASC' },
     })
-    for (const row of rows) if (inPeriod(row, fromMs, toMs)) out.push(row)
+    for (const row of rows) out.push(row)
   }
   return out
 }
 
-/** The hourly rows of the scope's level with an hour in [fromMs, toMs). */
-export function scopeRows(tx: StorageTransaction, scope: ReportScope, fromMs: number, toMs: number): Promise<RollupRecord[]> {
-  const prefix = levelKey(scope.workspaceId, scope.affiliateId ? '' : (scope.campaignId ?? ''), scope.affiliateId ?? '')
-  return readByDay(tx, 'seriesKey', (day) => seriesKey(prefix, day), fromMs, toMs)
+/** The UTC months (`YYYY-MM`) of the days in [fromDay, toDay). */
+function monthsOf(fromDay: number, toDay: number): string[] {
+  const out = new Set<string>()
+  for (let day = fromDay; day < toDay; day += DAY) out.add(monthOf(dayText(day)))
+  return [...out]
+}
+
+/**
+ * F(t) of one level for each instant (on the hour) of `instants`: the figures of the hours that
+ * start before t and on or after the first instant's UTC midnight.
+ */
+async function cumulative(tx: StorageTransaction, prefix: string, instants: readonly number[]): Promise<(t: number) => Figures> {
+  const first = floorDay(Math.min(...instants))
+  const last = floorDay(Math.max(...instants)) + DAY
+  const days = (last - first) / DAY
+  const byDay = new Map<number, RollupRecord>()
+  for (const row of await readIn(tx, 'seriesKey', monthsOf(first, last).map((month) => seriesKey(prefix, month)))) {
+    const day = Date.parse(row.hourStart)
+    if (day >= first && day < last) byDay.set(day, row)
+  }
+  // D[i]: the day rows of the days before first + i days.
+  const D: Figures[] = [zero()]
+  for (let i = 0; i < days; i++) {
+    const next = { ...D[i]! }
+    const row = byDay.get(first + i * DAY)
+    if (row) add(next, row)
+    D.push(next)
+  }
+  // Each instant: a midnight, then hours added after it or taken away before the next one.
+  const plans = new Map<number, { base: number; sign: 1 | -1; hours: number[] }>()
+  const wanted = new Set<number>()
+  for (const t of instants) {
+    const midnight = floorDay(t)
+    const into = (t - midnight) / HOUR
+    const plan = into <= 12
+      ? { base: midnight, sign: 1 as const, hours: Array.from({ length: into }, (_, i) => midnight + i * HOUR) }
+      : { base: midnight + DAY, sign: -1 as const, hours: Array.from({ length: 24 - into }, (_, i) => t + i * HOUR) }
+    for (const hour of plan.hours) wanted.add(hour)
+    plans.set(t, plan)
+  }
+  const byHour = new Map<number, RollupRecord>()
+  for (const row of await readIn(tx, 'id', [...wanted].map((hour) => hourRowId(prefix, isoOf(hour))))) byHour.set(Date.parse(row.hourStart), row)
+  return (t) => {
+    const plan = plans.get(t)!
+    const out = { ...D[(plan.base - first) / DAY]! }
+    for (const hour of plan.hours) {
+      const row = byHour.get(hour)
+      if (row) (plan.sign === 1 ? add : subtract)(out, row)
+    }
+    return out
+  }
+}
+
+const difference = (later: Figures, earlier: Figures): Figures => {
+  const out = { ...later }
+  subtract(out, earlier)
+  return out
+}
+
+/** The figures of the scope over the hours starting in [fromMs, toMs). */
+export async function periodFigures(tx: StorageTransaction, scope: ReportScope, fromMs: number, toMs: number): Promise<Figures> {
+  const lo = ceilHour(fromMs)
+  const hi = ceilHour(toMs)
+  if (hi <= lo) return zero()
+  const F = await cumulative(tx, prefixOf(scope), [lo, hi])
+  return difference(F(hi), F(lo))
 }
 
 /** Adds the figures of `row` to `out`, one field at a time (a loop over counter names is several times slower). */
@@ -89,12 +142,10 @@ function add(out: Figures, row: Figures): void {
   out.paidOutMinor += row.paidOutMinor
 }
 
-/** The figures of `rows`, summed. */
-export function sumFigures(rows: Iterable<RollupRecord>): Figures {
-  const out = zero()
-  for (const row of rows) add(out, row)
-  return out
+function subtract(out: Figures, row: Figures): void {
+  for (const counter of ROLLUP_COUNTERS) out[counter] -= row[counter]
 }
+
 
 /** Signups per click, to four decimals; 0 without clicks. */
 export const conversionRate = (signups: number, clicks: number): number => (clicks > 0 ? Math.round((signups / clicks) * 10_000) / 10_000 : 0)
@@ -159,8 +210,24 @@ export interface SeriesPoint {
 
 const SERIES_COUNTERS = ['opens', 'clicks', 'signups', 'saleCount', 'earningsMinor'] as const
 
-/** Every bucket of the period, empty ones included; throws `seriesFrom`'s input errors. */
-export function seriesOf(rows: readonly RollupRecord[], fromMs: number, toMs: number, interval: Granularity, timeZone: string): SeriesPoint[] {
+/**
+ * Every bucket of the period, empty ones included; throws `bucketsBetween`'s input errors. Each
+ * bucket holds the hours starting in it and in [fromMs, toMs): F at both ends, summed by `seriesFrom`
+ * as one row at the bucket's first such hour.
+ */
+export async function seriesOf(
+  tx: StorageTransaction,
+  scope: ReportScope,
+  fromMs: number,
+  toMs: number,
+  interval: Granularity,
+  timeZone: string,
+): Promise<SeriesPoint[]> {
+  const spans = bucketsBetween(fromMs, toMs, interval, timeZone)
+    .map((b) => ({ lo: ceilHour(Math.max(b.startMs, fromMs)), hi: ceilHour(Math.min(b.endMs, toMs)) }))
+    .filter((span) => span.hi > span.lo)
+  const F = spans.length ? await cumulative(tx, prefixOf(scope), spans.flatMap((span) => [span.lo, span.hi])) : null
+  const rows = spans.map((span) => ({ hourStart: isoOf(span.lo), ...difference(F!(span.hi), F!(span.lo)) }))
   return seriesFrom(rows, fromMs, toMs, interval, timeZone, { counters: SERIES_COUNTERS }).map((item) => ({
     start: item.start,
     end: item.end,
@@ -172,7 +239,10 @@ export function seriesOf(rows: readonly RollupRecord[], fromMs: number, toMs: nu
   }))
 }
 
-/** Each affiliate's figures over the period, from the affiliate-level rows of a workspace (or one campaign of it). */
+/**
+ * Each affiliate's figures over the hours starting in [fromMs, toMs), from the affiliate rows of a
+ * workspace (or one campaign of it): day rows for the whole UTC days, hour rows for the edges.
+ */
 export async function affiliateFigures(
   tx: StorageTransaction,
   workspaceId: string,
@@ -180,8 +250,27 @@ export async function affiliateFigures(
   fromMs: number,
   toMs: number,
 ): Promise<Map<string, Figures>> {
-  const rows = await readByDay(tx, 'rankKey', (day) => rankKey(workspaceId, day), fromMs, toMs, campaignId ? { campaignId } : {})
+  const lo = ceilHour(fromMs)
+  const hi = ceilHour(toMs)
   const out = new Map<string, Figures>()
+  if (hi <= lo) return out
+  const where: Where<'rollups'> = campaignId ? { campaignId } : {}
+  const firstWhole = Math.ceil(lo / DAY) * DAY
+  const lastWhole = floorDay(hi)
+  const rows: RollupRecord[] = []
+  if (firstWhole < lastWhole) {
+    for (const row of await readIn(tx, 'rankKey', monthsOf(firstWhole, lastWhole).map((month) => rankKey(workspaceId, month)), where)) {
+      const day = Date.parse(row.hourStart)
+      if (day >= firstWhole && day < lastWhole) rows.push(row)
+    }
+  }
+  // The hours outside whole days: before the first midnight and after the last one (or all, within one day).
+  const edges = firstWhole < lastWhole ? [[lo, firstWhole], [lastWhole, hi]] : [[lo, hi]]
+  const edgeDays = [...new Set(edges.filter(([a, b]) => b! > a!).map(([a]) => dayText(a!)))]
+  for (const row of await readIn(tx, 'rankKey', edgeDays.map((day) => rankKey(workspaceId, day)), where)) {
+    const hour = Date.parse(row.hourStart)
+    if (edges.some(([a, b]) => hour >= a! && hour < b!)) rows.push(row)
+  }
   for (const row of rows) {
     let figures = out.get(row.affiliateId)
     if (!figures) out.set(row.affiliateId, (figures = zero()))

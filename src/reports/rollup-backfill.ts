@@ -47,15 +47,24 @@ export function rollupBackfillSql(t: (name: string) => string): string {
   ]
   const sums = COUNTERS.map((counter) => `sum(${q(counter)})`).join(', ')
   const columns = ['id', 'workspaceId', 'campaignId', 'affiliateId', 'hourStart', 'seriesKey', 'rankKey', ...COUNTERS, 'createdAt', '_search']
-  const insert = (prefix: string, campaign: string, affiliate: string, rank: string, groupBy: string) =>
+  // Hour rows: id `prefix|hour`, seriesKey `prefix|day`; day rows: id `prefix|day`, seriesKey `prefix|month`.
+  const hours = (prefix: string, campaign: string, affiliate: string, rank: boolean, groupBy: string) =>
     `INSERT INTO ${t('rollups')} (${columns.map(q).join(', ')})
-SELECT ${prefix} || '|' || h, w, ${campaign}, ${affiliate}, h, ${prefix} || '|' || substr(h, 1, 10), ${rank}, ${sums}, h, ''
-FROM _rollup_facts GROUP BY ${groupBy};`
+SELECT ${prefix} || '|' || h, w, ${campaign}, ${affiliate}, h, ${prefix} || '|' || substr(h, 1, 10), ${rank ? `w || '|' || substr(h, 1, 10)` : 'NULL'}, ${sums}, h, ''
+FROM _rollup_facts GROUP BY ${groupBy}, h;`
+  const days = (prefix: string, campaign: string, affiliate: string, rank: boolean, groupBy: string) =>
+    `INSERT INTO ${t('rollups')} (${columns.map(q).join(', ')})
+SELECT ${prefix} || '|' || d, w, ${campaign}, ${affiliate}, d || 'T00:00:00.000Z', ${prefix} || '|' || substr(d, 1, 7), ${rank ? `w || '|' || substr(d, 1, 7)` : 'NULL'}, ${sums}, d || 'T00:00:00.000Z', ''
+FROM _rollup_facts GROUP BY ${groupBy}, d;`
+  const levels: readonly (readonly [string, string, string, boolean, string])[] = [
+    [`w || '|*|' || a`, 'min(c)', 'a', true, 'w, a'],
+    [`w || '|' || c || '|*'`, 'c', `''`, false, 'w, c'],
+    [`w || '|*|*'`, `''`, `''`, false, 'w'],
+  ]
   return [
-    `CREATE TEMP TABLE _rollup_facts AS ${facts.join('\nUNION ALL ')};`,
-    insert(`w || '|*|' || a`, 'min(c)', 'a', `w || '|' || substr(h, 1, 10)`, 'w, a, h'),
-    insert(`w || '|' || c || '|*'`, 'c', `''`, 'NULL', 'w, c, h'),
-    insert(`w || '|*|*'`, `''`, `''`, 'NULL', 'w, h'),
+    `CREATE TEMP TABLE _rollup_facts AS SELECT f.*, substr(f.h, 1, 10) AS d FROM (${facts.join('\nUNION ALL ')}) f;`,
+    ...levels.map((level) => hours(...level)),
+    ...levels.map((level) => days(...level)),
     'DROP TABLE _rollup_facts;',
   ].join('\n')
 }

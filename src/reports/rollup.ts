@@ -47,13 +47,26 @@ const levels = (scope: RollupScope): RollupLevel[] => [
 export const levelKey = (workspaceId: string, campaignId: string, affiliateId: string): string =>
   affiliateId !== '' ? `${workspaceId}|${ALL}|${affiliateId}` : `${workspaceId}|${campaignId || ALL}|${ALL}`
 
-export const seriesKey = (prefix: string, day: string): string => `${prefix}|${day}`
-export const rankKey = (workspaceId: string, day: string): string => `${workspaceId}|${day}`
+/**
+ * Each level keeps two spans of rows: an hour row per UTC hour and a day row per UTC day (the sum
+ * of its 24 hours), so a long period reads a row per day and only the hours at its edges.
+ * - hour row: id `prefix|hourStart`, seriesKey `prefix|YYYY-MM-DD`, rankKey `workspace|YYYY-MM-DD`;
+ * - day row: id `prefix|YYYY-MM-DD`, hourStart the day's 00:00, seriesKey `prefix|YYYY-MM`, rankKey `workspace|YYYY-MM`.
+ * (rankKey on affiliate rows only.)
+ */
+export type Span = 'hour' | 'day'
+
+export const hourRowId = (prefix: string, hourStart: string): string => `${prefix}|${hourStart}`
+export const dayRowId = (prefix: string, day: string): string => `${prefix}|${day}`
+/** The seriesKey of a level's hour rows of one UTC day, or of its day rows of one UTC month (`YYYY-MM`). */
+export const seriesKey = (prefix: string, dayOrMonth: string): string => `${prefix}|${dayOrMonth}`
+export const rankKey = (workspaceId: string, dayOrMonth: string): string => `${workspaceId}|${dayOrMonth}`
+export const monthOf = (day: string): string => day.slice(0, day.lastIndexOf('-'))
 
 /** One change: figures at one place and instant. */
 export interface RollupEntry {
   scope: RollupScope
-  /** An ISO instant: the change counts in its UTC hour. */
+  /** An ISO instant: the change counts in its UTC hour (and day). */
   at: string
   deltas: RollupDeltas
 }
@@ -67,40 +80,53 @@ const nonZero = (deltas: RollupDeltas): RollupDeltas | null => {
   return out
 }
 
+type Target = { row: Omit<RollupRecord, RollupCounter>; deltas: Record<string, number> }
+
 /**
- * Adds the figures of each entry to its hour's rows at the affiliate's, campaign's and workspace's
- * level, in the caller's transaction: a row is incremented, or inserted when the hour has none yet
- * (its id is its key, so two writers of the same new hour collide on the primary key, and a
- * serializable storage runs one of them again). Entries sharing a row are summed first.
+ * Adds the figures of each entry to its hour's and day's rows at the affiliate's, campaign's and
+ * workspace's level, in the caller's transaction: a row is incremented, or inserted when it does
+ * not exist yet (its id is its key, so two writers of the same new row collide on the primary key,
+ * and a serializable storage runs one of them again). Entries sharing a row are summed first.
  */
 export async function addToRollups(tx: StorageTransaction, entries: readonly RollupEntry[]): Promise<void> {
-  const rows = new Map<string, { row: Omit<RollupRecord, RollupCounter>; deltas: Record<string, number> }>()
+  const rows = new Map<string, Target>()
+  const target = (id: string, make: () => Omit<RollupRecord, RollupCounter>): Target => {
+    let found = rows.get(id)
+    if (!found) rows.set(id, (found = { row: make(), deltas: {} }))
+    return found
+  }
   for (const entry of entries) {
     const deltas = nonZero(entry.deltas)
     if (deltas === null) continue
     const hourStart = hourOf(entry.at)
     const day = dayOf(hourStart)
+    const dayStart = `${day}T00:00:00.000Z`
+    const { workspaceId } = entry.scope
     for (const level of levels(entry.scope)) {
-      const prefix = levelKey(entry.scope.workspaceId, level.campaignId, level.affiliateId)
-      const id = `${prefix}|${hourStart}`
-      let target = rows.get(id)
-      if (!target) {
-        target = {
-          row: {
-            id,
-            workspaceId: entry.scope.workspaceId,
-            campaignId: level.campaignId,
-            affiliateId: level.affiliateId,
-            hourStart,
-            seriesKey: seriesKey(prefix, day),
-            rankKey: level.affiliateId === '' ? null : rankKey(entry.scope.workspaceId, day),
-            createdAt: hourStart,
-          },
-          deltas: {},
-        }
-        rows.set(id, target)
+      const prefix = levelKey(workspaceId, level.campaignId, level.affiliateId)
+      const ranked = level.affiliateId !== ''
+      const base = { workspaceId, campaignId: level.campaignId, affiliateId: level.affiliateId }
+      const hour = target(hourRowId(prefix, hourStart), () => ({
+        ...base,
+        id: hourRowId(prefix, hourStart),
+        hourStart,
+        seriesKey: seriesKey(prefix, day),
+        rankKey: ranked ? rankKey(workspaceId, day) : null,
+        createdAt: hourStart,
+      }))
+      const whole = target(dayRowId(prefix, day), () => ({
+        ...base,
+        id: dayRowId(prefix, day),
+        hourStart: dayStart,
+        seriesKey: seriesKey(prefix, monthOf(day)),
+        rankKey: ranked ? rankKey(workspaceId, monthOf(day)) : null,
+        createdAt: dayStart,
+      }))
+      for (const counter in deltas) {
+        const value = deltas[counter as RollupCounter]!
+        hour.deltas[counter] = (hour.deltas[counter] ?? 0) + value
+        whole.deltas[counter] = (whole.deltas[counter] ?? 0) + value
       }
-      for (const counter in deltas) target.deltas[counter] = (target.deltas[counter] ?? 0) + deltas[counter as RollupCounter]!
     }
   }
   for (const { row, deltas } of rows.values()) {
