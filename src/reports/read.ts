@@ -264,10 +264,12 @@ export async function affiliateFigures(
       if (day >= firstWhole && day < lastWhole) rows.push(row)
     }
   }
-  // The hours outside whole days: before the first midnight and after the last one (or all, within one day).
+  // The hours outside whole days: before the first midnight and after the last one (or all of them,
+  // when no whole day lies between), read from the hour rows of the days they touch.
   const edges = firstWhole < lastWhole ? [[lo, firstWhole], [lastWhole, hi]] : [[lo, hi]]
-  const edgeDays = [...new Set(edges.filter(([a, b]) => b! > a!).map(([a]) => dayText(a!)))]
-  for (const row of await readIn(tx, 'rankKey', edgeDays.map((day) => rankKey(workspaceId, day)), where)) {
+  const edgeDays = new Set<string>()
+  for (const [a, b] of edges) for (let day = floorDay(a!); day < b!; day += DAY) edgeDays.add(dayText(day))
+  for (const row of await readIn(tx, 'rankKey', [...edgeDays].map((day) => rankKey(workspaceId, day)), where)) {
     const hour = Date.parse(row.hourStart)
     if (edges.some(([a, b]) => hour >= a! && hour < b!)) rows.push(row)
   }
