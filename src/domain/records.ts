@@ -174,23 +174,24 @@ export type IdempotencyRecord = {
 }
 
 /**
- * Report figures of one UTC hour, kept in step with the records in the same transaction as every
- * write that moves them. Three rows per hour and change: the affiliate's (`campaignId` and
- * `affiliateId` set), its campaign's (`affiliateId` ''), its workspace's (both ''). Money is minor units.
+ * Report figures of one UTC hour or day, kept in step with the records in the same transaction as
+ * every write that moves them (src/reports/rollup.ts). Each change moves six rows: the hour's and
+ * the day's, each at the affiliate's level (`campaignId` and `affiliateId` set), its campaign's
+ * (`affiliateId` '') and its workspace's (both ''). Money is minor units.
  */
 export type RollupRecord = {
-  /** `workspaceId|campaignId|affiliateId|hourStart`, '*' for the levels that sum over all. */
+  /** `workspace|campaign|affiliate|<hourStart or YYYY-MM-DD>`, '*' for the levels that sum over all. */
   id: string
   workspaceId: string
-  /** '' on the workspace's row. */
+  /** '' on the workspace's rows. */
   campaignId: string
   /** '' on the workspace's and campaign's rows. */
   affiliateId: string
-  /** The UTC hour covered, ISO 8601 (`2026-03-29T01:00:00.000Z`). */
+  /** The first instant covered, ISO 8601 (`2026-03-29T01:00:00.000Z`; a day row's is its midnight). */
   hourStart: string
-  /** `workspaceId|campaignId|affiliateId|day` ('*' as in `id`, the UTC day): what a period reads, a day at a time. */
+  /** What reads go by: an hour row's key names its UTC day, a day row's its UTC month (`prefix|YYYY-MM-DD`, `prefix|YYYY-MM`). */
   seriesKey: string
-  /** `workspaceId|day` on affiliate rows, null on the others: what top-affiliates reads. */
+  /** On affiliate rows, what top-affiliates reads (`workspace|YYYY-MM-DD` on hour rows, `workspace|YYYY-MM` on day rows); null on the others. */
   rankKey: string | null
   opens: number
   clicks: number

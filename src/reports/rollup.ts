@@ -3,11 +3,11 @@ import type { CommissionRecord, RollupRecord } from '../domain/records.js'
 import { ROLLUP_COUNTERS } from '../domain/schema.js'
 import type { StorageTransaction } from '../storage/types.js'
 
-// Rollups: the report figures of each UTC hour, per affiliate, per campaign and per workspace, moved
-// in the same transaction as every write that changes them. Every write reaches them through
-// `addToRollups` (a change of figures at one place and hour) or `moveCommission` (a commission
-// record before and after a write), so a report reads one row per hour of its period and level, and
-// never scans records.
+// Rollups: the report figures of each UTC hour and day, per affiliate, per campaign and per
+// workspace, moved in the same transaction as every write that changes them. Every write reaches
+// them through `addToRollups` (a change of figures at one place and instant) or `moveCommission` (a
+// commission record before and after a write), so a report reads rows per day of its period and a
+// few hours at its edges (read.ts), and never scans records.
 //
 // Where a figure counts:
 // - a commission (and its clawback) in the hour of its `commissionDate`, the date of the sale the
