@@ -18,6 +18,8 @@ import { seriesFrom } from './series.js'
 
 const HOUR = 3_600_000
 const DAY = 24 * HOUR
+/** Days whose hour rows are read whole, with the day rows, rather than by id. */
+const FEW_DAYS = 3
 /** Keys (or ids) per storage look-up (one `in` list). */
 const KEYS_PER_READ = 200
 
@@ -68,19 +70,6 @@ async function cumulative(tx: StorageTransaction, prefix: string, instants: read
   const first = floorDay(Math.min(...instants))
   const last = floorDay(Math.max(...instants)) + DAY
   const days = (last - first) / DAY
-  const byDay = new Map<number, RollupRecord>()
-  for (const row of await readIn(tx, 'seriesKey', monthsOf(first, last).map((month) => seriesKey(prefix, month)))) {
-    const day = Date.parse(row.hourStart)
-    if (day >= first && day < last) byDay.set(day, row)
-  }
-  // D[i]: the day rows of the days before first + i days.
-  const D: Figures[] = [zero()]
-  for (let i = 0; i < days; i++) {
-    const next = { ...D[i]! }
-    const row = byDay.get(first + i * DAY)
-    if (row) add(next, row)
-    D.push(next)
-  }
   // Each instant: a midnight, then hours added after it or taken away before the next one.
   const plans = new Map<number, { base: number; sign: 1 | -1; hours: number[] }>()
   const wanted = new Set<number>()
@@ -93,8 +82,30 @@ async function cumulative(tx: StorageTransaction, prefix: string, instants: read
     for (const hour of plan.hours) wanted.add(hour)
     plans.set(t, plan)
   }
+  // The day rows of the months, and the hours wanted: in one look-up when they lie in a few days (a
+  // summary: one round trip), else by id (a series: every boundary's day, but only its hours).
+  const monthKeys = new Set(monthsOf(first, last).map((month) => seriesKey(prefix, month)))
+  const hourDays = new Set([...wanted].map((hour) => seriesKey(prefix, dayText(hour))))
+  const together = hourDays.size <= FEW_DAYS
+  const byDay = new Map<number, RollupRecord>()
   const byHour = new Map<number, RollupRecord>()
-  for (const row of await readIn(tx, 'id', [...wanted].map((hour) => hourRowId(prefix, isoOf(hour))))) byHour.set(Date.parse(row.hourStart), row)
+  for (const row of await readIn(tx, 'seriesKey', [...monthKeys, ...(together ? hourDays : [])])) {
+    const at = Date.parse(row.hourStart)
+    if (monthKeys.has(row.seriesKey)) {
+      if (at >= first && at < last) byDay.set(at, row)
+    } else if (wanted.has(at)) byHour.set(at, row)
+  }
+  if (!together) {
+    for (const row of await readIn(tx, 'id', [...wanted].map((hour) => hourRowId(prefix, isoOf(hour))))) byHour.set(Date.parse(row.hourStart), row)
+  }
+  // D[i]: the day rows of the days before first + i days.
+  const D: Figures[] = [zero()]
+  for (let i = 0; i < days; i++) {
+    const next = { ...D[i]! }
+    const row = byDay.get(first + i * DAY)
+    if (row) add(next, row)
+    D.push(next)
+  }
   return (t) => {
     const plan = plans.get(t)!
     const out = { ...D[(plan.base - first) / DAY]! }
