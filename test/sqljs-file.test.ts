@@ -48,9 +48,8 @@ async function all(storage: SqlJsStorage) {
 /** SQL taking a file back to what version 5 wrote: no payouts, no commission kind, dueAt, payoutId or refunds, no campaign currency. */
 /** What migration 10 (events, webhooks, deliveries, sequences) added, undone: a file as version 9 or older left it. */
 const UNDO_MIGRATION_10 = `DROP TABLE events; DROP TABLE webhooks; DROP TABLE webhookDeliveries; DROP TABLE sequences;`
-
-const UNDO_MIGRATION_6 = `${UNDO_MIGRATION_10}
-  DROP TABLE payouts;
+const UNDO_MIGRATION_7 = `${UNDO_MIGRATION_10} DROP TABLE rollups;`
+const UNDO_MIGRATION_6 = `DROP TABLE payouts;
   DELETE FROM _counts WHERE model = 'payouts';
   DROP INDEX commissions_payoutId;
   ALTER TABLE commissions DROP COLUMN kind;
@@ -252,7 +251,7 @@ describe('sql.js in a file', () => {
     // The same file as version 4 left it: no (workspaceId, status) index, triggers or counts.
     const SQL = await ((await import('sql.js' as string)) as { default: InitSqlJs }).default()
     const db = new SQL.Database(readFileSync(file))
-    db.exec(`${UNDO_MIGRATION_6}
+    db.exec(`${UNDO_MIGRATION_7} ${UNDO_MIGRATION_6}
       DROP INDEX commissions_workspaceId_status;
       DROP TRIGGER _counts_commissions_workspaceId_status_insert;
       DROP TRIGGER _counts_commissions_workspaceId_status_delete;
@@ -301,7 +300,7 @@ describe('sql.js in a file', () => {
     await first.close()
     const SQL = await ((await import('sql.js' as string)) as { default: InitSqlJs }).default()
     const db = new SQL.Database(readFileSync(file))
-    db.exec(`${UNDO_MIGRATION_6} PRAGMA user_version = 5;`)
+    db.exec(`${UNDO_MIGRATION_7} ${UNDO_MIGRATION_6} PRAGMA user_version = 5;`)
     writeFileSync(file, db.export())
     db.close()
     const storage = sqlJsStorage({ persist: fileJournal(file) })

@@ -12,6 +12,7 @@ import { findAffiliate } from './affiliates.js'
 import { findCampaign } from './campaigns.js'
 import { emit, emitted } from '../events/outbox.js'
 import { inTransaction, readOnly, type Deps } from './shared.js'
+import { addToRollups } from '../reports/rollup.js'
 
 export type LinkCreateInput = Infer<typeof linkCreate.struct>
 export type LinkTrackInput = Infer<typeof linkTrack.struct>
@@ -109,6 +110,7 @@ export function linkOperations({ storage, clock }: Deps) {
         if (!link) throw notFound('Link')
         const updated = await tx.increment('links', link.id, { [field]: 1 })
         await tx.increment('affiliates', link.affiliateId, { [field]: 1 })
+        await addToRollups(tx, [{ scope: link, at: isoAt(clock), deltas: { [event === 'open' ? 'opens' : 'clicks']: 1 } }])
         return toLink(updated!)
       })
     },

@@ -15,6 +15,7 @@ import {
 } from '../schemas/commissions.js'
 import { linkAffiliate, linkCreate, linkId, linkTrack } from '../schemas/links.js'
 import { payoutExport, payoutId, payoutItems, payoutList, payoutRun, payoutUpdate } from '../schemas/payouts.js'
+import { affiliateExport, commissionExport, reportSummary, reportTimeseries, reportTopAffiliates } from '../schemas/reports.js'
 import type { Schema } from '../schemas/validate.js'
 import { deliveryList, deliveryRetry, eventId, eventList, webhookCreate, webhookId, webhookList, webhookRotate, webhookTest, webhookUpdate } from '../schemas/webhooks.js'
 
@@ -49,6 +50,7 @@ export type Model =
   | 'delivery'
   | 'event'
   | 'eventPage'
+  | 'reportSummary' | 'reportTimeseries' | 'topAffiliates'
 
 /**
  * One route, described once. The HTTP handler, the typed API (`service.api`), the HTTP client and
@@ -141,6 +143,11 @@ export const routes: readonly Route[] = [
 
   route({ method: 'GET', path: '/events/list', operation: ['events', 'list'], message: 'Events retrieved successfully', query: eventList, answer: { one: 'eventPage' } }),
   route({ method: 'GET', path: '/events', operation: ['events', 'get'], message: 'Event retrieved successfully', query: eventId, id: 'eventId', answer: { one: 'event' } }),
+  route({ method: 'GET', path: '/reports/summary', operation: ['reports', 'summary'], message: 'Report summary retrieved successfully', query: reportSummary, answer: { one: 'reportSummary' } }),
+  route({ method: 'GET', path: '/reports/timeseries', operation: ['reports', 'timeseries'], message: 'Report time series retrieved successfully', query: reportTimeseries, answer: { one: 'reportTimeseries' } }),
+  route({ method: 'GET', path: '/reports/top-affiliates', operation: ['reports', 'topAffiliates'], message: 'Top affiliates retrieved successfully', query: reportTopAffiliates, answer: { one: 'topAffiliates' } }),
+  route({ method: 'GET', path: '/exports/commissions', operation: ['exports', 'commissions'], message: 'Commissions exported successfully', query: commissionExport, answer: 'csv' }),
+  route({ method: 'GET', path: '/exports/affiliates', operation: ['exports', 'affiliates'], message: 'Affiliates exported successfully', query: affiliateExport, answer: 'csv' }),
 ]
 
 /** The status a route answers on success: `statusIf`'s when the body asks for it, else `status`, else 201 for POST and 200 for the others. */

@@ -53,6 +53,7 @@ export const models: { [M in ModelName]: ModelDefinition<M> } = {
   webhooks: define('webhooks'),
   webhookDeliveries: define('webhookDeliveries'),
   sequences: define('sequences'),
+  rollups: define('rollups'),
 }
 
 export const modelNames = Object.keys(models) as ModelName[]

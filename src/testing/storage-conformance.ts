@@ -14,6 +14,7 @@ import {
   link,
   OTHER_WORKSPACE,
   payout,
+  rollup,
   sampleId,
   sequence,
   webhook,
@@ -53,6 +54,7 @@ const samples: { [M in ModelName]: (overrides?: Partial<RecordOf<M>>) => RecordO
   webhooks: webhook,
   webhookDeliveries: webhookDelivery,
   sequences: sequence,
+  rollups: rollup,
 }
 
 /**
