@@ -7,7 +7,7 @@ import { fileJournal, frame, parseRecords } from '../adapters/node/file-journal.
 import { SCHEMA_VERSION } from '../src/storage/sqljs/migrations.js'
 import type { InitSqlJs } from '../src/storage/sqljs/sql-js-types.js'
 import { sqlJsStorage, type SqlJsStorage } from '../src/storage/sqljs/storage.js'
-import { campaign, affiliate, at, commission, OTHER_WORKSPACE, WORKSPACE } from '../src/storage/sample-records.js'
+import { apiKey, campaign, affiliate, at, click, commission, OTHER_WORKSPACE, WORKSPACE } from '../src/storage/sample-records.js'
 import { dueAt } from '../src/domain/due.js'
 
 const root = mkdtempSync(join(tmpdir(), 'affiliate-sqljs-file-'))
@@ -45,8 +45,15 @@ async function all(storage: SqlJsStorage) {
   }))
 }
 
+/** SQL taking a file back to what version 6 wrote: no clicks, no settings, no key kinds or origins. */
+const UNDO_MIGRATION_8 = `DROP TABLE clicks;
+  DROP TABLE settings;
+  ALTER TABLE apiKeys DROP COLUMN kind;
+  ALTER TABLE apiKeys DROP COLUMN allowedOrigins;`
+
 /** SQL taking a file back to what version 5 wrote: no payouts, no commission kind, dueAt, payoutId or refunds, no campaign currency. */
-const UNDO_MIGRATION_6 = `DROP TABLE payouts;
+const UNDO_MIGRATION_6 = `${UNDO_MIGRATION_8}
+  DROP TABLE payouts;
   DELETE FROM _counts WHERE model = 'payouts';
   DROP INDEX commissions_payoutId;
   ALTER TABLE commissions DROP COLUMN kind;
@@ -221,7 +228,7 @@ describe('sql.js in a file', () => {
     await storage.transaction((tx) =>
       tx.insert('apiKeys', {
         id: 'k1', hash: 'h'.repeat(64), lookup: 'h'.repeat(16), prefix: 'aff_live_abcd', userId: 'u', workspaceIds: [],
-        label: '', revokedAt: null, createdAt: at(0), updatedAt: at(0),
+        label: '', revokedAt: null, kind: 'secret', allowedOrigins: [], createdAt: at(0), updatedAt: at(0),
       }),
     )
     // Upgraded on disk at open, before any new record was journaled under the new schema.
@@ -282,6 +289,26 @@ describe('sql.js in a file', () => {
     const reopened = sqlJsStorage({ persist: fileJournal(file) })
     expect((await reopened.transaction((tx) => tx.findPage('commissions', query))).total).toBe(paid(now))
     await reopened.close()
+  })
+
+  it('migration 8 keeps the keys of a version 6 file secret, with no origins, and adds clicks', async () => {
+    const file = join(freshDir(), 'db.sqlite')
+    const first = sqlJsStorage({ persist: fileJournal(file) })
+    const key = apiKey()
+    await first.transaction((tx) => tx.insert('apiKeys', key))
+    await first.close()
+    const SQL = await ((await import('sql.js' as string)) as { default: InitSqlJs }).default()
+    const db = new SQL.Database(readFileSync(file))
+    db.exec(`${UNDO_MIGRATION_8} PRAGMA user_version = 6;`)
+    writeFileSync(file, db.export())
+    db.close()
+    const storage = sqlJsStorage({ persist: fileJournal(file) })
+    expect(await storage.transaction((tx) => tx.get('apiKeys', key.id))).toStrictEqual({ ...key, kind: 'secret', allowedOrigins: [] })
+    const made = click()
+    await storage.transaction((tx) => tx.insert('clicks', made))
+    expect(await storage.transaction((tx) => tx.find('clicks', { where: { visitor: made.visitor } }))).toStrictEqual([made])
+    expect(await sqliteVersion(file)).toBe(SCHEMA_VERSION)
+    await storage.close()
   })
 
   it('migration 6 makes the commissions of a version 5 file sales, due payoutTerm days after their date', async () => {

@@ -108,7 +108,8 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
     if (address !== undefined) failedKeys!.check(address)
     const key = request.headers.get('x-auth-service')
     const principal = key ? await keyStore.resolve(key) : null
-    if (principal) return principal
+    // A publishable key is public (it sits in web pages): on a keyed route it is no key at all.
+    if (principal && !principal.publishable) return principal
     if (address !== undefined) failedKeys!.spend(address)
     throw unauthorized()
   }

@@ -49,6 +49,8 @@ export const models: { [M in ModelName]: ModelDefinition<M> } = {
   payouts: define('payouts'),
   apiKeys: define('apiKeys'),
   idempotency: define('idempotency'),
+  clicks: define('clicks'),
+  settings: define('settings'),
 }
 
 export const modelNames = Object.keys(models) as ModelName[]
