@@ -26,6 +26,18 @@ export async function findLinkByCode(tx: StorageTransaction, access: Access, cod
   return link && canSee(access, link.workspaceId) ? link : null
 }
 
+/**
+ * Counts one open or click on a link and on its affiliate. Every counted event goes through here:
+ * the keyed `POST /links/track` (one or a batch), the public redirect and the beacon; so whatever
+ * an event must move (counters, report rollups) moves in one place, in the caller's transaction.
+ */
+export async function countEvent(tx: StorageTransaction, link: LinkRecord, event: 'open' | 'click'): Promise<LinkRecord> {
+  const field = event === 'open' ? 'totalOpens' : 'totalClicks'
+  const updated = await tx.increment('links', link.id, { [field]: 1 })
+  await tx.increment('affiliates', link.affiliateId, { [field]: 1 })
+  return updated!
+}
+
 export function linkOperations({ storage, clock }: Deps) {
   async function insertLink(tx: StorageTransaction, access: Access, input: LinkCreateInput, code: string): Promise<ReferralLink> {
     const affiliate = await findAffiliate(tx, access, input.affiliateId)
@@ -101,13 +113,10 @@ export function linkOperations({ storage, clock }: Deps) {
     /** Counts an open or a click on the link and on its affiliate, in one transaction. */
     async track(access: Access, body: unknown, query: unknown = {}): Promise<ReferralLink> {
       const { referralCode, event } = parseBody(linkTrack, body, query)
-      const field = event === 'open' ? 'totalOpens' : 'totalClicks'
       return inTransaction(storage, async (tx) => {
         const link = await findLinkByCode(tx, access, referralCode)
         if (!link) throw notFound('Link')
-        const updated = await tx.increment('links', link.id, { [field]: 1 })
-        await tx.increment('affiliates', link.affiliateId, { [field]: 1 })
-        return toLink(updated!)
+        return toLink(await countEvent(tx, link, event))
       })
     },
   }
