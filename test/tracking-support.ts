@@ -2,7 +2,7 @@ import { serve, type RunningServer } from '../adapters/node.js'
 import type { TrustProxy } from '../adapters/forwarded.js'
 import { createAffiliateService, memoryKeyStore, memoryStorage, type AffiliateServiceOptions, type Storage } from '../src/index.js'
 import { checkedFetch } from './support/openapi-check.js'
-import { apiCampaignInput, KEY_A, manualClock, USER_A, WS_A, WS_B } from './helpers.js'
+import { apiCampaignInput, KEY_A, KEY_B, manualClock, USER_A, USER_B, WS_A, WS_B } from './helpers.js'
 
 /** A publishable key of workspace A for https://shop.example.com, and one of workspace B for any origin. */
 export const PK_A = 'pk_test_workspace_a'
@@ -26,6 +26,7 @@ export async function trackingSetup(options: TrackingSetupOptions = {}) {
     storage,
     keyStore: memoryKeyStore([
       { key: KEY_A, userId: USER_A, workspaceIds: [WS_A] },
+      { key: KEY_B, userId: USER_B, workspaceIds: [WS_B] },
       { key: PK_A, userId: USER_A, workspaceIds: [WS_A], allowedOrigins: [SHOP] },
       { key: PK_B, userId: USER_A, workspaceIds: [WS_B], allowedOrigins: ['*'] },
     ]),
