@@ -34,7 +34,7 @@ export type {
   ReferredUsersApi,
   ResourceApi,
 } from './api/index.js'
-export type { LinkCreateInput, LinkTrackInput } from './api/links.js'
+export type { LinkCreateInput, LinkTrackBatch, LinkTrackBatchInput, LinkTrackInput } from './api/links.js'
 export type { CommissionCreateInput, CommissionListQuery, CommissionRefundInput, CommissionUpdateInput } from './api/commissions.js'
 export type { PayoutItemsQuery, PayoutListQuery, PayoutRunInput, PayoutUpdateInput } from './api/payouts.js'
 export type { PayoutExport, PayoutExportFormat, PayoutExportQuery } from './api/payout-export.js'

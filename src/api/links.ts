@@ -4,7 +4,7 @@ import { newId } from '../crypto.js'
 import { generateReferralCode, referralUrl, toLink, type ReferralLink } from '../domain/link.js'
 import type { LinkRecord } from '../domain/records.js'
 import { notFound, unprocessable, validationError } from '../errors.js'
-import { linkAffiliate, linkCreate, linkId, linkTrack } from '../schemas/links.js'
+import { linkAffiliate, linkCreate, linkId, linkTrack, linkTrackBatch } from '../schemas/links.js'
 import { parse, parseBody } from '../schemas/validate.js'
 import { UniqueViolationError, type StorageTransaction } from '../storage/types.js'
 import { canSee, visible, type Access } from './access.js'
@@ -14,6 +14,13 @@ import { inTransaction, readOnly, type Deps } from './shared.js'
 
 export type LinkCreateInput = Infer<typeof linkCreate.struct>
 export type LinkTrackInput = Infer<typeof linkTrack.struct>
+export type LinkTrackBatchInput = Infer<typeof linkTrackBatch.struct>
+
+/** What a batch of events answers: how many were counted, and each link they touched as it now stands (first-touched first). */
+export interface LinkTrackBatch {
+  tracked: number
+  items: ReferralLink[]
+}
 
 /** GET /links answers every link of an affiliate, so their number is bounded. */
 export const MAX_LINKS_PER_AFFILIATE = 100
@@ -73,6 +80,23 @@ export function linkOperations({ storage, clock }: Deps) {
     return toLink(record)
   }
 
+  async function trackBatch(access: Access, body: unknown, query: unknown): Promise<LinkTrackBatch> {
+    const { events } = parseBody(linkTrackBatch, body, query)
+    return inTransaction(storage, async (tx) => {
+      const codes = [...new Set(events.map((entry) => entry.referralCode))]
+      const found = await tx.find('links', { where: { referralCode: { in: codes } } })
+      const links = new Map(found.filter((link) => canSee(access, link.workspaceId)).map((link) => [link.referralCode, link]))
+      const unknown = events.findIndex((entry) => !links.has(entry.referralCode))
+      if (unknown >= 0) throw notFound(`Link ${events[unknown]!.referralCode} (events[${unknown}])`)
+      const touched = new Map<string, LinkRecord>()
+      for (const { referralCode, event } of events) {
+        const counted = await countEvent(tx, touched.get(referralCode) ?? links.get(referralCode)!, event)
+        touched.set(referralCode, counted)
+      }
+      return { tracked: events.length, items: [...touched.values()].map(toLink) }
+    })
+  }
+
   return {
     async create(access: Access, body: unknown, query: unknown = {}): Promise<ReferralLink> {
       const input = parseBody(linkCreate, body, query)
@@ -110,8 +134,13 @@ export function linkOperations({ storage, clock }: Deps) {
       })
     },
 
-    /** Counts an open or a click on the link and on its affiliate, in one transaction. */
-    async track(access: Access, body: unknown, query: unknown = {}): Promise<ReferralLink> {
+    /**
+     * Counts an open or a click on the link and on its affiliate, in one transaction; or, for
+     * `{ events: [...] }`, up to 1,000 of them in one transaction (all or none: an unknown code
+     * is 404 naming it).
+     */
+    async track(access: Access, body: unknown, query: unknown = {}): Promise<ReferralLink | LinkTrackBatch> {
+      if (typeof body === 'object' && body !== null && 'events' in body) return trackBatch(access, body, query)
       const { referralCode, event } = parseBody(linkTrack, body, query)
       return inTransaction(storage, async (tx) => {
         const link = await findLinkByCode(tx, access, referralCode)

@@ -15,6 +15,13 @@ const MODELS = {
   campaign: ['Campaign', () => answerJsonSchema('campaigns', 'campaign')],
   affiliate: ['Affiliate', () => answerJsonSchema('affiliates', 'affiliate')],
   link: ['ReferralLink', () => answerJsonSchema('links', 'link')],
+  linkTrack: [
+    'LinkTrackAnswer',
+    () => ({
+      description: 'One event: the link as it now stands. A batch (`events`): how many were counted, and each link touched, first-touched first.',
+      oneOf: [ref('schemas', 'ReferralLink'), closed({ tracked: { type: 'integer', minimum: 1 }, items: { type: 'array', items: ref('schemas', 'ReferralLink') } })],
+    }),
+  ],
   commission: ['Commission', () => answerJsonSchema('commissions', 'commission')],
   referredUser: ['ReferredUser', () => answerJsonSchema('commissions', 'referredUser')],
   payout: ['Payout', () => answerJsonSchema('payouts', 'payout')],
@@ -133,7 +140,17 @@ function operation(route: Route): Record<string, unknown> {
     security: [{ apiKey: [] }],
     ...(parameters.length ? { parameters } : {}),
     ...(route.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(route.body), ...(route.example ? { example: route.example } : {}) } } } }
+      ? {
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: route.alternativeBody ? { oneOf: [jsonSchemaOf(route.body), jsonSchemaOf(route.alternativeBody)] } : jsonSchemaOf(route.body),
+                ...(route.example ? { example: route.example } : {}),
+              },
+            },
+          },
+        }
       : {}),
     responses: {
       [status]: success(status),

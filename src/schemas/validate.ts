@@ -105,6 +105,14 @@ function fieldErrors<T>(schema: Schema<T>, value: unknown, location: Location, r
   return { value: (errors.length ? value : result) as T, errors }
 }
 
+/**
+ * The first problem of `value` under an object schema (as the sentence of its field error), or
+ * null when it passes: for a list whose items are objects of that schema (`events` of a batch).
+ */
+export function firstProblem(schema: Schema<unknown>, value: unknown): string | null {
+  return fieldErrors(schema, value, 'body', 1).errors[0]?.msg ?? null
+}
+
 /** Checks a request's query and body together, so one answer names every failing field (up to 50). */
 export function parse<Q, B>(query: [Schema<Q>, unknown], body: [Schema<B>, unknown]): { query: Q; body: B }
 export function parse<Q>(query: [Schema<Q>, unknown]): { query: Q }
