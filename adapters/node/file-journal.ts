@@ -337,10 +337,16 @@ class NodeFileJournal implements SqlJsJournal {
   }
 }
 
+/**
+ * A Buffer's bytes as a plain Uint8Array, without copying them: `new Uint8Array(buffer)` copies
+ * element by element, about 11 ms per MB here (3 s for a 300 MB snapshot).
+ */
+const viewOf = (buffer: Buffer): Uint8Array => new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength)
+
 async function readSnapshot(file: string): Promise<Uint8Array | null> {
   let bytes: Uint8Array
   try {
-    bytes = new Uint8Array(await readFile(file))
+    bytes = viewOf(await readFile(file))
   } catch (error) {
     if (errorCode(error) === 'ENOENT') return null
     throw error
@@ -363,7 +369,7 @@ async function readSegments(file: string): Promise<{ segments: Segment[]; record
   let torn: { segment: Segment; validBytes: number; size: number } | null = null
   for (const number of numbers) {
     const segment = new Segment(number, join(dir, `${prefix}${number}`), true)
-    const bytes = new Uint8Array(await readFile(segment.path))
+    const bytes = viewOf(await readFile(segment.path))
     if (torn && bytes.length > 0) {
       throw new Error(`${torn.segment.path} is damaged at byte ${torn.validBytes} and later segments hold data: not a crash tear`)
     }
