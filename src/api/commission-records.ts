@@ -1,7 +1,7 @@
 import { isoAt, type Clock } from '../clock.js'
 import { newId } from '../crypto.js'
 import { bannedChangeError, deletionError, earnedMinor, statusChangeError } from '../domain/commission-status.js'
-import { dueAt } from '../domain/due.js'
+import { DAY_MS, dueAt } from '../domain/due.js'
 import { commissionEffect, payoutAfterRemoval } from '../domain/payout-status.js'
 import type { AffiliateRecord, CampaignRecord, CommissionRecord, CommissionStatus, LinkRecord } from '../domain/records.js'
 import { planRefund, refundableMinor } from '../domain/refund.js'
@@ -11,7 +11,6 @@ import { canSee, visible, type Access } from './access.js'
 import { findAffiliate } from './affiliates.js'
 import { findCampaign } from './campaigns.js'
 import { findLinkByCode } from './links.js'
-import { DAY_MS } from '../tracking/visitor.js'
 
 // Commissions and referred users are one kind of record. Everything that writes them, and keeps
 // the affiliate's and link's counters in step with them, lives here, inside the caller's transaction.

@@ -6,7 +6,8 @@ import { notFound } from '../errors.js'
 import { countEvent } from '../api/links.js'
 import type { Storage, StorageTransaction } from '../storage/types.js'
 import { storedSecret } from './secret.js'
-import { dayOf, DAY_MS, VisitorHasher } from './visitor.js'
+import { DAY_MS } from '../domain/due.js'
+import { dayOf, VisitorHasher } from './visitor.js'
 
 export type TrackEvent = 'click' | 'open'
 

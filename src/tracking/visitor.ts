@@ -1,6 +1,7 @@
 import { hmac } from '@noble/hashes/hmac'
 import { sha256 } from '@noble/hashes/sha2'
 import { utf8ToBytes } from '@noble/hashes/utils'
+import { DAY_MS } from '../domain/due.js'
 
 // Who clicked, kept unrecognisable. A click record holds no address and no user agent, only
 //   visitor = base64url(HMAC-SHA256(daySalt, event | linkId | address | userAgent))[0..16)
@@ -10,7 +11,6 @@ import { utf8ToBytes } from '@noble/hashes/utils'
 // nobody outside can compute a salt, and one day's hashes cannot be linked to the next day's.
 // 96 bits: two visitors of one link colliding within a dedupe window is not a concern.
 
-export const DAY_MS = 86_400_000
 const VISITOR_BYTES = 12
 
 /** The UTC day (days since 1970-01-01) an epoch-ms instant falls in. */
