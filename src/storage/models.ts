@@ -54,6 +54,8 @@ export const models: { [M in ModelName]: ModelDefinition<M> } = {
   webhookDeliveries: define('webhookDeliveries'),
   sequences: define('sequences'),
   rollups: define('rollups'),
+  clicks: define('clicks'),
+  settings: define('settings'),
 }
 
 export const modelNames = Object.keys(models) as ModelName[]

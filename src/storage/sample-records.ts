@@ -2,6 +2,7 @@ import type {
   AffiliateRecord,
   ApiKeyRecord,
   CampaignRecord,
+  ClickRecord,
   CommissionRecord,
   EventRecord,
   IdempotencyRecord,
@@ -9,6 +10,7 @@ import type {
   PayoutRecord,
   RollupRecord,
   SequenceRecord,
+  SettingRecord,
   WebhookDeliveryRecord,
   WebhookRecord,
 } from '../domain/records.js'
@@ -156,6 +158,8 @@ export const apiKey = (overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord => (
   workspaceIds: [WORKSPACE, OTHER_WORKSPACE],
   label: '',
   revokedAt: null,
+  kind: 'secret',
+  allowedOrigins: [],
   createdAt: at(0),
   updatedAt: at(0),
   ...overrides,
@@ -253,5 +257,22 @@ export const rollup = (overrides: Partial<RollupRecord> = {}): RollupRecord => (
   payoutCount: 0,
   paidOutMinor: 0,
   createdAt: at(0),
+  ...overrides,
+})
+
+export const click = (overrides: Partial<ClickRecord> = {}): ClickRecord => ({
+  id: sampleId(),
+  linkId: sampleId(),
+  event: 'click',
+  visitor: `${(counter + 1).toString(16).padStart(22, '0')}`,
+  createdAt: at(0),
+  ...overrides,
+})
+
+export const setting = (overrides: Partial<SettingRecord> = {}): SettingRecord => ({
+  id: `setting-${counter + 1}`,
+  value: 'ö-value',
+  createdAt: at(0),
+  updatedAt: at(0),
   ...overrides,
 })

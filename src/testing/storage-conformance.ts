@@ -8,6 +8,7 @@ import {
   apiKey,
   at,
   campaign,
+  click,
   commission,
   event,
   idempotency,
@@ -17,6 +18,7 @@ import {
   rollup,
   sampleId,
   sequence,
+  setting,
   webhook,
   webhookDelivery,
   WORKSPACE,
@@ -55,6 +57,8 @@ const samples: { [M in ModelName]: (overrides?: Partial<RecordOf<M>>) => RecordO
   webhookDeliveries: webhookDelivery,
   sequences: sequence,
   rollups: rollup,
+  clicks: click,
+  settings: setting,
 }
 
 /**

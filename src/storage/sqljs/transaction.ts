@@ -81,7 +81,8 @@ const MAX_COUNTED_KEYS = 64
  */
 function countedAs(model: ModelName, query: Filter): [string, string[]] | null {
   if (query.contains) return null
-  // Only the tables the count triggers keep (the outbox's tables are counted by SQL).
+  // Only the tables the count triggers keep: models added after migration 6 (rollups, clicks,
+  // settings, the outbox's tables) are counted by SQL.
   const counted = (COUNTED as Partial<Record<ModelName, readonly string[]>>)[model]
   if (counted === undefined) return null
   const entries = Object.entries(query.where ?? {}).filter(([, value]) => value !== undefined)
