@@ -49,6 +49,7 @@ export const models: { [M in ModelName]: ModelDefinition<M> } = {
   payouts: define('payouts'),
   apiKeys: define('apiKeys'),
   idempotency: define('idempotency'),
+  portalTokens: define('portalTokens'),
 }
 
 export const modelNames = Object.keys(models) as ModelName[]

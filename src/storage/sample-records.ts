@@ -1,4 +1,4 @@
-import type { AffiliateRecord, ApiKeyRecord, CampaignRecord, CommissionRecord, IdempotencyRecord, LinkRecord, PayoutRecord } from '../domain/records.js'
+import type { AffiliateRecord, ApiKeyRecord, CampaignRecord, CommissionRecord, IdempotencyRecord, LinkRecord, PayoutRecord, PortalTokenRecord } from '../domain/records.js'
 
 // Records of every model with every kind of value a storage must keep exactly: booleans both
 // ways, nulls, string arrays (empty and not), integers (zero, negative, beyond 32 bits), text
@@ -155,6 +155,17 @@ export const idempotency = (overrides: Partial<IdempotencyRecord> = {}): Idempot
   state: 'done',
   status: 201,
   body: '{"status":201,"message":"Created","data":{"id":"x"}}',
+  expiresAt: at(86_400),
+  createdAt: at(0),
+  updatedAt: at(0),
+  ...overrides,
+})
+
+export const portalToken = (overrides: Partial<PortalTokenRecord> = {}): PortalTokenRecord => ({
+  id: `${(++counter).toString(16).padStart(64, '0')}`,
+  kind: 'session',
+  email: 'ann@example.com',
+  affiliateId: sampleId(),
   expiresAt: at(86_400),
   createdAt: at(0),
   updatedAt: at(0),

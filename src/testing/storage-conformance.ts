@@ -3,7 +3,7 @@ import type { CampaignRecord } from '../domain/records.js'
 import { modelNames, models } from '../storage/models.js'
 import { UniqueViolationError, type FindQuery, type ModelName, type RecordOf, type Storage, type StorageTransaction } from '../storage/types.js'
 import { isUuid } from '../uuid.js'
-import { affiliate, apiKey, at, campaign, commission, idempotency, link, OTHER_WORKSPACE, payout, sampleId, WORKSPACE } from '../storage/sample-records.js'
+import { affiliate, apiKey, at, campaign, commission, idempotency, link, OTHER_WORKSPACE, payout, portalToken, sampleId, WORKSPACE } from '../storage/sample-records.js'
 
 /** Makes a fresh, empty storage for one test. It is closed (when it has `close`) after the test. */
 export type StorageFactory = () => Storage | Promise<Storage>
@@ -29,6 +29,7 @@ const samples: { [M in ModelName]: (overrides?: Partial<RecordOf<M>>) => RecordO
   payouts: payout,
   apiKeys: apiKey,
   idempotency,
+  portalTokens: portalToken,
 }
 
 /**

@@ -36,7 +36,7 @@ function countTriggers(table: string, fields: readonly string[]): string {
 
 /**
  * The fields whose rows `_counts` keeps (see `countTriggers`), as migration 4 made them (payouts:
- * migration 6): frozen, and the storage counts through `_counts` only for these.
+ * migration 6, portalTokens: migration 9): frozen, and the storage counts through `_counts` only for these.
  */
 export const COUNTED = {
   campaigns: ['workspaceId'],
@@ -46,6 +46,7 @@ export const COUNTED = {
   payouts: ['workspaceId', 'affiliateId', 'campaignId'],
   apiKeys: ['lookup'],
   idempotency: ['scopeKey'],
+  portalTokens: ['email'],
 } as const
 
 /**
@@ -290,6 +291,27 @@ CREATE INDEX payouts_campaignId ON payouts (campaignId, createdAt, id);
 CREATE INDEX payouts_affiliateId ON payouts (affiliateId, createdAt, id);
 CREATE INDEX payouts_workspaceId_status ON payouts (workspaceId, status, createdAt, id);`,
       countTriggers('payouts', COUNTED.payouts),
+    ].join('\n'),
+  },
+  {
+    version: 9,
+    // The affiliate portal: sign-in links and sessions (only keyed hashes of their secrets), and
+    // affiliates found by e-mail for its sign-in.
+    sql: [
+      `CREATE INDEX affiliates_emailKey ON affiliates (emailKey, createdAt, id);
+CREATE TABLE portalTokens (
+  id TEXT PRIMARY KEY NOT NULL,
+  kind TEXT NOT NULL,
+  email TEXT NOT NULL,
+  affiliateId TEXT,
+  expiresAt TEXT NOT NULL,
+  createdAt TEXT NOT NULL,
+  updatedAt TEXT NOT NULL,
+  _search TEXT NOT NULL
+) STRICT;
+CREATE INDEX portalTokens_created ON portalTokens (createdAt, id);
+CREATE INDEX portalTokens_email ON portalTokens (email, createdAt, id);`,
+      countTriggers('portalTokens', COUNTED.portalTokens),
     ].join('\n'),
   },
 ]
