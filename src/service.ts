@@ -9,6 +9,7 @@ import type { KeyStore } from './keys/types.js'
 import { addressThrottle } from './limiter/address-throttle.js'
 import { createLimiter, resolveRule } from './limiter/limiter.js'
 import type { RateLimitOptions } from './limiter/types.js'
+import { createPortal, withPortal, type PortalOptions } from './portal/index.js'
 import type { Storage } from './storage/types.js'
 
 /** Limits on wrong API keys, per client address. */
@@ -65,6 +66,13 @@ export interface AffiliateServiceOptions {
    * never carries its message or stack. A client that goes away is not one. @default logs to `console.error`
    */
   onError?: (error: unknown, request: Request) => void
+  /**
+   * The affiliate portal: HTML pages under `/portal` (beside `basePath`) where affiliates join a
+   * campaign, sign in through an e-mailed link and see their links, stats, commissions and money.
+   * Off unless given. See the README's "Affiliate portal" section.
+   * @example portal: { secret: process.env.PORTAL_SECRET!, sendSignInLink: (email, url) => mailer.send(email, url) }
+   */
+  portal?: PortalOptions
 }
 
 export interface AffiliateService {
@@ -135,16 +143,17 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   positive('idempotency.leaseMs', idempotency.leaseMs, 1)
   const failed = options.failedKeyLimit
   const ops = createOperations({ storage: options.storage, clock })
+  const body = {
+    maxBytes: positive('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
+    timeoutMs: positive('bodyTimeoutMs', options.bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS),
+  }
   const fetch = createHandler({
     ops,
     storage: options.storage,
     idempotency,
     keyStore: options.keyStore,
     clock,
-    body: {
-      maxBytes: positive('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
-      timeoutMs: positive('bodyTimeoutMs', options.bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS),
-    },
+    body,
     limiter: createLimiter(options.rateLimit, clock),
     failedKeys:
       failed === false
@@ -153,5 +162,8 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
     basePath,
     onError,
   })
-  return { fetch, api: createApi(ops), basePath }
+  const api = createApi(ops)
+  if (options.portal === undefined) return { fetch, api, basePath }
+  const portal = createPortal(options.portal, { api, storage: options.storage, clock, basePath, body, onError })
+  return { fetch: withPortal(portal, fetch), api, basePath }
 }
