@@ -333,9 +333,9 @@ export function createPortal(options: PortalOptions, deps: PortalDeps): Portal {
   }
 
   async function makeLink(v: Visit): Promise<Response> {
+    const sent = await form(v)
     const who = await signedIn(v)
     if (who instanceof Response) return who
-    const sent = await form(v)
     const values = { referralCode: sent.get('referralCode'), urlParameter: sent.get('urlParameter') }
     if (!who.affiliate.isActive) throw new PageError(403, 'Awaiting approval', 'You can make links once your account is approved.', { href: path, label: 'Back to your dashboard' })
     try {
@@ -352,9 +352,9 @@ export function createPortal(options: PortalOptions, deps: PortalDeps): Portal {
   }
 
   async function saveSettings(v: Visit): Promise<Response> {
+    const sent = await form(v)
     const who = await signedIn(v)
     if (who instanceof Response) return who
-    const sent = await form(v)
     const values = { payoutEmail: sent.get('payoutEmail'), payoutMethod: sent.get('payoutMethod') }
     const method = PAYOUT_METHODS.find(([value]) => value === values.payoutMethod)?.[0] ?? null
     if (values.payoutMethod !== '' && method === null) {
