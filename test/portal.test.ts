@@ -457,14 +457,15 @@ describe('pages and headers', () => {
     expect(answer.headers.get('content-type')).toContain('application/json')
   })
 
-  it.each([
-    [{ secret: 'short', sendSignInLink: () => undefined }, 'portal.secret'],
+  const send = (): void => undefined
+  it.each<[Record<string, unknown>, string]>([
+    [{ secret: 'short', sendSignInLink: send }, 'portal.secret'],
     [{ secret: PORTAL_SECRET }, 'portal.sendSignInLink'],
-    [{ secret: PORTAL_SECRET, sendSignInLink: () => undefined, path: '/api/v1/portal' }, 'portal.path'],
-    [{ secret: PORTAL_SECRET, sendSignInLink: () => undefined, theme: { '--portal-accent': 'red;}' } }, 'portal.theme'],
-    [{ secret: PORTAL_SECRET, sendSignInLink: () => undefined, theme: { color: 'red' } }, 'portal.theme'],
-    [{ secret: PORTAL_SECRET, sendSignInLink: () => undefined, publicUrl: 'ftp://x' }, 'portal.publicUrl'],
-    [{ secret: PORTAL_SECRET, sendSignInLink: () => undefined, signInLimit: { capacity: 0 } }, 'portal.signInLimit.capacity'],
+    [{ secret: PORTAL_SECRET, sendSignInLink: send, path: '/api/v1/portal' }, 'portal.path'],
+    [{ secret: PORTAL_SECRET, sendSignInLink: send, theme: { '--portal-accent': 'red;}' } }, 'portal.theme'],
+    [{ secret: PORTAL_SECRET, sendSignInLink: send, theme: { color: 'red' } }, 'portal.theme'],
+    [{ secret: PORTAL_SECRET, sendSignInLink: send, publicUrl: 'ftp://x' }, 'portal.publicUrl'],
+    [{ secret: PORTAL_SECRET, sendSignInLink: send, signInLimit: { capacity: 0 } }, 'portal.signInLimit.capacity'],
   ])('throws a TypeError naming a bad option (%#)', (portal, name) => {
     expect(() => createAffiliateService({ storage: memoryStorage(), keyStore: memoryKeyStore([]), portal: portal as never })).toThrow(new RegExp(name.replace('.', '\\.')))
   })
