@@ -218,10 +218,10 @@ function linksCard(frame: Frame, view: DashboardView): Html {
   const errors = failed?.errors ?? {}
   const rows = links.map(
     (link, i) => html`<tr>
-<td><code>${link.referralCode}</code></td>
+<td data-label="Code"><code>${link.referralCode}</code></td>
 <td><div class="copy"><input id="link-${i}" readonly value="${link.url}" aria-label="URL of link ${link.referralCode}"><button type="button" class="quiet" data-copy="link-${i}" hidden>Copy</button></div></td>
-<td class="num">${link.totalClicks}</td>
-<td class="num">${money(link.totalEarnings, campaign.currency)}</td>
+<td class="num" data-label="Clicks">${link.totalClicks}</td>
+<td class="num" data-label="Earned">${money(link.totalEarnings, campaign.currency)}</td>
 </tr>`,
   )
   const parameters = campaign.allowedUrlParameters
@@ -243,7 +243,7 @@ ${
   return html`<section class="card" id="links" aria-labelledby="links-title"><h2 id="links-title">Your links</h2>
 ${
   links.length
-    ? html`<div class="table"><table><thead><tr><th scope="col">Code</th><th scope="col">URL</th><th scope="col" class="num">Clicks</th><th scope="col" class="num">Earned</th></tr></thead><tbody>${rows}</tbody></table></div>
+    ? html`<div class="table"><table class="stack"><thead><tr><th scope="col">Code</th><th scope="col">URL</th><th scope="col" class="num">Clicks</th><th scope="col" class="num">Earned</th></tr></thead><tbody>${rows}</tbody></table></div>
 <p id="copy-status" class="muted" role="status" aria-live="polite"></p>`
     : html`<p class="muted">No links yet.</p>`
 }
@@ -258,10 +258,10 @@ function commissionsCard(frame: Frame, view: DashboardView): Html {
   return html`<section class="card" id="commissions" aria-labelledby="commissions-title"><h2 id="commissions-title">Commissions</h2>
 ${
   items.length
-    ? html`<div class="table"><table><thead><tr><th scope="col">Date</th><th scope="col">Customer</th><th scope="col">Status</th><th scope="col" class="num">Amount</th></tr></thead><tbody>${items.map(
-        (c) => html`<tr><td>${date(c.commissionDate)}</td><td>${hide ? maskEmail(c.referredUser) : c.referredUser}</td><td><span class="status">${
+    ? html`<div class="table"><table class="stack"><thead><tr><th scope="col">Date</th><th scope="col">Customer</th><th scope="col">Status</th><th scope="col" class="num">Amount</th></tr></thead><tbody>${items.map(
+        (c) => html`<tr><td data-label="Date">${date(c.commissionDate)}</td><td data-label="Customer">${hide ? maskEmail(c.referredUser) : c.referredUser}</td><td data-label="Status"><span class="status">${
           c.kind === 'clawback' ? 'refund' : c.status
-        }</span></td><td class="num">${money(c.amount, view.campaign.currency)}</td></tr>`,
+        }</span></td><td class="num" data-label="Amount">${money(c.amount, view.campaign.currency)}</td></tr>`,
       )}</tbody></table></div>
 ${
   pagination.totalPages > 1
@@ -288,10 +288,10 @@ function moneyCard(view: DashboardView): Html {
 ${view.campaign.payoutTerm > 0 ? html`<p class="muted">Commissions are held ${view.campaign.payoutTerm} days after the sale, then due.</p>` : ''}
 ${
   payouts.length
-    ? html`<div class="table"><table><thead><tr><th scope="col">Date</th><th scope="col">Method</th><th scope="col">Status</th><th scope="col" class="num">Amount</th></tr></thead><tbody>${payouts.map(
-        (p) => html`<tr><td>${date(p.paidAt ?? p.createdAt)}</td><td>${
+    ? html`<div class="table"><table class="stack"><thead><tr><th scope="col">Date</th><th scope="col">Method</th><th scope="col">Status</th><th scope="col" class="num">Amount</th></tr></thead><tbody>${payouts.map(
+        (p) => html`<tr><td data-label="Date">${date(p.paidAt ?? p.createdAt)}</td><td data-label="Method">${
           PAYOUT_METHODS.find(([value]) => value === p.payoutMethod)?.[1] ?? p.payoutMethod
-        }</td><td><span class="status">${p.status}</span></td><td class="num">${money(p.amount, p.currency)}</td></tr>`,
+        }</td><td data-label="Status"><span class="status">${p.status}</span></td><td class="num" data-label="Amount">${money(p.amount, p.currency)}</td></tr>`,
       )}</tbody></table></div>`
     : html`<p class="muted">No payouts yet.</p>`
 }

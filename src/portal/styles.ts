@@ -38,7 +38,8 @@ a{color:var(--portal-accent)}
 h1{font-size:1.5rem;margin:.5rem 0 1rem}
 h2{font-size:1.15rem;margin:0 0 .75rem}
 .card{background:var(--portal-surface);border:1px solid var(--portal-border);border-radius:var(--portal-radius);padding:1rem 1.25rem;margin:0 0 1rem}
-.grid{display:grid;gap:1rem;grid-template-columns:repeat(auto-fit,minmax(min(100%,22rem),1fr))}
+.grid{display:grid;gap:1rem;margin:0 0 1rem;grid-template-columns:repeat(auto-fit,minmax(min(100%,22rem),1fr))}
+.grid>.card{margin:0}
 .stats{display:grid;grid-template-columns:repeat(auto-fit,minmax(8rem,1fr));gap:.75rem;margin:0}
 .stats div{background:var(--portal-bg);border-radius:var(--portal-radius);padding:.75rem}
 .stats dt{color:var(--portal-muted);font-size:.85rem}
@@ -49,6 +50,7 @@ h2{font-size:1.15rem;margin:0 0 .75rem}
 .alert ul{margin:.25rem 0 0;padding-left:1.25rem}
 label{display:block;font-weight:600;margin:.75rem 0 .25rem}
 .hint{display:block;font-weight:400;color:var(--portal-muted);font-size:.875rem}
+label .hint{display:inline}
 input,select,textarea{font:inherit;color:inherit;width:100%;padding:.55rem .65rem;border:1px solid var(--portal-muted);border-radius:calc(var(--portal-radius) / 2);background:var(--portal-surface)}
 textarea{min-height:6rem}
 input:focus,select:focus,textarea:focus,button:focus,a:focus{outline:3px solid var(--portal-accent);outline-offset:2px}
@@ -67,7 +69,13 @@ td.num,th.num{text-align:right;white-space:nowrap}
 .copy input{min-width:0}
 .status{display:inline-block;padding:0 .5rem;border-radius:999px;border:1px solid var(--portal-border);font-size:.85rem}
 .pages{display:flex;gap:1rem;margin-top:.75rem}
-@media (max-width:40rem){.wrap{padding:.75rem}.card{padding:.75rem}h1{font-size:1.3rem}}
+@media (max-width:40rem){
+.wrap{padding:.75rem}.card{padding:.75rem}h1{font-size:1.3rem}
+table.stack thead{display:none}
+table.stack tr{display:block;padding:.5rem 0;border-bottom:1px solid var(--portal-border)}
+table.stack td{display:block;border:0;padding:.15rem 0;text-align:left}
+table.stack td[data-label]::before{content:attr(data-label) ": ";color:var(--portal-muted);font-size:.85rem}
+}
 `.trim()
 
 /** Progressive enhancement: each "Copy" button (hidden without JavaScript) copies its link's URL. */
