@@ -86,6 +86,8 @@ export interface AffiliateService {
   api: AffiliateApi
   /** Where the API answers, e.g. `/api/v1`: adapters pass requests outside it on to the host. */
   readonly basePath: string
+  /** Where the affiliate portal's pages are (`/portal`), or null when the portal is off. */
+  readonly portalPath: string | null
 }
 
 const logError = (error: unknown) => console.error('affiliate-service: unexpected error', error)
@@ -163,7 +165,7 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
     onError,
   })
   const api = createApi(ops)
-  if (options.portal === undefined) return { fetch, api, basePath }
+  if (options.portal === undefined) return { fetch, api, basePath, portalPath: null }
   const portal = createPortal(options.portal, { api, storage: options.storage, clock, basePath, body, onError })
-  return { fetch: withPortal(portal, fetch), api, basePath }
+  return { fetch: withPortal(portal, fetch), api, basePath, portalPath: portal.path }
 }

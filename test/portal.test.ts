@@ -503,3 +503,25 @@ it('works on sql.js storage (migration 9): join, sign in, dashboard', async () =
   const signedIn = await signIn(setup, 'ann@example.com')
   expect((await signedIn.get('/portal')).status).toBe(200)
 })
+
+it('is served by the Express adapter beside the API, the rest going on to the app', async () => {
+  const { default: express } = await import('express5')
+  const { expressAdapter } = await import('../adapters/express.js')
+  const setup = portalSetup()
+  const app = express()
+  app.use(expressAdapter(setup.service))
+  app.get('/hello', (_req, res) => void res.send('hello'))
+  const server = app.listen(0, '127.0.0.1')
+  await new Promise((resolve) => server.once('listening', resolve))
+  try {
+    const base = `http://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}`
+    const page = await fetch(`${base}/portal/sign-in`)
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8')
+    expect(await (await fetch(`${base}/hello`)).text()).toBe('hello')
+    expect((await fetch(`${base}/api/v1/health`)).status).toBe(200)
+  } finally {
+    server.closeAllConnections()
+    await new Promise((resolve) => server.close(resolve))
+  }
+})
