@@ -80,9 +80,13 @@ beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not at ${CHROMIUM}: install it (apt-get install -y chromium) or set AFFILIATE_TEST_CHROMIUM`)
   mkdirSync(SHOTS, { recursive: true })
   mkdirSync(DOCS, { recursive: true })
+  // Time runs as usual from a fixed day, so the dates on the screenshots in docs/ stay the same.
+  const start = Date.UTC(2026, 2, 2, 9)
+  const began = Date.now()
   service = createAffiliateService({
     storage: memoryStorage(),
     keyStore: memoryKeyStore([]),
+    clock: { now: () => start + (Date.now() - began) },
     portal: {
       secret: 'e2e-secret-e2e-secret-e2e-secret-e2e-secret',
       sendSignInLink: (email, url) => void sent.push({ email, url }),
