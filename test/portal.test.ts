@@ -525,3 +525,63 @@ it('is served by the Express adapter beside the API, the rest going on to the ap
     await new Promise((resolve) => server.close(resolve))
   }
 })
+
+describe('forms the API refuses', () => {
+  async function signedIn() {
+    const setup = portalSetup()
+    const campaign = await campaignOf(setup, { allowedUrlParameters: ['ref', 'via'] })
+    const other = await affiliateOf(setup, campaign.id, 'other@example.com')
+    await setup.api.links.create({ affiliateId: other.id, referralCode: 'TAKEN' })
+    const affiliate = await affiliateOf(setup, campaign.id, 'ann@example.com', { payoutEmail: 'old@example.com', payoutMethod: 'WISE' })
+    const browser = await signIn(setup, 'ann@example.com')
+    await browser.get('/portal')
+    return { setup, affiliate, browser }
+  }
+
+  it('shows a code already in use (422) and a bad code (400) on the dashboard, and makes no link', async () => {
+    const { setup, affiliate, browser } = await signedIn()
+    const taken = await browser.post('/portal/links', { referralCode: 'TAKEN' })
+    expect(taken.status).toBe(422)
+    expect(taken.text).toContain('This referralCode is already in use')
+    const bad = await browser.post('/portal/links', { referralCode: 'no spaces' })
+    expect(bad.status).toBe(400)
+    expect(bad.text).toContain('referralCode must be 3 to 64 letters, digits, _ or -')
+    expect(bad.text).toContain('value="no spaces"')
+    expect((await setup.api.links.list(affiliate.id)).items).toEqual([])
+  })
+
+  it('makes a link with the URL parameter chosen', async () => {
+    const { setup, affiliate, browser } = await signedIn()
+    expect((await browser.post('/portal/links', { urlParameter: 'via' })).status).toBe(303)
+    const [link] = (await setup.api.links.list(affiliate.id)).items
+    expect(link!.url).toMatch(/\?via=REF-[A-Z0-9]{8}$/)
+  })
+
+  it('shows a bad payout e-mail or method (400) beside the field and changes nothing', async () => {
+    const { setup, affiliate, browser } = await signedIn()
+    const email = await browser.post('/portal/settings', { payoutEmail: 'not-an-address', payoutMethod: 'PAYPAL' })
+    expect(email.status).toBe(400)
+    expect(email.text).toContain('payoutEmail must be a valid e-mail address')
+    expect(email.text).toContain('value="not-an-address"')
+    await browser.get('/portal')
+    const method = await browser.post('/portal/settings', { payoutEmail: 'new@example.com', payoutMethod: 'CHEQUE' })
+    expect(method.status).toBe(400)
+    expect(method.text).toContain('Choose a payout method from the list')
+    expect(await setup.api.affiliates.get(affiliate.id)).toMatchObject({ payoutEmail: 'old@example.com', payoutMethod: 'WISE' })
+  })
+
+  it('clears the payout e-mail and method when sent empty', async () => {
+    const { setup, affiliate, browser } = await signedIn()
+    expect((await browser.post('/portal/settings', { payoutEmail: '', payoutMethod: '' })).status).toBe(303)
+    expect(await setup.api.affiliates.get(affiliate.id)).toMatchObject({ payoutEmail: '', payoutMethod: null })
+  })
+
+  it('refuses a form that is not urlencoded (415) or too large (413)', async () => {
+    const { browser } = await signedIn()
+    const json = await browser.post('/portal/settings', {}, { headers: { 'content-type': 'application/json' } })
+    expect(json.status).toBe(415)
+    await browser.get('/portal')
+    const large = await browser.post('/portal/settings', { payoutEmail: 'x'.repeat(20_000) })
+    expect(large.status).toBe(413)
+  })
+})

@@ -31,7 +31,9 @@ a{color:var(--portal-accent)}
 .skip:focus{left:.5rem;top:.5rem;z-index:2}
 .top{background:var(--portal-surface);border-bottom:1px solid var(--portal-border)}
 .bar{max-width:64rem;margin:0 auto;padding:.75rem 1rem;display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1rem}
-.brand{font-weight:700;font-size:1.1rem;margin-right:auto}
+.brand{font-weight:700;font-size:1.1rem;margin-right:auto;text-decoration:none}
+fieldset{min-width:0}
+legend{font-weight:700;padding:0 .25rem}
 .who{color:var(--portal-muted);font-size:.9rem;overflow-wrap:anywhere}
 .wrap{max-width:64rem;margin:0 auto;padding:1rem}
 .narrow{max-width:28rem}
