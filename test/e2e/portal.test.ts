@@ -207,7 +207,7 @@ describe('the affiliate portal in Chromium', () => {
     await page.getByText('Check your inbox').first().waitFor()
     await check(page, 'sign-in-sent')
     expect(sent.some((entry) => entry.email === 'nobody@example.com')).toBe(false)
-  }, 60_000)
+  }, 120_000)
 
   it('joins a campaign that needs approval, chooses between two records, and never sees the first affiliate', async () => {
     const page = await visitor()
@@ -243,7 +243,7 @@ describe('the affiliate portal in Chromium', () => {
     expect(text).not.toContain('j•••')
     expect(text).not.toContain('ann')
     expect(text).not.toContain('$49.50')
-  }, 60_000)
+  }, 120_000)
 
   it('works without JavaScript: signs in, chooses, makes a link (the copy button stays hidden)', async () => {
     const page = await visitor(false)
@@ -261,5 +261,5 @@ describe('the affiliate portal in Chromium', () => {
     await page.getByText('Your new link is ready.').waitFor()
     expect(await page.getByRole('button', { name: 'Copy' }).count()).toBe(0)
     expect(await page.getByLabel('URL of link BOB-1').inputValue()).toBe('https://shop.example.com/pricing?ref=BOB-1')
-  }, 60_000)
+  }, 120_000)
 })
