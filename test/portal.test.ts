@@ -94,6 +94,8 @@ describe('joining', () => {
     const setup = portalSetup()
     expect((await visitor(setup).get('/portal/join/99999999-9999-4999-8999-999999999999')).status).toBe(404)
     expect((await visitor(setup).get('/portal/join/nope')).status).toBe(404)
+    expect((await visitor(setup).get('/portal/join/%E0%A4%A')).status).toBe(404)
+    expect(setup.errors).toEqual([])
   })
 })
 

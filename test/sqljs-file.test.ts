@@ -46,6 +46,11 @@ async function all(storage: SqlJsStorage) {
 }
 
 /** SQL taking a file back to what version 5 wrote: no payouts, no commission kind, dueAt, payoutId or refunds, no campaign currency. */
+/** What migration 9 (the affiliate portal) adds, undone: its table (triggers go with it) and index. */
+const UNDO_MIGRATION_9 = `DROP TABLE portalTokens;
+  DELETE FROM _counts WHERE model = 'portalTokens';
+  DROP INDEX affiliates_emailKey;`
+
 const UNDO_MIGRATION_6 = `DROP TABLE payouts;
   DELETE FROM _counts WHERE model = 'payouts';
   DROP INDEX commissions_payoutId;
@@ -248,7 +253,8 @@ describe('sql.js in a file', () => {
     // The same file as version 4 left it: no (workspaceId, status) index, triggers or counts.
     const SQL = await ((await import('sql.js' as string)) as { default: InitSqlJs }).default()
     const db = new SQL.Database(readFileSync(file))
-    db.exec(`${UNDO_MIGRATION_6}
+    db.exec(`${UNDO_MIGRATION_9}
+      ${UNDO_MIGRATION_6}
       DROP INDEX commissions_workspaceId_status;
       DROP TRIGGER _counts_commissions_workspaceId_status_insert;
       DROP TRIGGER _counts_commissions_workspaceId_status_delete;
@@ -297,7 +303,8 @@ describe('sql.js in a file', () => {
     await first.close()
     const SQL = await ((await import('sql.js' as string)) as { default: InitSqlJs }).default()
     const db = new SQL.Database(readFileSync(file))
-    db.exec(`${UNDO_MIGRATION_6} PRAGMA user_version = 5;`)
+    db.exec(`${UNDO_MIGRATION_9}
+      ${UNDO_MIGRATION_6} PRAGMA user_version = 5;`)
     writeFileSync(file, db.export())
     db.close()
     const storage = sqlJsStorage({ persist: fileJournal(file) })

@@ -8,6 +8,7 @@ import { readBody, type BodyLimits } from '../http/body.js'
 import { clientAddressOf } from '../http/client-address.js'
 import { addressThrottle, type AddressThrottle } from '../limiter/address-throttle.js'
 import type { Storage } from '../storage/types.js'
+import { isUuid } from '../uuid.js'
 import { cookiesOf, setCookie } from './cookies.js'
 import type { Frame } from './layout.js'
 import { resolvePortalOptions, type PortalOptions } from './options.js'
@@ -53,7 +54,6 @@ const CSRF_COOKIE = 'affiliate_portal_csrf'
 const MAX_FORM_BYTES = 16 * 1024
 /** Each e-mail has at most this many affiliate records a session may choose from. */
 const MAX_CHOICES = 100
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 const NOTICES: Record<string, string> = {
   'link-created': 'Your new link is ready.',
@@ -378,7 +378,7 @@ export function createPortal(options: PortalOptions, deps: PortalDeps): Portal {
   }
 
   async function join(v: Visit, campaignId: string, context: unknown): Promise<Response> {
-    const campaign = UUID.test(campaignId)
+    const campaign = isUuid(campaignId)
       ? await api.campaigns.get(campaignId).catch((error: unknown) => {
           if (error instanceof AffiliateError && error.status === 404) return null
           throw error
@@ -428,7 +428,8 @@ export function createPortal(options: PortalOptions, deps: PortalDeps): Portal {
     if (rest === '/settings') return allow('POST'), saveSettings(v)
     if (rest === '/sign-out') return allow('POST'), signOut(v)
     const joining = /^\/join\/([^/]+)$/.exec(rest)
-    if (joining) return allow('GET, HEAD, POST'), join(v, decodeURIComponent(joining[1]!), context)
+    // A campaign id is a UUID, which needs no decoding; anything else is answered 404 in `join`.
+    if (joining) return allow('GET, HEAD, POST'), join(v, joining[1]!, context)
     throw new PageError(404, 'Page not found', 'There is no page at this address.', { href: path, label: 'Go to your dashboard' })
   }
 
