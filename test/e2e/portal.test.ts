@@ -212,6 +212,12 @@ describe('the affiliate portal in Chromium', () => {
   it('joins a campaign that needs approval, chooses between two records, and never sees the first affiliate', async () => {
     const page = await visitor()
     await page.goto(`${origin}/portal/join/${reviewed.id}`)
+    // A refused form comes back with its errors, summarised and beside the field.
+    await page.getByLabel('E-mail address').fill('bob-at-example.com')
+    await page.getByRole('button', { name: 'Apply to join' }).click()
+    await page.getByRole('alert').waitFor()
+    expect(await page.getByLabel('E-mail address').getAttribute('aria-invalid')).toBe('true')
+    await check(page, 'join-errors')
     await page.getByLabel('E-mail address').fill('bob@example.com')
     await page.getByRole('button', { name: 'Apply to join' }).click()
     await page.getByText('awaits approval').first().waitFor()
