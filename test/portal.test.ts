@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { createAffiliateService, memoryKeyStore, memoryStorage, sqlJsStorage } from '../src/index.js'
+import { postgresStorage } from '../adapters/postgres.js'
+import { createAffiliateService, memoryKeyStore, memoryStorage, sqlJsStorage, type Storage } from '../src/index.js'
+import { dropSchema, needs, POSTGRES_VAR, postgresUrl, testPool, uniqueName } from './support/services.js'
 import { OTHER_WS, PORTAL_SECRET, portalSetup, signIn, visitor, WS, type PortalSetup } from './portal-support.js'
 
 const campaignOf = (setup: PortalSetup, overrides: Record<string, unknown> = {}) =>
@@ -495,8 +497,7 @@ describe('pages and headers', () => {
   })
 })
 
-it('works on sql.js storage (migration 9): join, sign in, dashboard', async () => {
-  const storage = await sqlJsStorage()
+async function joinAndSignIn(storage: Storage) {
   const setup = portalSetup({ storage })
   const campaign = await campaignOf(setup)
   const browser = visitor(setup)
@@ -504,6 +505,27 @@ it('works on sql.js storage (migration 9): join, sign in, dashboard', async () =
   await browser.post(`/portal/join/${campaign.id}`, { email: 'ann@example.com' })
   const signedIn = await signIn(setup, 'ann@example.com')
   expect((await signedIn.get('/portal')).status).toBe(200)
+  const cookie = signedIn.jar.get('affiliate_portal_session')!
+  await signedIn.post('/portal/sign-out', {})
+  signedIn.jar.set('affiliate_portal_session', cookie)
+  expect((await signedIn.get('/portal')).location).toBe('/portal/sign-in')
+}
+
+it('works on sql.js storage (migration 9): join, sign in, dashboard, sign out', async () => {
+  await joinAndSignIn(sqlJsStorage())
+})
+
+describe.skipIf(!postgresUrl)(needs('The portal on PostgreSQL', POSTGRES_VAR), () => {
+  it('works on PostgreSQL storage (migration 7): join, sign in, dashboard, sign out', async () => {
+    const pool = await testPool(4)
+    const schema = uniqueName('portal')
+    try {
+      await joinAndSignIn(postgresStorage({ pool, schema }))
+    } finally {
+      await dropSchema(pool, schema)
+      await pool.end()
+    }
+  })
 })
 
 it('is served by the Express adapter beside the API, the rest going on to the app', async () => {
