@@ -421,6 +421,13 @@ describe('pages and headers', () => {
     expect(session).toMatch(/^[A-Za-z0-9_-]{43}$/)
   })
 
+  it('shows only its own notices, whatever ?notice= says', async () => {
+    const setup = portalSetup()
+    const page = await visitor(setup).get('/portal/sign-in?notice=constructor')
+    expect(page.text).not.toContain('class="notice"')
+    expect((await visitor(setup).get('/portal/sign-in?notice=signed-out')).text).toContain('You are signed out.')
+  })
+
   it('escapes every text from records', async () => {
     const setup = portalSetup()
     const campaign = await campaignOf(setup, { campaignName: '<script>alert(1)</script>', affiliatePortalWelcomeMessage: '<img src=x onerror=alert(1)>' })

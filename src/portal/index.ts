@@ -55,11 +55,12 @@ const MAX_FORM_BYTES = 16 * 1024
 /** Each e-mail has at most this many affiliate records a session may choose from. */
 const MAX_CHOICES = 100
 
-const NOTICES: Record<string, string> = {
-  'link-created': 'Your new link is ready.',
-  'settings-saved': 'Your payout settings are saved.',
-  'signed-out': 'You are signed out.',
-}
+/** What `?notice=` may say: fixed texts only, so a URL cannot put words on the page. */
+const NOTICES = new Map([
+  ['link-created', 'Your new link is ready.'],
+  ['settings-saved', 'Your payout settings are saved.'],
+  ['signed-out', 'You are signed out.'],
+])
 
 /** A form as sent: the first value of each field, trimmed. */
 type Form = { get(name: string): string }
@@ -247,7 +248,7 @@ export function createPortal(options: PortalOptions, deps: PortalDeps): Portal {
       api.payouts.list({ affiliateId: affiliate.id, limit: 10 }),
       eligible(session.email),
     ])
-    const notice = NOTICES[v.url.searchParams.get('notice') ?? '']
+    const notice = NOTICES.get(v.url.searchParams.get('notice') ?? '')
     const view: DashboardView = {
       affiliate,
       campaign,
@@ -273,7 +274,7 @@ export function createPortal(options: PortalOptions, deps: PortalDeps): Portal {
 
   async function signIn(v: Visit, context: unknown): Promise<Response> {
     if (v.request.method !== 'POST') {
-      const notice = NOTICES[v.url.searchParams.get('notice') ?? '']
+      const notice = NOTICES.get(v.url.searchParams.get('notice') ?? '')
       return page(v, signInPage(v.frame, notice ? { notice } : {}))
     }
     countForm(v, context)
