@@ -13,8 +13,8 @@ export type { SqlJsStorage, SqlJsStorageOptions } from './storage/sqljs/storage.
 export type { SqlJsJournal, SqlJsPersistence } from './storage/sqljs/persistence.js'
 export type { Storage } from './storage/types.js'
 export { memoryKeyStore } from './keys/memory.js'
-export { API_KEY_PREFIX, generateApiKey, storageKeyStore } from './keys/storage.js'
-export type { ApiKeyCreateInput, ApiKeyInfo, StorageKeyStore, StorageKeyStoreOptions } from './keys/storage.js'
+export { API_KEY_PREFIX, generateApiKey, generatePublishableKey, PUBLISHABLE_KEY_PREFIX, storageKeyStore } from './keys/storage.js'
+export type { ApiKeyCreateInput, ApiKeyInfo, PublishableKeyCreateInput, StorageKeyStore, StorageKeyStoreOptions } from './keys/storage.js'
 export type { MemoryKeyEntry } from './keys/memory.js'
 export type { KeyStore, Principal } from './keys/types.js'
 export type { Campaign } from './domain/campaign.js'
@@ -36,7 +36,7 @@ export type {
   ReferredUsersApi,
   ResourceApi,
 } from './api/index.js'
-export type { LinkCreateInput, LinkTrackInput } from './api/links.js'
+export type { LinkCreateInput, LinkTrackBatch, LinkTrackBatchInput, LinkTrackInput } from './api/links.js'
 export type { CommissionCreateInput, CommissionListQuery, CommissionRefundInput, CommissionUpdateInput } from './api/commissions.js'
 export type { PayoutItemsQuery, PayoutListQuery, PayoutRunInput, PayoutUpdateInput } from './api/payouts.js'
 export type { PayoutExport, PayoutExportFormat, PayoutExportQuery } from './api/payout-export.js'

@@ -10,6 +10,15 @@ import { addressThrottle } from './limiter/address-throttle.js'
 import { createLimiter, resolveRule } from './limiter/limiter.js'
 import type { RateLimitOptions } from './limiter/types.js'
 import type { Storage } from './storage/types.js'
+import { createTracker } from './tracking/tracker.js'
+
+/** Limits on the public tracking routes (redirect and beacon), per client address. */
+export interface TrackingLimitOptions {
+  /** Requests an address may send in one burst. @default 40 */
+  capacity?: number
+  /** Requests an address may send per second, on average. @default 20 */
+  refillPerSecond?: number
+}
 
 /** Limits on wrong API keys, per client address. */
 export interface FailedKeyLimitOptions {
@@ -55,6 +64,27 @@ export interface AffiliateServiceOptions {
    */
   failedKeyLimit?: false | FailedKeyLimitOptions
   /**
+   * The public redirect (`GET {basePath}/r/<referralCode>`) and beacon (`POST {basePath}/track`),
+   * counted per client address (which the adapters supply; `trustProxy` to read
+   * `X-Forwarded-For`), never per key: past the limit, 429 with `Retry-After`. Calls without a
+   * client address (in-process `fetch`) are not limited. `false` turns it off.
+   * @default { capacity: 40, refillPerSecond: 20 }
+   */
+  trackingLimit?: false | TrackingLimitOptions
+  /**
+   * Repeats of one visitor (client address and user agent) on one link within this many seconds
+   * count once and answer the first event's `clickId`. 0 counts every event. At most 7 days.
+   * @default 3600
+   */
+  clickDedupeSeconds?: number
+  /**
+   * The secret the daily salt of the visitor hashes derives from (HMAC-SHA256 of the UTC day).
+   * Leave it out and the service makes one and keeps it in `storage` (the `settings` record
+   * `clickSalt`), shared by every instance on that storage. Give it to keep it out of the database.
+   * @default a random secret kept in storage
+   */
+  trackingSecret?: string
+  /**
    * `Idempotency-Key` on POST: a retry with the same key and body answers the first answer
    * (`Idempotent-Replayed: true`) and changes nothing. Answers are kept in `storage`.
    * @default { ttlMs: 86_400_000, leaseMs: 60_000 }
@@ -79,6 +109,9 @@ export interface AffiliateService {
   /** Where the API answers, e.g. `/api/v1`: adapters pass requests outside it on to the host. */
   readonly basePath: string
 }
+
+/** The longest `clickDedupeSeconds`: 7 days. */
+const MAX_DEDUPE_SECONDS = 7 * 86_400
 
 const logError = (error: unknown) => console.error('affiliate-service: unexpected error', error)
 
@@ -134,6 +167,18 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   positive('idempotency.ttlMs', idempotency.ttlMs, 1)
   positive('idempotency.leaseMs', idempotency.leaseMs, 1)
   const failed = options.failedKeyLimit
+  const dedupeSeconds = options.clickDedupeSeconds ?? 3600
+  if (!Number.isSafeInteger(dedupeSeconds) || dedupeSeconds < 0 || dedupeSeconds > MAX_DEDUPE_SECONDS) {
+    throw new TypeError(`clickDedupeSeconds must be a whole number from 0 to ${MAX_DEDUPE_SECONDS} (7 days)`)
+  }
+  if (options.trackingSecret !== undefined && (typeof options.trackingSecret !== 'string' || options.trackingSecret.length < 16)) {
+    throw new TypeError('trackingSecret must be a string of at least 16 characters')
+  }
+  const tracked = options.trackingLimit
+  const body = {
+    maxBytes: positive('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
+    timeoutMs: positive('bodyTimeoutMs', options.bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS),
+  }
   const ops = createOperations({ storage: options.storage, clock })
   const fetch = createHandler({
     ops,
@@ -141,10 +186,7 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
     idempotency,
     keyStore: options.keyStore,
     clock,
-    body: {
-      maxBytes: positive('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
-      timeoutMs: positive('bodyTimeoutMs', options.bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS),
-    },
+    body,
     limiter: createLimiter(options.rateLimit, clock),
     failedKeys:
       failed === false
@@ -152,6 +194,15 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
         : addressThrottle(resolveRule({ capacity: 10, refillPerSecond: 10, maxInFlight: false, ...failed }, 'failedKeyLimit'), clock),
     basePath,
     onError,
+    tracking: {
+      tracker: createTracker({ storage: options.storage, clock, dedupeSeconds, secret: options.trackingSecret }),
+      keyStore: options.keyStore,
+      body,
+      limit:
+        tracked === false
+          ? null
+          : addressThrottle(resolveRule({ capacity: 40, refillPerSecond: 20, maxInFlight: false, ...tracked }, 'trackingLimit'), clock),
+    },
   })
   return { fetch, api: createApi(ops), basePath }
 }

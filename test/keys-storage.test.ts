@@ -37,6 +37,8 @@ describe.each(storages)('storageKeyStore on %s storage', (_, makeStorage) => {
         label: '',
         createdAt: '2026-01-01T00:00:00.000Z',
         revokedAt: null,
+        kind: 'secret',
+        allowedOrigins: [],
       },
     ])
     expect(JSON.stringify(listed)).not.toContain(key.slice(13))
@@ -55,7 +57,7 @@ describe.each(storages)('storageKeyStore on %s storage', (_, makeStorage) => {
     await storage.transaction((tx) =>
       tx.insert('apiKeys', {
         id: 'planted', hash: `${lookup}${'0'.repeat(48)}`, lookup, prefix: 'aff_live_gues', userId: 'u',
-        workspaceIds: [WS_B], label: '', revokedAt: null, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
+        workspaceIds: [WS_B], label: '', revokedAt: null, kind: 'secret', allowedOrigins: [], createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
       }),
     )
     expect(await keys.resolve(guess)).toBeNull()

@@ -7,8 +7,9 @@ import { fileJournal, frame, parseRecords } from '../adapters/node/file-journal.
 import { SCHEMA_VERSION } from '../src/storage/sqljs/migrations.js'
 import type { InitSqlJs } from '../src/storage/sqljs/sql-js-types.js'
 import { sqlJsStorage, type SqlJsStorage } from '../src/storage/sqljs/storage.js'
-import { campaign, affiliate, at, commission, OTHER_WORKSPACE, WORKSPACE } from '../src/storage/sample-records.js'
+import { apiKey, campaign, affiliate, at, click, commission, OTHER_WORKSPACE, WORKSPACE } from '../src/storage/sample-records.js'
 import { dueAt } from '../src/domain/due.js'
+import { rewindTo } from './support/sqljs-rewind.js'
 
 const root = mkdtempSync(join(tmpdir(), 'affiliate-sqljs-file-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
@@ -44,19 +45,6 @@ async function all(storage: SqlJsStorage) {
     affiliates: await tx.find('affiliates', { orderBy: { field: 'createdAt', direction: 'ASC' } }),
   }))
 }
-
-/** SQL taking a file back to what version 5 wrote: no payouts, no commission kind, dueAt, payoutId or refunds, no campaign currency. */
-const UNDO_MIGRATION_7 = 'DROP TABLE rollups;'
-const UNDO_MIGRATION_6 = `DROP TABLE payouts;
-  DELETE FROM _counts WHERE model = 'payouts';
-  DROP INDEX commissions_payoutId;
-  ALTER TABLE commissions DROP COLUMN kind;
-  ALTER TABLE commissions DROP COLUMN dueAt;
-  ALTER TABLE commissions DROP COLUMN payoutId;
-  ALTER TABLE commissions DROP COLUMN refundedMinor;
-  ALTER TABLE commissions DROP COLUMN reversesCommissionId;
-  ALTER TABLE campaigns DROP COLUMN currency;
-  ALTER TABLE campaigns DROP COLUMN attributionWindowDays;`
 
 describe('sql.js in a file', () => {
   it('keeps records across close and reopen, exactly', async () => {
@@ -222,7 +210,7 @@ describe('sql.js in a file', () => {
     await storage.transaction((tx) =>
       tx.insert('apiKeys', {
         id: 'k1', hash: 'h'.repeat(64), lookup: 'h'.repeat(16), prefix: 'aff_live_abcd', userId: 'u', workspaceIds: [],
-        label: '', revokedAt: null, createdAt: at(0), updatedAt: at(0),
+        label: '', revokedAt: null, kind: 'secret', allowedOrigins: [], createdAt: at(0), updatedAt: at(0),
       }),
     )
     // Upgraded on disk at open, before any new record was journaled under the new schema.
@@ -249,13 +237,7 @@ describe('sql.js in a file', () => {
     // The same file as version 4 left it: no (workspaceId, status) index, triggers or counts.
     const SQL = await ((await import('sql.js' as string)) as { default: InitSqlJs }).default()
     const db = new SQL.Database(readFileSync(file))
-    db.exec(`${UNDO_MIGRATION_7} ${UNDO_MIGRATION_6}
-      DROP INDEX commissions_workspaceId_status;
-      DROP TRIGGER _counts_commissions_workspaceId_status_insert;
-      DROP TRIGGER _counts_commissions_workspaceId_status_delete;
-      DROP TRIGGER _counts_commissions_workspaceId_status_update;
-      DELETE FROM _counts WHERE field = 'workspaceId,status';
-      PRAGMA user_version = 4;`)
+    db.exec(rewindTo(4))
     writeFileSync(file, db.export())
     db.close()
     const paid = (list: typeof records) => list.filter((r) => r.workspaceId === WORKSPACE && r.status === 'paid').length
@@ -285,6 +267,26 @@ describe('sql.js in a file', () => {
     await reopened.close()
   })
 
+  it('migration 8 keeps the keys of a version 6 file secret, with no origins, and adds clicks', async () => {
+    const file = join(freshDir(), 'db.sqlite')
+    const first = sqlJsStorage({ persist: fileJournal(file) })
+    const key = apiKey()
+    await first.transaction((tx) => tx.insert('apiKeys', key))
+    await first.close()
+    const SQL = await ((await import('sql.js' as string)) as { default: InitSqlJs }).default()
+    const db = new SQL.Database(readFileSync(file))
+    db.exec(rewindTo(6))
+    writeFileSync(file, db.export())
+    db.close()
+    const storage = sqlJsStorage({ persist: fileJournal(file) })
+    expect(await storage.transaction((tx) => tx.get('apiKeys', key.id))).toStrictEqual({ ...key, kind: 'secret', allowedOrigins: [] })
+    const made = click()
+    await storage.transaction((tx) => tx.insert('clicks', made))
+    expect(await storage.transaction((tx) => tx.find('clicks', { where: { visitor: made.visitor } }))).toStrictEqual([made])
+    expect(await sqliteVersion(file)).toBe(SCHEMA_VERSION)
+    await storage.close()
+  })
+
   it('migration 6 makes the commissions of a version 5 file sales, due payoutTerm days after their date', async () => {
     const file = join(freshDir(), 'db.sqlite')
     const campaigns = [campaign({ payoutTerm: 30 }), campaign({ payoutTerm: 0 })]
@@ -298,7 +300,7 @@ describe('sql.js in a file', () => {
     await first.close()
     const SQL = await ((await import('sql.js' as string)) as { default: InitSqlJs }).default()
     const db = new SQL.Database(readFileSync(file))
-    db.exec(`${UNDO_MIGRATION_7} ${UNDO_MIGRATION_6} PRAGMA user_version = 5;`)
+    db.exec(rewindTo(5))
     writeFileSync(file, db.export())
     db.close()
     const storage = sqlJsStorage({ persist: fileJournal(file) })

@@ -311,6 +311,34 @@ ANALYZE ${s}.rollups;
 `,
     ),
   },
+  {
+    version: 6,
+    description: 'tracking: publishable keys (kind, allowedOrigins), click records, settings',
+    up: sql(
+      (s) => `
+ALTER TABLE ${s}."apiKeys" ADD COLUMN "kind" text COLLATE "C" NOT NULL DEFAULT 'secret';
+ALTER TABLE ${s}."apiKeys" ADD COLUMN "allowedOrigins" text[] NOT NULL DEFAULT '{}';
+CREATE TABLE ${s}.clicks (
+  "id" text COLLATE "C" PRIMARY KEY,
+  "linkId" text COLLATE "C" NOT NULL,
+  "event" text COLLATE "C" NOT NULL,
+  "visitor" text COLLATE "C" NOT NULL,
+  "createdAt" text COLLATE "C" NOT NULL,
+  "_search" text COLLATE "C" NOT NULL
+);
+CREATE INDEX clicks_created ON ${s}.clicks ("createdAt", "id");
+CREATE INDEX clicks_visitor ON ${s}.clicks ("visitor", "createdAt", "id");
+CREATE TABLE ${s}.settings (
+  "id" text COLLATE "C" PRIMARY KEY,
+  "value" text COLLATE "C" NOT NULL,
+  "createdAt" text COLLATE "C" NOT NULL,
+  "updatedAt" text COLLATE "C" NOT NULL,
+  "_search" text COLLATE "C" NOT NULL
+);
+CREATE INDEX settings_created ON ${s}.settings ("createdAt", "id");
+`,
+    ),
+  },
 ]
 
 export const SCHEMA_VERSION = migrations[migrations.length - 1]!.version

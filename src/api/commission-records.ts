@@ -1,13 +1,13 @@
 import { isoAt, type Clock } from '../clock.js'
 import { newId } from '../crypto.js'
 import { bannedChangeError, deletionError, earnedMinor, statusChangeError } from '../domain/commission-status.js'
-import { dueAt } from '../domain/due.js'
+import { DAY_MS, dueAt } from '../domain/due.js'
 import { commissionEffect, payoutAfterRemoval } from '../domain/payout-status.js'
-import type { AffiliateRecord, CampaignRecord, CommissionRecord, CommissionStatus } from '../domain/records.js'
+import type { AffiliateRecord, CampaignRecord, CommissionRecord, CommissionStatus, LinkRecord } from '../domain/records.js'
 import { planRefund, refundableMinor } from '../domain/refund.js'
 import { notFound, unprocessable } from '../errors.js'
 import type { StorageTransaction } from '../storage/types.js'
-import { visible, type Access } from './access.js'
+import { canSee, visible, type Access } from './access.js'
 import { findAffiliate } from './affiliates.js'
 import { findCampaign } from './campaigns.js'
 import { findLinkByCode } from './links.js'
@@ -17,7 +17,10 @@ import { moveCommission, moveCommissionStatus } from '../reports/rollup.js'
 // the affiliate's and link's counters in step with them, lives here, inside the caller's transaction.
 
 export interface NewCommission {
-  affiliateId: string
+  /** Who earns; may be left out when `clickId` is given (the click's affiliate), else must match it. */
+  affiliateId?: string | undefined
+  /** The click that brought the sale or signup: the record is attributed to its link and affiliate. */
+  clickId?: string | undefined
   /** When given, the affiliate must belong to it. */
   campaignId?: string | undefined
   /** When given, it must be the affiliate's workspace. */
@@ -71,24 +74,47 @@ async function countRecord(tx: StorageTransaction, record: CommissionRecord, dir
   }
 }
 
+/**
+ * The link a `clickId` attributes to, checked: the click must be kept and its link visible (else
+ * 422: unknown), its affiliate the one named (if one is), its link the `referralCode` named (if
+ * one is), and no older at `commissionDate` than its campaign's `attributionWindowDays`.
+ */
+async function clickedLink(tx: StorageTransaction, access: Access, input: NewCommission, clickId: string, commissionDate: string): Promise<LinkRecord> {
+  const click = await tx.get('clicks', clickId.toLowerCase())
+  const link = click && (await tx.get('links', click.linkId))
+  if (!click || !link || !canSee(access, link.workspaceId)) {
+    throw unprocessable('Unknown clickId: no such click is kept (clicks are kept for the longest attribution window of the campaigns)')
+  }
+  if (input.affiliateId !== undefined && input.affiliateId.toLowerCase() !== link.affiliateId) throw unprocessable('The clickId belongs to another affiliate')
+  if (input.referralCode !== undefined && input.referralCode !== link.referralCode) throw unprocessable('The referralCode is not the link of the clickId')
+  const campaign = await campaignOf(tx, link.campaignId)
+  if (Date.parse(commissionDate) - Date.parse(click.createdAt) > campaign.attributionWindowDays * DAY_MS) {
+    throw unprocessable('Click is outside the attribution window')
+  }
+  return link
+}
+
 export async function insertCommission(tx: StorageTransaction, access: Access, clock: Clock, input: NewCommission): Promise<CommissionRecord> {
+  const now = isoAt(clock)
+  const commissionDate = input.commissionDate ?? now
+  const clicked = input.clickId === undefined ? null : await clickedLink(tx, access, input, input.clickId, commissionDate)
+  const affiliateId = clicked?.affiliateId ?? input.affiliateId
+  if (affiliateId === undefined) throw new Error('insertCommission: affiliateId or clickId is required (the schema checks it)')
   const campaign = input.campaignId === undefined ? null : await findCampaign(tx, access, input.campaignId)
-  const affiliate = await findAffiliate(tx, access, input.affiliateId)
+  const affiliate = await findAffiliate(tx, access, affiliateId)
   if (campaign && affiliate.campaignId !== campaign.id) throw unprocessable('The affiliate does not belong to this campaign')
   if (input.workspaceId !== undefined && input.workspaceId !== affiliate.workspaceId) {
     throw unprocessable("workspaceId does not match the affiliate's workspace")
   }
   if (affiliate.isBanned) throw unprocessable('This affiliate is banned and cannot earn commissions')
   const ownCampaign = campaign ?? (await campaignOf(tx, affiliate.campaignId))
-  let link = null
-  if (input.referralCode !== undefined) {
+  let link = clicked
+  if (!link && input.referralCode !== undefined) {
     link = await findLinkByCode(tx, access, input.referralCode)
     if (!link) throw notFound('Link')
     if (link.affiliateId !== affiliate.id) throw unprocessable('The referralCode belongs to another affiliate')
   }
-  const now = isoAt(clock)
   const referredUserKey = input.referredUser.toLowerCase()
-  const commissionDate = input.commissionDate ?? now
   const record: CommissionRecord = {
     id: newId(),
     workspaceId: affiliate.workspaceId,

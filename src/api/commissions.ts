@@ -49,6 +49,7 @@ export function commissionOperations(deps: Deps) {
             campaignId: input.campaignId,
             affiliateId: input.affiliateId,
             referralCode: input.referralCode,
+            clickId: input.clickId,
             referredUser: input.referredUser,
             amountMinor: minor(input.amount),
             adminEarnedMinor: minor(input.adminEarnedAmount ?? 0),

@@ -14,7 +14,7 @@ import {
   type CommissionRefundInput,
   type CommissionUpdateInput,
 } from './commissions.js'
-import { linkOperations, type LinkCreateInput, type LinkTrackInput } from './links.js'
+import { linkOperations, type LinkCreateInput, type LinkTrackBatch, type LinkTrackBatchInput, type LinkTrackInput } from './links.js'
 import { payoutExportOperation, type PayoutExport, type PayoutExportQuery } from './payout-export.js'
 import { payoutOperations, type PayoutItemsQuery, type PayoutListQuery, type PayoutRunInput, type PayoutUpdateInput } from './payouts.js'
 import {
@@ -80,6 +80,8 @@ export interface LinksApi {
   delete(linkId: string): Promise<{ id: string }>
   /** Counts an open or a click on the link and its affiliate. */
   track(input: LinkTrackInput): Promise<ReferralLink>
+  /** Counts up to 1,000 opens and clicks in one transaction (all or none). */
+  track(input: LinkTrackBatchInput): Promise<LinkTrackBatch>
 }
 
 export interface CommissionsApi {

@@ -4,7 +4,7 @@ import { newId } from '../crypto.js'
 import { generateReferralCode, referralUrl, toLink, type ReferralLink } from '../domain/link.js'
 import type { LinkRecord } from '../domain/records.js'
 import { notFound, unprocessable, validationError } from '../errors.js'
-import { linkAffiliate, linkCreate, linkId, linkTrack } from '../schemas/links.js'
+import { linkAffiliate, linkCreate, linkId, linkTrack, linkTrackBatch } from '../schemas/links.js'
 import { parse, parseBody } from '../schemas/validate.js'
 import { UniqueViolationError, type StorageTransaction } from '../storage/types.js'
 import { canSee, visible, type Access } from './access.js'
@@ -15,6 +15,13 @@ import { addToRollups } from '../reports/rollup.js'
 
 export type LinkCreateInput = Infer<typeof linkCreate.struct>
 export type LinkTrackInput = Infer<typeof linkTrack.struct>
+export type LinkTrackBatchInput = Infer<typeof linkTrackBatch.struct>
+
+/** What a batch of events answers: how many were counted, and each link they touched as it now stands (first-touched first). */
+export interface LinkTrackBatch {
+  tracked: number
+  items: ReferralLink[]
+}
 
 /** GET /links answers every link of an affiliate, so their number is bounded. */
 export const MAX_LINKS_PER_AFFILIATE = 100
@@ -25,6 +32,19 @@ const GENERATION_ATTEMPTS = 5
 export async function findLinkByCode(tx: StorageTransaction, access: Access, code: string): Promise<LinkRecord | null> {
   const [link] = await tx.find('links', { where: { referralCode: code }, limit: 1 })
   return link && canSee(access, link.workspaceId) ? link : null
+}
+
+/**
+ * Counts one open or click on a link and on its affiliate. Every counted event goes through here:
+ * the keyed `POST /links/track` (one or a batch), the public redirect and the beacon; so whatever
+ * an event must move (counters, report rollups) moves in one place, in the caller's transaction.
+ */
+export async function countEvent(tx: StorageTransaction, link: LinkRecord, event: 'open' | 'click', at: string): Promise<LinkRecord> {
+  const field = event === 'open' ? 'totalOpens' : 'totalClicks'
+  const updated = await tx.increment('links', link.id, { [field]: 1 })
+  await tx.increment('affiliates', link.affiliateId, { [field]: 1 })
+  await addToRollups(tx, [{ scope: link, at, deltas: { [event === 'open' ? 'opens' : 'clicks']: 1 } }])
+  return updated!
 }
 
 export function linkOperations({ storage, clock }: Deps) {
@@ -60,6 +80,24 @@ export function linkOperations({ storage, clock }: Deps) {
     }
     await tx.insert('links', record)
     return toLink(record)
+  }
+
+  async function trackBatch(access: Access, body: unknown, query: unknown): Promise<LinkTrackBatch> {
+    const { events } = parseBody(linkTrackBatch, body, query)
+    return inTransaction(storage, async (tx) => {
+      const codes = [...new Set(events.map((entry) => entry.referralCode))]
+      const found = await tx.find('links', { where: { referralCode: { in: codes } } })
+      const links = new Map(found.filter((link) => canSee(access, link.workspaceId)).map((link) => [link.referralCode, link]))
+      const unknown = events.findIndex((entry) => !links.has(entry.referralCode))
+      if (unknown >= 0) throw notFound(`Link ${events[unknown]!.referralCode} (events[${unknown}])`)
+      const touched = new Map<string, LinkRecord>()
+      const at = isoAt(clock)
+      for (const { referralCode, event } of events) {
+        const counted = await countEvent(tx, touched.get(referralCode) ?? links.get(referralCode)!, event, at)
+        touched.set(referralCode, counted)
+      }
+      return { tracked: events.length, items: [...touched.values()].map(toLink) }
+    })
   }
 
   return {
@@ -99,17 +137,18 @@ export function linkOperations({ storage, clock }: Deps) {
       })
     },
 
-    /** Counts an open or a click on the link and on its affiliate, in one transaction. */
-    async track(access: Access, body: unknown, query: unknown = {}): Promise<ReferralLink> {
+    /**
+     * Counts an open or a click on the link and on its affiliate, in one transaction; or, for
+     * `{ events: [...] }`, up to 1,000 of them in one transaction (all or none: an unknown code
+     * is 404 naming it).
+     */
+    async track(access: Access, body: unknown, query: unknown = {}): Promise<ReferralLink | LinkTrackBatch> {
+      if (typeof body === 'object' && body !== null && 'events' in body) return trackBatch(access, body, query)
       const { referralCode, event } = parseBody(linkTrack, body, query)
-      const field = event === 'open' ? 'totalOpens' : 'totalClicks'
       return inTransaction(storage, async (tx) => {
         const link = await findLinkByCode(tx, access, referralCode)
         if (!link) throw notFound('Link')
-        const updated = await tx.increment('links', link.id, { [field]: 1 })
-        await tx.increment('affiliates', link.affiliateId, { [field]: 1 })
-        await addToRollups(tx, [{ scope: link, at: isoAt(clock), deltas: { [event === 'open' ? 'opens' : 'clicks']: 1 } }])
-        return toLink(updated!)
+        return toLink(await countEvent(tx, link, event, isoAt(clock)))
       })
     },
   }

@@ -24,7 +24,7 @@ export function referredUserOperations(deps: Deps) {
   return {
     async create(access: Access, body: unknown, query: unknown = {}): Promise<ReferredUser> {
       const input = parseBody(referredUserCreate, body, query)
-      const { referredTo, affiliateId, workspaceId, campaignId, referralCode, isSelfReferral: _ignored, ...fields } = input
+      const { referredTo, affiliateId, workspaceId, campaignId, referralCode, clickId, isSelfReferral: _ignored, ...fields } = input
       if (workspaceId !== undefined) requireWorkspace(access, workspaceId.toLowerCase())
       return inTransaction(storage, async (tx) =>
         toReferredUser(
@@ -34,6 +34,7 @@ export function referredUserOperations(deps: Deps) {
             campaignId,
             workspaceId: workspaceId?.toLowerCase(),
             referralCode,
+            clickId,
             referredUser: referredTo,
             amountMinor: minor(input.amount ?? 0),
             adminEarnedMinor: minor(input.adminEarnedAmount ?? 0),

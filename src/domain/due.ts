@@ -3,7 +3,8 @@
 import { earnedMinor, type EarningCommission } from './commission-status.js'
 import type { CommissionStatus, PayoutStatus } from './records.js'
 
-const DAY_MS = 86_400_000
+/** A day in ms: days in the rules (payout terms, attribution windows) are whole 24-hour days. */
+export const DAY_MS = 86_400_000
 
 // A date (UTC midnight) or a date-time with its zone: never one JavaScript would read in local time.
 const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:\d{2}))?$/

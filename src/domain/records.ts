@@ -151,6 +151,39 @@ export type ApiKeyRecord = {
   label: string
   /** When the key was revoked; a revoked key resolves to nothing. */
   revokedAt: string | null
+  /** `secret` keys use the API; `publishable` ones (`pk_…`) only the tracking beacon. */
+  kind: ApiKeyKind
+  /** Publishable keys: the browser origins (`https://shop.example.com`) the beacon answers CORS for. */
+  allowedOrigins: string[]
+  createdAt: string
+  updatedAt: string
+}
+
+export type ApiKeyKind = 'secret' | 'publishable'
+
+/**
+ * One counted click or open, kept only while it can still be credited with a signup or sale (the
+ * longest attribution window), then pruned: compact on purpose, the counters and rollups keep the totals.
+ */
+export type ClickRecord = {
+  /** The `clickId` handed to the landing page. */
+  id: string
+  linkId: string
+  event: 'click' | 'open'
+  /**
+   * Who clicked, unrecognisable: a keyed hash of the link, the client address and the user agent
+   * under a salt that changes every UTC day (see src/tracking/visitor.ts). Repeats within the
+   * dedupe window share it.
+   */
+  visitor: string
+  createdAt: string
+}
+
+/** A value the service keeps for itself, e.g. the secret the daily click salt derives from. */
+export type SettingRecord = {
+  /** The setting's name. */
+  id: string
+  value: string
   createdAt: string
   updatedAt: string
 }
@@ -228,4 +261,6 @@ export interface ModelRecords {
   apiKeys: ApiKeyRecord
   idempotency: IdempotencyRecord
   rollups: RollupRecord
+  clicks: ClickRecord
+  settings: SettingRecord
 }

@@ -222,6 +222,8 @@ export const schema: { [M in keyof ModelRecords]: ModelSchema<M> } = {
       workspaceIds: { kind: 'list' },
       label: { kind: 'text', searched: true },
       revokedAt: { kind: 'timestamp', nullable: true },
+      kind: { kind: 'text', values: ['secret', 'publishable'] },
+      allowedOrigins: { kind: 'list' },
       ...stamps,
     },
   },
@@ -265,6 +267,18 @@ export const schema: { [M in keyof ModelRecords]: ModelSchema<M> } = {
       paidOutMinor: int,
       createdAt: timestamp,
     },
+  },
+  clicks: {
+    fields: {
+      id: text,
+      linkId: text,
+      event: { kind: 'text', values: ['click', 'open'] },
+      visitor: indexedText,
+      createdAt: timestamp,
+    },
+  },
+  settings: {
+    fields: { id: text, value: text, ...stamps },
   },
 }
 

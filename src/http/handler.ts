@@ -13,6 +13,7 @@ import { checkIdempotencyKey, createIdempotency, fingerprintOf, IDEMPOTENCY_HEAD
 import { envelope, errorAnswer, toResponse, type Answer } from './respond.js'
 import { openApiDocument } from './openapi.js'
 import { routes, runRoute, successStatus, type Query, type Route } from './routes.js'
+import { BEACON_PATH, REDIRECT_PATH, trackingRoutes, type TrackingRoutesOptions } from './tracking.js'
 
 export const SERVICE_NAME = 'affiliate-service'
 
@@ -30,6 +31,8 @@ export interface HandlerOptions {
   failedKeys: AddressThrottle | null
   /** Where the routes are: `/api/v1` unless the host says otherwise. */
   basePath: string
+  /** The public redirect and beacon (no API key, limited per client address). */
+  tracking: TrackingRoutesOptions
   onError: (error: unknown, request: Request) => void
 }
 
@@ -108,7 +111,8 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
     if (address !== undefined) failedKeys!.check(address)
     const key = request.headers.get('x-auth-service')
     const principal = key ? await keyStore.resolve(key) : null
-    if (principal) return principal
+    // A publishable key is public (it sits in web pages): on a keyed route it is no key at all.
+    if (principal && !principal.publishable) return principal
     if (address !== undefined) failedKeys!.spend(address)
     throw unauthorized()
   }
@@ -175,11 +179,23 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
   const methods = new Map<string, string[]>([
     ['/health', ['GET', 'HEAD']],
     ['/openapi.json', ['GET']],
+    [BEACON_PATH, ['POST', 'OPTIONS']],
   ])
+  const tracking = trackingRoutes(options.tracking, onError)
   const router = Router<Routed, [unknown]>({ base: basePath, catch: (error, request) => fail(error, request) })
   router.get('/health', health)
   router.head('/health', health)
   router.get('/openapi.json', openApi)
+  router.get(REDIRECT_PATH, tracking.redirect)
+  router.options(BEACON_PATH, tracking.preflight)
+  router.post(BEACON_PATH, async (request: Routed, context: unknown) => {
+    const cors: Record<string, string> = {}
+    try {
+      return await tracking.beacon(request, context, cors)
+    } catch (error) {
+      return fail(error, request, cors)
+    }
+  })
   for (const route of routes) {
     router[route.method.toLowerCase()]!(route.path, keyed(route))
     methods.set(route.path, [...(methods.get(route.path) ?? []), route.method])

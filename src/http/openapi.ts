@@ -4,8 +4,10 @@ import { GRANULARITIES } from '../reports/buckets.js'
 import { TOP_BY } from '../schemas/reports.js'
 import { answerJsonSchema, fieldJsonSchema } from '../domain/schema.js'
 import type { JsonSchema } from '../schemas/fields.js'
-import { jsonSchemaOf, MAX_FIELD_ERRORS } from '../schemas/validate.js'
+import { jsonSchemaOf, MAX_FIELD_ERRORS, type Schema } from '../schemas/validate.js'
+import { linkTrack } from '../schemas/links.js'
 import { routes, successStatus, type Answer, type Model, type Route } from './routes.js'
+import { BEACON_MESSAGE, PUBLISHABLE_KEY_HEADER } from './tracking.js'
 
 // The OpenAPI 3.1 document of the service, made from the route table (paths, operations, the
 // query and body schemas that validate requests) and the one description of each record (answer
@@ -16,6 +18,13 @@ const MODELS = {
   campaign: ['Campaign', () => answerJsonSchema('campaigns', 'campaign')],
   affiliate: ['Affiliate', () => answerJsonSchema('affiliates', 'affiliate')],
   link: ['ReferralLink', () => answerJsonSchema('links', 'link')],
+  linkTrack: [
+    'LinkTrackAnswer',
+    () => ({
+      description: 'One event: the link as it now stands. A batch (`events`): how many were counted, and each link touched, first-touched first.',
+      oneOf: [ref('schemas', 'ReferralLink'), closed({ tracked: { type: 'integer', minimum: 1 }, items: { type: 'array', items: ref('schemas', 'ReferralLink') } })],
+    }),
+  ],
   commission: ['Commission', () => answerJsonSchema('commissions', 'commission')],
   referredUser: ['ReferredUser', () => answerJsonSchema('commissions', 'referredUser')],
   payout: ['Payout', () => answerJsonSchema('payouts', 'payout')],
@@ -209,7 +218,17 @@ function operation(route: Route): Record<string, unknown> {
     security: [{ apiKey: [] }],
     ...(parameters.length ? { parameters } : {}),
     ...(route.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(route.body), ...(route.example ? { example: route.example } : {}) } } } }
+      ? {
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: route.alternativeBody ? { oneOf: [jsonSchemaOf(route.body), jsonSchemaOf(route.alternativeBody)] } : jsonSchemaOf(route.body),
+                ...(route.example ? { example: route.example } : {}),
+              },
+            },
+          },
+        }
       : {}),
     responses: {
       [status]: success(status),
@@ -218,6 +237,91 @@ function operation(route: Route): Record<string, unknown> {
     },
   }
 }
+
+/** The public tracking routes (no API key, limited per client address): see src/http/tracking.ts. */
+function trackingPaths(): Record<string, Record<string, unknown>> {
+  const limited = {
+    description: 'Too many requests from this client address: wait `Retry-After` seconds',
+    headers: { 'Retry-After': ref('headers', 'Retry-After') },
+    content: lookupResponse(429).content,
+  }
+  const cors = {
+    'Access-Control-Allow-Origin': { description: "The request's `Origin`, when the key's `allowedOrigins` holds it.", required: false, schema: { type: 'string' } },
+    Vary: { description: '`Origin`', required: false, schema: { type: 'string' } },
+  }
+  const withCors = (code: number) => ({ ...lookupResponse(code), headers: cors })
+  return {
+    '/r/{referralCode}': {
+      get: {
+        operationId: 'trackingRedirect',
+        summary: 'Referral redirect (no key; limited per client address): counts a click and redirects to the link',
+        description:
+          'Counts a click on the link (a repeat of the same visitor within `clickDedupeSeconds` counts once and carries the same ' +
+          '`clickId`; known bots are redirected and not counted) and answers 302 to the link `url` with `clickId` added to its query.',
+        tags: ['tracking'],
+        parameters: [{ name: 'referralCode', in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{3,64}$' } }],
+        responses: {
+          302: {
+            description: "To the link's url, with `clickId=<uuid>` in its query (without it for a bot)",
+            headers: { Location: { description: 'Where to go.', required: true, schema: { type: 'string', format: 'uri' } } },
+          },
+          404: ref('responses', '404'),
+          429: limited,
+          500: ref('responses', '500'),
+        },
+      },
+    },
+    '/track': {
+      post: {
+        operationId: 'trackingBeacon',
+        summary: 'Tracking beacon (publishable key; limited per client address): counts a click or an open',
+        description:
+          'For client-side code: `x-publishable-key` takes a publishable (`pk_`) key, never a secret one. CORS is answered for the ' +
+          "key's `allowedOrigins`; another `Origin` is 403. Dedupe and bots as for the redirect; a bot's `clickId` is null.",
+        tags: ['tracking'],
+        security: [{ publishableKey: [] }],
+        requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(linkTrack as Schema<unknown>), example: { referralCode: 'REF-7K2M9QXD', event: 'click' } } } },
+        responses: {
+          200: {
+            description: BEACON_MESSAGE,
+            headers: cors,
+            content: {
+              'application/json': {
+                schema: closed({
+                  status: { const: 200 },
+                  message: { const: BEACON_MESSAGE },
+                  data: closed({ clickId: { type: ['string', 'null'], format: 'uuid', description: 'Null for a bot: nothing was counted.' } }),
+                }),
+              },
+            },
+          },
+          ...Object.fromEntries([400, 401, 403, 404, 408, 413, 415, 429, 500].map((code) => [code, code === 429 ? { ...limited, headers: { ...limited.headers, ...cors } } : withCors(code)])),
+        },
+      },
+      options: {
+        operationId: 'trackingPreflight',
+        summary: 'CORS preflight of the beacon (no key)',
+        tags: ['tracking'],
+        responses: {
+          204: {
+            description: 'What the beacon accepts',
+            headers: {
+              'Access-Control-Allow-Methods': { required: true, schema: { const: 'POST, OPTIONS' } },
+              'Access-Control-Allow-Headers': { required: true, schema: { const: `content-type, ${PUBLISHABLE_KEY_HEADER}` } },
+              'Access-Control-Max-Age': integerHeader('Seconds a browser may keep this answer.'),
+            },
+          },
+        },
+      },
+    },
+  }
+}
+
+/** A shared error response with the beacon's CORS headers beside its own. */
+const lookupResponse = (code: number) => ({
+  description: ERRORS[code] ?? 'Error',
+  content: { 'application/json': { schema: { allOf: [ref('schemas', 'Error'), { properties: { status: { const: code } } }] } } },
+})
 
 const integerHeader = (description: string, required = true) => ({ description, required, schema: { type: 'string', pattern: '^\\d+$' } })
 
@@ -255,7 +359,15 @@ function components(): Record<string, unknown> {
   }
 
   return {
-    securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-auth-service', description: 'An API key; it names the workspaces it may use.' } },
+    securitySchemes: {
+      apiKey: { type: 'apiKey', in: 'header', name: 'x-auth-service', description: 'An API key; it names the workspaces it may use.' },
+      publishableKey: {
+        type: 'apiKey',
+        in: 'header',
+        name: PUBLISHABLE_KEY_HEADER,
+        description: 'A publishable key (`pk_`): tracking only, safe in web pages; its `allowedOrigins` decide CORS.',
+      },
+    },
     schemas,
     responses,
     parameters: {
@@ -298,6 +410,7 @@ export function openApiDocument(basePath: string): Record<string, unknown> {
     },
   }
   for (const route of routes) (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route)
+  Object.assign(paths, trackingPaths())
   return {
     openapi: '3.1.0',
     info: {

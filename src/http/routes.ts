@@ -13,7 +13,7 @@ import {
   referredUserList,
   referredUserUpdate,
 } from '../schemas/commissions.js'
-import { linkAffiliate, linkCreate, linkId, linkTrack } from '../schemas/links.js'
+import { linkAffiliate, linkCreate, linkId, linkTrack, linkTrackBatch } from '../schemas/links.js'
 import { payoutExport, payoutId, payoutItems, payoutList, payoutRun, payoutUpdate } from '../schemas/payouts.js'
 import { affiliateExport, commissionExport, reportSummary, reportTimeseries, reportTopAffiliates } from '../schemas/reports.js'
 import type { Schema } from '../schemas/validate.js'
@@ -36,7 +36,7 @@ export type Namespace = keyof Operations
  */
 export type Answer = { one: Model } | { page: Model } | { items: Model } | 'deleted' | 'csv'
 export type Model =
-  | 'campaign' | 'affiliate' | 'link' | 'commission' | 'referredUser' | 'payout' | 'payoutRun' | 'balance'
+  | 'campaign' | 'affiliate' | 'link' | 'linkTrack' | 'commission' | 'referredUser' | 'payout' | 'payoutRun' | 'balance'
   | 'reportSummary' | 'reportTimeseries' | 'topAffiliates'
 
 /**
@@ -62,6 +62,8 @@ export interface Route {
   query?: Schema<any>
   /** The body as the operation validates it (POST and PUT). */
   body?: Schema<any>
+  /** Another body the operation takes instead (a batch), told apart by its fields. */
+  alternativeBody?: Schema<any>
   /** The query field the typed API takes as its first argument. */
   id?: string
   answer: Answer
@@ -94,7 +96,7 @@ export const routes: readonly Route[] = [
   route({ method: 'GET', path: '/links', operation: ['links', 'list'], message: 'Links retrieved successfully', query: linkAffiliate, id: 'affiliateId', answer: { items: 'link' } }),
   route({ method: 'POST', path: '/links', operation: ['links', 'create'], message: 'Link created successfully', body: linkCreate, answer: { one: 'link' }, example: { affiliateId: AFFILIATE, urlParameter: 'ref' } }),
   route({ method: 'DELETE', path: '/links', operation: ['links', 'delete'], message: 'Link deleted successfully', query: linkId, id: 'linkId', answer: 'deleted' }),
-  route({ method: 'POST', path: '/links/track', operation: ['links', 'track'], message: 'Link event tracked successfully', status: 200, body: linkTrack, answer: { one: 'link' }, example: { referralCode: 'REF-7K2M9QXD', event: 'click' } }),
+  route({ method: 'POST', path: '/links/track', operation: ['links', 'track'], message: 'Link event tracked successfully', status: 200, body: linkTrack, alternativeBody: linkTrackBatch, answer: { one: 'linkTrack' }, example: { referralCode: 'REF-7K2M9QXD', event: 'click' } }),
 
   route({ method: 'GET', path: '/commissions/list', operation: ['commissions', 'list'], message: 'Commissions retrieved successfully', query: commissionList, answer: { page: 'commission' } }),
   route({ method: 'GET', path: '/commissions', operation: ['commissions', 'get'], message: 'Commission retrieved successfully', query: commissionId, id: 'commissionId', answer: { one: 'commission' } }),

@@ -1,5 +1,6 @@
 import { constantTimeEqual, sha256Hex } from '../crypto.js'
 import { isUuid } from '../uuid.js'
+import { isPublishableKey, normalizeOrigin } from './origins.js'
 import type { KeyStore, Principal } from './types.js'
 
 export interface MemoryKeyEntry {
@@ -10,6 +11,12 @@ export interface MemoryKeyEntry {
   workspaceIds: readonly string[]
   /** @default the first 12 hex digits of the key's hash */
   keyId?: string
+  /**
+   * For a publishable key (one starting with `pk_`): the browser origins the tracking beacon
+   * answers CORS for, e.g. `['https://shop.example.com']`, or `['*']`. Only `pk_` keys take it.
+   * @default []
+   */
+  allowedOrigins?: readonly string[]
 }
 
 /** Throws a TypeError naming what is wrong with entry `index`: a mistake shows at start, not as a 500 later. */
@@ -25,10 +32,16 @@ function checkEntry(entry: MemoryKeyEntry, index: number): void {
   if (entry.keyId !== undefined && (typeof entry.keyId !== 'string' || entry.keyId === '')) {
     throw new TypeError(`${at}: keyId must be a non-empty string when given`)
   }
+  if (entry.allowedOrigins !== undefined) {
+    if (!isPublishableKey(entry.key)) throw new TypeError(`${at}: allowedOrigins is for publishable keys (pk_…) only`)
+    if (!Array.isArray(entry.allowedOrigins)) throw new TypeError(`${at}: allowedOrigins must be an array of origins`)
+    entry.allowedOrigins.forEach(normalizeOrigin)
+  }
 }
 
 /**
- * Keys held in memory as SHA-256 hashes: the plaintext is dropped once hashed. The entries are
+ * Keys held in memory as SHA-256 hashes: the plaintext is dropped once hashed. A key starting
+ * with `pk_` is publishable: tracking only, safe in a web page (see `Principal.publishable`). The entries are
  * checked when it is called: a key that is not a non-empty string or a workspace id that is not a
  * UUID throws a TypeError naming it.
  *
@@ -49,6 +62,9 @@ export function memoryKeyStore(entries: readonly MemoryKeyEntry[]): KeyStore {
       keyId: entry.keyId ?? hash.slice(0, 12),
       userId: entry.userId,
       workspaceIds: Object.freeze(entry.workspaceIds.map((id: string) => id.toLowerCase())),
+      ...(isPublishableKey(entry.key)
+        ? { publishable: Object.freeze({ allowedOrigins: Object.freeze((entry.allowedOrigins ?? []).map(normalizeOrigin)) }) }
+        : {}),
     })
     const prefix = hash.slice(0, 16)
     byPrefix.set(prefix, [...(byPrefix.get(prefix) ?? []), { hash, principal }])

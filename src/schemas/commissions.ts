@@ -26,12 +26,13 @@ export const commissionCreate = schema(
   {
     ...allOptional(commissionEditable),
     campaignId: uuid,
-    affiliateId: uuid,
     referredUser: email,
     amount,
-    ...allOptional({ referralCode }),
+    // A clickId names the affiliate (and link) itself: then affiliateId may be left out.
+    ...allOptional({ affiliateId: uuid, referralCode, clickId: uuid }),
   },
   readOnly,
+  { requireOneOf: ['affiliateId', 'clickId'] },
 )
 
 export const commissionUpdate = schema(allOptional(commissionEditable), [
@@ -40,6 +41,7 @@ export const commissionUpdate = schema(allOptional(commissionEditable), [
   'affiliateId',
   'referredUser',
   'referralCode',
+  'clickId',
 ])
 
 export const commissionId = schema({ commissionId: uuid })
@@ -68,11 +70,13 @@ export const referredUserCreate = schema(
       referralCode,
       // Accepted for compatibility and then ignored: the service works it out from the e-mails.
       isSelfReferral: bool,
+      affiliateId: uuid,
+      clickId: uuid,
     }),
     referredTo: email,
-    affiliateId: uuid,
   },
   ['commissionId', 'id', 'referredUser', 'createdAt', 'updatedAt', ...moneyTrail],
+  { requireOneOf: ['affiliateId', 'clickId'] },
 )
 
 export const referredUserUpdate = schema(allOptional(referredEditable), [
@@ -84,6 +88,7 @@ export const referredUserUpdate = schema(allOptional(referredEditable), [
   'workspaceId',
   'campaignId',
   'referralCode',
+  'clickId',
   'isSelfReferral',
   'createdAt',
   'updatedAt',

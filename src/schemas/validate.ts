@@ -15,15 +15,18 @@ export interface Schema<T> {
   readOnly: ReadonlySet<string>
   /** Each field's struct, in field order, and whether it may be left out. */
   entries: readonly (readonly [name: string, struct: Struct<any, any>, optional: boolean])[]
+  /** Optional fields of which at least one must be given (`affiliateId` or `clickId`); empty when none. */
+  requireOneOf: readonly string[]
 }
 
 // Unknown keys are found here rather than by superstruct's object(): its message for them prints
 // the value, which throws on values such as null-prototype objects from a typed-API caller.
-export const schema = <S extends Shape>(shape: S, readOnly: readonly string[] = []) => ({
+export const schema = <S extends Shape>(shape: S, readOnly: readonly string[] = [], options: { requireOneOf?: readonly (keyof S & string)[] } = {}) => ({
   struct: looseObject(shape),
   fields: new Set(Object.keys(shape)),
   readOnly: new Set(readOnly),
   entries: Object.entries(shape).map(([name, struct]) => [name, struct, is(undefined, struct)] as const),
+  requireOneOf: options.requireOneOf ?? [],
 })
 
 /** A query that takes no field at all: what every POST route accepts. */
@@ -89,6 +92,10 @@ function fieldErrors<T>(schema: Schema<T>, value: unknown, location: Location, r
       errors.push(entry)
     }
   }
+  const [first, ...others] = schema.requireOneOf
+  if (first !== undefined && errors.length < room && schema.requireOneOf.every((name) => value[name] === undefined)) {
+    errors.push({ type: 'field', msg: `${first} is required (or ${others.join(' or ')})`, path: first, location })
+  }
   for (const key of Object.keys(value)) {
     if (errors.length >= room) break
     if (schema.fields.has(key)) continue
@@ -96,6 +103,14 @@ function fieldErrors<T>(schema: Schema<T>, value: unknown, location: Location, r
     errors.push({ type: 'field', msg, path: key, location })
   }
   return { value: (errors.length ? value : result) as T, errors }
+}
+
+/**
+ * The first problem of `value` under an object schema (as the sentence of its field error), or
+ * null when it passes: for a list whose items are objects of that schema (`events` of a batch).
+ */
+export function firstProblem(schema: Schema<unknown>, value: unknown): string | null {
+  return fieldErrors(schema, value, 'body', 1).errors[0]?.msg ?? null
 }
 
 /** Checks a request's query and body together, so one answer names every failing field (up to 50). */
@@ -123,5 +138,6 @@ export function jsonSchemaOf(schema: Schema<unknown>): JsonSchema {
     properties[name] = struct.schema ?? {}
     if (!optional) required.push(name)
   }
-  return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false }
+  const oneOf = schema.requireOneOf.length ? { anyOf: schema.requireOneOf.map((name) => ({ required: [name] })) } : {}
+  return { type: 'object', properties, ...(required.length ? { required } : {}), ...oneOf, additionalProperties: false }
 }

@@ -50,6 +50,8 @@ export const models: { [M in ModelName]: ModelDefinition<M> } = {
   apiKeys: define('apiKeys'),
   idempotency: define('idempotency'),
   rollups: define('rollups'),
+  clicks: define('clicks'),
+  settings: define('settings'),
 }
 
 export const modelNames = Object.keys(models) as ModelName[]

@@ -1,4 +1,15 @@
-import type { AffiliateRecord, ApiKeyRecord, CampaignRecord, CommissionRecord, IdempotencyRecord, LinkRecord, PayoutRecord, RollupRecord } from '../domain/records.js'
+import type {
+  AffiliateRecord,
+  ApiKeyRecord,
+  CampaignRecord,
+  ClickRecord,
+  CommissionRecord,
+  IdempotencyRecord,
+  LinkRecord,
+  PayoutRecord,
+  RollupRecord,
+  SettingRecord,
+} from '../domain/records.js'
 
 // Records of every model with every kind of value a storage must keep exactly: booleans both
 // ways, nulls, string arrays (empty and not), integers (zero, negative, beyond 32 bits), text
@@ -143,6 +154,8 @@ export const apiKey = (overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord => (
   workspaceIds: [WORKSPACE, OTHER_WORKSPACE],
   label: '',
   revokedAt: null,
+  kind: 'secret',
+  allowedOrigins: [],
   createdAt: at(0),
   updatedAt: at(0),
   ...overrides,
@@ -187,5 +200,22 @@ export const rollup = (overrides: Partial<RollupRecord> = {}): RollupRecord => (
   payoutCount: 0,
   paidOutMinor: 0,
   createdAt: at(0),
+  ...overrides,
+})
+
+export const click = (overrides: Partial<ClickRecord> = {}): ClickRecord => ({
+  id: sampleId(),
+  linkId: sampleId(),
+  event: 'click',
+  visitor: `${(counter + 1).toString(16).padStart(22, '0')}`,
+  createdAt: at(0),
+  ...overrides,
+})
+
+export const setting = (overrides: Partial<SettingRecord> = {}): SettingRecord => ({
+  id: `setting-${counter + 1}`,
+  value: 'ö-value',
+  createdAt: at(0),
+  updatedAt: at(0),
   ...overrides,
 })

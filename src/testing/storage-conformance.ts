@@ -3,7 +3,22 @@ import type { CampaignRecord } from '../domain/records.js'
 import { modelNames, models } from '../storage/models.js'
 import { UniqueViolationError, type FindQuery, type ModelName, type RecordOf, type Storage, type StorageTransaction } from '../storage/types.js'
 import { isUuid } from '../uuid.js'
-import { affiliate, apiKey, at, campaign, commission, idempotency, link, OTHER_WORKSPACE, payout, rollup, sampleId, WORKSPACE } from '../storage/sample-records.js'
+import {
+  affiliate,
+  apiKey,
+  at,
+  campaign,
+  click,
+  commission,
+  idempotency,
+  link,
+  OTHER_WORKSPACE,
+  payout,
+  rollup,
+  sampleId,
+  setting,
+  WORKSPACE,
+} from '../storage/sample-records.js'
 
 /** Makes a fresh, empty storage for one test. It is closed (when it has `close`) after the test. */
 export type StorageFactory = () => Storage | Promise<Storage>
@@ -30,6 +45,8 @@ const samples: { [M in ModelName]: (overrides?: Partial<RecordOf<M>>) => RecordO
   apiKeys: apiKey,
   idempotency,
   rollups: rollup,
+  clicks: click,
+  settings: setting,
 }
 
 /**

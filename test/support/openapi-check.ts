@@ -39,11 +39,18 @@ export interface CheckedAnswer {
   text: string
 }
 
+/** Documented paths with a parameter (`/r/{referralCode}`), as patterns of the paths they stand for. */
+const templated = Object.keys(document.paths as Json)
+  .filter((path) => path.includes('{'))
+  .map((path) => [path, new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`)] as const)
+const documentedPath = (path: string): string =>
+  (document.paths as Json)[path] ? path : (templated.find(([, pattern]) => pattern.test(path))?.[0] ?? path)
+
 /** Why the answer does not match the document, or undefined when it does. */
 export function mismatch(answer: CheckedAnswer): string | undefined {
   const method = answer.method.toLowerCase()
   const full = new URL(answer.path, 'http://x').pathname
-  const path = full.startsWith(BASE) ? full.slice(BASE.length).replace(/\/+$/, '') : full
+  const path = documentedPath(full.startsWith(BASE) ? full.slice(BASE.length).replace(/\/+$/, '') : full)
   let responseRef: string
   const item = document.paths[path] as Json | undefined
   const operationOf = item?.[method === 'head' ? 'get' : method] as Json | undefined

@@ -334,6 +334,32 @@ CREATE INDEX rollups_rankKey ON rollups (rankKey, createdAt, id);`,
       rollupBackfillSql((table) => table),
     ].join('\n'),
   },
+  {
+    version: 8,
+    // Tracking: publishable keys, click records and the service's own settings. Clicks are the one
+    // high-volume table, so it is WITHOUT ROWID (the row lives in the primary key's tree, and the
+    // indexes carry the id instead of a rowid): one tree fewer per click.
+    sql: `ALTER TABLE apiKeys ADD COLUMN kind TEXT NOT NULL DEFAULT 'secret';
+ALTER TABLE apiKeys ADD COLUMN allowedOrigins TEXT NOT NULL DEFAULT '[]';
+CREATE TABLE clicks (
+  id TEXT PRIMARY KEY NOT NULL,
+  linkId TEXT NOT NULL,
+  event TEXT NOT NULL,
+  visitor TEXT NOT NULL,
+  createdAt TEXT NOT NULL,
+  _search TEXT NOT NULL
+) STRICT, WITHOUT ROWID;
+CREATE INDEX clicks_created ON clicks (createdAt);
+CREATE INDEX clicks_visitor ON clicks (visitor, createdAt);
+CREATE TABLE settings (
+  id TEXT PRIMARY KEY NOT NULL,
+  value TEXT NOT NULL,
+  createdAt TEXT NOT NULL,
+  updatedAt TEXT NOT NULL,
+  _search TEXT NOT NULL
+) STRICT;
+CREATE INDEX settings_created ON settings (createdAt, id);`,
+  },
 ]
 
 export const SCHEMA_VERSION = migrations[migrations.length - 1]!.version

@@ -1,0 +1,228 @@
+// Clicks at traffic scale.
+//
+// 1. Clicks per second over HTTP on the public redirect (`GET /api/v1/r/<code>`, 302 with a
+//    clickId), through the Node adapter, every request a new visitor (its own user agent, so each
+//    one is counted and written: the dedupe read, a click record and two counters), on memory
+//    storage and on the sql.js file storage (journal fsynced per commit, group commit), against
+//    bare node:http answering a 302 to the same url. autocannon, 32 connections; each server in a
+//    child process of its own, read in one-second windows by the server itself; the best window
+//    of BENCH_ROUNDS runs counts. Printed as ratios to bare.
+// 2. The SPEC's goal for click records: 1M clicks add at most 300 MiB resident on the sql.js
+//    file storage, and reopening such a file stays under 2 s. The clicks are written as the
+//    tracker writes them (same record shape, visitor hashes, one storage), 1,000 per transaction,
+//    in a child process of its own that reports its resident size before and after (after GC).
+//
+//   npm run bench -- clicks          (BENCH_SECONDS=3 BENCH_ROUNDS=3 BENCH_CLICKS=1000000)
+import { fork, execFileSync, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { fileJournal, serve } from '../adapters/node.js'
+import { createAffiliateService, memoryKeyStore, memoryStorage, sqlJsStorage, type Storage } from '../src/index.js'
+import type { ClickRecord } from '../src/domain/records.js'
+import { dayOf, VisitorHasher } from '../src/tracking/visitor.js'
+import type { Best, Reading } from './stats.js'
+
+const WORKSPACE = '11111111-1111-4111-8111-111111111111'
+const VARIANTS = ['bare', 'memory', 'sqljs-file'] as const
+type Variant = (typeof VARIANTS)[number]
+const MIB = 1024 * 1024
+
+async function makeService(storage: Storage) {
+  const service = createAffiliateService({
+    storage,
+    keyStore: memoryKeyStore([]),
+    rateLimit: false,
+    // One load generator is one address: the per-address limit would refuse nearly all of it.
+    trackingLimit: false,
+  })
+  const campaign = await service.api.campaigns.create({ campaignName: 'Bench', workspaceId: WORKSPACE, commissionType: 'fixed', amount: 5, url: 'https://shop.example.com/' })
+  const affiliate = await service.api.affiliates.create({ email: 'bench@example.com', campaignId: campaign.id })
+  const link = await service.api.links.create({ affiliateId: affiliate.id, referralCode: 'BENCH-1' })
+  return { service, link }
+}
+
+/** Child side: one variant on a free port; answers readings (requests, CPU) when asked. */
+async function runServer(variant: Variant): Promise<void> {
+  let requests = 0
+  const count = (server: Server) => server.on('request', () => requests++)
+  process.on('message', () => {
+    const { user, system } = process.cpuUsage()
+    process.send!({ cpu: user + system, requests, at: performance.now() } satisfies Reading)
+  })
+  const dir = mkdtempSync(join(tmpdir(), 'bench-clicks-'))
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
+  const storage = variant === 'sqljs-file' ? sqlJsStorage({ persist: fileJournal(join(dir, 'db.sqlite')) }) : memoryStorage()
+  const { service, link } = await makeService(storage)
+  if (variant === 'bare') {
+    // The floor: node:http reads the request and answers a 302 to the link's url with an id added.
+    const server = createServer((req, res) => {
+      const location = new URL(link.url)
+      location.searchParams.set('clickId', crypto.randomUUID())
+      res.writeHead(302, { location: location.toString(), 'cache-control': 'no-store' })
+      res.end()
+    })
+    count(server)
+    server.listen(0, '127.0.0.1', () => process.send!({ url: `http://127.0.0.1:${(server.address() as { port: number }).port}` }))
+    return
+  }
+  const running = await serve(service, { port: 0 })
+  count(running.server)
+  process.send!({ url: new URL(running.url).origin })
+}
+
+interface Child {
+  child: ChildProcess
+  url: string
+  read(): Promise<Reading>
+}
+
+function start(variant: Variant): Promise<Child> {
+  const child = fork(fileURLToPath(import.meta.url), ['--serve', variant], { execArgv: ['--import', 'tsx'] })
+  const waiting: ((reading: Reading) => void)[] = []
+  child.on('message', (message: Reading | { url: string }) => {
+    if ('cpu' in message) waiting.shift()?.(message)
+  })
+  const read = () =>
+    new Promise<Reading>((resolve) => {
+      waiting.push(resolve)
+      child.send('read')
+    })
+  return new Promise((resolve, reject) => {
+    child.once('message', (message: { url: string }) => resolve({ child, read, ...message }))
+    child.once('exit', (code) => reject(new Error(`${variant} server exited with ${code}`)))
+  })
+}
+
+/** Loads the redirect for `seconds`, each request a new visitor; answers the best one-second window. Anything but a 302 fails the run. */
+async function load(server: Child, seconds: number): Promise<Best> {
+  const { default: autocannon } = await import('autocannon')
+  let visitor = 0
+  const readings: Reading[] = [await server.read()]
+  const sampler = setInterval(() => void server.read().then((reading) => readings.push(reading)), 1000)
+  let result: import('autocannon').Result
+  try {
+    result = await autocannon({
+      url: `${server.url}/api/v1/r/BENCH-1`,
+      connections: 32,
+      duration: seconds,
+      requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'user-agent': `Mozilla/5.0 bench/${visitor++}` } }) }],
+    })
+  } finally {
+    clearInterval(sampler)
+  }
+  readings.push(await server.read())
+  const redirects = result['3xx'] ?? 0
+  if (result.errors > 0 || result.timeouts > 0 || redirects !== result.requests.total) {
+    throw new Error(`redirect: ${result.requests.total} requests, ${redirects} 3xx, ${result.errors} errors, ${result.timeouts} timeouts`)
+  }
+  const best: Best = { perSecond: 0, cpuPerRequest: Infinity }
+  for (let i = 1; i < readings.length; i++) {
+    const [from, to] = [readings[i - 1]!, readings[i]!]
+    const requests = to.requests - from.requests
+    if (requests < 200) continue
+    best.perSecond = Math.max(best.perSecond, (requests * 1000) / (to.at - from.at))
+    best.cpuPerRequest = Math.min(best.cpuPerRequest, (to.cpu - from.cpu) / requests)
+  }
+  return best
+}
+
+async function benchRedirect(seconds: number, rounds: number): Promise<Map<Variant, Best>> {
+  console.log(`redirect clicks vs bare node:http 302: autocannon, 32 connections, every request a new visitor, ${rounds} runs of ${seconds} s, best one-second window`)
+  const best = new Map<Variant, Best>()
+  for (let round = 0; round < rounds; round++) {
+    for (const variant of round % 2 === 0 ? VARIANTS : [...VARIANTS].reverse()) {
+      const server = await start(variant)
+      try {
+        await load(server, 1)
+        const run = await load(server, seconds)
+        const seen = best.get(variant)
+        best.set(variant, {
+          perSecond: Math.max(seen?.perSecond ?? 0, run.perSecond),
+          cpuPerRequest: Math.min(seen?.cpuPerRequest ?? Infinity, run.cpuPerRequest),
+        })
+      } finally {
+        server.child.removeAllListeners('exit')
+        server.child.kill()
+      }
+    }
+  }
+  const bare = best.get('bare')!
+  for (const variant of VARIANTS) {
+    const run = best.get(variant)!
+    const ratios = variant === 'bare' ? '' : `  req/s ${(run.perSecond / bare.perSecond).toFixed(2)}  cpu ${(bare.cpuPerRequest / run.cpuPerRequest).toFixed(2)}`
+    console.log(`  ${variant.padEnd(11)} ${String(Math.round(run.perSecond)).padStart(6)} clicks/s ${run.cpuPerRequest.toFixed(1).padStart(6)} µs cpu/click${ratios}`)
+  }
+  return best
+}
+
+/** Child side of the memory goal: writes `count` click records to a new sql.js file; prints resident sizes and the reopen time. */
+async function fillClicks(count: number): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-clicks-file-'))
+  try {
+    const file = join(dir, 'db.sqlite')
+    const storage = sqlJsStorage({ persist: fileJournal(file) })
+    const { link } = await makeService(storage)
+    const gc = () => (globalThis as { gc?: () => void }).gc?.()
+    gc()
+    const before = process.memoryUsage().rss
+    const hasher = new VisitorHasher('bench secret, not a real one')
+    const start = Date.UTC(2026, 0, 1)
+    const BATCH = 1000
+    for (let done = 0; done < count; done += BATCH) {
+      await storage.transaction(async (tx) => {
+        for (let i = done; i < Math.min(count, done + BATCH); i++) {
+          const at = start + i * 50
+          const click: ClickRecord = {
+            id: crypto.randomUUID(),
+            linkId: link.id,
+            event: 'click',
+            visitor: hasher.visitor(dayOf(at), 'click', link.id, `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, 'Mozilla/5.0'),
+            createdAt: new Date(at).toISOString(),
+          }
+          await tx.insert('clicks', click)
+        }
+      })
+    }
+    gc()
+    const after = process.memoryUsage().rss
+    await storage.close()
+    const bytes = statSync(file).size
+    const opened = performance.now()
+    const again = sqlJsStorage({ persist: fileJournal(file) })
+    await again.ready()
+    const reopenMs = performance.now() - opened
+    const counting = performance.now()
+    const kept = await again.transaction((tx) => tx.count('clicks', {}), { readOnly: true })
+    const countMs = performance.now() - counting
+    await again.close()
+    console.log(`fill clicks ${kept} rss ${after - before} file ${bytes} reopen ${reopenMs.toFixed(0)} count ${countMs.toFixed(0)}`)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+function benchFootprint(count: number): { residentMiB: number; reopenMs: number } {
+  const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', fileURLToPath(import.meta.url), '--fill', String(count)], {
+    encoding: 'utf8',
+    maxBuffer: 16 * MIB,
+  })
+  const [, kept, rss, file, reopen, counted] = /fill clicks (\d+) rss (-?\d+) file (\d+) reopen (\d+) count (\d+)/.exec(out) ?? []
+  if (!kept) throw new Error(`fill printed nothing usable:\n${out}`)
+  const residentMiB = Number(rss) / MIB
+  console.log(
+    `${Number(kept).toLocaleString('en')} clicks on the sql.js file storage: resident +${residentMiB.toFixed(0)} MiB (goal ≤ 300), ` +
+      `file ${(Number(file) / MIB).toFixed(0)} MiB (${(Number(file) / Number(kept)).toFixed(0)} B/click), reopen ${reopen} ms (goal < 2000), then counting them ${counted} ms`,
+  )
+  return { residentMiB, reopenMs: Number(reopen) }
+}
+
+if (process.argv[2] === '--serve') await runServer(process.argv[3] as Variant)
+else if (process.argv[2] === '--fill') await fillClicks(Number(process.argv[3]))
+else if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await benchRedirect(Number(process.env.BENCH_SECONDS ?? 3), Number(process.env.BENCH_ROUNDS ?? 3))
+  const { residentMiB, reopenMs } = benchFootprint(Number(process.env.BENCH_CLICKS ?? 1_000_000))
+  console.log(`goals: 1M clicks resident ${residentMiB <= 300 ? 'met' : 'NOT met'}; reopen ${reopenMs < 2000 ? 'met' : 'NOT met'}`)
+}
