@@ -31,6 +31,8 @@ export type {
   CommissionsApi,
   LinksApi,
   PayoutsApi,
+  ReportsApi,
+  ExportsApi,
   ReferredUsersApi,
   ResourceApi,
 } from './api/index.js'
@@ -38,6 +40,19 @@ export type { LinkCreateInput, LinkTrackBatch, LinkTrackBatchInput, LinkTrackInp
 export type { CommissionCreateInput, CommissionListQuery, CommissionRefundInput, CommissionUpdateInput } from './api/commissions.js'
 export type { PayoutItemsQuery, PayoutListQuery, PayoutRunInput, PayoutUpdateInput } from './api/payouts.js'
 export type { PayoutExport, PayoutExportFormat, PayoutExportQuery } from './api/payout-export.js'
+export type {
+  ReportPeriod,
+  ReportSummary,
+  ReportSummaryQuery,
+  ReportTimeseries,
+  ReportTimeseriesQuery,
+  ReportTopAffiliates,
+  ReportTopAffiliatesQuery,
+  TopAffiliate,
+  TopAffiliatesBy,
+} from './api/reports.js'
+export type { CountAndAmount, ReportFigures, SeriesPoint } from './reports/read.js'
+export type { AffiliateExportQuery, CommissionExportQuery, CsvExport } from './api/exports.js'
 export type { ReferredUserCreateInput, ReferredUserListQuery, ReferredUserUpdateInput } from './api/referred-users.js'
 export type { AffiliateCreateInput, AffiliateListQuery, AffiliateUpdateInput } from './api/affiliates.js'
 export type { CampaignCreateInput, CampaignListQuery, CampaignUpdateInput } from './api/campaigns.js'

@@ -45,15 +45,15 @@ async function all(storage: SqlJsStorage) {
   }))
 }
 
-/** SQL taking a file back to what version 6 wrote: no clicks, no settings, no key kinds or origins. */
+/** SQL taking a file back to what version 7 wrote: no clicks, no settings, no key kinds or origins. */
 const UNDO_MIGRATION_8 = `DROP TABLE clicks;
   DROP TABLE settings;
   ALTER TABLE apiKeys DROP COLUMN kind;
   ALTER TABLE apiKeys DROP COLUMN allowedOrigins;`
 
 /** SQL taking a file back to what version 5 wrote: no payouts, no commission kind, dueAt, payoutId or refunds, no campaign currency. */
-const UNDO_MIGRATION_6 = `${UNDO_MIGRATION_8}
-  DROP TABLE payouts;
+const UNDO_MIGRATION_7 = 'DROP TABLE rollups;'
+const UNDO_MIGRATION_6 = `DROP TABLE payouts;
   DELETE FROM _counts WHERE model = 'payouts';
   DROP INDEX commissions_payoutId;
   ALTER TABLE commissions DROP COLUMN kind;
@@ -255,7 +255,7 @@ describe('sql.js in a file', () => {
     // The same file as version 4 left it: no (workspaceId, status) index, triggers or counts.
     const SQL = await ((await import('sql.js' as string)) as { default: InitSqlJs }).default()
     const db = new SQL.Database(readFileSync(file))
-    db.exec(`${UNDO_MIGRATION_6}
+    db.exec(`${UNDO_MIGRATION_8} ${UNDO_MIGRATION_7} ${UNDO_MIGRATION_6}
       DROP INDEX commissions_workspaceId_status;
       DROP TRIGGER _counts_commissions_workspaceId_status_insert;
       DROP TRIGGER _counts_commissions_workspaceId_status_delete;
@@ -291,7 +291,7 @@ describe('sql.js in a file', () => {
     await reopened.close()
   })
 
-  it('migration 8 keeps the keys of a version 6 file secret, with no origins, and adds clicks', async () => {
+  it('migration 8 keeps the keys of a version 7 file secret, with no origins, and adds clicks', async () => {
     const file = join(freshDir(), 'db.sqlite')
     const first = sqlJsStorage({ persist: fileJournal(file) })
     const key = apiKey()
@@ -299,7 +299,7 @@ describe('sql.js in a file', () => {
     await first.close()
     const SQL = await ((await import('sql.js' as string)) as { default: InitSqlJs }).default()
     const db = new SQL.Database(readFileSync(file))
-    db.exec(`${UNDO_MIGRATION_8} PRAGMA user_version = 6;`)
+    db.exec(`${UNDO_MIGRATION_8} PRAGMA user_version = 7;`)
     writeFileSync(file, db.export())
     db.close()
     const storage = sqlJsStorage({ persist: fileJournal(file) })
@@ -324,7 +324,7 @@ describe('sql.js in a file', () => {
     await first.close()
     const SQL = await ((await import('sql.js' as string)) as { default: InitSqlJs }).default()
     const db = new SQL.Database(readFileSync(file))
-    db.exec(`${UNDO_MIGRATION_6} PRAGMA user_version = 5;`)
+    db.exec(`${UNDO_MIGRATION_8} ${UNDO_MIGRATION_7} ${UNDO_MIGRATION_6} PRAGMA user_version = 5;`)
     writeFileSync(file, db.export())
     db.close()
     const storage = sqlJsStorage({ persist: fileJournal(file) })

@@ -1,6 +1,7 @@
 import type { PoolClient } from 'pg'
 import { modelNames, models } from '../../src/storage/models.js'
 import { quote, SEARCH_COLUMN } from '../../src/storage/sql.js'
+import { rollupBackfillSql } from '../../src/reports/rollup-backfill.js'
 
 // The schema, as a list of versions. Each migration is frozen: once released it never changes, so
 // a database made by any older version upgrades in place by running the ones it has not seen.
@@ -266,6 +267,47 @@ CREATE INDEX payouts_affiliate ON ${s}.payouts ("affiliateId", "createdAt", "id"
 -- guesses "payoutId" IS NULL is rare and serves a payout run's claim (id = ANY(...) AND "payoutId"
 -- IS NULL) from commissions_payout, walking every unclaimed commission per payout.
 ANALYZE ${s}.commissions;
+`,
+    ),
+  },
+  {
+    version: 5,
+    description: 'report rollups per workspace, campaign, affiliate and UTC hour, filled from the records already there',
+    up: sql(
+      (s) => `
+CREATE TABLE ${s}.rollups (
+  "id" text COLLATE "C" PRIMARY KEY,
+  "workspaceId" text COLLATE "C" NOT NULL,
+  "campaignId" text COLLATE "C" NOT NULL,
+  "affiliateId" text COLLATE "C" NOT NULL,
+  "hourStart" text COLLATE "C" NOT NULL,
+  "seriesKey" text COLLATE "C" NOT NULL,
+  "rankKey" text COLLATE "C",
+  "opens" bigint NOT NULL,
+  "clicks" bigint NOT NULL,
+  "signups" bigint NOT NULL,
+  "saleCount" bigint NOT NULL,
+  "earningsMinor" bigint NOT NULL,
+  "pendingCount" bigint NOT NULL,
+  "pendingMinor" bigint NOT NULL,
+  "processingCount" bigint NOT NULL,
+  "processingMinor" bigint NOT NULL,
+  "paidCount" bigint NOT NULL,
+  "paidMinor" bigint NOT NULL,
+  "refundedCount" bigint NOT NULL,
+  "refundedMinor" bigint NOT NULL,
+  "clawbackCount" bigint NOT NULL,
+  "clawbackMinor" bigint NOT NULL,
+  "payoutCount" bigint NOT NULL,
+  "paidOutMinor" bigint NOT NULL,
+  "createdAt" text COLLATE "C" NOT NULL,
+  "_search" text COLLATE "C" NOT NULL
+);
+CREATE INDEX rollups_created ON ${s}.rollups ("createdAt", "id");
+CREATE INDEX rollups_series ON ${s}.rollups ("seriesKey", "createdAt", "id");
+CREATE INDEX rollups_rank ON ${s}.rollups ("rankKey", "createdAt", "id");
+${rollupBackfillSql((table) => `${s}.${table}`)}
+ANALYZE ${s}.rollups;
 `,
     ),
   },

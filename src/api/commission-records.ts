@@ -11,6 +11,7 @@ import { canSee, visible, type Access } from './access.js'
 import { findAffiliate } from './affiliates.js'
 import { findCampaign } from './campaigns.js'
 import { findLinkByCode } from './links.js'
+import { moveCommission, moveCommissionStatus } from '../reports/rollup.js'
 
 // Commissions and referred users are one kind of record. Everything that writes them, and keeps
 // the affiliate's and link's counters in step with them, lives here, inside the caller's transaction.
@@ -145,6 +146,7 @@ export async function insertCommission(tx: StorageTransaction, access: Access, c
   }
   await tx.insert('commissions', record)
   await countRecord(tx, record, 1)
+  await moveCommission(tx, null, record)
   return record
 }
 
@@ -201,6 +203,7 @@ export async function updateCommission(tx: StorageTransaction, clock: Clock, cur
   }
   const updated = (await tx.update('commissions', current.id, { ...changes, updatedAt: isoAt(clock) }))!
   await moveEarnings(tx, current, updated)
+  await moveCommission(tx, current, updated)
   return updated
 }
 
@@ -222,6 +225,7 @@ export async function refundCommission(
   if (plan.type === 'paid') {
     const updated = (await tx.update('commissions', current.id, { refundedMinor: plan.refundedMinor, status: plan.status, updatedAt: now }))!
     await moveEarnings(tx, current, updated)
+    await moveCommission(tx, current, updated)
     const clawback: CommissionRecord = {
       ...current,
       ...plan.clawback,
@@ -238,6 +242,7 @@ export async function refundCommission(
     }
     await tx.insert('commissions', clawback)
     await countRecord(tx, clawback, 1)
+    await moveCommission(tx, null, clawback)
     return updated
   }
   const updated = (await tx.update('commissions', current.id, {
@@ -247,6 +252,7 @@ export async function refundCommission(
     updatedAt: now,
   }))!
   await moveEarnings(tx, current, updated)
+  await moveCommission(tx, current, updated)
   if (plan.leavesPayoutId !== null) await removeFromPayout(tx, plan.leavesPayoutId, plan.removedFromPayoutMinor, now)
   return updated
 }
@@ -259,6 +265,7 @@ async function removeFromPayout(tx: StorageTransaction, payoutId: string, remove
   await tx.update('payouts', payoutId, { ...next, updatedAt: now })
   if (next.status === 'canceled') {
     const effect = commissionEffect('canceled')
+    await moveCommissionStatus(tx, await tx.find('commissions', { where: { payoutId } }), effect.status!)
     await tx.updateMany('commissions', { payoutId }, { status: effect.status!, payoutId: null, updatedAt: now })
   }
 }
@@ -268,4 +275,5 @@ export async function deleteCommission(tx: StorageTransaction, record: Commissio
   if (refusal) throw unprocessable(refusal)
   await tx.delete('commissions', record.id)
   await countRecord(tx, record, -1)
+  await moveCommission(tx, record, null)
 }

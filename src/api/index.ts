@@ -24,6 +24,16 @@ import {
   type ReferredUserUpdateInput,
 } from './referred-users.js'
 import type { Deps, Page } from './shared.js'
+import { exportOperations, type AffiliateExportQuery, type CommissionExportQuery, type CsvExport } from './exports.js'
+import {
+  reportOperations,
+  type ReportSummary,
+  type ReportSummaryQuery,
+  type ReportTimeseries,
+  type ReportTimeseriesQuery,
+  type ReportTopAffiliates,
+  type ReportTopAffiliatesQuery,
+} from './reports.js'
 
 export type Operations = ReturnType<typeof createOperations>
 
@@ -35,6 +45,8 @@ export const createOperations = (deps: Deps) => ({
   commissions: commissionOperations(deps),
   referredUsers: referredUserOperations(deps),
   payouts: { ...payoutOperations(deps), export: payoutExportOperation(deps) },
+  reports: reportOperations(deps),
+  exports: exportOperations(deps),
 })
 
 export interface CampaignsApi {
@@ -122,6 +134,26 @@ export interface PayoutsApi {
   export(query: PayoutExportQuery): Promise<PayoutExport>
 }
 
+/**
+ * Figures of a workspace (or one campaign or affiliate of it) over a period `[from, to)` (default:
+ * the 30 days up to now), read from hourly rollups kept with every write. See the README's "Reports".
+ */
+export interface ReportsApi {
+  /** Opens, clicks, signups, conversion rate, commissions (and by status), clawbacks, paid out. */
+  summary(query: ReportSummaryQuery): Promise<ReportSummary>
+  /** The same per `interval` (default `day`) in `timezone` (default `UTC`), every bucket, empty ones included. */
+  timeseries(query: ReportTimeseriesQuery): Promise<ReportTimeseries>
+  /** The affiliates with any figure in the period, best first `by` (default `earnings`), at most `limit` (default 10, at most 100). */
+  topAffiliates(query: ReportTopAffiliatesQuery): Promise<ReportTopAffiliates>
+}
+
+export interface ExportsApi {
+  /** Every commission record the list filters match, oldest first, as a CSV file read a page at a time. */
+  commissions(query?: CommissionExportQuery): Promise<CsvExport>
+  /** Every affiliate the list filters match, oldest first, as a CSV file read a page at a time. */
+  affiliates(query?: AffiliateExportQuery): Promise<CsvExport>
+}
+
 /** One namespace per resource. Validation and rules are those of HTTP; failures throw `AffiliateError`. */
 export interface ResourceApi {
   campaigns: CampaignsApi
@@ -130,6 +162,8 @@ export interface ResourceApi {
   commissions: CommissionsApi
   referredUsers: ReferredUsersApi
   payouts: PayoutsApi
+  reports: ReportsApi
+  exports: ExportsApi
 }
 
 /**

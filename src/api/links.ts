@@ -11,6 +11,7 @@ import { canSee, visible, type Access } from './access.js'
 import { findAffiliate } from './affiliates.js'
 import { findCampaign } from './campaigns.js'
 import { inTransaction, readOnly, type Deps } from './shared.js'
+import { addToRollups } from '../reports/rollup.js'
 
 export type LinkCreateInput = Infer<typeof linkCreate.struct>
 export type LinkTrackInput = Infer<typeof linkTrack.struct>
@@ -37,11 +38,13 @@ export async function findLinkByCode(tx: StorageTransaction, access: Access, cod
  * Counts one open or click on a link and on its affiliate. Every counted event goes through here:
  * the keyed `POST /links/track` (one or a batch), the public redirect and the beacon; so whatever
  * an event must move (counters, report rollups) moves in one place, in the caller's transaction.
+ * `at` (ISO 8601) is when it happened: the hour its rollup counts it in.
  */
-export async function countEvent(tx: StorageTransaction, link: LinkRecord, event: 'open' | 'click'): Promise<LinkRecord> {
+export async function countEvent(tx: StorageTransaction, link: LinkRecord, event: 'open' | 'click', at: string): Promise<LinkRecord> {
   const field = event === 'open' ? 'totalOpens' : 'totalClicks'
   const updated = await tx.increment('links', link.id, { [field]: 1 })
   await tx.increment('affiliates', link.affiliateId, { [field]: 1 })
+  await addToRollups(tx, [{ scope: link, at, deltas: { [event === 'open' ? 'opens' : 'clicks']: 1 } }])
   return updated!
 }
 
@@ -89,8 +92,9 @@ export function linkOperations({ storage, clock }: Deps) {
       const unknown = events.findIndex((entry) => !links.has(entry.referralCode))
       if (unknown >= 0) throw notFound(`Link ${events[unknown]!.referralCode} (events[${unknown}])`)
       const touched = new Map<string, LinkRecord>()
+      const at = isoAt(clock)
       for (const { referralCode, event } of events) {
-        const counted = await countEvent(tx, touched.get(referralCode) ?? links.get(referralCode)!, event)
+        const counted = await countEvent(tx, touched.get(referralCode) ?? links.get(referralCode)!, event, at)
         touched.set(referralCode, counted)
       }
       return { tracked: events.length, items: [...touched.values()].map(toLink) }
@@ -145,7 +149,7 @@ export function linkOperations({ storage, clock }: Deps) {
       return inTransaction(storage, async (tx) => {
         const link = await findLinkByCode(tx, access, referralCode)
         if (!link) throw notFound('Link')
-        return toLink(await countEvent(tx, link, event))
+        return toLink(await countEvent(tx, link, event, isoAt(clock)))
       })
     },
   }

@@ -14,6 +14,7 @@ import { parse, parseBody } from '../schemas/validate.js'
 import type { StorageTransaction } from '../storage/types.js'
 import { requireWorkspace, visible, type Access } from './access.js'
 import { findCampaign } from './campaigns.js'
+import { addToRollups, moveCommissionStatus } from '../reports/rollup.js'
 import { inTransaction, listPage, listWhere, readOnly, type Deps, type Page } from './shared.js'
 
 export type PayoutRunInput = Infer<typeof payoutRun.struct>
@@ -65,7 +66,12 @@ const draft = (planned: PlannedPayout, workspaceId: string, periodEnd: string, n
  * payout: should another run have claimed one first (a storage running transactions side by side
  * without serializable isolation), the whole run fails and writes nothing, rather than pay twice.
  */
-async function makePayout(tx: StorageTransaction, record: PayoutRecord, commissionIds: readonly string[]): Promise<void> {
+async function makePayout(
+  tx: StorageTransaction,
+  record: PayoutRecord,
+  commissionIds: readonly string[],
+  commissions: ReadonlyMap<string, CommissionRecord>,
+): Promise<void> {
   await tx.insert('payouts', record)
   const effect = commissionEffect('enter')
   let claimed = 0
@@ -79,6 +85,7 @@ async function makePayout(tx: StorageTransaction, record: PayoutRecord, commissi
   if (claimed !== commissionIds.length) {
     throw new AffiliateError(409, 'Another payout run took some of these commissions at the same time; run again')
   }
+  await moveCommissionStatus(tx, commissionIds.map((id) => commissions.get(id)!), effect.status!)
 }
 
 export function payoutOperations({ storage, clock }: Deps) {
@@ -106,10 +113,11 @@ export function payoutOperations({ storage, clock }: Deps) {
         const plan = planPayoutRun({ commissions, affiliates, campaigns, asOf })
         const skipped = plan.skipped.map(({ affiliateId, reason, amountMinor }) => ({ affiliateId, reason, amount: formatMoney(amountMinor) }))
         const payouts: Payout[] = []
+        const byId = new Map(commissions.map((c) => [c.id, c]))
         for (const planned of plan.payouts) {
           const record = draft(planned, workspaceId, asOf, now)
           // A dry run shows each payout as it would be made; nothing is written and the ids are not kept.
-          if (!input.dryRun) await makePayout(tx, record, planned.commissionIds)
+          if (!input.dryRun) await makePayout(tx, record, planned.commissionIds, byId)
           payouts.push(toPayout(record))
         }
         return { payouts, skipped }
@@ -146,11 +154,13 @@ export function payoutOperations({ storage, clock }: Deps) {
         if (moves) {
           patch.status = input.status
           if (input.status === 'paid') patch.paidAt = now
+          if (input.status === 'paid') await addToRollups(tx, [{ scope: current, at: now, deltas: { payoutCount: 1, paidOutMinor: current.amountMinor } }])
           const effect = commissionEffect(input.status)
           if (effect.status !== null) {
             const commissions: Partial<CommissionRecord> = { status: effect.status, updatedAt: now }
             if (effect.payoutId === 'clear') commissions.payoutId = null
             if (input.status === 'paid') commissions.payoutDate = now
+            await moveCommissionStatus(tx, await tx.find('commissions', { where: { payoutId: current.id } }), effect.status)
             await tx.updateMany('commissions', { payoutId: current.id }, commissions)
           }
         }

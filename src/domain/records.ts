@@ -206,6 +206,52 @@ export type IdempotencyRecord = {
   updatedAt: string
 }
 
+/**
+ * Report figures of one UTC hour or day, kept in step with the records in the same transaction as
+ * every write that moves them (src/reports/rollup.ts). Each change moves six rows: the hour's and
+ * the day's, each at the affiliate's level (`campaignId` and `affiliateId` set), its campaign's
+ * (`affiliateId` '') and its workspace's (both ''). Money is minor units.
+ */
+export type RollupRecord = {
+  /** `workspace|campaign|affiliate|<hourStart or YYYY-MM-DD>`, '*' for the levels that sum over all. */
+  id: string
+  workspaceId: string
+  /** '' on the workspace's rows. */
+  campaignId: string
+  /** '' on the workspace's and campaign's rows. */
+  affiliateId: string
+  /** The first instant covered, ISO 8601 (`2026-03-29T01:00:00.000Z`; a day row's is its midnight). */
+  hourStart: string
+  /** What reads go by: an hour row's key names its UTC day, a day row's its UTC month (`prefix|YYYY-MM-DD`, `prefix|YYYY-MM`). */
+  seriesKey: string
+  /** On affiliate rows, what top-affiliates reads (`workspace|YYYY-MM-DD` on hour rows, `workspace|YYYY-MM` on day rows); null on the others. */
+  rankKey: string | null
+  opens: number
+  clicks: number
+  /** Referred e-mails whose first record (by commissionDate) for the affiliate falls in this hour. */
+  signups: number
+  /** Sales dated in this hour, whatever their status. */
+  saleCount: number
+  /** What those sales earn (as `totalEarnings`: not refunded, less refunds after payment). */
+  earningsMinor: number
+  pendingCount: number
+  pendingMinor: number
+  processingCount: number
+  processingMinor: number
+  paidCount: number
+  paidMinor: number
+  refundedCount: number
+  refundedMinor: number
+  clawbackCount: number
+  /** Negative: clawbacks are. */
+  clawbackMinor: number
+  /** Payouts paid in this hour. */
+  payoutCount: number
+  paidOutMinor: number
+  /** The same as `hourStart`, so rows list in hour order. */
+  createdAt: string
+}
+
 export interface ModelRecords {
   campaigns: CampaignRecord
   affiliates: AffiliateRecord
@@ -216,4 +262,5 @@ export interface ModelRecords {
   idempotency: IdempotencyRecord
   clicks: ClickRecord
   settings: SettingRecord
+  rollups: RollupRecord
 }

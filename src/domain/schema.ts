@@ -251,7 +251,43 @@ export const schema: { [M in keyof ModelRecords]: ModelSchema<M> } = {
   settings: {
     fields: { id: text, value: text, ...stamps },
   },
+  rollups: {
+    fields: {
+      id: text,
+      workspaceId: text,
+      campaignId: text,
+      affiliateId: text,
+      hourStart: timestamp,
+      seriesKey: indexedText,
+      rankKey: { kind: 'text', nullable: true, indexed: true },
+      opens: int,
+      clicks: int,
+      signups: int,
+      saleCount: int,
+      earningsMinor: int,
+      pendingCount: int,
+      pendingMinor: int,
+      processingCount: int,
+      processingMinor: int,
+      paidCount: int,
+      paidMinor: int,
+      refundedCount: int,
+      refundedMinor: int,
+      clawbackCount: int,
+      clawbackMinor: int,
+      payoutCount: int,
+      paidOutMinor: int,
+      createdAt: timestamp,
+    },
+  },
 }
+
+/** The numeric figures of a rollup row (see `RollupRecord`), in column order. */
+export const ROLLUP_COUNTERS = [
+  'opens', 'clicks', 'signups', 'saleCount', 'earningsMinor', 'pendingCount', 'pendingMinor', 'processingCount',
+  'processingMinor', 'paidCount', 'paidMinor', 'refundedCount', 'refundedMinor', 'clawbackCount', 'clawbackMinor',
+  'payoutCount', 'paidOutMinor',
+] as const
 
 /** The column kind a field is kept as. */
 export const columnKind = (spec: FieldSpec): ColumnKind =>

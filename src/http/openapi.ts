@@ -1,4 +1,7 @@
+import { COMMISSION_STATUSES } from '../domain/commission-status.js'
 import { SKIP_REASONS } from '../domain/payout-run.js'
+import { GRANULARITIES } from '../reports/buckets.js'
+import { TOP_BY } from '../schemas/reports.js'
 import { answerJsonSchema, fieldJsonSchema } from '../domain/schema.js'
 import type { JsonSchema } from '../schemas/fields.js'
 import { jsonSchemaOf, MAX_FIELD_ERRORS, type Schema } from '../schemas/validate.js'
@@ -48,7 +51,82 @@ const MODELS = {
         paidOut: moneyString('Paid out.'),
       }),
   ],
+  reportSummary: ['ReportSummary', () => closed({ ...periodProperties(), ...reportFigures() })],
+  reportTimeseries: [
+    'ReportTimeseries',
+    () =>
+      closed({
+        ...periodProperties(),
+        interval: { type: 'string', enum: [...GRANULARITIES] },
+        timezone: { type: 'string', description: 'The canonical IANA name of the zone the buckets are in.' },
+        items: {
+          type: 'array',
+          items: closed({
+            start: { type: 'string', format: 'date-time' },
+            end: { type: 'string', format: 'date-time', description: "The next bucket's start: a day across a daylight-saving change lasts 23 or 25 hours." },
+            opens: count(),
+            clicks: count(),
+            signups: count(),
+            commissionCount: count(),
+            earnings: moneyString('What the sales dated in the bucket earn.'),
+          }),
+        },
+      }),
+  ],
+  topAffiliates: [
+    'TopAffiliates',
+    () =>
+      closed({
+        ...periodProperties(),
+        by: { type: 'string', enum: [...TOP_BY] },
+        items: {
+          type: 'array',
+          items: closed({
+            affiliateId: { type: 'string', format: 'uuid' },
+            campaignId: { type: 'string', format: 'uuid' },
+            email: { type: 'string' },
+            firstName: { type: 'string' },
+            lastName: { type: 'string' },
+            opens: count(),
+            clicks: count(),
+            signups: count(),
+            conversionRate: rate(),
+            commissionCount: count(),
+            earnings: moneyString(),
+          }),
+        },
+      }),
+  ],
 } satisfies Record<Model, [string, () => JsonSchema]>
+
+const count = (): JsonSchema => ({ type: 'integer' })
+const rate = (): JsonSchema => ({ type: 'number', minimum: 0, description: 'signups / clicks, four decimals; 0 without clicks.' })
+const countAndAmount = (description: string) => ({ ...closed({ count: count(), amount: moneyString() }), description })
+
+/** What every report answers about itself: whose figures, and the period. */
+function periodProperties(): Record<string, JsonSchema> {
+  const id = { type: ['string', 'null'], format: 'uuid' }
+  return {
+    workspaceId: { type: 'string', format: 'uuid' },
+    campaignId: { ...id, description: 'null: every campaign of the workspace.' },
+    affiliateId: { ...id, description: 'null: every affiliate.' },
+    from: { type: 'string', format: 'date-time' },
+    to: { type: 'string', format: 'date-time' },
+  }
+}
+
+function reportFigures(): Record<string, JsonSchema> {
+  return {
+    opens: count(),
+    clicks: count(),
+    signups: { ...count(), description: 'Referred e-mails whose first record for the affiliate is dated in the period.' },
+    conversionRate: rate(),
+    commissions: countAndAmount('Sales dated in the period; amount: what they earn (not refunded, less refunds after payment).'),
+    byStatus: closed(Object.fromEntries(COMMISSION_STATUSES.map((status) => [status, countAndAmount(`The sales that are ${status} now; amount: the sum of their amounts.`)]))),
+    clawbacks: countAndAmount('Clawbacks made in the period (negative amounts).'),
+    paidOut: countAndAmount('Payouts paid in the period.'),
+  }
+}
 
 /** A two-decimal string amount, as answers give money. */
 function moneyString(description?: string): JsonSchema {

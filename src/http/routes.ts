@@ -15,6 +15,7 @@ import {
 } from '../schemas/commissions.js'
 import { linkAffiliate, linkCreate, linkId, linkTrack, linkTrackBatch } from '../schemas/links.js'
 import { payoutExport, payoutId, payoutItems, payoutList, payoutRun, payoutUpdate } from '../schemas/payouts.js'
+import { affiliateExport, commissionExport, reportSummary, reportTimeseries, reportTopAffiliates } from '../schemas/reports.js'
 import type { Schema } from '../schemas/validate.js'
 
 /** The query string as name -> value; a name given more than once -> every value, in order. */
@@ -34,7 +35,9 @@ export type Namespace = keyof Operations
  * id deleted; or `csv`, a file streamed as it is (`{ filename, contentType, body }`), no envelope.
  */
 export type Answer = { one: Model } | { page: Model } | { items: Model } | 'deleted' | 'csv'
-export type Model = 'campaign' | 'affiliate' | 'link' | 'linkTrack' | 'commission' | 'referredUser' | 'payout' | 'payoutRun' | 'balance'
+export type Model =
+  | 'campaign' | 'affiliate' | 'link' | 'linkTrack' | 'commission' | 'referredUser' | 'payout' | 'payoutRun' | 'balance'
+  | 'reportSummary' | 'reportTimeseries' | 'topAffiliates'
 
 /**
  * One route, described once. The HTTP handler, the typed API (`service.api`), the HTTP client and
@@ -114,6 +117,12 @@ export const routes: readonly Route[] = [
   route({ method: 'PUT', path: '/payouts', operation: ['payouts', 'update'], message: 'Payout updated successfully', query: payoutId, id: 'payoutId', body: payoutUpdate, answer: { one: 'payout' } }),
   route({ method: 'GET', path: '/payouts/export', operation: ['payouts', 'export'], message: 'Payouts exported successfully', query: payoutExport, answer: 'csv' }),
   route({ method: 'GET', path: '/payouts/items', operation: ['payouts', 'items'], message: 'Payout items retrieved successfully', query: payoutItems, answer: { page: 'commission' } }),
+
+  route({ method: 'GET', path: '/reports/summary', operation: ['reports', 'summary'], message: 'Report summary retrieved successfully', query: reportSummary, answer: { one: 'reportSummary' } }),
+  route({ method: 'GET', path: '/reports/timeseries', operation: ['reports', 'timeseries'], message: 'Report time series retrieved successfully', query: reportTimeseries, answer: { one: 'reportTimeseries' } }),
+  route({ method: 'GET', path: '/reports/top-affiliates', operation: ['reports', 'topAffiliates'], message: 'Top affiliates retrieved successfully', query: reportTopAffiliates, answer: { one: 'topAffiliates' } }),
+  route({ method: 'GET', path: '/exports/commissions', operation: ['exports', 'commissions'], message: 'Commissions exported successfully', query: commissionExport, answer: 'csv' }),
+  route({ method: 'GET', path: '/exports/affiliates', operation: ['exports', 'affiliates'], message: 'Affiliates exported successfully', query: affiliateExport, answer: 'csv' }),
 ]
 
 /** The status a route answers on success: `statusIf`'s when the body asks for it, else `status`, else 201 for POST and 200 for the others. */

@@ -173,6 +173,17 @@ class Table {
    * be checked against, and whether every row in it matches (nothing left to check).
    */
   candidates(conds: Condition[], term: string | null): { lists: SortedList<Row>[]; rest: Condition[]; exact: boolean } {
+    // Records named by id are found in the id map, whatever else the query says.
+    const byId = conds.find(([field]) => field === 'id')
+    if (byId) {
+      const list = new SortedList<Row>()
+      for (const id of new Set(byId[1])) {
+        const row = this.rows.get(id as string)
+        if (row) list.add(row)
+      }
+      const rest = conds.filter((cond) => cond !== byId)
+      return { lists: [list], rest, exact: rest.length === 0 && term === null }
+    }
     let best: SortedList<Row>[] | null = null
     let bestSize = 0
     let bestCovered: Condition[] = []

@@ -51,6 +51,7 @@ export const models: { [M in ModelName]: ModelDefinition<M> } = {
   idempotency: define('idempotency'),
   clicks: define('clicks'),
   settings: define('settings'),
+  rollups: define('rollups'),
 }
 
 export const modelNames = Object.keys(models) as ModelName[]

@@ -7,6 +7,7 @@ import type {
   IdempotencyRecord,
   LinkRecord,
   PayoutRecord,
+  RollupRecord,
   SettingRecord,
 } from '../domain/records.js'
 
@@ -187,5 +188,34 @@ export const setting = (overrides: Partial<SettingRecord> = {}): SettingRecord =
   value: 'ö-value',
   createdAt: at(0),
   updatedAt: at(0),
+  ...overrides,
+})
+
+export const rollup = (overrides: Partial<RollupRecord> = {}): RollupRecord => ({
+  id: sampleId(),
+  workspaceId: WORKSPACE,
+  campaignId: '',
+  affiliateId: '',
+  hourStart: at(3600),
+  seriesKey: `${WORKSPACE}|*|*|2026-01-01`,
+  rankKey: null,
+  opens: 0,
+  clicks: 3,
+  signups: 1,
+  saleCount: 2,
+  earningsMinor: 5_000_000_000,
+  pendingCount: 1,
+  pendingMinor: 25_00,
+  processingCount: 0,
+  processingMinor: 0,
+  paidCount: 1,
+  paidMinor: 4_999_997_500,
+  refundedCount: 0,
+  refundedMinor: 0,
+  clawbackCount: 1,
+  clawbackMinor: -12_34,
+  payoutCount: 0,
+  paidOutMinor: 0,
+  createdAt: at(0),
   ...overrides,
 })

@@ -14,6 +14,7 @@ import {
   link,
   OTHER_WORKSPACE,
   payout,
+  rollup,
   sampleId,
   setting,
   WORKSPACE,
@@ -45,6 +46,7 @@ const samples: { [M in ModelName]: (overrides?: Partial<RecordOf<M>>) => RecordO
   idempotency,
   clicks: click,
   settings: setting,
+  rollups: rollup,
 }
 
 /**

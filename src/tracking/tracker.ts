@@ -104,7 +104,7 @@ export function createTracker(options: TrackerOptions) {
     }
     const click: ClickRecord = { id: newId(), linkId: link.id, event, visitor: visitors[0]!, createdAt: new Date(now).toISOString() }
     await tx.insert('clicks', click)
-    return { clickId: click.id, link: await countEvent(tx, link, event), counted: true }
+    return { clickId: click.id, link: await countEvent(tx, link, event, click.createdAt), counted: true }
   }
 
   return {

@@ -3,6 +3,8 @@
 // `PRAGMA user_version`. Tables are STRICT so SQLite refuses a value of the wrong type instead of
 // converting it; booleans are 0/1 and string arrays JSON text (see columns.ts).
 
+import { rollupBackfillSql } from '../../reports/rollup-backfill.js'
+
 export interface Migration {
   version: number
   sql: string
@@ -46,6 +48,8 @@ export const COUNTED = {
   payouts: ['workspaceId', 'affiliateId', 'campaignId'],
   apiKeys: ['lookup'],
   idempotency: ['scopeKey'],
+  // Migration 7: read by key ranges, never counted.
+  rollups: [],
 } as const
 
 /**
@@ -290,6 +294,44 @@ CREATE INDEX payouts_campaignId ON payouts (campaignId, createdAt, id);
 CREATE INDEX payouts_affiliateId ON payouts (affiliateId, createdAt, id);
 CREATE INDEX payouts_workspaceId_status ON payouts (workspaceId, status, createdAt, id);`,
       countTriggers('payouts', COUNTED.payouts),
+    ].join('\n'),
+  },
+  {
+    version: 7,
+    // Report rollups (src/reports/rollup.ts), filled from the records already there.
+    sql: [
+      `CREATE TABLE rollups (
+  id TEXT PRIMARY KEY NOT NULL,
+  workspaceId TEXT NOT NULL,
+  campaignId TEXT NOT NULL,
+  affiliateId TEXT NOT NULL,
+  hourStart TEXT NOT NULL,
+  seriesKey TEXT NOT NULL,
+  rankKey TEXT,
+  opens INTEGER NOT NULL,
+  clicks INTEGER NOT NULL,
+  signups INTEGER NOT NULL,
+  saleCount INTEGER NOT NULL,
+  earningsMinor INTEGER NOT NULL,
+  pendingCount INTEGER NOT NULL,
+  pendingMinor INTEGER NOT NULL,
+  processingCount INTEGER NOT NULL,
+  processingMinor INTEGER NOT NULL,
+  paidCount INTEGER NOT NULL,
+  paidMinor INTEGER NOT NULL,
+  refundedCount INTEGER NOT NULL,
+  refundedMinor INTEGER NOT NULL,
+  clawbackCount INTEGER NOT NULL,
+  clawbackMinor INTEGER NOT NULL,
+  payoutCount INTEGER NOT NULL,
+  paidOutMinor INTEGER NOT NULL,
+  createdAt TEXT NOT NULL,
+  _search TEXT NOT NULL
+) STRICT;
+CREATE INDEX rollups_created ON rollups (createdAt, id);
+CREATE INDEX rollups_seriesKey ON rollups (seriesKey, createdAt, id);
+CREATE INDEX rollups_rankKey ON rollups (rankKey, createdAt, id);`,
+      rollupBackfillSql((table) => table),
     ].join('\n'),
   },
   {

@@ -1,0 +1,150 @@
+import { stringify } from 'csv-stringify/sync'
+import { formatMoney } from '../domain/money.js'
+import { schema, type FieldSpec, type ModelSchema } from '../domain/schema.js'
+import type { FindQuery, ModelName, RecordOf, StorageTransaction } from '../storage/types.js'
+import { inTransaction, readOnly, type Deps } from './shared.js'
+
+// CSV files streamed a page of records at a time: what every export (`/payouts/export`,
+// `/exports/commissions`, `/exports/affiliates`) answers. Memory holds one page, whatever the count.
+
+export const CSV_TYPE = 'text/csv; charset=utf-8'
+
+/** Records read per storage transaction, and per piece of the stream. */
+export const EXPORT_PAGE = 500
+
+/** A CSV row. Money travels as a bigint of minor units and is written with two decimals (see `csvText`). */
+export type Row = readonly (string | number | bigint | boolean | null)[]
+
+/**
+ * CSV text of `rows` (RFC 4180: CRLF line ends, quotes where needed). `escape_formulas` puts a `'`
+ * before any text starting with `=`, `+`, `-`, `@`, tab or CR, so a spreadsheet opening the file
+ * shows an affiliate's name or a reference rather than running it as a formula (OWASP "CSV
+ * Injection"). Numbers are exempt, so money goes in as a bigint of minor units: a clawback's
+ * `-12.50` stays a number. Booleans are written `true` / `false`.
+ */
+export const csvText = (rows: readonly Row[]): string =>
+  rows.length === 0
+    ? ''
+    : stringify(rows as Row[], {
+        record_delimiter: 'windows',
+        escape_formulas: true,
+        cast: { bigint: (minor) => formatMoney(Number(minor)), boolean: (value) => String(value) },
+      })
+
+/**
+ * The columns of one of a model's answers (see `answers` in domain/schema) as a CSV header, and
+ * the row of a record: the answer's fields in order, money as minor units (see `csvText`), lists
+ * joined with a space.
+ */
+export function answerColumns<M extends ModelName>(model: M, answer: string): { header: string[]; row: (record: RecordOf<M>) => Row } {
+  const definition: ModelSchema<M> = schema[model]
+  const fields = definition.answers?.[answer]
+  if (!fields) throw new Error(`${model} has no answer ${answer}`)
+  const specs: FieldSpec[] = fields.map((field) => definition.fields[field])
+  const header = fields.map((field, i) => specs[i]!.answerAs ?? field)
+  const kinds = specs.map((spec) => spec.kind)
+  return {
+    header,
+    row: (record) => {
+      const values = record as Record<string, unknown>
+      return fields.map((field, i) => {
+        const value = values[field]
+        if (kinds[i] === 'money') return BigInt(value as number)
+        if (kinds[i] === 'list') return (value as string[]).join(' ')
+        return value as string | number | boolean | null
+      })
+    },
+  }
+}
+
+type Stamped = { createdAt: string; id: string }
+
+/** Where a record sorts in an export: `createdAt`, then `id`, both ascending. */
+const isAfter = (record: Stamped, last: Stamped): boolean =>
+  record.createdAt > last.createdAt || (record.createdAt === last.createdAt && record.id > last.id)
+
+/**
+ * Reads the records of `model` matching `query` (`where`, `contains`), oldest first, a page per
+ * storage transaction, each page in its own short read-only transaction so that a slow reader holds
+ * no transaction open; `extra` reads what a page needs besides (in the same transaction).
+ *
+ * Pages are found by offset, and the offset is only a hint: each page is read from one row before
+ * it (the last row given), and only rows sorting after that row are given. So no record is given
+ * twice, and when records before the reader's position leave the selection (a pending payout
+ * moved to processing while the export runs), the rows shift back; the reader sees that the
+ * first row it reads already sorts after the last one given, and steps back until it finds its
+ * place, so nothing is skipped. A record that matches from the start to the end of the export is
+ * in the file exactly once; one that enters or leaves the selection meanwhile is in it or not
+ * depending on whether the reader had passed it; each row shows the record as its page read it.
+ */
+export function recordPages<M extends ModelName, X = undefined>(
+  deps: Deps,
+  model: M,
+  query: Pick<FindQuery<M>, 'where' | 'contains'>,
+  extra?: (tx: StorageTransaction, records: RecordOf<M>[]) => Promise<X>,
+): () => Promise<{ records: RecordOf<M>[]; extra: X } | null> {
+  let position = 0
+  let last: Stamped | null = null
+  let finished = false
+  const orderBy = { field: 'createdAt', direction: 'ASC' } as FindQuery<M>['orderBy']
+
+  const page = async (tx: StorageTransaction) => {
+    // After the first page, read from the last row given (one row of overlap), so it can be found.
+    let offset = last === null ? 0 : Math.max(0, position - 1)
+    // Whether a row read in this transaction sorts at or before the last one given (or none was).
+    let placed = last === null || offset === 0
+    for (;;) {
+      const limit = last === null ? EXPORT_PAGE : EXPORT_PAGE + 1
+      const rows = (await tx.find(model, { ...query, orderBy, offset, limit })) as (RecordOf<M> & Stamped)[]
+      if (!placed && (rows.length === 0 || isAfter(rows[0]!, last!))) {
+        // Rows before this offset left the selection: step back to a row at or before the last one given.
+        offset = Math.max(0, offset - EXPORT_PAGE)
+        placed = offset === 0
+        continue
+      }
+      placed = true
+      // Rows sort ascending, so the ones after the last given are the tail of `rows`.
+      const after = last === null ? rows : rows.filter((row) => isAfter(row, last!))
+      if (after.length === 0 && rows.length === limit) {
+        // A whole page of rows that entered the selection behind the reader: read on.
+        offset += rows.length
+        continue
+      }
+      const fresh = after.slice(0, EXPORT_PAGE)
+      if (fresh.length === after.length && rows.length < limit) finished = true
+      position = offset + rows.length - after.length + fresh.length
+      if (fresh.length) last = fresh[fresh.length - 1]!
+      return { records: fresh as RecordOf<M>[], extra: (extra ? await extra(tx, fresh) : undefined) as X }
+    }
+  }
+
+  return async () => (finished ? null : inTransaction(deps.storage, page, readOnly))
+}
+
+/**
+ * A CSV file as a stream: `header` (when not null), then the rows `next` gives a page at a time
+ * until it answers null. The first page is read now, so a storage failure is an error answer, not a
+ * cut-off file; after that nothing is read ahead of the consumer.
+ */
+export async function csvStream(header: Row | null, next: () => Promise<Row[] | null>): Promise<ReadableStream<Uint8Array>> {
+  const encoder = new TextEncoder()
+  const pieceOf = async (first: boolean): Promise<string | null> => {
+    const rows = await next()
+    if (rows === null) return first && header ? csvText([header]) : null
+    return csvText(first && header ? [header, ...rows] : rows)
+  }
+  let pending: string | null = await pieceOf(true)
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        // Pages whose rows all left the selection give no text: read on until one does, or the end.
+        while (pending === '') pending = await pieceOf(false)
+        if (pending === null) return controller.close()
+        controller.enqueue(encoder.encode(pending))
+        pending = ''
+      },
+    },
+    // Nothing is read ahead of the consumer: a page is read when the previous one has been taken.
+    { highWaterMark: 0 },
+  )
+}

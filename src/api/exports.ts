@@ -1,0 +1,42 @@
+import type { Infer } from 'superstruct'
+import { isoAt } from '../clock.js'
+import { affiliateExport, commissionExport } from '../schemas/reports.js'
+import { parse } from '../schemas/validate.js'
+import type { Access } from './access.js'
+import { answerColumns, CSV_TYPE, csvStream, recordPages } from './export-pages.js'
+import type { PayoutExport } from './payout-export.js'
+import { listWhere, type Deps } from './shared.js'
+
+// `GET /exports/commissions` and `GET /exports/affiliates`: every record the list filters match,
+// oldest first, as a CSV file streamed a page at a time (memory holds one page, whatever the count).
+// The columns are the fields of the API's answer (a commission's as a referred user answers it, so
+// every field), in answer order; money with two decimals.
+
+export type CommissionExportQuery = Infer<typeof commissionExport.struct>
+export type AffiliateExportQuery = Infer<typeof affiliateExport.struct>
+/** A CSV file answer, as `payouts.export` gives: `{ filename, contentType, body }`. */
+export type CsvExport = PayoutExport
+
+let commissionColumns: ReturnType<typeof answerColumns<'commissions'>> | undefined
+let affiliateColumns: ReturnType<typeof answerColumns<'affiliates'>> | undefined
+
+export function exportOperations(deps: Deps) {
+  const filename = (what: string) => `${what}-${isoAt(deps.clock).slice(0, 10)}.csv`
+  return {
+    async commissions(access: Access, query: unknown): Promise<CsvExport> {
+      const q = parse([commissionExport, query]).query
+      const columns = (commissionColumns ??= answerColumns('commissions', 'referredUser'))
+      const next = recordPages(deps, 'commissions', { where: listWhere(access, q), contains: q.contains || undefined })
+      const body = await csvStream(columns.header, async () => (await next())?.records.map(columns.row) ?? null)
+      return { filename: filename('commissions'), contentType: CSV_TYPE, body }
+    },
+
+    async affiliates(access: Access, query: unknown): Promise<CsvExport> {
+      const q = parse([affiliateExport, query]).query
+      const columns = (affiliateColumns ??= answerColumns('affiliates', 'affiliate'))
+      const next = recordPages(deps, 'affiliates', { where: listWhere(access, q), contains: q.contains || undefined })
+      const body = await csvStream(columns.header, async () => (await next())?.records.map(columns.row) ?? null)
+      return { filename: filename('affiliates'), contentType: CSV_TYPE, body }
+    },
+  }
+}

@@ -1,0 +1,203 @@
+import { earnedMinor } from '../domain/commission-status.js'
+import type { CommissionRecord, RollupRecord } from '../domain/records.js'
+import { ROLLUP_COUNTERS } from '../domain/schema.js'
+import type { StorageTransaction } from '../storage/types.js'
+
+// Rollups: the report figures of each UTC hour and day, per affiliate, per campaign and per
+// workspace, moved in the same transaction as every write that changes them. Every write reaches
+// them through `addToRollups` (a change of figures at one place and instant) or `moveCommission` (a
+// commission record before and after a write), so a report reads rows per day of its period and a
+// few hours at its edges (read.ts), and never scans records.
+//
+// Where a figure counts:
+// - a commission (and its clawback) in the hour of its `commissionDate`, the date of the sale the
+//   host gives (a clawback's is when the refund made it); a change of that date moves it;
+// - a signup in the hour of the earliest `commissionDate` among the affiliate's records for that
+//   e-mail (so signups add up over hours to the affiliate's `totalSignups`);
+// - an open or click in the hour it was tracked; a paid payout in the hour of its `paidAt`.
+
+export type RollupCounter = (typeof ROLLUP_COUNTERS)[number]
+export type RollupDeltas = Partial<Record<RollupCounter, number>>
+
+/** Whose figures change: the affiliate (and through it its campaign and workspace). */
+export interface RollupScope {
+  workspaceId: string
+  campaignId: string
+  affiliateId: string
+}
+
+const HOUR = 3_600_000
+/** Stands for "every campaign" or "every affiliate" in keys. */
+export const ALL = '*'
+
+/** The UTC hour holding an ISO instant, as ISO. */
+export const hourOf = (iso: string): string => new Date(Math.floor(Date.parse(iso) / HOUR) * HOUR).toISOString()
+/** The UTC day of an hour as `hourOf` writes it. */
+export const dayOf = (hourStart: string): string => hourStart.slice(0, hourStart.indexOf('T'))
+
+/** The three levels a change is counted at: the affiliate's row, its campaign's, its workspace's. */
+export type RollupLevel = { campaignId: string; affiliateId: string }
+const levels = (scope: RollupScope): RollupLevel[] => [
+  { campaignId: scope.campaignId, affiliateId: scope.affiliateId },
+  { campaignId: scope.campaignId, affiliateId: '' },
+  { campaignId: '', affiliateId: '' },
+]
+
+/** The key prefix of one level's rows (`workspace|campaign|affiliate`, '*' for all; an affiliate's rows name no campaign). */
+export const levelKey = (workspaceId: string, campaignId: string, affiliateId: string): string =>
+  affiliateId !== '' ? `${workspaceId}|${ALL}|${affiliateId}` : `${workspaceId}|${campaignId || ALL}|${ALL}`
+
+/**
+ * Each level keeps two spans of rows: an hour row per UTC hour and a day row per UTC day (the sum
+ * of its 24 hours), so a long period reads a row per day and only the hours at its edges.
+ * - hour row: id `prefix|hourStart`, seriesKey `prefix|YYYY-MM-DD`, rankKey `workspace|YYYY-MM-DD`;
+ * - day row: id `prefix|YYYY-MM-DD`, hourStart the day's 00:00, seriesKey `prefix|YYYY-MM`, rankKey `workspace|YYYY-MM`.
+ * (rankKey on affiliate rows only.)
+ */
+export type Span = 'hour' | 'day'
+
+export const hourRowId = (prefix: string, hourStart: string): string => `${prefix}|${hourStart}`
+export const dayRowId = (prefix: string, day: string): string => `${prefix}|${day}`
+/** The seriesKey of a level's hour rows of one UTC day, or of its day rows of one UTC month (`YYYY-MM`). */
+export const seriesKey = (prefix: string, dayOrMonth: string): string => `${prefix}|${dayOrMonth}`
+export const rankKey = (workspaceId: string, dayOrMonth: string): string => `${workspaceId}|${dayOrMonth}`
+export const monthOf = (day: string): string => day.slice(0, day.lastIndexOf('-'))
+
+/** One change: figures at one place and instant. */
+export interface RollupEntry {
+  scope: RollupScope
+  /** An ISO instant: the change counts in its UTC hour (and day). */
+  at: string
+  deltas: RollupDeltas
+}
+
+const nonZero = (deltas: RollupDeltas): RollupDeltas | null => {
+  let out: RollupDeltas | null = null
+  for (const counter of ROLLUP_COUNTERS) {
+    const value = deltas[counter]
+    if (value !== undefined && value !== 0) (out ??= {})[counter] = value
+  }
+  return out
+}
+
+type Target = { row: Omit<RollupRecord, RollupCounter>; deltas: Record<string, number> }
+
+/**
+ * Adds the figures of each entry to its hour's and day's rows at the affiliate's, campaign's and
+ * workspace's level, in the caller's transaction: a row is incremented, or inserted when it does
+ * not exist yet (its id is its key, so two writers of the same new row collide on the primary key,
+ * and a serializable storage runs one of them again). Entries sharing a row are summed first.
+ */
+export async function addToRollups(tx: StorageTransaction, entries: readonly RollupEntry[]): Promise<void> {
+  const rows = new Map<string, Target>()
+  const target = (id: string, make: () => Omit<RollupRecord, RollupCounter>): Target => {
+    let found = rows.get(id)
+    if (!found) rows.set(id, (found = { row: make(), deltas: {} }))
+    return found
+  }
+  for (const entry of entries) {
+    const deltas = nonZero(entry.deltas)
+    if (deltas === null) continue
+    const hourStart = hourOf(entry.at)
+    const day = dayOf(hourStart)
+    const dayStart = `${day}T00:00:00.000Z`
+    const { workspaceId } = entry.scope
+    for (const level of levels(entry.scope)) {
+      const prefix = levelKey(workspaceId, level.campaignId, level.affiliateId)
+      const ranked = level.affiliateId !== ''
+      const base = { workspaceId, campaignId: level.campaignId, affiliateId: level.affiliateId }
+      const hour = target(hourRowId(prefix, hourStart), () => ({
+        ...base,
+        id: hourRowId(prefix, hourStart),
+        hourStart,
+        seriesKey: seriesKey(prefix, day),
+        rankKey: ranked ? rankKey(workspaceId, day) : null,
+        createdAt: hourStart,
+      }))
+      const whole = target(dayRowId(prefix, day), () => ({
+        ...base,
+        id: dayRowId(prefix, day),
+        hourStart: dayStart,
+        seriesKey: seriesKey(prefix, monthOf(day)),
+        rankKey: ranked ? rankKey(workspaceId, monthOf(day)) : null,
+        createdAt: dayStart,
+      }))
+      for (const counter in deltas) {
+        const value = deltas[counter as RollupCounter]!
+        hour.deltas[counter] = (hour.deltas[counter] ?? 0) + value
+        whole.deltas[counter] = (whole.deltas[counter] ?? 0) + value
+      }
+    }
+  }
+  for (const { row, deltas } of rows.values()) {
+    const moved = nonZero(deltas)
+    if (moved === null) continue
+    if ((await tx.increment('rollups', row.id, moved)) !== null) continue
+    const record = { ...row } as RollupRecord
+    for (const counter of ROLLUP_COUNTERS) record[counter] = moved[counter] ?? 0
+    await tx.insert('rollups', record)
+  }
+}
+
+const scopeOf = (c: CommissionRecord): RollupScope => ({ workspaceId: c.workspaceId, campaignId: c.campaignId, affiliateId: c.affiliateId })
+
+/** What one commission record adds to the figures of the hour of its `commissionDate` (signups aside). */
+export function commissionFigures(c: CommissionRecord): RollupDeltas {
+  if (c.kind === 'clawback') return { clawbackCount: 1, clawbackMinor: c.amountMinor }
+  return {
+    saleCount: 1,
+    earningsMinor: earnedMinor(c),
+    [`${c.status}Count`]: 1,
+    [`${c.status}Minor`]: c.amountMinor,
+  }
+}
+
+const negate = (deltas: RollupDeltas): RollupDeltas =>
+  Object.fromEntries(Object.entries(deltas).map(([counter, value]) => [counter, -value]))
+
+/** The entries that take `before`'s figures out and put `after`'s in (either may be null: inserted, deleted). */
+export function commissionEntries(before: CommissionRecord | null, after: CommissionRecord | null): RollupEntry[] {
+  const out: RollupEntry[] = []
+  if (before) out.push({ scope: scopeOf(before), at: before.commissionDate, deltas: negate(commissionFigures(before)) })
+  if (after) out.push({ scope: scopeOf(after), at: after.commissionDate, deltas: commissionFigures(after) })
+  return out
+}
+
+const earliest = (records: readonly CommissionRecord[]): string | null => {
+  let min: string | null = null
+  for (const record of records) if (min === null || Date.parse(record.commissionDate) < Date.parse(min)) min = record.commissionDate
+  return min
+}
+
+/**
+ * The signup entries of a write to one record (already done in `tx`): the e-mail's signup for the
+ * affiliate counts in the hour of its earliest record, which an insert, a delete or a new
+ * `commissionDate` may move.
+ */
+async function signupEntries(tx: StorageTransaction, before: CommissionRecord | null, after: CommissionRecord | null): Promise<RollupEntry[]> {
+  const some = (after ?? before)!
+  if (before && after && before.commissionDate === after.commissionDate) return []
+  const now = await tx.find('commissions', { where: { referredUserKey: some.referredUserKey, affiliateId: some.affiliateId } })
+  const then = now.filter((record) => record.id !== some.id)
+  if (before) then.push(before)
+  const was = earliest(then)
+  const is = earliest(now)
+  if (was !== null && is !== null && hourOf(was) === hourOf(is)) return []
+  const out: RollupEntry[] = []
+  if (was !== null) out.push({ scope: scopeOf(some), at: was, deltas: { signups: -1 } })
+  if (is !== null) out.push({ scope: scopeOf(some), at: is, deltas: { signups: 1 } })
+  return out
+}
+
+/**
+ * Moves the rollups for a write to one commission record, called after the write in its
+ * transaction: `before` is the record as it was (null: inserted), `after` as it is now (null: deleted).
+ */
+export async function moveCommission(tx: StorageTransaction, before: CommissionRecord | null, after: CommissionRecord | null): Promise<void> {
+  await addToRollups(tx, [...commissionEntries(before, after), ...(await signupEntries(tx, before, after))])
+}
+
+/** Moves the rollups for commissions whose status (and nothing else rollups read) changed together. */
+export async function moveCommissionStatus(tx: StorageTransaction, before: readonly CommissionRecord[], status: CommissionRecord['status']): Promise<void> {
+  await addToRollups(tx, before.flatMap((record) => commissionEntries(record, { ...record, status })))
+}
