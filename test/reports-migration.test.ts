@@ -12,6 +12,7 @@ import { ROLLUP_COUNTERS } from '../src/domain/schema.js'
 import type { InitSqlJs } from '../src/storage/sqljs/sql-js-types.js'
 import { setup, WS_A } from './helpers.js'
 import { dropSchema, needs, POSTGRES_VAR, postgresUrl, testPool, uniqueName } from './support/services.js'
+import { rewindTo } from './support/sqljs-rewind.js'
 
 const HOUR = 3_600_000
 
@@ -63,9 +64,7 @@ describe('the rollups migration', () => {
     await first.close()
     const SQL = await ((await import('sql.js' as string)) as { default: InitSqlJs }).default()
     const db = new SQL.Database(readFileSync(file))
-    // Back to version 6: migration 8 (tracking) undone too, as it runs again after 7.
-    db.exec(`DROP TABLE clicks; DROP TABLE settings; ALTER TABLE apiKeys DROP COLUMN kind; ALTER TABLE apiKeys DROP COLUMN allowedOrigins;
-      DROP TABLE rollups; PRAGMA user_version = 6;`)
+    db.exec(rewindTo(6))
     writeFileSync(file, db.export())
     db.close()
     const upgraded = sqlJsStorage({ persist: fileJournal(file) })

@@ -9,6 +9,7 @@ import type { InitSqlJs } from '../src/storage/sqljs/sql-js-types.js'
 import { sqlJsStorage, type SqlJsStorage } from '../src/storage/sqljs/storage.js'
 import { apiKey, campaign, affiliate, at, click, commission, OTHER_WORKSPACE, WORKSPACE } from '../src/storage/sample-records.js'
 import { dueAt } from '../src/domain/due.js'
+import { rewindTo } from './support/sqljs-rewind.js'
 
 const root = mkdtempSync(join(tmpdir(), 'affiliate-sqljs-file-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
@@ -44,25 +45,6 @@ async function all(storage: SqlJsStorage) {
     affiliates: await tx.find('affiliates', { orderBy: { field: 'createdAt', direction: 'ASC' } }),
   }))
 }
-
-/** SQL taking a file back to what version 7 wrote: no clicks, no settings, no key kinds or origins. */
-const UNDO_MIGRATION_8 = `DROP TABLE clicks;
-  DROP TABLE settings;
-  ALTER TABLE apiKeys DROP COLUMN kind;
-  ALTER TABLE apiKeys DROP COLUMN allowedOrigins;`
-
-/** SQL taking a file back to what version 5 wrote: no payouts, no commission kind, dueAt, payoutId or refunds, no campaign currency. */
-const UNDO_MIGRATION_7 = 'DROP TABLE rollups;'
-const UNDO_MIGRATION_6 = `DROP TABLE payouts;
-  DELETE FROM _counts WHERE model = 'payouts';
-  DROP INDEX commissions_payoutId;
-  ALTER TABLE commissions DROP COLUMN kind;
-  ALTER TABLE commissions DROP COLUMN dueAt;
-  ALTER TABLE commissions DROP COLUMN payoutId;
-  ALTER TABLE commissions DROP COLUMN refundedMinor;
-  ALTER TABLE commissions DROP COLUMN reversesCommissionId;
-  ALTER TABLE campaigns DROP COLUMN currency;
-  ALTER TABLE campaigns DROP COLUMN attributionWindowDays;`
 
 describe('sql.js in a file', () => {
   it('keeps records across close and reopen, exactly', async () => {
@@ -255,13 +237,7 @@ describe('sql.js in a file', () => {
     // The same file as version 4 left it: no (workspaceId, status) index, triggers or counts.
     const SQL = await ((await import('sql.js' as string)) as { default: InitSqlJs }).default()
     const db = new SQL.Database(readFileSync(file))
-    db.exec(`${UNDO_MIGRATION_8} ${UNDO_MIGRATION_7} ${UNDO_MIGRATION_6}
-      DROP INDEX commissions_workspaceId_status;
-      DROP TRIGGER _counts_commissions_workspaceId_status_insert;
-      DROP TRIGGER _counts_commissions_workspaceId_status_delete;
-      DROP TRIGGER _counts_commissions_workspaceId_status_update;
-      DELETE FROM _counts WHERE field = 'workspaceId,status';
-      PRAGMA user_version = 4;`)
+    db.exec(rewindTo(4))
     writeFileSync(file, db.export())
     db.close()
     const paid = (list: typeof records) => list.filter((r) => r.workspaceId === WORKSPACE && r.status === 'paid').length
@@ -291,7 +267,7 @@ describe('sql.js in a file', () => {
     await reopened.close()
   })
 
-  it('migration 8 keeps the keys of a version 7 file secret, with no origins, and adds clicks', async () => {
+  it('migration 8 keeps the keys of a version 6 file secret, with no origins, and adds clicks', async () => {
     const file = join(freshDir(), 'db.sqlite')
     const first = sqlJsStorage({ persist: fileJournal(file) })
     const key = apiKey()
@@ -299,7 +275,7 @@ describe('sql.js in a file', () => {
     await first.close()
     const SQL = await ((await import('sql.js' as string)) as { default: InitSqlJs }).default()
     const db = new SQL.Database(readFileSync(file))
-    db.exec(`${UNDO_MIGRATION_8} PRAGMA user_version = 7;`)
+    db.exec(rewindTo(6))
     writeFileSync(file, db.export())
     db.close()
     const storage = sqlJsStorage({ persist: fileJournal(file) })
@@ -324,7 +300,7 @@ describe('sql.js in a file', () => {
     await first.close()
     const SQL = await ((await import('sql.js' as string)) as { default: InitSqlJs }).default()
     const db = new SQL.Database(readFileSync(file))
-    db.exec(`${UNDO_MIGRATION_8} ${UNDO_MIGRATION_7} ${UNDO_MIGRATION_6} PRAGMA user_version = 5;`)
+    db.exec(rewindTo(5))
     writeFileSync(file, db.export())
     db.close()
     const storage = sqlJsStorage({ persist: fileJournal(file) })

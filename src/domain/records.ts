@@ -260,7 +260,7 @@ export interface ModelRecords {
   payouts: PayoutRecord
   apiKeys: ApiKeyRecord
   idempotency: IdempotencyRecord
+  rollups: RollupRecord
   clicks: ClickRecord
   settings: SettingRecord
-  rollups: RollupRecord
 }

@@ -239,18 +239,6 @@ export const schema: { [M in keyof ModelRecords]: ModelSchema<M> } = {
       ...stamps,
     },
   },
-  clicks: {
-    fields: {
-      id: text,
-      linkId: text,
-      event: { kind: 'text', values: ['click', 'open'] },
-      visitor: indexedText,
-      createdAt: timestamp,
-    },
-  },
-  settings: {
-    fields: { id: text, value: text, ...stamps },
-  },
   rollups: {
     fields: {
       id: text,
@@ -279,6 +267,18 @@ export const schema: { [M in keyof ModelRecords]: ModelSchema<M> } = {
       paidOutMinor: int,
       createdAt: timestamp,
     },
+  },
+  clicks: {
+    fields: {
+      id: text,
+      linkId: text,
+      event: { kind: 'text', values: ['click', 'open'] },
+      visitor: indexedText,
+      createdAt: timestamp,
+    },
+  },
+  settings: {
+    fields: { id: text, value: text, ...stamps },
   },
 }
 

@@ -49,9 +49,9 @@ export const models: { [M in ModelName]: ModelDefinition<M> } = {
   payouts: define('payouts'),
   apiKeys: define('apiKeys'),
   idempotency: define('idempotency'),
+  rollups: define('rollups'),
   clicks: define('clicks'),
   settings: define('settings'),
-  rollups: define('rollups'),
 }
 
 export const modelNames = Object.keys(models) as ModelName[]

@@ -174,23 +174,6 @@ export const idempotency = (overrides: Partial<IdempotencyRecord> = {}): Idempot
   ...overrides,
 })
 
-export const click = (overrides: Partial<ClickRecord> = {}): ClickRecord => ({
-  id: sampleId(),
-  linkId: sampleId(),
-  event: 'click',
-  visitor: `${(counter + 1).toString(16).padStart(22, '0')}`,
-  createdAt: at(0),
-  ...overrides,
-})
-
-export const setting = (overrides: Partial<SettingRecord> = {}): SettingRecord => ({
-  id: `setting-${counter + 1}`,
-  value: 'ö-value',
-  createdAt: at(0),
-  updatedAt: at(0),
-  ...overrides,
-})
-
 export const rollup = (overrides: Partial<RollupRecord> = {}): RollupRecord => ({
   id: sampleId(),
   workspaceId: WORKSPACE,
@@ -217,5 +200,22 @@ export const rollup = (overrides: Partial<RollupRecord> = {}): RollupRecord => (
   payoutCount: 0,
   paidOutMinor: 0,
   createdAt: at(0),
+  ...overrides,
+})
+
+export const click = (overrides: Partial<ClickRecord> = {}): ClickRecord => ({
+  id: sampleId(),
+  linkId: sampleId(),
+  event: 'click',
+  visitor: `${(counter + 1).toString(16).padStart(22, '0')}`,
+  createdAt: at(0),
+  ...overrides,
+})
+
+export const setting = (overrides: Partial<SettingRecord> = {}): SettingRecord => ({
+  id: `setting-${counter + 1}`,
+  value: 'ö-value',
+  createdAt: at(0),
+  updatedAt: at(0),
   ...overrides,
 })

@@ -44,9 +44,9 @@ const samples: { [M in ModelName]: (overrides?: Partial<RecordOf<M>>) => RecordO
   payouts: payout,
   apiKeys: apiKey,
   idempotency,
+  rollups: rollup,
   clicks: click,
   settings: setting,
-  rollups: rollup,
 }
 
 /**

@@ -1,0 +1,35 @@
+// SQL taking a sql.js file back to what an older version wrote, for the tests that upgrade real
+// older files. One entry per migration, newest last: a new migration adds its undo here, and every
+// rewinding test follows.
+const UNDO: Record<number, string> = {
+  5: `DROP INDEX commissions_workspaceId_status;
+  DROP TRIGGER _counts_commissions_workspaceId_status_insert;
+  DROP TRIGGER _counts_commissions_workspaceId_status_delete;
+  DROP TRIGGER _counts_commissions_workspaceId_status_update;
+  DELETE FROM _counts WHERE field = 'workspaceId,status';`,
+  6: `DROP TABLE payouts;
+  DELETE FROM _counts WHERE model = 'payouts';
+  DROP INDEX commissions_payoutId;
+  ALTER TABLE commissions DROP COLUMN kind;
+  ALTER TABLE commissions DROP COLUMN dueAt;
+  ALTER TABLE commissions DROP COLUMN payoutId;
+  ALTER TABLE commissions DROP COLUMN refundedMinor;
+  ALTER TABLE commissions DROP COLUMN reversesCommissionId;
+  ALTER TABLE campaigns DROP COLUMN currency;
+  ALTER TABLE campaigns DROP COLUMN attributionWindowDays;`,
+  7: 'DROP TABLE rollups;',
+  8: `DROP TABLE clicks;
+  DROP TABLE settings;
+  ALTER TABLE apiKeys DROP COLUMN kind;
+  ALTER TABLE apiKeys DROP COLUMN allowedOrigins;`,
+}
+
+/** Undoes every migration after `version` (newest first) and sets `user_version` to it. */
+export function rewindTo(version: number): string {
+  const undone = Object.keys(UNDO)
+    .map(Number)
+    .filter((v) => v > version)
+    .sort((a, b) => b - a)
+    .map((v) => UNDO[v])
+  return `${undone.join('\n')}\nPRAGMA user_version = ${version};`
+}
