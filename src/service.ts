@@ -9,6 +9,7 @@ import type { KeyStore } from './keys/types.js'
 import { addressThrottle } from './limiter/address-throttle.js'
 import { createLimiter, resolveRule } from './limiter/limiter.js'
 import type { RateLimitOptions } from './limiter/types.js'
+import { createPortal, withPortal, type PortalOptions } from './portal/index.js'
 import type { Storage } from './storage/types.js'
 import { createTracker } from './tracking/tracker.js'
 
@@ -95,6 +96,13 @@ export interface AffiliateServiceOptions {
    * never carries its message or stack. A client that goes away is not one. @default logs to `console.error`
    */
   onError?: (error: unknown, request: Request) => void
+  /**
+   * The affiliate portal: HTML pages under `/portal` (beside `basePath`) where affiliates join a
+   * campaign, sign in through an e-mailed link and see their links, stats, commissions and money.
+   * Off unless given. See the README's "Affiliate portal" section.
+   * @example portal: { secret: process.env.PORTAL_SECRET!, sendSignInLink: (email, url) => mailer.send(email, url) }
+   */
+  portal?: PortalOptions
 }
 
 export interface AffiliateService {
@@ -108,6 +116,8 @@ export interface AffiliateService {
   api: AffiliateApi
   /** Where the API answers, e.g. `/api/v1`: adapters pass requests outside it on to the host. */
   readonly basePath: string
+  /** Where the affiliate portal's pages are (`/portal`), or null when the portal is off. */
+  readonly portalPath: string | null
 }
 
 /** The longest `clickDedupeSeconds`: 7 days. */
@@ -204,5 +214,8 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
           : addressThrottle(resolveRule({ capacity: 40, refillPerSecond: 20, maxInFlight: false, ...tracked }, 'trackingLimit'), clock),
     },
   })
-  return { fetch, api: createApi(ops), basePath }
+  const api = createApi(ops)
+  if (options.portal === undefined) return { fetch, api, basePath, portalPath: null }
+  const portal = createPortal(options.portal, { api, storage: options.storage, clock, basePath, body, onError })
+  return { fetch: withPortal(portal, fetch), api, basePath, portalPath: portal.path }
 }

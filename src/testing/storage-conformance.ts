@@ -14,6 +14,7 @@ import {
   link,
   OTHER_WORKSPACE,
   payout,
+  portalToken,
   rollup,
   sampleId,
   setting,
@@ -47,6 +48,7 @@ const samples: { [M in ModelName]: (overrides?: Partial<RecordOf<M>>) => RecordO
   rollups: rollup,
   clicks: click,
   settings: setting,
+  portalTokens: portalToken,
 }
 
 /**

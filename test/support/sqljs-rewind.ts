@@ -22,6 +22,9 @@ const UNDO: Record<number, string> = {
   DROP TABLE settings;
   ALTER TABLE apiKeys DROP COLUMN kind;
   ALTER TABLE apiKeys DROP COLUMN allowedOrigins;`,
+  9: `DROP TABLE portalTokens;
+  DELETE FROM _counts WHERE model = 'portalTokens';
+  DROP INDEX affiliates_emailKey;`,
 }
 
 /** Undoes every migration after `version` (newest first) and sets `user_version` to it. */
