@@ -3,7 +3,7 @@ import type { AffiliateService } from '../src/service.js'
 import { answer } from './node/answer.js'
 import type { BodyOverride } from './node/request.js'
 
-type Fetch = Pick<AffiliateService, 'fetch'> & { readonly basePath?: string }
+type Fetch = Pick<AffiliateService, 'fetch'> & { readonly basePath?: string; readonly portalPath?: string | null }
 
 /** The parts of Express's request this adapter reads; any Express 4 or 5 request has them. */
 interface MaybeParsed extends IncomingMessage {
@@ -37,7 +37,7 @@ const under = (basePath: string) => (path: string) =>
 /**
  * Express middleware serving the service, for Express 4 and 5. Mount it anywhere: under
  * `app.use('/affiliates', ...)` the API answers at `/affiliates/api/v1/...`. Requests outside the
- * service's `basePath` (default `/api/v1`) go on to `next()`, so it can sit beside the app's own
+ * service's `basePath` (default `/api/v1`) and its portal's path (when on) go on to `next()`, so it can sit beside the app's own
  * routes, at the root included. The client address for the per-address limits is `req.ip`, so
  * Express's own `app.set('trust proxy', ...)` decides whether `X-Forwarded-For` is believed.
  *
@@ -56,7 +56,9 @@ const under = (basePath: string) => (path: string) =>
  * app.listen(3000) // http://localhost:3000/affiliates/api/v1/health
  */
 export function expressAdapter(service: Fetch): ExpressMiddleware {
-  const servesPath = under(service.basePath ?? '/api/v1')
+  const api = under(service.basePath ?? '/api/v1')
+  const portal = service.portalPath ? under(service.portalPath) : () => false
+  const servesPath = (path: string) => api(path) || portal(path)
   const clientAddress = (req: MaybeParsed) => req.ip ?? req.socket.remoteAddress
   return (req, res, next) => {
     // Inside a mount, `req.url` is the path below the mount point (Express keeps the rest in `originalUrl`).

@@ -9,6 +9,7 @@ import type { KeyStore } from './keys/types.js'
 import { addressThrottle } from './limiter/address-throttle.js'
 import { createLimiter, resolveRule } from './limiter/limiter.js'
 import type { RateLimitOptions } from './limiter/types.js'
+import { createPortal, withPortal, type PortalOptions } from './portal/index.js'
 import type { Storage } from './storage/types.js'
 import { withCommitHook } from './events/outbox.js'
 import { createServiceEvents, type ServiceEvents, type WebhookOptions } from './events/service-events.js'
@@ -103,6 +104,13 @@ export interface AffiliateServiceOptions {
    * dispatcher uses (the Node and Express `serve()` and `npm start` supply `createNodeWebhookSender`).
    */
   webhooks?: WebhookOptions
+  /**
+   * The affiliate portal: HTML pages under `/portal` (beside `basePath`) where affiliates join a
+   * campaign, sign in through an e-mailed link and see their links, stats, commissions and money.
+   * Off unless given. See the README's "Affiliate portal" section.
+   * @example portal: { secret: process.env.PORTAL_SECRET!, sendSignInLink: (email, url) => mailer.send(email, url) }
+   */
+  portal?: PortalOptions
 }
 
 export interface AffiliateService {
@@ -118,6 +126,8 @@ export interface AffiliateService {
   readonly basePath: string
   /** Webhook delivery in the background (`start`/`stop`) and in-process listeners (`on`, not durable). */
   events: ServiceEvents
+  /** Where the affiliate portal's pages are (`/portal`), or null when the portal is off. */
+  readonly portalPath: string | null
 }
 
 /** The longest `clickDedupeSeconds`: 7 days. */
@@ -219,5 +229,8 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
           : addressThrottle(resolveRule({ capacity: 40, refillPerSecond: 20, maxInFlight: false, ...tracked }, 'trackingLimit'), clock),
     },
   })
-  return { fetch, api: createApi(ops), basePath, events: runtime.events }
+  const api = createApi(ops)
+  if (options.portal === undefined) return { fetch, api, basePath, portalPath: null, events: runtime.events }
+  const portal = createPortal(options.portal, { api, storage: options.storage, clock, basePath, body, onError })
+  return { fetch: withPortal(portal, fetch), api, basePath, portalPath: portal.path, events: runtime.events }
 }

@@ -565,10 +565,24 @@ describe('GET /affiliates/list', () => {
     ['campaignId=nope', 'campaignId', 'campaignId must be a UUID'],
     ['workspaceId=nope', 'workspaceId', 'workspaceId must be a UUID'],
     ['contains=a&contains=b', 'contains', 'contains must be given once'],
-    ['email=a@example.com', 'email', 'email is not a known field'],
+    ['email=nope', 'email', 'email must be a valid e-mail address'],
+    ['payoutEmail=a@example.com', 'payoutEmail', 'payoutEmail is not a known field'],
   ])('answers 400 to ?%s', async (query, path, msg) => {
     const { call } = setup()
     expectValidation(await call('GET', `/affiliates/list?${query}`), [fieldError(path, msg, 'query')])
+  })
+
+  it('finds the affiliates with exactly this e-mail, whatever its case, with email', async () => {
+    const ctx = setup()
+    const { id: first } = await campaign(ctx)
+    const { id: second } = await campaign(ctx)
+    for (const [email, campaignId] of [['Jane@Example.com', first], ['jane@example.com', second], ['mary.jane@example.com', first]] as const) {
+      expect((await ctx.call('POST', '/affiliates', { body: { email, campaignId } })).status).toBe(201)
+    }
+    const found = await ctx.call('GET', '/affiliates/list?email=JANE%40example.com')
+    expect(found.status).toBe(200)
+    expect(found.body.data.items.map((a: { email: string }) => a.email).sort()).toEqual(['Jane@Example.com', 'jane@example.com'])
+    expect(found.body.data.pagination.total).toBe(2)
   })
 
   it('searches email, firstName and lastName case-insensitively with contains', async () => {

@@ -271,6 +271,21 @@ describe('limits per client address, not per key', () => {
   })
 })
 
+describe('report rollups', () => {
+  it('count every counted click and open, from the redirect, the beacon and a batch, and no repeat or bot', async () => {
+    const t = await setup()
+    await t.redirect('ANN-2026')
+    await t.redirect('ANN-2026')
+    await t.redirect('ANN-2026', { 'user-agent': GOOGLEBOT })
+    await t.beacon({ referralCode: 'ANN-2026', event: 'open' })
+    await t.service.api.links.track({ events: [{ referralCode: 'ANN-2026', event: 'click' }, { referralCode: 'ANN-2026', event: 'open' }] })
+    await t.service.api.links.track({ referralCode: 'ANN-2026', event: 'click' })
+    const summary = await t.service.api.reports.summary({ workspaceId: WS_A, from: '2026-01-01T00:00:00.000Z', to: '2026-01-02T00:00:00.000Z' })
+    expect(summary).toMatchObject({ clicks: 3, opens: 2 })
+    expect(await t.counts()).toMatchObject({ linkClicks: 3, linkOpens: 2 })
+  })
+})
+
 describe('click records are kept only while they can attribute', () => {
   it("are pruned once older than the longest campaign attributionWindowDays; newer ones stay", async () => {
     const t = await setup({ clickDedupeSeconds: 0 })

@@ -340,6 +340,27 @@ CREATE INDEX settings_created ON ${s}.settings ("createdAt", "id");
     ),
   },
   {
+    version: 7,
+    description: 'the affiliate portal: sign-in links and sessions (keyed hashes only); affiliates by e-mail',
+    up: sql(
+      (s) => `
+CREATE INDEX affiliates_email ON ${s}.affiliates ("emailKey", "createdAt", "id");
+CREATE TABLE ${s}."portalTokens" (
+  "id" text COLLATE "C" PRIMARY KEY,
+  "kind" text COLLATE "C" NOT NULL,
+  "email" text COLLATE "C" NOT NULL,
+  "affiliateId" text COLLATE "C",
+  "expiresAt" text COLLATE "C" NOT NULL,
+  "createdAt" text COLLATE "C" NOT NULL,
+  "updatedAt" text COLLATE "C" NOT NULL,
+  "_search" text COLLATE "C" NOT NULL
+);
+CREATE INDEX portal_tokens_created ON ${s}."portalTokens" ("createdAt", "id");
+CREATE INDEX portal_tokens_email ON ${s}."portalTokens" ("email", "createdAt", "id");
+`,
+    ),
+  },
+  {
     version: 8,
     description: 'events (the outbox), webhooks, webhook deliveries and the event sequence',
     up: sql(

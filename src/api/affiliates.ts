@@ -126,6 +126,7 @@ export function affiliateOperations({ storage, clock }: Deps) {
       const where = {
         ...workspaceScope(access, q.workspaceId?.toLowerCase()),
         ...(q.campaignId === undefined ? {} : { campaignId: q.campaignId.toLowerCase() }),
+        ...(q.email === undefined ? {} : { emailKey: q.email.toLowerCase() }),
       }
       const orderField = storedField(q.orderType ?? 'createdAt')
       return inTransaction(

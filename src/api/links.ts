@@ -39,6 +39,7 @@ export async function findLinkByCode(tx: StorageTransaction, access: Access, cod
  * Counts one open or click on a link and on its affiliate. Every counted event goes through here:
  * the keyed `POST /links/track` (one or a batch), the public redirect and the beacon; so whatever
  * an event must move (counters, report rollups) moves in one place, in the caller's transaction.
+ * `at` (ISO 8601) is when it happened: the hour its rollup counts it in.
  */
 export async function countEvent(tx: StorageTransaction, link: LinkRecord, event: 'open' | 'click', at: string): Promise<LinkRecord> {
   const field = event === 'open' ? 'totalOpens' : 'totalClicks'

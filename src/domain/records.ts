@@ -318,6 +318,24 @@ export type RollupRecord = {
   createdAt: string
 }
 
+/**
+ * A portal secret: a sign-in link's token or a session cookie. Only a keyed hash of the secret is
+ * kept (it is the id), so the stored records cannot be used to sign in.
+ */
+export type PortalTokenRecord = {
+  /** HMAC-SHA256 of the secret under the portal's `secret`, hex. */
+  id: string
+  kind: 'signIn' | 'session'
+  /** The e-mail the link was sent to (lowercase); a session's affiliates are the ones with it. */
+  email: string
+  /** A session's affiliate once chosen; null for links and for sessions still choosing. */
+  affiliateId: string | null
+  /** A link: 15 minutes after it was sent; a session: when it ends. */
+  expiresAt: string
+  createdAt: string
+  updatedAt: string
+}
+
 export interface ModelRecords {
   campaigns: CampaignRecord
   affiliates: AffiliateRecord
@@ -333,4 +351,5 @@ export interface ModelRecords {
   rollups: RollupRecord
   clicks: ClickRecord
   settings: SettingRecord
+  portalTokens: PortalTokenRecord
 }

@@ -104,7 +104,7 @@ export const schema: { [M in keyof ModelRecords]: ModelSchema<M> } = {
       workspaceId: indexedText,
       campaignId: indexedText,
       email: { kind: 'text', searched: true },
-      emailKey: text,
+      emailKey: indexedText,
       firstName: { kind: 'text', searched: true },
       lastName: { kind: 'text', searched: true },
       notes: text,
@@ -338,6 +338,16 @@ export const schema: { [M in keyof ModelRecords]: ModelSchema<M> } = {
   },
   settings: {
     fields: { id: text, value: text, ...stamps },
+  },
+  portalTokens: {
+    fields: {
+      id: text,
+      kind: { kind: 'text', values: ['signIn', 'session'] },
+      email: indexedText,
+      affiliateId: nullableText,
+      expiresAt: timestamp,
+      ...stamps,
+    },
   },
 }
 

@@ -95,6 +95,20 @@ async function readDeclared(request: Request, { maxBytes, timeoutMs }: BodyLimit
 }
 
 /**
+ * The request's body as bytes: 413 over `maxBytes` (by Content-Length before reading anything,
+ * else once that many bytes have come), 408 when it does not arrive within `timeoutMs`.
+ */
+export async function readBody(request: Request, limits: BodyLimits): Promise<Uint8Array> {
+  const declared = request.headers.get('content-length')
+  const size = declared === null ? Number.NaN : Number(declared)
+  if (size > limits.maxBytes) throw tooLarge(limits.maxBytes)
+  if (request.signal.aborted) throw clientGone()
+  // A declared size within the limit is read in one piece (HTTP framing holds the body to it); an
+  // undeclared one (chunked) as a stream, stopped once it passes the limit.
+  return Number.isSafeInteger(size) ? readDeclared(request, limits) : request.body ? readCapped(request.body, limits) : new Uint8Array()
+}
+
+/**
  * The request's JSON object body: 415 unless the content type is JSON, 413 over the limit (by
  * Content-Length before reading anything, else once that many bytes have come), 408 when it does
  * not arrive in time, 400 `Invalid JSON body` when it does not parse (an empty body included),
@@ -102,13 +116,7 @@ async function readDeclared(request: Request, { maxBytes, timeoutMs }: BodyLimit
  */
 export async function readJsonBody(request: Request, limits: BodyLimits): Promise<Record<string, unknown>> {
   if (!isJsonType(request.headers.get('content-type'))) throw new AffiliateError(415, 'Content-Type must be application/json')
-  const declared = request.headers.get('content-length')
-  const size = declared === null ? Number.NaN : Number(declared)
-  if (size > limits.maxBytes) throw tooLarge(limits.maxBytes)
-  if (request.signal.aborted) throw clientGone()
-  // A declared size within the limit is read in one piece (HTTP framing holds the body to it); an
-  // undeclared one (chunked) as a stream, stopped once it passes the limit.
-  const bytes = Number.isSafeInteger(size) ? await readDeclared(request, limits) : request.body ? await readCapped(request.body, limits) : new Uint8Array()
+  const bytes = await readBody(request, limits)
   let value: unknown
   try {
     value = JSON.parse(decoder.decode(bytes))

@@ -26,5 +26,5 @@ export const affiliateId = schema({ affiliateId: uuid })
 
 export const affiliateList = listQuery(
   ['createdAt', 'updatedAt', 'email', 'firstName', 'lastName', 'totalEarnings', 'totalSignups', 'totalClicks', 'totalOpens'],
-  { campaignId: uuid },
+  { campaignId: uuid, email },
 )

@@ -56,6 +56,7 @@ export const models: { [M in ModelName]: ModelDefinition<M> } = {
   rollups: define('rollups'),
   clicks: define('clicks'),
   settings: define('settings'),
+  portalTokens: define('portalTokens'),
 }
 
 export const modelNames = Object.keys(models) as ModelName[]

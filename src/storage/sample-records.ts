@@ -8,6 +8,7 @@ import type {
   IdempotencyRecord,
   LinkRecord,
   PayoutRecord,
+  PortalTokenRecord,
   RollupRecord,
   SequenceRecord,
   SettingRecord,
@@ -272,6 +273,17 @@ export const click = (overrides: Partial<ClickRecord> = {}): ClickRecord => ({
 export const setting = (overrides: Partial<SettingRecord> = {}): SettingRecord => ({
   id: `setting-${counter + 1}`,
   value: 'ö-value',
+  createdAt: at(0),
+  updatedAt: at(0),
+  ...overrides,
+})
+
+export const portalToken = (overrides: Partial<PortalTokenRecord> = {}): PortalTokenRecord => ({
+  id: `${(++counter).toString(16).padStart(64, '0')}`,
+  kind: 'session',
+  email: 'ann@example.com',
+  affiliateId: sampleId(),
+  expiresAt: at(86_400),
   createdAt: at(0),
   updatedAt: at(0),
   ...overrides,

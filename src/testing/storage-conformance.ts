@@ -15,6 +15,7 @@ import {
   link,
   OTHER_WORKSPACE,
   payout,
+  portalToken,
   rollup,
   sampleId,
   sequence,
@@ -59,6 +60,7 @@ const samples: { [M in ModelName]: (overrides?: Partial<RecordOf<M>>) => RecordO
   rollups: rollup,
   clicks: click,
   settings: setting,
+  portalTokens: portalToken,
 }
 
 /**

@@ -22,6 +22,9 @@ const UNDO: Record<number, string> = {
   DROP TABLE settings;
   ALTER TABLE apiKeys DROP COLUMN kind;
   ALTER TABLE apiKeys DROP COLUMN allowedOrigins;`,
+  9: `DROP TABLE portalTokens;
+  DELETE FROM _counts WHERE model = 'portalTokens';
+  DROP INDEX affiliates_emailKey;`,
   10: 'DROP TABLE events; DROP TABLE webhooks; DROP TABLE webhookDeliveries; DROP TABLE sequences;',
 }
 

@@ -38,7 +38,7 @@ function countTriggers(table: string, fields: readonly string[]): string {
 
 /**
  * The fields whose rows `_counts` keeps (see `countTriggers`), as migration 4 made them (payouts:
- * migration 6): frozen, and the storage counts through `_counts` only for these.
+ * migration 6, portalTokens: migration 9): frozen, and the storage counts through `_counts` only for these.
  */
 export const COUNTED = {
   campaigns: ['workspaceId'],
@@ -50,6 +50,7 @@ export const COUNTED = {
   idempotency: ['scopeKey'],
   // Migration 7: read by key ranges, never counted.
   rollups: [],
+  portalTokens: ['email'],
 } as const
 
 /**
@@ -359,6 +360,27 @@ CREATE TABLE settings (
   _search TEXT NOT NULL
 ) STRICT;
 CREATE INDEX settings_created ON settings (createdAt, id);`,
+  },
+  {
+    version: 9,
+    // The affiliate portal: sign-in links and sessions (only keyed hashes of their secrets), and
+    // affiliates found by e-mail for its sign-in.
+    sql: [
+      `CREATE INDEX affiliates_emailKey ON affiliates (emailKey, createdAt, id);
+CREATE TABLE portalTokens (
+  id TEXT PRIMARY KEY NOT NULL,
+  kind TEXT NOT NULL,
+  email TEXT NOT NULL,
+  affiliateId TEXT,
+  expiresAt TEXT NOT NULL,
+  createdAt TEXT NOT NULL,
+  updatedAt TEXT NOT NULL,
+  _search TEXT NOT NULL
+) STRICT;
+CREATE INDEX portalTokens_created ON portalTokens (createdAt, id);
+CREATE INDEX portalTokens_email ON portalTokens (email, createdAt, id);`,
+      countTriggers('portalTokens', COUNTED.portalTokens),
+    ].join('\n'),
   },
   {
     version: 10,

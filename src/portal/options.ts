@@ -1,0 +1,108 @@
+import { THEME_DEFAULTS } from './styles.js'
+
+/** The theme variables a host may set (see the README's portal section for what each colours). */
+export type PortalThemeVariable = keyof typeof THEME_DEFAULTS
+
+/** Options of the affiliate portal (`createAffiliateService({ portal })`). */
+export interface PortalOptions {
+  /**
+   * Keys the hashes of sign-in links, sessions and CSRF tokens: at least 32 characters, kept
+   * secret, the same on every instance. Changing it signs everyone out and voids links sent.
+   */
+  secret: string
+  /**
+   * Sends `url`, a single-use sign-in link valid 15 minutes, to `email`. Called only for addresses
+   * of affiliates that may sign in, and not awaited: the page answers the same, as fast, either way.
+   * A rejection is passed to the service's `onError`.
+   * @example sendSignInLink: (email, url) => mailer.send({ to: email, subject: 'Your sign-in link', text: url })
+   */
+  sendSignInLink(email: string, url: string): void | Promise<void>
+  /** Where the pages are, beside `basePath`. @default '/portal' */
+  path?: string
+  /**
+   * The origin the e-mailed links start with, e.g. `https://partners.example.com`. Without it the
+   * request's own origin is used, which a client sets through `Host`: set this in production.
+   */
+  publicUrl?: string
+  /** The name in every page's header and title. @default 'Affiliate portal' */
+  title?: string
+  /**
+   * CSS custom properties overriding the defaults, e.g. `{ '--portal-accent': '#7a1fa2' }`.
+   * Values may not hold `;`, `{`, `}`, `<`, `>` or `\`.
+   */
+  theme?: Partial<Record<PortalThemeVariable, string>>
+  /**
+   * Sign-in and join forms sent per client address (the adapters supply it): a token bucket.
+   * Calls without a client address (in-process `fetch`) are not counted. `false` turns it off.
+   * @default { capacity: 5, refillPerSecond: 1 / 60 }
+   */
+  signInLimit?: false | { capacity?: number; refillPerSecond?: number }
+  /** How long a session lasts, in days. @default 7 */
+  sessionDays?: number
+  /** Mark cookies `Secure`. @default true when the request's URL is https */
+  secureCookies?: boolean
+}
+
+export interface ResolvedPortalOptions {
+  key: Uint8Array
+  sendSignInLink: PortalOptions['sendSignInLink']
+  path: string
+  publicUrl: string | null
+  title: string
+  theme: string
+  signInLimit: false | { capacity: number; refillPerSecond: number }
+  sessionMs: number
+  secureCookies: boolean | null
+}
+
+const SAFE_VALUE = /^[^;{}<>\\]{1,200}$/
+
+/** Checks the options once, at start: a wrong one throws a TypeError naming it. */
+export function resolvePortalOptions(options: PortalOptions, basePath: string): ResolvedPortalOptions {
+  if (typeof options !== 'object' || options === null) throw new TypeError('portal must be an object: { secret, sendSignInLink }')
+  if (typeof options.secret !== 'string' || options.secret.length < 32) throw new TypeError('portal.secret must be a string of at least 32 characters')
+  if (typeof options.sendSignInLink !== 'function') throw new TypeError('portal.sendSignInLink must be a function (email, url) => void')
+  const path = (options.path ?? '/portal').replace(/\/+$/, '')
+  if (!/^\/[A-Za-z0-9._~\-/]*[A-Za-z0-9._~-]$/.test(path)) throw new TypeError('portal.path must be a path starting with "/", such as "/portal"')
+  const overlaps = (a: string, b: string) => a === b || a.startsWith(`${b}/`) || b === ''
+  if (overlaps(path, basePath) || overlaps(basePath, path)) throw new TypeError(`portal.path must lie beside basePath (${basePath || '/'}), not in or around it`)
+  let publicUrl: string | null = null
+  if (options.publicUrl !== undefined) {
+    let url: URL | null = null
+    try {
+      url = new URL(options.publicUrl)
+    } catch {}
+    if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) throw new TypeError('portal.publicUrl must be an http(s) URL such as https://partners.example.com')
+    publicUrl = url.origin
+  }
+  const title = options.title ?? 'Affiliate portal'
+  if (typeof title !== 'string' || title.trim() === '' || title.length > 100) throw new TypeError('portal.title must be a string of 1 to 100 characters')
+  const theme = Object.entries(options.theme ?? {}).map(([name, value]) => {
+    if (!(name in THEME_DEFAULTS)) throw new TypeError(`portal.theme: unknown variable ${name}; known: ${Object.keys(THEME_DEFAULTS).join(', ')}`)
+    if (typeof value !== 'string' || !SAFE_VALUE.test(value)) throw new TypeError(`portal.theme: ${name} must be a CSS value without ; { } < > or \\`)
+    return `${name}:${value}`
+  })
+  const limit = options.signInLimit
+  let signInLimit: ResolvedPortalOptions['signInLimit'] = false
+  if (limit !== false) {
+    const capacity = limit?.capacity ?? 5
+    const refillPerSecond = limit?.refillPerSecond ?? 1 / 60
+    if (!Number.isInteger(capacity) || capacity < 1) throw new TypeError('portal.signInLimit.capacity must be a whole number of at least 1')
+    if (!Number.isFinite(refillPerSecond) || refillPerSecond <= 0) throw new TypeError('portal.signInLimit.refillPerSecond must be a finite number above 0')
+    signInLimit = { capacity, refillPerSecond }
+  }
+  const days = options.sessionDays ?? 7
+  if (typeof days !== 'number' || !Number.isFinite(days) || days <= 0 || days > 366) throw new TypeError('portal.sessionDays must be a number of days above 0, at most 366')
+  if (options.secureCookies !== undefined && typeof options.secureCookies !== 'boolean') throw new TypeError('portal.secureCookies must be a boolean')
+  return {
+    key: new TextEncoder().encode(options.secret),
+    sendSignInLink: options.sendSignInLink,
+    path,
+    publicUrl,
+    title,
+    theme: theme.length ? `:root{${theme.join(';')}}` : '',
+    signInLimit,
+    sessionMs: Math.round(days * 86_400_000),
+    secureCookies: options.secureCookies ?? null,
+  }
+}

@@ -1,0 +1,354 @@
+import type { Affiliate } from '../domain/affiliate.js'
+import type { Campaign } from '../domain/campaign.js'
+import type { Commission } from '../domain/commission.js'
+import type { ReferralLink } from '../domain/link.js'
+import type { AffiliateBalance, Payout } from '../domain/payout.js'
+import type { Pagination } from '../api/shared.js'
+import { html, paragraphs, type Html } from './html.js'
+import { csrfField, layout, type Frame } from './layout.js'
+import { maskEmail } from './mask.js'
+
+/** Field -> what is wrong with it, shown beside the field and in a summary at the top of the form. */
+export type FieldErrors = Record<string, string>
+
+export const PAYOUT_METHODS = [
+  ['PAYPAL', 'PayPal'],
+  ['WISE', 'Wise'],
+  ['BANK_TRANSFER', 'Bank transfer'],
+] as const
+
+const date = (iso: string | null) => (iso ? iso.slice(0, 10) : '')
+
+function money(amount: string | number, currency: string): string {
+  try {
+    return new Intl.NumberFormat('en-US', { style: 'currency', currency }).format(Number(amount))
+  } catch {
+    return `${Number(amount).toFixed(2)} ${currency}`
+  }
+}
+
+const errorSummary = (errors: FieldErrors, general?: string): Html | '' => {
+  const list = Object.entries(errors)
+  if (list.length === 0 && !general) return ''
+  return html`<div class="alert" role="alert"><strong>${general ?? 'Please correct the following:'}</strong>${
+    list.length ? html`<ul>${list.map(([name, msg]) => html`<li><a href="#${name}">${msg}</a></li>`)}</ul>` : ''
+  }</div>`
+}
+
+interface InputSpec {
+  name: string
+  label: string
+  type?: string
+  value?: string
+  required?: boolean
+  autocomplete?: string
+  hint?: string
+  errors: FieldErrors
+  textarea?: boolean
+  maxLength?: number
+}
+
+/** A labelled input; its error, when it has one, is tied to it with aria-describedby. */
+function input(spec: InputSpec): Html {
+  const error = spec.errors[spec.name]
+  const described = [spec.hint ? `${spec.name}-hint` : '', error ? `${spec.name}-error` : ''].filter(Boolean).join(' ')
+  const attributes = html` id="${spec.name}" name="${spec.name}"${spec.required ? html` required` : ''}${
+    spec.autocomplete ? html` autocomplete="${spec.autocomplete}"` : ''
+  }${spec.maxLength ? html` maxlength="${spec.maxLength}"` : ''}${described ? html` aria-describedby="${described}"` : ''}${
+    error ? html` aria-invalid="true"` : ''
+  }`
+  const control = spec.textarea
+    ? html`<textarea${attributes}>${spec.value ?? ''}</textarea>`
+    : html`<input type="${spec.type ?? 'text'}"${attributes} value="${spec.value ?? ''}">`
+  return html`<label for="${spec.name}">${spec.label}${spec.required ? '' : html` <span class="hint">(optional)</span>`}</label>
+${spec.hint ? html`<span class="hint" id="${spec.name}-hint">${spec.hint}</span>` : ''}
+${control}
+${error ? html`<p class="field-error" id="${spec.name}-error">${error}</p>` : ''}`
+}
+
+export function messagePage(frame: Frame, title: string, text: string, link?: { href: string; label: string }): string {
+  return layout(
+    frame,
+    title,
+    html`<div class="narrow"><h1>${title}</h1><div class="card"><p>${text}</p>${link ? html`<p><a href="${link.href}">${link.label}</a></p>` : ''}</div></div>`,
+  )
+}
+
+export function signInPage(frame: Frame, view: { email?: string; errors?: FieldErrors; notice?: string; problem?: string } = {}): string {
+  const errors = view.errors ?? {}
+  return layout(
+    frame,
+    'Sign in',
+    html`<div class="narrow">
+<h1>Sign in</h1>
+${view.notice ? html`<p class="notice" role="status">${view.notice}</p>` : ''}
+${errorSummary(errors, view.problem)}
+<div class="card">
+<p>Enter the e-mail address you joined with. We will send you a link that signs you in: it works once, for 15 minutes.</p>
+<form method="post" action="${frame.path}/sign-in" novalidate>
+${csrfField(frame)}
+${input({ name: 'email', label: 'E-mail address', type: 'email', value: view.email, required: true, autocomplete: 'email', errors, maxLength: 254 })}
+<div class="actions"><button type="submit">E-mail me a sign-in link</button></div>
+</form>
+</div>
+</div>`,
+  )
+}
+
+export function signInSentPage(frame: Frame, email: string): string {
+  return layout(
+    frame,
+    'Check your inbox',
+    html`<div class="narrow"><h1>Check your inbox</h1><div class="card" role="status">
+<p>If <strong>${email}</strong> belongs to an affiliate account, a sign-in link is on its way. It works once, for 15 minutes.</p>
+<p class="muted">Nothing came? Check your spam folder, or <a href="${frame.path}/sign-in">ask for another link</a>.</p>
+</div></div>`,
+  )
+}
+
+export function confirmPage(frame: Frame, token: string): string {
+  return layout(
+    frame,
+    'Sign in',
+    html`<div class="narrow"><h1>Sign in</h1><div class="card">
+<p>Press the button to finish signing in on this device.</p>
+<form method="post" action="${frame.path}/sign-in/confirm">
+${csrfField(frame)}<input type="hidden" name="token" value="${token}">
+<div class="actions"><button type="submit">Sign in</button></div>
+</form>
+</div></div>`,
+  )
+}
+
+export interface JoinView {
+  campaign: Campaign
+  values?: Record<string, string>
+  errors?: FieldErrors
+  problem?: string
+}
+
+const terms = (campaign: Campaign) =>
+  campaign.commissionType === 'percentage'
+    ? `Earn ${campaign.amount}% of each sale you refer.`
+    : `Earn ${money(campaign.amount, campaign.currency)} for each sale you refer.`
+
+export function joinPage(frame: Frame, view: JoinView): string {
+  const { campaign } = view
+  const errors = view.errors ?? {}
+  const values = view.values ?? {}
+  const extra = campaign.collectAdditionalInfo
+    ? html`<fieldset class="card"><legend>About you</legend>
+${input({ name: 'website', label: 'Website or social profile', type: 'url', value: values.website, errors, autocomplete: 'url', maxLength: 500 })}
+${input({ name: 'about', label: `How will you promote ${campaign.campaignName}?`, value: values.about, errors, textarea: true, maxLength: 2000 })}
+</fieldset>`
+    : ''
+  return layout(
+    frame,
+    `Join ${campaign.campaignName}`,
+    html`<div class="narrow">
+<h1>Join ${campaign.campaignName}</h1>
+<p>${terms(campaign)}${campaign.requiresApprovalToJoin ? ' Applications are reviewed before you can share links.' : ''}</p>
+${errorSummary(errors, view.problem)}
+<form method="post" action="${frame.path}/join/${campaign.id}" novalidate>
+${csrfField(frame)}
+<div class="card">
+${input({ name: 'email', label: 'E-mail address', type: 'email', value: values.email, required: true, autocomplete: 'email', errors, maxLength: 254 })}
+${input({ name: 'firstName', label: 'First name', value: values.firstName, autocomplete: 'given-name', errors, maxLength: 100 })}
+${input({ name: 'lastName', label: 'Last name', value: values.lastName, autocomplete: 'family-name', errors, maxLength: 100 })}
+</div>
+${extra}
+<div class="actions"><button type="submit">${campaign.requiresApprovalToJoin ? 'Apply to join' : 'Join'}</button></div>
+</form>
+<p class="muted">Already an affiliate? <a href="${frame.path}/sign-in">Sign in</a>.</p>
+</div>`,
+  )
+}
+
+export function joinedPage(frame: Frame, campaign: Campaign, email: string): string {
+  const text = campaign.requiresApprovalToJoin
+    ? html`<p>Thank you for applying. Your account <strong>awaits approval</strong>: you can share links once ${campaign.campaignName} approves it.</p>`
+    : html`<p>Welcome aboard: you can start sharing links right away.</p>`
+  return layout(
+    frame,
+    campaign.requiresApprovalToJoin ? 'Application received' : 'You have joined',
+    html`<div class="narrow"><h1>${campaign.requiresApprovalToJoin ? 'Application received' : 'You have joined'}</h1><div class="card" role="status">
+${text}
+<p>We have sent a sign-in link to <strong>${email}</strong>. It works once, for 15 minutes.</p>
+</div></div>`,
+  )
+}
+
+export interface Choice {
+  affiliate: Affiliate
+  campaign: Campaign
+}
+
+export function choosePage(frame: Frame, choices: Choice[]): string {
+  return layout(
+    frame,
+    'Choose a program',
+    html`<div class="narrow"><h1>Choose a program</h1><p>Your address belongs to several affiliate programs. Which one do you want to open?</p>
+${choices.map(
+  ({ affiliate, campaign }) => html`<form class="card" method="post" action="${frame.path}/choose">
+${csrfField(frame)}<input type="hidden" name="affiliateId" value="${affiliate.id}">
+<h2>${campaign.campaignName}</h2>
+${affiliate.isActive ? '' : html`<p class="muted">Awaits approval</p>`}
+<button type="submit" aria-label="Open ${campaign.campaignName}">Open</button>
+</form>`,
+)}</div>`,
+  )
+}
+
+export interface DashboardView {
+  affiliate: Affiliate
+  campaign: Campaign
+  links: ReferralLink[]
+  commissions: { items: Commission[]; pagination: Pagination }
+  balance: AffiliateBalance
+  payouts: Payout[]
+  canSwitch: boolean
+  notice?: string
+  /** A form's failure: which form, its general message and its fields. */
+  failed?: { form: 'link' | 'settings'; problem: string; errors: FieldErrors; values: Record<string, string> }
+}
+
+function linksCard(frame: Frame, view: DashboardView): Html {
+  const { links, campaign, affiliate } = view
+  const failed = view.failed?.form === 'link' ? view.failed : undefined
+  const errors = failed?.errors ?? {}
+  const rows = links.map(
+    (link, i) => html`<tr>
+<td data-label="Code"><code>${link.referralCode}</code></td>
+<td><div class="copy"><input id="link-${i}" readonly value="${link.url}" aria-label="URL of link ${link.referralCode}"><button type="button" class="quiet" data-copy="link-${i}" hidden>Copy</button></div></td>
+<td class="num" data-label="Clicks">${link.totalClicks}</td>
+<td class="num" data-label="Earned">${money(link.totalEarnings, campaign.currency)}</td>
+</tr>`,
+  )
+  const parameters = campaign.allowedUrlParameters
+  const form = affiliate.isActive
+    ? html`<form method="post" action="${frame.path}/links" novalidate>
+${csrfField(frame)}
+${errorSummary(errors, failed?.problem)}
+${input({ name: 'referralCode', label: 'Your own code', value: failed?.values.referralCode, errors, hint: '3 to 64 letters, digits, _ or -. Leave empty for a generated one.', maxLength: 64 })}
+${
+  parameters.length > 1
+    ? html`<label for="urlParameter">URL parameter</label><select id="urlParameter" name="urlParameter">${parameters.map(
+        (name) => html`<option${failed?.values.urlParameter === name ? html` selected` : ''}>${name}</option>`,
+      )}</select>`
+    : ''
+}
+<div class="actions"><button type="submit">Make a link</button></div>
+</form>`
+    : html`<p class="muted">You can make links once your account is approved.</p>`
+  return html`<section class="card" id="links" aria-labelledby="links-title"><h2 id="links-title">Your links</h2>
+${
+  links.length
+    ? html`<div class="table"><table class="stack"><thead><tr><th scope="col">Code</th><th scope="col">URL</th><th scope="col" class="num">Clicks</th><th scope="col" class="num">Earned</th></tr></thead><tbody>${rows}</tbody></table></div>
+<p id="copy-status" class="muted" role="status" aria-live="polite"></p>`
+    : html`<p class="muted">No links yet.</p>`
+}
+${form}
+</section>`
+}
+
+function commissionsCard(frame: Frame, view: DashboardView): Html {
+  const { items, pagination } = view.commissions
+  const hide = view.campaign.hideCustomerEmail
+  const page = (n: number, label: string) => html`<a href="${frame.path}?page=${n}#commissions">${label}</a>`
+  return html`<section class="card" id="commissions" aria-labelledby="commissions-title"><h2 id="commissions-title">Commissions</h2>
+${
+  items.length
+    ? html`<div class="table"><table class="stack"><thead><tr><th scope="col">Date</th><th scope="col">Customer</th><th scope="col">Status</th><th scope="col" class="num">Amount</th></tr></thead><tbody>${items.map(
+        (c) => html`<tr><td data-label="Date">${date(c.commissionDate)}</td><td data-label="Customer">${hide ? maskEmail(c.referredUser) : c.referredUser}</td><td data-label="Status"><span class="status">${
+          c.kind === 'clawback' ? 'refund' : c.status
+        }</span></td><td class="num" data-label="Amount">${money(c.amount, view.campaign.currency)}</td></tr>`,
+      )}</tbody></table></div>
+${
+  pagination.totalPages > 1
+    ? html`<nav class="pages" aria-label="Commission pages">${pagination.page > 1 ? page(pagination.page - 1, 'Newer') : ''}<span>Page ${pagination.page} of ${pagination.totalPages}</span>${
+        pagination.page < pagination.totalPages ? page(pagination.page + 1, 'Older') : ''
+      }</nav>`
+    : ''
+}`
+    : html`<p class="muted">No commissions yet: they appear here as your referrals buy.</p>`
+}
+</section>`
+}
+
+function moneyCard(view: DashboardView): Html {
+  const { balance, payouts } = view
+  const c = balance.currency
+  return html`<section class="card" id="balance" aria-labelledby="balance-title"><h2 id="balance-title">Balance and payouts</h2>
+<dl class="stats">
+<div><dt>Held</dt><dd>${money(balance.held, c)}</dd></div>
+<div><dt>Due</dt><dd>${money(balance.due, c)}</dd></div>
+<div><dt>In payouts</dt><dd>${money(balance.inPayout, c)}</dd></div>
+<div><dt>Paid out</dt><dd>${money(balance.paidOut, c)}</dd></div>
+</dl>
+${view.campaign.payoutTerm > 0 ? html`<p class="muted">Commissions are held ${view.campaign.payoutTerm} days after the sale, then due.</p>` : ''}
+${
+  payouts.length
+    ? html`<div class="table"><table class="stack"><thead><tr><th scope="col">Date</th><th scope="col">Method</th><th scope="col">Status</th><th scope="col" class="num">Amount</th></tr></thead><tbody>${payouts.map(
+        (p) => html`<tr><td data-label="Date">${date(p.paidAt ?? p.createdAt)}</td><td data-label="Method">${
+          PAYOUT_METHODS.find(([value]) => value === p.payoutMethod)?.[1] ?? p.payoutMethod
+        }</td><td data-label="Status"><span class="status">${p.status}</span></td><td class="num" data-label="Amount">${money(p.amount, p.currency)}</td></tr>`,
+      )}</tbody></table></div>`
+    : html`<p class="muted">No payouts yet.</p>`
+}
+</section>`
+}
+
+function settingsCard(frame: Frame, view: DashboardView): Html {
+  const failed = view.failed?.form === 'settings' ? view.failed : undefined
+  const errors = failed?.errors ?? {}
+  const email = failed ? failed.values.payoutEmail : view.affiliate.payoutEmail
+  const method = failed ? failed.values.payoutMethod : (view.affiliate.payoutMethod ?? '')
+  return html`<section class="card" id="settings" aria-labelledby="settings-title"><h2 id="settings-title">Payout settings</h2>
+<form method="post" action="${frame.path}/settings" novalidate>
+${csrfField(frame)}
+${errorSummary(errors, failed?.problem)}
+${input({ name: 'payoutEmail', label: 'Payout e-mail', type: 'email', value: email, errors, autocomplete: 'email', hint: 'Where payouts are sent.', maxLength: 254 })}
+<label for="payoutMethod">Payout method</label>
+<select id="payoutMethod" name="payoutMethod">
+<option value=""${method === '' ? html` selected` : ''}>Not chosen</option>
+${PAYOUT_METHODS.map(([value, label]) => html`<option value="${value}"${method === value ? html` selected` : ''}>${label}</option>`)}
+</select>
+<div class="actions"><button type="submit">Save payout settings</button></div>
+</form>
+</section>`
+}
+
+export function dashboardPage(frame: Frame, view: DashboardView): string {
+  const { affiliate, campaign } = view
+  const name = [affiliate.firstName, affiliate.lastName].filter(Boolean).join(' ')
+  return layout(
+    frame,
+    campaign.campaignName,
+    html`<h1>${campaign.campaignName}${name ? html` <span class="muted">· ${name}</span>` : ''}</h1>
+${view.notice ? html`<p class="notice" role="status">${view.notice}</p>` : ''}
+${view.failed && Object.keys(view.failed.errors).length === 0 ? html`<div class="alert" role="alert">${view.failed.problem}</div>` : ''}
+${affiliate.isActive ? '' : html`<p class="alert">Your account awaits approval. You can make links once it is approved.</p>`}
+${view.canSwitch ? html`<p><a href="${frame.path}/choose">Switch to another program</a></p>` : ''}
+${
+  campaign.affiliatePortalWelcomeMessage || campaign.affiliateDashboardText
+    ? html`<section class="card" aria-label="Messages from ${campaign.campaignName}">${paragraphs(campaign.affiliatePortalWelcomeMessage)}${paragraphs(
+        campaign.affiliateDashboardText,
+      )}</section>`
+    : ''
+}
+<section class="card" aria-labelledby="stats-title"><h2 id="stats-title">Performance</h2>
+<dl class="stats">
+<div><dt>Opens</dt><dd>${affiliate.totalOpens}</dd></div>
+<div><dt>Clicks</dt><dd>${affiliate.totalClicks}</dd></div>
+<div><dt>Sign-ups</dt><dd>${affiliate.totalSignups}</dd></div>
+<div><dt>Earnings</dt><dd>${money(affiliate.totalEarnings, campaign.currency)}</dd></div>
+</dl>
+</section>
+${linksCard(frame, view)}
+<div class="grid">
+${moneyCard(view)}
+${settingsCard(frame, view)}
+</div>
+${commissionsCard(frame, view)}`,
+  )
+}
