@@ -8,17 +8,12 @@
 //
 //   npm run bench -- payout-run
 //   node --import tsx bench/payout-run.ts           (BENCH_ROUNDS=3: best of three fresh loads per size)
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import pg from 'pg'
-import { fileJournal } from '../adapters/node/file-journal.js'
-import { postgresStorage } from '../adapters/postgres.js'
 import type { PayoutMethod } from '../src/domain/records.js'
-import { createAffiliateService, memoryKeyStore, sqlJsStorage, type Storage } from '../src/index.js'
+import { createAffiliateService, memoryKeyStore, type Storage } from '../src/index.js'
 import { affiliate, at, campaign, commission } from '../src/storage/sample-records.js'
 import { fixed, table } from './stats.js'
+import { postgresTarget, sqlJsFileTarget, type Target } from './targets.js'
 
 export const WORKSPACE = '11111111-1111-4111-8111-111111111111'
 export const KEY = 'bench-key'
@@ -35,10 +30,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1)
 const METHODS: PayoutMethod[] = ['PAYPAL', 'WISE', 'BANK_TRANSFER']
 const url = process.env.AFFILIATE_BENCH_POSTGRES_URL || process.env.AFFILIATE_TEST_POSTGRES_URL
 
-export interface Target {
-  name: string
-  open(label: string): Promise<{ storage: Storage; loaded?(): Promise<void>; dispose(): Promise<void> }>
-}
+export type { Target }
 
 /** Loads the workspace in batches of one transaction each; answers the sum of the commissions, in minor units. */
 export async function load(storage: Storage, commissions: number, affiliates: number): Promise<number> {
@@ -131,41 +123,8 @@ async function runOnce(target: Target, commissions: number, affiliates: number):
   }
 }
 
-export const targets: Target[] = [
-  {
-    name: 'sql.js file',
-    async open(label) {
-      const dir = mkdtempSync(join(tmpdir(), 'affiliate-payout-bench-'))
-      const storage = sqlJsStorage({ persist: fileJournal(join(dir, `payouts-${label}.sqlite`)) })
-      return {
-        storage,
-        async dispose() {
-          await storage.close()
-          rmSync(dir, { recursive: true, force: true })
-        },
-      }
-    },
-  },
-]
-if (url) {
-  targets.push({
-    name: 'PostgreSQL',
-    async open(label) {
-      const pool = new pg.Pool({ connectionString: url })
-      const schema = `aff_bench_payouts_${process.pid}_${label}`
-      await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
-      return {
-        storage: postgresStorage({ pool, schema }),
-        // What autovacuum does within a minute of a load this size: the run meets a table with statistics.
-        loaded: async () => void (await pool.query(`ANALYZE "${schema}"."commissions", "${schema}"."affiliates"`)),
-        async dispose() {
-          await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
-          await pool.end()
-        },
-      }
-    },
-  })
-}
+export const targets: Target[] = [sqlJsFileTarget('payouts')]
+if (url) targets.push(postgresTarget(url, 'payouts', ['commissions', 'affiliates']))
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const rows = []

@@ -11,18 +11,13 @@
 //
 //   npm run bench -- reports
 //   BENCH_ONLY=memory node --expose-gc --import tsx bench/reports.ts
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import pg from 'pg'
-import { fileJournal } from '../adapters/node/file-journal.js'
-import { postgresStorage } from '../adapters/postgres.js'
 import type { CommissionStatus } from '../src/domain/records.js'
-import { createAffiliateService, memoryKeyStore, memoryStorage, sqlJsStorage, type Storage } from '../src/index.js'
+import { createAffiliateService, memoryKeyStore, memoryStorage, type Storage } from '../src/index.js'
 import { addToRollups, commissionEntries, type RollupEntry } from '../src/reports/rollup.js'
 import { affiliate, campaign, commission } from '../src/storage/sample-records.js'
 import { fixed, percentile, sample, table } from './stats.js'
+import { postgresTarget, sqlJsFileTarget, type Target } from './targets.js'
 
 const WORKSPACE = '11111111-1111-4111-8111-111111111111'
 const SIZES = [10_000, 100_000].filter((n) => !process.env.BENCH_MAX || n <= Number(process.env.BENCH_MAX))
@@ -41,10 +36,6 @@ const GOAL_EXPORT_MIB = 20
 const STATUSES: CommissionStatus[] = ['pending', 'processing', 'paid', 'refunded']
 const url = process.env.AFFILIATE_BENCH_POSTGRES_URL || process.env.AFFILIATE_TEST_POSTGRES_URL
 
-interface Target {
-  name: string
-  open(label: string): Promise<{ storage: Storage; loaded?(): Promise<void>; dispose(): Promise<void> }>
-}
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -201,40 +192,9 @@ const targets: Target[] = [
       return { storage, dispose: async () => {} }
     },
   },
-  {
-    name: 'sql.js file',
-    async open(label) {
-      const dir = mkdtempSync(join(tmpdir(), 'affiliate-reports-bench-'))
-      const storage = sqlJsStorage({ persist: fileJournal(join(dir, `reports-${label}.sqlite`)) })
-      return {
-        storage,
-        async dispose() {
-          await storage.close()
-          rmSync(dir, { recursive: true, force: true })
-        },
-      }
-    },
-  },
+  sqlJsFileTarget('reports'),
 ]
-if (url) {
-  targets.push({
-    name: 'PostgreSQL',
-    async open(label) {
-      const pool = new pg.Pool({ connectionString: url })
-      const schema = `aff_bench_reports_${process.pid}_${label}`
-      await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
-      return {
-        storage: postgresStorage({ pool, schema }),
-        // What autovacuum does within a minute of a load this size.
-        loaded: async () => void (await pool.query(`ANALYZE "${schema}"."commissions", "${schema}"."rollups"`)),
-        async dispose() {
-          await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
-          await pool.end()
-        },
-      }
-    },
-  })
-}
+if (url) targets.push(postgresTarget(url, 'reports', ['commissions', 'rollups']))
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const rows = []
