@@ -200,8 +200,9 @@ async function scenario(steps: Step[]) {
           if (moveRefused || amountLocked || bannedRefused) expected = 422
           if (expected === 200) {
             model.set(id, { ...current, status: next, cents: amount })
-            // Refunding a paid commission is a refund after payment: a clawback takes the amount back.
-            if (current.status === 'paid' && next === 'refunded') clawedBack.set(id, current.cents)
+            // Refunding a paid commission is a refund after payment: a clawback takes the amount back
+            // (a zero amount has nothing to take back: it only moves to `refunded`).
+            if (current.status === 'paid' && next === 'refunded' && current.cents > 0) clawedBack.set(id, current.cents)
           }
         }
         expect(status, context).toBe(expected)
