@@ -24,6 +24,16 @@ export const sha256Hex: (text: string) => string = native
   ? (text) => native.createHash('sha256').update(text, 'utf8').digest('hex')
   : sha256HexPortable
 
+/** Bytes as standard base64, padded. */
+export function base64(bytes: Uint8Array): string {
+  let binary = ''
+  for (const byte of bytes) binary += String.fromCharCode(byte)
+  return btoa(binary)
+}
+
+/** Bytes as unpadded base64url (RFC 4648 §5). */
+export const base64url = (bytes: Uint8Array): string => base64(bytes).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '')
+
 /** Compares two strings in time that depends only on their lengths, never on where they differ. */
 export function constantTimeEqual(a: string, b: string): boolean {
   const length = Math.max(a.length, b.length)

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { sha256Hex, sha256HexPortable } from '../src/crypto.js'
+import { base64, base64url, sha256Hex, sha256HexPortable } from '../src/crypto.js'
 
 describe('sha256Hex', () => {
   it('gives the known digests', () => {
@@ -10,5 +10,17 @@ describe('sha256Hex', () => {
 
   it('answers exactly as the portable @noble/hashes path, for any text (native on Node)', () => {
     fc.assert(fc.property(fc.string({ unit: 'binary' }), (text) => sha256Hex(text) === sha256HexPortable(text)), { numRuns: 500 })
+  })
+})
+
+describe('base64 and base64url', () => {
+  it('encode any bytes exactly as Node does', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 64 }), (bytes) => {
+        expect(base64(bytes)).toBe(Buffer.from(bytes).toString('base64'))
+        expect(base64url(bytes)).toBe(Buffer.from(bytes).toString('base64url'))
+      }),
+      { numRuns: 500 },
+    )
   })
 })

@@ -9,7 +9,7 @@
 // again after the first commits, so a later sequence is always committed later. A reader paging
 // with `after` can thus never miss an event that commits after it read past its sequence.
 
-import type { Clock } from '../clock.js'
+import { isoAt, type Clock } from '../clock.js'
 import { newId } from '../crypto.js'
 import type { EventRecord, WebhookDeliveryRecord, WebhookRecord } from '../domain/records.js'
 import type { Storage, StorageTransaction } from '../storage/types.js'
@@ -61,7 +61,7 @@ export async function emit(
   data: unknown,
   only?: WebhookRecord,
 ): Promise<EventRecord> {
-  const now = new Date(clock.now()).toISOString()
+  const now = isoAt(clock)
   const event: EventRecord = { id: newId(), workspaceId, type, sequence: await nextSequence(tx, now), data: JSON.stringify(data), createdAt: now }
   await tx.insert('events', event)
   const webhooks = only ? [only] : await tx.find('webhooks', { where: { workspaceId, enabled: true } })

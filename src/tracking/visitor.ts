@@ -1,6 +1,7 @@
 import { hmac } from '@noble/hashes/hmac'
 import { sha256 } from '@noble/hashes/sha2'
 import { utf8ToBytes } from '@noble/hashes/utils'
+import { base64url } from '../crypto.js'
 import { DAY_MS } from '../domain/due.js'
 
 // Who clicked, kept unrecognisable. A click record holds no address and no user agent, only
@@ -15,12 +16,6 @@ const VISITOR_BYTES = 12
 
 /** The UTC day (days since 1970-01-01) an epoch-ms instant falls in. */
 export const dayOf = (ms: number): number => Math.floor(ms / DAY_MS)
-
-const base64url = (bytes: Uint8Array): string => {
-  let binary = ''
-  for (const byte of bytes) binary += String.fromCharCode(byte)
-  return btoa(binary).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '')
-}
 
 /** Derives daily salts from one secret, keeping the last few days' in memory. */
 export class VisitorHasher {

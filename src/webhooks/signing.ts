@@ -3,6 +3,7 @@
 // same file runs on Node, Bun, Deno and workers.
 
 import { Webhook } from 'standardwebhooks'
+import { base64 } from '../crypto.js'
 
 export const WEBHOOK_SECRET_PREFIX = 'whsec_'
 /** Random bytes in a new secret (SPEC.md: `whsec_` + base64 of 32 random bytes). */
@@ -13,12 +14,6 @@ export const DEFAULT_OVERLAP_HOURS = 24
 const HOUR_MS = 3_600_000
 // Standard base64 with padding, as `standardwebhooks` decodes it; 24 to 64 key bytes.
 const SECRET = /^whsec_([A-Za-z0-9+/]+={0,2})$/
-
-const base64 = (bytes: Uint8Array): string => {
-  let binary = ''
-  for (const byte of bytes) binary += String.fromCharCode(byte)
-  return btoa(binary)
-}
 
 /** A new secret: `whsec_` and the base64 of `bytes` (24 to 32, default 32) random bytes from Web Crypto. */
 export function generateWebhookSecret(bytes: number = WEBHOOK_SECRET_BYTES): string {
