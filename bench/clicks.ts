@@ -13,9 +13,9 @@
 //    in a child process of its own that reports its resident size before and after (after GC).
 //
 //   npm run bench -- clicks          (BENCH_SECONDS=3 BENCH_ROUNDS=3 BENCH_CLICKS=1000000; BENCH_CLICKS=0: the redirect only)
-import { fork, execFileSync, type ChildProcess } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
-import { createServer, type Server } from 'node:http'
+import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -23,6 +23,7 @@ import { fileJournal, serve } from '../adapters/node.js'
 import { createAffiliateService, memoryKeyStore, memoryStorage, sqlJsStorage, type Storage } from '../src/index.js'
 import type { ClickRecord } from '../src/domain/records.js'
 import { dayOf, VisitorHasher } from '../src/tracking/visitor.js'
+import { answerReadings, startServer, type ServerProcess } from './server-process.js'
 import type { Best, Reading } from './stats.js'
 
 const WORKSPACE = '11111111-1111-4111-8111-111111111111'
@@ -46,12 +47,7 @@ async function makeService(storage: Storage) {
 
 /** Child side: one variant on a free port; answers readings (requests, CPU) when asked. */
 async function runServer(variant: Variant): Promise<void> {
-  let requests = 0
-  const count = (server: Server) => server.on('request', () => requests++)
-  process.on('message', () => {
-    const { user, system } = process.cpuUsage()
-    process.send!({ cpu: user + system, requests, at: performance.now() } satisfies Reading)
-  })
+  const count = answerReadings()
   const dir = mkdtempSync(join(tmpdir(), 'bench-clicks-'))
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
   const storage = variant === 'sqljs-file' ? sqlJsStorage({ persist: fileJournal(join(dir, 'db.sqlite')) }) : memoryStorage()
@@ -73,28 +69,7 @@ async function runServer(variant: Variant): Promise<void> {
   process.send!({ url: new URL(running.url).origin })
 }
 
-interface Child {
-  child: ChildProcess
-  url: string
-  read(): Promise<Reading>
-}
-
-function start(variant: Variant): Promise<Child> {
-  const child = fork(fileURLToPath(import.meta.url), ['--serve', variant], { execArgv: ['--import', 'tsx'] })
-  const waiting: ((reading: Reading) => void)[] = []
-  child.on('message', (message: Reading | { url: string }) => {
-    if ('cpu' in message) waiting.shift()?.(message)
-  })
-  const read = () =>
-    new Promise<Reading>((resolve) => {
-      waiting.push(resolve)
-      child.send('read')
-    })
-  return new Promise((resolve, reject) => {
-    child.once('message', (message: { url: string }) => resolve({ child, read, ...message }))
-    child.once('exit', (code) => reject(new Error(`${variant} server exited with ${code}`)))
-  })
-}
+type Child = ServerProcess<object>
 
 /** Loads the redirect for `seconds`, each request a new visitor; answers the best one-second window. Anything but a 302 fails the run. */
 async function load(server: Child, seconds: number): Promise<Best> {
@@ -134,7 +109,7 @@ async function benchRedirect(seconds: number, rounds: number): Promise<Map<Varia
   const best = new Map<Variant, Best>()
   for (let round = 0; round < rounds; round++) {
     for (const variant of round % 2 === 0 ? VARIANTS : [...VARIANTS].reverse()) {
-      const server = await start(variant)
+      const server = await startServer(fileURLToPath(import.meta.url), variant)
       try {
         await load(server, 1)
         const run = await load(server, seconds)

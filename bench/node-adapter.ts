@@ -23,10 +23,10 @@
 //            store): the cost of admitting and releasing each request, as `npm start` runs it.
 //   passthru `toNodeListener()` in front of a fetch that reads the body and answers the same JSON
 //            without the service: the adapter's own cost, apart from the core's.
-import { fork, type ChildProcess } from 'node:child_process'
-import { createServer, type IncomingMessage, type Server } from 'node:http'
+import { createServer, type IncomingMessage } from 'node:http'
 import { fileURLToPath } from 'node:url'
-import { loadInWindows, type Best, type Reading } from './stats.js'
+import { answerReadings, startServer, type ServerProcess } from './server-process.js'
+import { loadInWindows, type Best } from './stats.js'
 import { serve, toNodeListener } from '../adapters/node.js'
 import { createAffiliateService, memoryKeyStore, memoryStorage } from '../src/index.js'
 
@@ -109,12 +109,7 @@ const readBody = (req: IncomingMessage): Promise<string> =>
 async function runServer(variant: Variant): Promise<void> {
   const { service, fixture } = await makeService(variant === 'limited')
   const byPath = new Map(scenarios.map((s) => [s.path(fixture).split('?')[0]!, s]))
-  let requests = 0
-  const count = (server: Server) => server.on('request', () => requests++)
-  process.on('message', () => {
-    const { user, system } = process.cpuUsage()
-    process.send!({ cpu: user + system, requests, at: performance.now() } satisfies Reading)
-  })
+  const count = answerReadings()
   const send = (url: string) => process.send!({ url, fixture })
 
   if (variant === 'adapter' || variant === 'limited') {
@@ -153,30 +148,7 @@ async function runServer(variant: Variant): Promise<void> {
 
 /** What a server process reports of itself. */
 
-interface Child {
-  child: ChildProcess
-  url: string
-  fixture: Fixture
-  read(): Promise<Reading>
-}
-
-function start(variant: Variant): Promise<Child> {
-  const child = fork(fileURLToPath(import.meta.url), ['--serve', variant], { execArgv: ['--import', 'tsx'] })
-  // Readings come back in the order they were asked for.
-  const waiting: ((reading: Reading) => void)[] = []
-  child.on('message', (message: Reading | { url: string }) => {
-    if ('cpu' in message) waiting.shift()?.(message)
-  })
-  const read = () =>
-    new Promise<Reading>((resolve) => {
-      waiting.push(resolve)
-      child.send('read')
-    })
-  return new Promise((resolve, reject) => {
-    child.once('message', (message: { url: string; fixture: Fixture }) => resolve({ child, read, ...message }))
-    child.once('exit', (code) => reject(new Error(`${variant} server exited with ${code}`)))
-  })
-}
+type Child = ServerProcess<{ fixture: Fixture }>
 
 type Run = Best
 
@@ -218,7 +190,7 @@ export async function benchNodeAdapter(
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? VARIANTS : [...VARIANTS].reverse()
       for (const variant of order) {
-        const server = await start(variant)
+        const server = await startServer<{ fixture: Fixture }>(fileURLToPath(import.meta.url), variant)
         try {
           await load(server, scenario, 1) // warm-up: JIT, connection pool
           const run = await load(server, scenario, seconds)

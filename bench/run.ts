@@ -5,7 +5,7 @@
 //   npm run bench                 every benchmark
 //   npm run bench -- storage      the ones whose file name contains "storage"
 //
-// A benchmark is any bench/*.ts but this file and the shared helpers (stats.ts, targets.ts, or a name
+// A benchmark is any bench/*.ts but this file and the shared helpers (stats.ts, targets.ts, server-process.ts, or a name
 // starting with "_"); each runs its measurements only when started as the main program.
 import { spawnSync } from 'node:child_process'
 import { readdirSync } from 'node:fs'
@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const here = dirname(fileURLToPath(import.meta.url))
-const HELPERS = new Set(['run.ts', 'stats.ts', 'targets.ts'])
+const HELPERS = new Set(['run.ts', 'stats.ts', 'targets.ts', 'server-process.ts'])
 const filters = process.argv.slice(2)
 
 const programs = readdirSync(here)
