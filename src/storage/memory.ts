@@ -194,8 +194,8 @@ class Table {
    * be checked against, and whether every row in it matches (nothing left to check).
    */
   candidates(conds: Condition[], term: string | null): { lists: SortedList<Row>[]; rest: Condition[]; exact: boolean } {
-    // Records named by id are found in the id map, whatever else the query says.
-    const byId = conds.find(([field]) => field === 'id')
+    // Records named by id are found in the id map, whatever else the query says (a range of ids is checked row by row).
+    const byId = conds.find(([field, values]) => field === 'id' && values !== null)
     if (byId) {
       const list = new SortedList<Row>()
       for (const id of new Set(byId[1])) {

@@ -406,6 +406,22 @@ export function describeStorageConformance(name: string, factory: StorageFactory
         expect(ids(await tx(storage, (t) => t.find('commissions', {}))).sort()).toEqual([records[3]!.id, records[4]!.id].sort())
       })
 
+      test('a range on id walks the ids in order, alone and with other conditions (how click records are pruned)', async (storage) => {
+        const records = make()
+        await insertAll(storage, 'commissions', records)
+        const sorted = ids(records).sort()
+        const below = await tx(storage, (t) =>
+          t.find('commissions', { where: { id: { lt: sorted[3]! } }, orderBy: { field: 'id', direction: 'ASC' }, limit: 2 }),
+        )
+        expect(ids(below)).toEqual(sorted.slice(0, 2))
+        const rest = await tx(storage, (t) => t.find('commissions', { where: { id: { gte: sorted[1]! }, createdAt: { lt: at(4) } } }))
+        const expected = records.filter((r) => r.id >= sorted[1]! && r.createdAt < at(4))
+        expect(ids(rest).sort()).toEqual(ids(expected).sort())
+        expect(await tx(storage, (t) => t.count('commissions', { where: { id: { gt: sorted[4]! } } }))).toBe(0)
+        expect(await tx(storage, (t) => t.deleteMany('commissions', { id: { lte: sorted[1]! } }))).toBe(2)
+        expect(ids(await tx(storage, (t) => t.find('commissions', {}))).sort()).toEqual(sorted.slice(2))
+      })
+
       test('strings compare by code unit, as JavaScript does', async (storage) => {
         const names = ['B', 'a', 'Z', 'é', 'b']
         const records = names.map((campaignName, i) => campaign({ campaignName, createdAt: at(i) }))
