@@ -23,6 +23,7 @@ import { fileJournal, serve } from '../adapters/node.js'
 import { createAffiliateService, memoryKeyStore, memoryStorage, sqlJsStorage, type Storage } from '../src/index.js'
 import type { ClickRecord } from '../src/domain/records.js'
 import { dayOf, VisitorHasher } from '../src/tracking/visitor.js'
+import { timeUuid } from '../src/uuid.js'
 import { answerReadings, startServer, type ServerProcess } from './server-process.js'
 import type { Best, Reading } from './stats.js'
 
@@ -151,7 +152,7 @@ async function fillClicks(count: number): Promise<void> {
         for (let i = done; i < Math.min(count, done + BATCH); i++) {
           const at = start + i * 50
           const click: ClickRecord = {
-            id: crypto.randomUUID(),
+            id: timeUuid(at),
             linkId: link.id,
             event: 'click',
             visitor: hasher.visitor(dayOf(at), 'click', link.id, `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, 'Mozilla/5.0'),

@@ -1,6 +1,7 @@
-// UUIDs: the one pattern every check uses, and ids derived from names.
+// UUIDs: the one pattern every check uses, ids derived from names, and time-ordered ids.
 import { sha256 } from '@noble/hashes/sha2'
 import { bytesToHex, concatBytes, hexToBytes, utf8ToBytes } from '@noble/hashes/utils'
+import { v7 as uuidV7 } from 'uuid'
 
 /** A UUID in its text form, any version, either case: `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`. */
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -23,4 +24,20 @@ export function nameUuid(namespace: string, name: string): string {
   bytes[8] = (bytes[8]! & 0x3f) | 0x80
   const hex = bytesToHex(bytes)
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+}
+
+/**
+ * A new time-ordered UUID (RFC 9562 version 7, from the `uuid` package) for the instant `ms`:
+ * 48 bits of milliseconds, then random bits, so as lower-case text ids made later sort after.
+ * Click records use them, so their primary key is in time order and pruning walks it.
+ */
+export const timeUuid = (ms: number): string => uuidV7({ msecs: ms })
+
+/**
+ * The lowest version-7 UUID text of the instant `ms`: every `timeUuid` made at or after `ms` sorts
+ * at or above it, every one made before, below.
+ */
+export function timeUuidFloor(ms: number): string {
+  const hex = Math.min(Math.max(0, Math.floor(ms)), 2 ** 48 - 1).toString(16).padStart(12, '0')
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-0000-0000-000000000000`
 }

@@ -8,7 +8,8 @@ import { BROWSER, GOOGLEBOT, PK_A, PK_B, SHOP, trackingSetup } from './tracking-
 // The public click capture over HTTP through the Node adapter: the redirect, the beacon and its
 // CORS, limits per client address, dedupe, bots, hashed visitors and pruning.
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+// Click ids are time-ordered UUIDs (version 7).
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 const closers: (() => Promise<unknown>)[] = []
 afterEach(async () => {
   for (const close of closers.splice(0)) await close()

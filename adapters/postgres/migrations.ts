@@ -432,6 +432,11 @@ CREATE INDEX sequences_created ON ${s}.sequences ("createdAt", "id");
 `,
     ),
   },
+  {
+    version: 9,
+    description: 'click records are pruned by their time-ordered ids: the createdAt index goes',
+    up: sql((s) => `DROP INDEX ${s}.clicks_created;`),
+  },
 ]
 
 export const SCHEMA_VERSION = migrations[migrations.length - 1]!.version

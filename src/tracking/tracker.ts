@@ -1,6 +1,5 @@
 import { isbot } from 'isbot'
 import type { Clock } from '../clock.js'
-import { newId } from '../crypto.js'
 import type { ClickRecord, LinkRecord } from '../domain/records.js'
 import { notFound } from '../errors.js'
 import { countEvent } from '../api/links.js'
@@ -8,6 +7,7 @@ import type { Storage, StorageTransaction } from '../storage/types.js'
 import { storedSecret } from './secret.js'
 import { DAY_MS } from '../domain/due.js'
 import { dayOf, VisitorHasher } from './visitor.js'
+import { timeUuid, timeUuidFloor } from '../uuid.js'
 
 export type TrackEvent = 'click' | 'open'
 
@@ -75,21 +75,33 @@ export function createTracker(options: TrackerOptions) {
     return out
   }
 
-  /** Deletes click records that no campaign's attribution window still reaches: up to PRUNE_ROUNDS batches. */
+  /**
+   * Deletes click records that no campaign's attribution window still reaches: up to PRUNE_ROUNDS
+   * batches. Click ids are time-ordered (`timeUuid`), so the expired ones are a range of the
+   * primary key, which every storage walks without an index on `createdAt`. Records written before
+   * (sql.js migration 11, PostgreSQL migration 9) have random ids: those sorting below the range are
+   * caught by it, and those sorting above every time-ordered id (`legacy`) by a second walk of the
+   * key; the few in between are caught by the first once the cutoff passes them (within a year).
+   */
   async function prune(now: number): Promise<void> {
     const campaigns = await storage.transaction((tx) => tx.find('campaigns', {}), { readOnly: true })
     const longestDays = Math.max(0, ...campaigns.map((campaign) => campaign.attributionWindowDays))
-    const cutoff = new Date(now - longestDays * DAY_MS).toISOString()
-    for (let round = 0; round < PRUNE_ROUNDS; round++) {
+    const cutoffMs = now - longestDays * DAY_MS
+    const cutoff = new Date(cutoffMs).toISOString()
+    const ranges = [{ lt: timeUuidFloor(cutoffMs) }, { gte: timeUuidFloor(now + DAY_MS) }]
+    for (let round = 0; round < PRUNE_ROUNDS && ranges.length; round++) {
       const deleted = await storage.transaction(async (tx) => {
-        const oldest = await tx.find('clicks', { orderBy: { field: 'createdAt', direction: 'ASC' }, limit: PRUNE_BATCH })
-        const expired = oldest.filter((click) => click.createdAt < cutoff).map((click) => click.id)
-        return expired.length ? tx.deleteMany('clicks', { id: { in: expired } }) : 0
+        const expired = await tx.find('clicks', {
+          where: { id: ranges[0]!, createdAt: { lt: cutoff } },
+          orderBy: { field: 'id', direction: 'ASC' },
+          limit: PRUNE_BATCH,
+        })
+        return expired.length ? tx.deleteMany('clicks', { id: { in: expired.map((click) => click.id) } }) : 0
       })
-      if (deleted < PRUNE_BATCH) return
+      if (deleted < PRUNE_BATCH) ranges.shift()
     }
     // More remain: the next event continues.
-    nextPruneAt = now
+    if (ranges.length) nextPruneAt = now
   }
 
   async function record(tx: StorageTransaction, h: VisitorHasher, link: LinkRecord, event: TrackEvent, visit: Visit, now: number): Promise<TrackResult> {
@@ -102,7 +114,7 @@ export function createTracker(options: TrackerOptions) {
       })
       if (seen && seen.linkId === link.id && Date.parse(seen.createdAt) > now - dedupeMs) return { clickId: seen.id, link, counted: false }
     }
-    const click: ClickRecord = { id: newId(), linkId: link.id, event, visitor: visitors[0]!, createdAt: new Date(now).toISOString() }
+    const click: ClickRecord = { id: timeUuid(now), linkId: link.id, event, visitor: visitors[0]!, createdAt: new Date(now).toISOString() }
     await tx.insert('clicks', click)
     return { clickId: click.id, link: await countEvent(tx, link, event, click.createdAt), counted: true }
   }

