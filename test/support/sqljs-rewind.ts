@@ -26,9 +26,7 @@ const UNDO: Record<number, string> = {
   DELETE FROM _counts WHERE model = 'portalTokens';
   DROP INDEX affiliates_emailKey;`,
   10: 'DROP TABLE events; DROP TABLE webhooks; DROP TABLE webhookDeliveries; DROP TABLE sequences;',
-  11: `DROP INDEX clicks_visitor;
-  CREATE INDEX clicks_created ON clicks (createdAt);
-  CREATE INDEX clicks_visitor ON clicks (visitor, createdAt);`,
+  11: 'CREATE INDEX clicks_created ON clicks (createdAt);',
 }
 
 /** Undoes every migration after `version` (newest first) and sets `user_version` to it. */
