@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type pg from 'pg'
@@ -7,11 +7,10 @@ import { fileJournal } from '../adapters/node/file-journal.js'
 import { postgresStorage } from '../adapters/postgres.js'
 import type { ClickRecord } from '../src/domain/records.js'
 import { memoryStorage, type Storage } from '../src/index.js'
-import type { InitSqlJs } from '../src/storage/sqljs/sql-js-types.js'
 import { sqlJsStorage } from '../src/storage/sqljs/storage.js'
 import { timeUuidFloor } from '../src/uuid.js'
 import { manualClock } from './helpers.js'
-import { rewindTo } from './support/sqljs-rewind.js'
+import { rewindFile } from './support/sqljs-rewind.js'
 import { dropSchema, postgresUrl, testPool, uniqueName } from './support/services.js'
 import { trackingSetup } from './tracking-support.js'
 
@@ -62,16 +61,13 @@ async function upgradedFile(clicks: ClickRecord[]): Promise<Storage> {
     for (const click of clicks) await tx.insert('clicks', click)
   })
   await first.close()
-  const SQL = await ((await import('sql.js' as string)) as { default: InitSqlJs }).default()
-  const db = new SQL.Database(readFileSync(file))
-  db.exec(rewindTo(10))
-  const indexes = () => db.exec(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'clicks' ORDER BY name`)[0]?.values
-  expect(indexes()).toEqual([
-    ['clicks_created', 'CREATE INDEX clicks_created ON clicks (createdAt)'],
-    ['clicks_visitor', 'CREATE INDEX clicks_visitor ON clicks (visitor, createdAt)'],
-  ])
-  writeFileSync(file, db.export())
-  db.close()
+  await rewindFile(file, 10, (db) => {
+    const indexes = db.exec(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'clicks' ORDER BY name`)[0]?.values
+    expect(indexes).toEqual([
+      ['clicks_created', 'CREATE INDEX clicks_created ON clicks (createdAt)'],
+      ['clicks_visitor', 'CREATE INDEX clicks_visitor ON clicks (visitor, createdAt)'],
+    ])
+  })
   const storage = sqlJsStorage({ persist: fileJournal(file) })
   closers.push(() => storage.close())
   return storage

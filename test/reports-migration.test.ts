@@ -1,6 +1,6 @@
 // The migrations that add rollups (sql.js 7, PostgreSQL 5) fill them from the records an older file
 // or schema already holds: the rows they make are the rows the writes themselves kept.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
@@ -9,10 +9,9 @@ import { postgresStorage } from '../adapters/postgres.js'
 import { fileJournal } from '../adapters/node/file-journal.js'
 import { sqlJsStorage, type Storage } from '../src/index.js'
 import { ROLLUP_COUNTERS } from '../src/domain/schema.js'
-import type { InitSqlJs } from '../src/storage/sqljs/sql-js-types.js'
 import { setup, WS_A } from './helpers.js'
 import { dropSchema, needs, POSTGRES_VAR, postgresUrl, testPool, uniqueName } from './support/services.js'
-import { rewindTo } from './support/sqljs-rewind.js'
+import { rewindFile } from './support/sqljs-rewind.js'
 
 const HOUR = 3_600_000
 
@@ -62,11 +61,7 @@ describe('the rollups migration', () => {
     const kept = await rollupRows(first)
     expect(kept.length).toBeGreaterThan(10)
     await first.close()
-    const SQL = await ((await import('sql.js' as string)) as { default: InitSqlJs }).default()
-    const db = new SQL.Database(readFileSync(file))
-    db.exec(rewindTo(6))
-    writeFileSync(file, db.export())
-    db.close()
+    await rewindFile(file, 6)
     const upgraded = sqlJsStorage({ persist: fileJournal(file) })
     expect(await rollupRows(upgraded)).toStrictEqual(kept)
     await upgraded.close()

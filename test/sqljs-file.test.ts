@@ -9,7 +9,7 @@ import type { InitSqlJs } from '../src/storage/sqljs/sql-js-types.js'
 import { sqlJsStorage, type SqlJsStorage } from '../src/storage/sqljs/storage.js'
 import { apiKey, campaign, affiliate, at, click, commission, OTHER_WORKSPACE, WORKSPACE } from '../src/storage/sample-records.js'
 import { dueAt } from '../src/domain/due.js'
-import { rewindTo } from './support/sqljs-rewind.js'
+import { rewindFile } from './support/sqljs-rewind.js'
 
 const root = mkdtempSync(join(tmpdir(), 'affiliate-sqljs-file-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
@@ -244,11 +244,7 @@ describe('sql.js in a file', () => {
     })
     await first.close()
     // The same file as version 4 left it: no (workspaceId, status) index, triggers or counts.
-    const SQL = await ((await import('sql.js' as string)) as { default: InitSqlJs }).default()
-    const db = new SQL.Database(readFileSync(file))
-    db.exec(rewindTo(4))
-    writeFileSync(file, db.export())
-    db.close()
+    await rewindFile(file, 4)
     const paid = (list: typeof records) => list.filter((r) => r.workspaceId === WORKSPACE && r.status === 'paid').length
     const query = { where: { workspaceId: WORKSPACE, status: 'paid' }, limit: 1 } as const
     const storage = sqlJsStorage({ persist: fileJournal(file) })
@@ -282,11 +278,7 @@ describe('sql.js in a file', () => {
     const key = apiKey()
     await first.transaction((tx) => tx.insert('apiKeys', key))
     await first.close()
-    const SQL = await ((await import('sql.js' as string)) as { default: InitSqlJs }).default()
-    const db = new SQL.Database(readFileSync(file))
-    db.exec(rewindTo(6))
-    writeFileSync(file, db.export())
-    db.close()
+    await rewindFile(file, 6)
     const storage = sqlJsStorage({ persist: fileJournal(file) })
     expect(await storage.transaction((tx) => tx.get('apiKeys', key.id))).toStrictEqual({ ...key, kind: 'secret', allowedOrigins: [] })
     const made = click()
@@ -307,11 +299,7 @@ describe('sql.js in a file', () => {
       for (const record of records) await tx.insert('commissions', record)
     })
     await first.close()
-    const SQL = await ((await import('sql.js' as string)) as { default: InitSqlJs }).default()
-    const db = new SQL.Database(readFileSync(file))
-    db.exec(rewindTo(5))
-    writeFileSync(file, db.export())
-    db.close()
+    await rewindFile(file, 5)
     const storage = sqlJsStorage({ persist: fileJournal(file) })
     const term = new Map(campaigns.map((c) => [c.id, c.payoutTerm]))
     for (const record of records) {

@@ -1,3 +1,6 @@
+import { readFileSync, writeFileSync } from 'node:fs'
+import type { InitSqlJs, SqlJsDatabase } from '../../src/storage/sqljs/sql-js-types.js'
+
 // SQL taking a sql.js file back to what an older version wrote, for the tests that upgrade real
 // older files. One entry per migration, newest last: a new migration adds its undo here, and every
 // rewinding test follows.
@@ -37,4 +40,20 @@ export function rewindTo(version: number): string {
     .sort((a, b) => b - a)
     .map((v) => UNDO[v])
   return `${undone.join('\n')}\nPRAGMA user_version = ${version};`
+}
+
+/**
+ * Takes the sql.js file at `file` (closed) back to what version `version` wrote, in place.
+ * `inspect` sees the rewound database before it is written back.
+ */
+export async function rewindFile(file: string, version: number, inspect?: (db: SqlJsDatabase) => void): Promise<void> {
+  const SQL = await ((await import('sql.js' as string)) as { default: InitSqlJs }).default()
+  const db = new SQL.Database(readFileSync(file))
+  try {
+    db.exec(rewindTo(version))
+    inspect?.(db)
+    writeFileSync(file, db.export())
+  } finally {
+    db.close()
+  }
 }
