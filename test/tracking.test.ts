@@ -62,6 +62,16 @@ describe('GET /r/<referralCode>', () => {
     const secret = await t.storage.transaction((tx) => tx.get('settings', 'clickSalt'))
     expect(secret!.value).toMatch(/^[0-9a-f]{64}$/)
   })
+
+  it('another method on /r/<code> is 405 with Allow: GET, and counts nothing', async () => {
+    const t = await setup()
+    for (const method of ['POST', 'PUT', 'DELETE']) {
+      const response = await checkedFetch(`${t.running.url}/r/ANN-2026`, { method, redirect: 'manual' })
+      expect([response.status, response.headers.get('allow')]).toEqual([405, 'GET'])
+    }
+    expect((await checkedFetch(`${t.running.url}/r/ANN-2026/more`, { method: 'POST' })).status).toBe(404)
+    expect(await t.clicks()).toEqual([])
+  })
 })
 
 describe('dedupe', () => {

@@ -203,7 +203,8 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
   // Unknown paths and methods are answered before any key is looked at, and are not limited.
   router.all('*', (request: Routed) => {
     const path = new URL(request.url).pathname.slice(basePath.length).replace(/\/+$/, '')
-    const allowed = methods.get(path)
+    // The redirect is the one path with a parameter: `/r/<code>` answers GET only.
+    const allowed = methods.get(path) ?? (/^\/r\/[^/]+$/.test(path) ? ['GET'] : undefined)
     throw allowed ? new AffiliateError(405, 'Method not allowed', undefined, { allow: allowed.join(', ') }) : endpointNotFound()
   })
 
