@@ -49,8 +49,18 @@ describe.skipIf(!postgresUrl)(needs('PostgreSQL query plans at 100k rows', POSTG
         NULL, 'in_' || i, NULL, NULL, NULL, ${iso}, ${iso}, 'buyer-' || i || '@example.com' || chr(31) || chr(31),
         'sale', ${iso}, NULL, 0, NULL
       FROM generate_series(1, ${ROWS}) AS i`)
-    // What autovacuum does shortly after a bulk load: statistics and the visibility map.
-    await pool.query(`VACUUM ANALYZE ${s}.affiliates, ${s}.commissions`)
+    // What autovacuum does shortly after a bulk load: statistics and the visibility map. VACUUM
+    // marks a page all-visible only once no open transaction (another test's, on the same
+    // database) could still not see its rows, so it is repeated until the map covers the tables.
+    for (let tries = 0; ; tries++) {
+      await pool.query(`VACUUM ANALYZE ${s}.affiliates, ${s}.commissions`)
+      const { rows } = await pool.query<{ visible: boolean }>(
+        `SELECT bool_and(relallvisible >= relpages) AS visible FROM pg_class WHERE oid IN ('${s}.affiliates'::regclass, '${s}.commissions'::regclass)`,
+      )
+      if (rows[0]!.visible) break
+      if (tries === 60) throw new Error('VACUUM could not mark the tables all-visible in a minute: a transaction stayed open on this database')
+      await new Promise((resolve) => setTimeout(resolve, 1000))
+    }
     someAffiliate = (await pool.query(`SELECT md5('a' || 4242)::uuid::text AS id`)).rows[0].id
   }, 120_000)
 
