@@ -247,6 +247,24 @@ describe('node adapter: requests', () => {
     expect(await result.promise).toBe(true)
   })
 
+  it('refuses to read a declared body once the client has gone, as an aborted signal would', async () => {
+    const gone = deferred()
+    const result = deferred<string>()
+    const { port } = await start({
+      async fetch(request) {
+        await gone.promise
+        result.resolve(await request.arrayBuffer().then(() => 'read', (error: Error) => error.message))
+        return new Response('late')
+      },
+    })
+    const client = httpRequest({ port, host: '127.0.0.1', path: '/', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': 2 } })
+    client.on('error', () => undefined)
+    client.on('socket', (socket) => socket.on('connect', () => setTimeout(() => client.destroy(), 20)))
+    client.end('{}')
+    client.on('close', () => setTimeout(() => gone.resolve(), 50))
+    expect(await result.promise).toBe('The client closed the request before its body ended')
+  })
+
   it('answers 500 when the fetch handler throws, and logs the error', async () => {
     const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined)
     try {

@@ -167,6 +167,8 @@ Object.defineProperties(proto, {
   arrayBuffer: {
     value(this: Fields & Request): Promise<ArrayBuffer> {
       if (this[kReal] || this[kBody] !== undefined || this[kDisturbed]) return real(this).arrayBuffer()
+      // A client already gone is told the way an aborted `signal` would tell it, without making one.
+      if (this[kClosed]) return Promise.reject(new Error('The client closed the request before its body ended'))
       this[kDisturbed] = true
       this[kBody] = null
       if (!withBody(this.method)) return Promise.resolve(new ArrayBuffer(0))
