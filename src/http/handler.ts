@@ -43,7 +43,7 @@ const unauthorized = () => new AffiliateError(401, 'Invalid API key. Please chec
 const endpointNotFound = () => new AffiliateError(404, 'Endpoint not found')
 
 /** The query string as name -> value, a repeated name -> every value in order, every name an own property. */
-function queryOf(params: URLSearchParams): Query {
+function searchQuery(params: URLSearchParams): Query {
   // No prototype: `__proto__` or `constructor` in a query is a field like any other (and refused as unknown).
   const query = Object.create(null) as Query
   for (const [name, value] of params) {
@@ -51,6 +51,27 @@ function queryOf(params: URLSearchParams): Query {
     query[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value]
   }
   return query
+}
+
+/** A query string holding an empty value: a part ending in `=`, or one without `=` (`?a&b=1`). */
+const EMPTY_VALUE = /=(?:&|$)|(?:^|[?&])[^=&]+(?:&|$)/
+
+/**
+ * The request's query as `searchQuery` reads it, taken from the one itty-router made while routing
+ * (also without a prototype, from the same URLSearchParams). itty-router takes an empty value for
+ * "not given yet", so a repeated name whose first value is empty loses it there: a query string
+ * holding an empty value is read again.
+ */
+export function queryOf(request: Request & { query?: Record<string, unknown> }): Query {
+  const url = request.url
+  const at = url.indexOf('?')
+  if (request.query !== undefined && (at < 0 || !EMPTY_VALUE.test(url.slice(at)))) return request.query as Query
+  return searchQuery(new URL(url).searchParams)
+}
+
+const pathAndQuery = (href: string): string => {
+  const url = new URL(href)
+  return url.pathname + url.search
 }
 
 /** What a `csv` route's operation answers (see `PayoutExport`). */
@@ -121,14 +142,13 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
     const idempotencyKey = route.method === 'POST' ? request.headers.get(IDEMPOTENCY_HEADER) : null
     if (idempotencyKey !== null) checkIdempotencyKey(idempotencyKey)
     const body = route.method === 'POST' || route.method === 'PUT' ? await readJsonBody(request, options.body) : undefined
-    const url = new URL(request.url)
-    const call = { access: accessOf(principal), query: queryOf(url.searchParams), body }
+    const call = { access: accessOf(principal), query: queryOf(request), body }
     const status = successStatus(route, body)
     if (idempotencyKey === null) return envelope(status, route.message, await runRoute(route, ops, call))
     return idempotency.run({
       keyId: principal.keyId,
       key: idempotencyKey,
-      fingerprint: fingerprintOf(route.method, url.pathname + url.search, body),
+      fingerprint: fingerprintOf(route.method, pathAndQuery(request.url), body),
       envelope: (data) => envelope(status, route.message, data),
       execute: (storage) => runRoute(route, createOperations({ storage, clock }), call),
     })
@@ -156,7 +176,7 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
   async function file(route: Route, request: Request, principal: Principal, admission: Admission): Promise<Response> {
     let made: FileAnswer
     try {
-      const call = { access: accessOf(principal), query: queryOf(new URL(request.url).searchParams), body: undefined }
+      const call = { access: accessOf(principal), query: queryOf(request), body: undefined }
       made = (await runRoute(route, ops, call)) as FileAnswer
     } catch (error) {
       admission.release()
