@@ -127,40 +127,41 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
     return toResponse(errorAnswer(error), extra)
   }
 
-  async function authenticate(request: Request, context: unknown): Promise<Principal> {
+  /**
+   * A keyed route, in one async function (each step it awaits is a promise hop on every request):
+   * the key (wrong keys counted per client address), the key's limits, then the body, the
+   * operation (through `Idempotency-Key` when sent) and the answer.
+   */
+  const keyed = (route: Route) => async (request: Routed, context: unknown) => {
     const address = failedKeys ? clientAddressOf(request, context) : undefined
     if (address !== undefined) failedKeys!.check(address)
     const key = request.headers.get('x-auth-service')
     const principal = key ? await keyStore.resolve(key) : null
     // A publishable key is public (it sits in web pages): on a keyed route it is no key at all.
-    if (principal && !principal.publishable) return principal
-    if (address !== undefined) failedKeys!.spend(address)
-    throw unauthorized()
-  }
-
-  async function answer(route: Route, request: Request, principal: Principal): Promise<Answer> {
-    const idempotencyKey = route.method === 'POST' ? request.headers.get(IDEMPOTENCY_HEADER) : null
-    if (idempotencyKey !== null) checkIdempotencyKey(idempotencyKey)
-    const body = route.method === 'POST' || route.method === 'PUT' ? await readJsonBody(request, options.body) : undefined
-    const call = { access: accessOf(principal), query: queryOf(request), body }
-    const status = successStatus(route, body)
-    if (idempotencyKey === null) return envelope(status, route.message, await runRoute(route, ops, call))
-    return idempotency.run({
-      keyId: principal.keyId,
-      key: idempotencyKey,
-      fingerprint: fingerprintOf(route.method, pathAndQuery(request.url), body),
-      envelope: (data) => envelope(status, route.message, data),
-      execute: (storage) => runRoute(route, createOperations({ storage, clock }), call),
-    })
-  }
-
-  const keyed = (route: Route) => async (request: Routed, context: unknown) => {
-    const principal = await authenticate(request, context)
+    if (!principal || principal.publishable) {
+      if (address !== undefined) failedKeys!.spend(address)
+      throw unauthorized()
+    }
     // From here on every answer, error or not, carries the key's RateLimit headers.
     const admission = await limiter.admit(principal.keyId, (error) => onError(error, request))
     if (route.answer === 'csv') return file(route, request, principal, admission)
     try {
-      return toResponse(await answer(route, request, principal), admission.headers)
+      const idempotencyKey = route.method === 'POST' ? request.headers.get(IDEMPOTENCY_HEADER) : null
+      if (idempotencyKey !== null) checkIdempotencyKey(idempotencyKey)
+      const body = route.method === 'POST' || route.method === 'PUT' ? await readJsonBody(request, options.body) : undefined
+      const call = { access: accessOf(principal), query: queryOf(request), body }
+      const status = successStatus(route, body)
+      const answer: Answer =
+        idempotencyKey === null
+          ? envelope(status, route.message, await runRoute(route, ops, call))
+          : await idempotency.run({
+              keyId: principal.keyId,
+              key: idempotencyKey,
+              fingerprint: fingerprintOf(route.method, pathAndQuery(request.url), body),
+              envelope: (data) => envelope(status, route.message, data),
+              execute: (storage) => runRoute(route, createOperations({ storage, clock }), call),
+            })
+      return toResponse(answer, admission.headers)
     } catch (error) {
       return fail(error, request, admission.headers)
     } finally {
