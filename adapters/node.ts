@@ -22,6 +22,7 @@ export interface NodeListenerOptions {
 
 function addressOf(trustProxy: TrustProxy | undefined): ClientAddressOf {
   const hops = proxyHops(trustProxy) // a bad value throws now, not per request
+  if (hops === 0) return (req) => req.socket.remoteAddress // X-Forwarded-For is not read at all
   return (req) => {
     const forwarded = req.headers['x-forwarded-for']
     return clientBehindProxies(Array.isArray(forwarded) ? forwarded.join(',') : forwarded, req.socket.remoteAddress, hops)

@@ -293,6 +293,18 @@ describe('node adapter: requests', () => {
     await rawExchange(port, (socket) => socket.end('GET /api/v1/health?a=b HTTP/1.1\r\nHost: evil/x@y\r\nConnection: close\r\n\r\n'))
     expect(await seen.promise).toBe('http://localhost/api/v1/health?a=b')
   })
+
+  it('takes the origin from the first Host header, whatever its case', async () => {
+    const seen: string[] = []
+    const { port } = await start({
+      async fetch(request) {
+        seen.push(`${request.url} ${request.headers.get('host')}`)
+        return new Response('ok')
+      },
+    })
+    await rawExchange(port, (socket) => socket.end('GET /a HTTP/1.1\r\nhOsT: one.example:8080\r\nConnection: close\r\n\r\n'))
+    expect(seen).toEqual(['http://one.example:8080/a one.example:8080'])
+  })
 })
 
 describe('node adapter: responses', () => {
