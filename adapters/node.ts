@@ -22,6 +22,7 @@ export interface NodeListenerOptions {
 
 function addressOf(trustProxy: TrustProxy | undefined): ClientAddressOf {
   const hops = proxyHops(trustProxy) // a bad value throws now, not per request
+  if (hops === 0) return (req) => req.socket.remoteAddress // X-Forwarded-For is not read at all
   return (req) => {
     const forwarded = req.headers['x-forwarded-for']
     return clientBehindProxies(Array.isArray(forwarded) ? forwarded.join(',') : forwarded, req.socket.remoteAddress, hops)
@@ -77,29 +78,22 @@ export async function serve(service: Fetch, options: ServeOptions = {}): Promise
   const hostname = options.hostname ?? '127.0.0.1'
   const clientAddress = addressOf(options.trustProxy)
   let closing = false
-  // Answers not yet started: when shutting down, each tells its keep-alive client to go (`Connection: close`).
-  const unanswered = new Set<ServerResponse>()
-  const track = (res: ServerResponse) => {
-    unanswered.add(res)
-    res.once('close', () => unanswered.delete(res))
-  }
-  const server = createServer((req, res) => {
+  // An answer written once shutting down tells its keep-alive client to go (`Connection: close`).
+  const beforeWrite = (res: ServerResponse) => {
     if (closing) res.shouldKeepAlive = false
-    else track(res)
-    void answer(service, req, res, { clientAddress })
-  })
+  }
+  const server = createServer((req, res) => void answer(service, req, res, { clientAddress, beforeWrite }))
   // `Expect: 100-continue`: the client waits before uploading. `100 Continue` goes out only when the
   // service starts reading the body, so an upload it refuses first (401, 413 by Content-Length) is
   // never sent; the connection then closes, as the client may or may not send the body after all.
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
-    const keepAlive = res.shouldKeepAlive && !closing
+    const keepAlive = res.shouldKeepAlive
     res.shouldKeepAlive = false
-    if (keepAlive) track(res)
     const beforeRead = () => {
       res.writeContinue()
-      res.shouldKeepAlive = keepAlive && !closing
+      res.shouldKeepAlive = keepAlive
     }
-    void answer(service, req, res, { clientAddress, beforeRead })
+    void answer(service, req, res, { clientAddress, beforeRead, beforeWrite })
   })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -119,7 +113,6 @@ export async function serve(service: Fetch, options: ServeOptions = {}): Promise
     close: () =>
       new Promise<void>((resolve, reject) => {
         closing = true
-        for (const res of unanswered) if (!res.headersSent) res.shouldKeepAlive = false
         server.close((error) => {
           const stopped = delivering ? service.events!.stop() : Promise.resolve()
           stopped.then(() => (error ? reject(error) : resolve()), reject)

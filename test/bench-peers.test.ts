@@ -4,9 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { KEY, ROUTES, SERVERS, requestHeaders, type Fixture, type Running, type ServerName } from '../bench/peers/common.js'
 import { startServer } from '../bench/peers/servers.js'
-import { seed } from '../bench/peers/store.js'
+import { seed, type Store } from '../bench/peers/store.js'
 
-const servers = new Map<ServerName, Running & { fixture: Fixture }>()
+const servers = new Map<ServerName, Running & { fixture: Fixture; store: Store }>()
 
 beforeAll(async () => {
   const shared = await seed()
@@ -40,6 +40,25 @@ describe('bench peers answer our bytes', () => {
       }
     })
   }
+
+  it('every server counts a tracked event in the report rollups as ours does', async () => {
+    const track = ROUTES.find((route) => route.method === 'POST')!
+    // Clicks per level (affiliate, campaign, workspace), its hour and day rows summed: the same whichever hour each request fell in.
+    const clicksOf = async (name: ServerName) => {
+      const rows = await servers.get(name)!.store.storage.transaction((tx) => tx.find('rollups', {}))
+      const sums: Record<string, number> = {}
+      for (const row of rows) {
+        const level = row.id.slice(0, row.id.lastIndexOf('|'))
+        sums[level] = (sums[level] ?? 0) + row.clicks
+      }
+      return sums
+    }
+    const before = await clicksOf('ours')
+    for (const name of SERVERS) expect({ name, status: (await call(name, track)).status }).toEqual({ name, status: 200 })
+    const ours = await clicksOf('ours')
+    expect(ours).not.toEqual(before)
+    for (const peer of SERVERS.filter((name) => name !== 'ours' && name !== 'bare')) expect({ peer, rows: await clicksOf(peer) }).toEqual({ peer, rows: ours })
+  })
 
   it('the keyed peers refuse a wrong key and a bad query as ours does', async () => {
     const [byId] = ROUTES

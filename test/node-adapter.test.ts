@@ -247,6 +247,24 @@ describe('node adapter: requests', () => {
     expect(await result.promise).toBe(true)
   })
 
+  it('refuses to read a declared body once the client has gone, as an aborted signal would', async () => {
+    const gone = deferred()
+    const result = deferred<string>()
+    const { port } = await start({
+      async fetch(request) {
+        await gone.promise
+        result.resolve(await request.arrayBuffer().then(() => 'read', (error: Error) => error.message))
+        return new Response('late')
+      },
+    })
+    const client = httpRequest({ port, host: '127.0.0.1', path: '/', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': 2 } })
+    client.on('error', () => undefined)
+    client.on('socket', (socket) => socket.on('connect', () => setTimeout(() => client.destroy(), 20)))
+    client.end('{}')
+    client.on('close', () => setTimeout(() => gone.resolve(), 50))
+    expect(await result.promise).toBe('The client closed the request before its body ended')
+  })
+
   it('answers 500 when the fetch handler throws, and logs the error', async () => {
     const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined)
     try {
@@ -274,6 +292,18 @@ describe('node adapter: requests', () => {
     })
     await rawExchange(port, (socket) => socket.end('GET /api/v1/health?a=b HTTP/1.1\r\nHost: evil/x@y\r\nConnection: close\r\n\r\n'))
     expect(await seen.promise).toBe('http://localhost/api/v1/health?a=b')
+  })
+
+  it('takes the origin from the first Host header, whatever its case', async () => {
+    const seen: string[] = []
+    const { port } = await start({
+      async fetch(request) {
+        seen.push(`${request.url} ${request.headers.get('host')}`)
+        return new Response('ok')
+      },
+    })
+    await rawExchange(port, (socket) => socket.end('GET /a HTTP/1.1\r\nhOsT: one.example:8080\r\nConnection: close\r\n\r\n'))
+    expect(seen).toEqual(['http://one.example:8080/a one.example:8080'])
   })
 })
 

@@ -22,6 +22,8 @@ export interface AnswerOptions extends Omit<NodeRequestOptions, 'url'> {
   path?: string
   /** @default the socket's peer address */
   clientAddress?: ClientAddressOf
+  /** Called just before the answer is written (`serve()` closes the connection of an answer written while it shuts down). */
+  beforeWrite?: (res: ServerResponse) => void
 }
 
 /**
@@ -30,7 +32,7 @@ export interface AnswerOptions extends Omit<NodeRequestOptions, 'url'> {
  * Response is written with one `end()` when its body is in memory, streamed otherwise.
  */
 export function answer(service: Fetch, req: IncomingMessage, res: ServerResponse, options: AnswerOptions = {}): Promise<void> {
-  const { path, clientAddress = socketAddress, ...rest } = options
+  const { path, clientAddress = socketAddress, beforeWrite, ...rest } = options
   const request = nodeRequest(req, path === undefined ? rest : { ...rest, url: requestUrl(req, path) })
   res.once('close', () => {
     if (!res.writableFinished) clientGone(request)
@@ -49,9 +51,13 @@ export function answer(service: Fetch, req: IncomingMessage, res: ServerResponse
         return
       }
       keepAliveIfDrainable(req, res)
+      beforeWrite?.(res)
       return writeResponse(response, res)
     })
-    .catch((error: unknown) => failed(error, res))
+    .catch((error: unknown) => {
+      beforeWrite?.(res)
+      failed(error, res)
+    })
 }
 
 /** An unread request body is drained only when small; a larger one closes the connection instead. */

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http'
 import { lazyPrototype } from '../../src/http/lazy-prototype.js'
+import { nodeHeaders } from './headers.js'
 
 /** What the request's body is, when it is not the IncomingMessage's own stream (Express after a body parser). */
 export type BodyOverride = string | Uint8Array
@@ -129,13 +130,12 @@ Object.defineProperties(proto, {
       if (this[kReal]) return this[kReal].headers
       if (this[kHeaders]) return this[kHeaders]
       const raw = this[kIncoming].rawHeaders
+      if (this[kOverride] === undefined) return (this[kHeaders] = nodeHeaders(raw))
       const headers = new Headers()
       for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!)
-      if (this[kOverride] !== undefined) {
-        // The body was parsed and re-serialized upstream: its size is that of what we pass on.
-        headers.delete('transfer-encoding')
-        headers.set('content-length', String(bodyBytes(this[kOverride]).byteLength))
-      }
+      // The body was parsed and re-serialized upstream: its size is that of what we pass on.
+      headers.delete('transfer-encoding')
+      headers.set('content-length', String(bodyBytes(this[kOverride]).byteLength))
       return (this[kHeaders] = headers)
     },
   },
@@ -167,6 +167,8 @@ Object.defineProperties(proto, {
   arrayBuffer: {
     value(this: Fields & Request): Promise<ArrayBuffer> {
       if (this[kReal] || this[kBody] !== undefined || this[kDisturbed]) return real(this).arrayBuffer()
+      // A client already gone is told the way an aborted `signal` would tell it, without making one.
+      if (this[kClosed]) return Promise.reject(new Error('The client closed the request before its body ended'))
       this[kDisturbed] = true
       this[kBody] = null
       if (!withBody(this.method)) return Promise.resolve(new ArrayBuffer(0))
@@ -203,6 +205,12 @@ function readWhole(req: IncomingMessage): Promise<ArrayBuffer> {
   return new Promise((resolve, reject) => {
     if (req.readableEnded) return resolve(new ArrayBuffer(0))
     if (req.destroyed && !req.complete) return reject(new Error('The client closed the request before its body ended'))
+    if (req.complete) {
+      // The whole message is parsed (a small upload comes with its headers): it all sits in the
+      // request's buffer, taken in one read instead of through data and end events.
+      const rest = req.read() as Buffer | null
+      return resolve(rest === null ? new ArrayBuffer(0) : copy(rest))
+    }
     const chunks: Buffer[] = []
     const done = () => {
       req.off('data', onData).off('end', onEnd).off('error', onGone).off('close', onGone)
@@ -229,9 +237,18 @@ export const bodyBytes = (body: BodyOverride): Uint8Array => (typeof body === 's
 // A Host header is the client's to choose; one that is not a host[:port] must not break URL parsing.
 const HOST = /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i
 
+/** The first Host header (Node keeps the first of several), read from the raw list: `req.headers` would parse every header. */
+function firstHost(raw: readonly string[]): string | undefined {
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!
+    if (name.length === 4 && name.toLowerCase() === 'host') return raw[i + 1]
+  }
+  return undefined
+}
+
 /** The absolute URL of the request: origin from the Host header (or `localhost`), then the path as sent. */
 export function requestUrl(req: IncomingMessage, path = req.url ?? '/'): string {
-  const host = req.headers.host
+  const host = firstHost(req.rawHeaders)
   const origin = `${(req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http'}://${host && HOST.test(host) ? host : 'localhost'}`
   if (path.startsWith('/')) return origin + path
   // Absolute-form targets (`GET http://host/path`, sent to proxies) and `*`: keep only the path.

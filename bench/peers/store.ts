@@ -3,10 +3,12 @@
 // this file is the one to edit.
 //
 // The peers go through the storage with the same calls our operations make (a read-only
-// transaction, `get` / `findPage` / two `increment`s in a write transaction) and shape
+// transaction, `get` / `findPage`; a write transaction counting the event through our `countEvent`,
+// which moves the link's and affiliate's counters and the report rollups) and shape
 // records with our domain mappers, so every server sends the same `data`.
 import { createAffiliateService, memoryStorage, type Storage } from '../../src/index.js'
 import { models } from '../../src/storage/index.js'
+import { countEvent } from '../../src/api/links.js'
 import type { Page } from '../../src/api/shared.js'
 import { toCampaign, type Campaign } from '../../src/domain/campaign.js'
 import { toCommission, type Commission } from '../../src/domain/commission.js'
@@ -84,7 +86,7 @@ export interface Store {
   campaign(workspaceIds: readonly string[], id: string): Promise<Campaign | null>
   /** A page of commissions of `workspaceIds` (or of `query.workspaceId`, which the caller has checked). */
   commissions(workspaceIds: readonly string[], query: CommissionListQuery): Promise<Page<Commission>>
-  /** Counts an open or a click on the link and its affiliate; null when the link is not the caller's. */
+  /** Counts an open or a click on the link, its affiliate and the report rollups; null when the link is not the caller's. */
   track(workspaceIds: readonly string[], referralCode: string, event: 'open' | 'click'): Promise<ReferralLink | null>
 }
 
@@ -130,10 +132,8 @@ export async function openStore({ snapshot }: Seed): Promise<Store> {
       storage.transaction(async (tx) => {
         const [link] = await tx.find('links', { where: { referralCode }, limit: 1 })
         if (!link || !workspaceIds.includes(link.workspaceId)) return null
-        const field = event === 'open' ? 'totalOpens' : 'totalClicks'
-        const updated = await tx.increment('links', link.id, { [field]: 1 })
-        await tx.increment('affiliates', link.affiliateId, { [field]: 1 })
-        return toLink(updated!)
+        // The counters and the report rollups, as our POST /links/track moves them.
+        return toLink(await countEvent(tx, link, event, new Date().toISOString()))
       }),
   }
 }

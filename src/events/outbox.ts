@@ -87,6 +87,8 @@ export const toEvent = (record: EventRecord): AffiliateEvent => ({
 export function withCommitHook(storage: Storage, committed: (events: EventRecord[]) => void): Storage {
   return {
     transaction: async (work, options) => {
+      // A read-only transaction writes no event: nothing to collect or hand on.
+      if (options?.readOnly) return storage.transaction(work, options)
       let events: EventRecord[] = []
       const result = await storage.transaction((tx) => {
         events = []

@@ -43,7 +43,7 @@ const unauthorized = () => new AffiliateError(401, 'Invalid API key. Please chec
 const endpointNotFound = () => new AffiliateError(404, 'Endpoint not found')
 
 /** The query string as name -> value, a repeated name -> every value in order, every name an own property. */
-function queryOf(params: URLSearchParams): Query {
+function searchQuery(params: URLSearchParams): Query {
   // No prototype: `__proto__` or `constructor` in a query is a field like any other (and refused as unknown).
   const query = Object.create(null) as Query
   for (const [name, value] of params) {
@@ -51,6 +51,27 @@ function queryOf(params: URLSearchParams): Query {
     query[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value]
   }
   return query
+}
+
+/** A query string holding an empty value: a part ending in `=`, or one without `=` (`?a&b=1`). */
+const EMPTY_VALUE = /=(?:&|$)|(?:^|[?&])[^=&]+(?:&|$)/
+
+/**
+ * The request's query as `searchQuery` reads it, taken from the one itty-router made while routing
+ * (also without a prototype, from the same URLSearchParams). itty-router takes an empty value for
+ * "not given yet", so a repeated name whose first value is empty loses it there: a query string
+ * holding an empty value is read again.
+ */
+export function queryOf(request: Request & { query?: Record<string, unknown> }): Query {
+  const url = request.url
+  const at = url.indexOf('?')
+  if (request.query !== undefined && (at < 0 || !EMPTY_VALUE.test(url.slice(at)))) return request.query as Query
+  return searchQuery(new URL(url).searchParams)
+}
+
+const pathAndQuery = (href: string): string => {
+  const url = new URL(href)
+  return url.pathname + url.search
 }
 
 /** What a `csv` route's operation answers (see `PayoutExport`). */
@@ -106,41 +127,41 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
     return toResponse(errorAnswer(error), extra)
   }
 
-  async function authenticate(request: Request, context: unknown): Promise<Principal> {
+  /**
+   * A keyed route, in one async function (each step it awaits is a promise hop on every request):
+   * the key (wrong keys counted per client address), the key's limits, then the body, the
+   * operation (through `Idempotency-Key` when sent) and the answer.
+   */
+  const keyed = (route: Route) => async (request: Routed, context: unknown) => {
     const address = failedKeys ? clientAddressOf(request, context) : undefined
     if (address !== undefined) failedKeys!.check(address)
     const key = request.headers.get('x-auth-service')
     const principal = key ? await keyStore.resolve(key) : null
     // A publishable key is public (it sits in web pages): on a keyed route it is no key at all.
-    if (principal && !principal.publishable) return principal
-    if (address !== undefined) failedKeys!.spend(address)
-    throw unauthorized()
-  }
-
-  async function answer(route: Route, request: Request, principal: Principal): Promise<Answer> {
-    const idempotencyKey = route.method === 'POST' ? request.headers.get(IDEMPOTENCY_HEADER) : null
-    if (idempotencyKey !== null) checkIdempotencyKey(idempotencyKey)
-    const body = route.method === 'POST' || route.method === 'PUT' ? await readJsonBody(request, options.body) : undefined
-    const url = new URL(request.url)
-    const call = { access: accessOf(principal), query: queryOf(url.searchParams), body }
-    const status = successStatus(route, body)
-    if (idempotencyKey === null) return envelope(status, route.message, await runRoute(route, ops, call))
-    return idempotency.run({
-      keyId: principal.keyId,
-      key: idempotencyKey,
-      fingerprint: fingerprintOf(route.method, url.pathname + url.search, body),
-      envelope: (data) => envelope(status, route.message, data),
-      execute: (storage) => runRoute(route, createOperations({ storage, clock }), call),
-    })
-  }
-
-  const keyed = (route: Route) => async (request: Routed, context: unknown) => {
-    const principal = await authenticate(request, context)
+    if (!principal || principal.publishable) {
+      if (address !== undefined) failedKeys!.spend(address)
+      throw unauthorized()
+    }
     // From here on every answer, error or not, carries the key's RateLimit headers.
     const admission = await limiter.admit(principal.keyId, (error) => onError(error, request))
     if (route.answer === 'csv') return file(route, request, principal, admission)
     try {
-      return toResponse(await answer(route, request, principal), admission.headers)
+      const idempotencyKey = route.method === 'POST' ? request.headers.get(IDEMPOTENCY_HEADER) : null
+      if (idempotencyKey !== null) checkIdempotencyKey(idempotencyKey)
+      const body = route.method === 'POST' || route.method === 'PUT' ? await readJsonBody(request, options.body) : undefined
+      const call = { access: accessOf(principal), query: queryOf(request), body }
+      const status = successStatus(route, body)
+      const answer: Answer =
+        idempotencyKey === null
+          ? envelope(status, route.message, await runRoute(route, ops, call))
+          : await idempotency.run({
+              keyId: principal.keyId,
+              key: idempotencyKey,
+              fingerprint: fingerprintOf(route.method, pathAndQuery(request.url), body),
+              envelope: (data) => envelope(status, route.message, data),
+              execute: (storage) => runRoute(route, createOperations({ storage, clock }), call),
+            })
+      return toResponse(answer, admission.headers)
     } catch (error) {
       return fail(error, request, admission.headers)
     } finally {
@@ -156,7 +177,7 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
   async function file(route: Route, request: Request, principal: Principal, admission: Admission): Promise<Response> {
     let made: FileAnswer
     try {
-      const call = { access: accessOf(principal), query: queryOf(new URL(request.url).searchParams), body: undefined }
+      const call = { access: accessOf(principal), query: queryOf(request), body: undefined }
       made = (await runRoute(route, ops, call)) as FileAnswer
     } catch (error) {
       admission.release()

@@ -160,10 +160,10 @@ type Operation = (access: Access, ...args: unknown[]) => Promise<unknown>
  */
 export function runRoute(route: Route, ops: Operations, call: Call): Promise<unknown> {
   const [namespace, name] = route.operation
-  const operation = (ops[namespace] as unknown as Record<string, Operation>)[name]!.bind(ops[namespace])
-  if (route.method === 'POST') return operation(call.access, call.body, call.query)
-  if (route.method === 'PUT') return operation(call.access, call.query, call.body)
-  return operation(call.access, call.query)
+  const target = ops[namespace] as unknown as Record<string, Operation>
+  if (route.method === 'POST') return target[name]!(call.access, call.body, call.query)
+  if (route.method === 'PUT') return target[name]!(call.access, call.query, call.body)
+  return target[name]!(call.access, call.query)
 }
 
 /** The query and body a call of the typed API (or the client) stands for: see `Route`. */
