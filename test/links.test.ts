@@ -35,6 +35,9 @@ function faultyStorage(faults: Faults, inner: Storage = memoryStorage()): Storag
       return tx.increment(model, id, deltas)
     },
     updateMany: (model, where, patch) => tx.updateMany(model, where, patch),
+    insertMany: (model, records) => tx.insertMany(model, records),
+    updateEach: (model, changes, where) => tx.updateEach(model, changes, where),
+    incrementEach: (model, changes) => tx.incrementEach(model, changes),
     delete: (model, id) => tx.delete(model, id),
     deleteMany: (model, where) => tx.deleteMany(model, where),
   })
