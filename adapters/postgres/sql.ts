@@ -121,3 +121,46 @@ export function updateManyStatement(table: TableSql, where: DriverWhere, changes
   const conds = conditions(table.model, where, params)
   return { text: `UPDATE ${table.name} SET ${sets.join(', ')}${conds.length ? ` WHERE ${conds.join(' AND ')}` : ''}`, values: params.values }
 }
+
+/** Rows per statement of a batch: one bound JSON document each, so a statement stays a few MB. */
+export const BATCH_ROWS = 5000
+
+/** The rows of a bound JSON array of objects named by column, typed as the table's own rows. */
+const rowsOf = (table: TableSql, param: string): string => `jsonb_populate_recordset(NULL::${table.name}, ${param}::jsonb)`
+
+/** `INSERT … SELECT` of every record (as JSON objects by field, with the search text), in one statement. */
+export function insertManyStatement(table: TableSql, records: readonly StoredRecord[]): Statement {
+  const rows = records.map((record) => {
+    const row: Record<string, unknown> = {}
+    for (const [field] of table.fields) row[field] = toSql(record[field])
+    row[SEARCH_COLUMN] = searchText(table.model, record)
+    return row
+  })
+  const columns = `${table.columns}, ${SEARCH_COLUMN}`
+  return { text: `INSERT INTO ${table.name} (${columns}) SELECT ${columns} FROM ${rowsOf(table, '$1')}`, values: [JSON.stringify(rows)] }
+}
+
+/**
+ * `UPDATE … FROM` the bound rows (`{ id, field: value, … }`, the same fields in each), joined on
+ * the primary key, each row setting `fields`, where `where` still holds; `deltas` adds instead of setting.
+ */
+export function updateEachStatement(
+  table: TableSql,
+  fields: readonly string[],
+  rows: readonly Record<string, unknown>[],
+  where: DriverWhere,
+  deltas = false,
+): Statement {
+  const params = new Params('postgres')
+  const source = rowsOf(table, params.add(JSON.stringify(rows)))
+  const sets = fields.map((field) => {
+    const kind = kindOf(table.model, field)
+    if (deltas && kind !== 'int') throw new Error(`${table.model}.${field} is not a number field`)
+    return deltas ? `${quote(field)} = t.${quote(field)} + j.${quote(field)}` : `${quote(field)} = j.${quote(field)}`
+  })
+  const conds = conditions(table.model, where, params, { table: 't' })
+  return {
+    text: `UPDATE ${table.name} AS t SET ${sets.join(', ')} FROM ${source} AS j WHERE ${['t."id" = j."id"', ...conds].join(' AND ')}`,
+    values: params.values,
+  }
+}

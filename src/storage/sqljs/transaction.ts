@@ -2,6 +2,8 @@ import { kindOf, models, type ColumnKind } from '../models.js'
 import { conditions, orderBy, Params, quote, searchText, SEARCH_COLUMN, whereClause } from '../sql.js'
 import {
   UniqueViolationError,
+  type DriverDeltas,
+  type DriverPatch,
   type DriverQuery,
   type DriverTransaction,
   isRange,
@@ -25,6 +27,8 @@ interface TableSql {
   fields: [string, ColumnKind][]
   select: string
   insert: string
+  /** One INSERT of every row of a bound JSON array of arrays (each row's values in `fields` order, then the search text). */
+  insertMany: string
   hasSearch: boolean
   byId: string
   /** Where `id` is among the selected columns. */
@@ -45,6 +49,7 @@ function sqlOf(model: ModelName): TableSql {
     fields,
     select,
     insert: `INSERT INTO ${quote(model)} (${[...names, SEARCH_COLUMN].join(', ')}) VALUES (${fields.map(() => '?').join(', ')}, ?)`,
+    insertMany: `INSERT INTO ${quote(model)} (${[...names, SEARCH_COLUMN].join(', ')}) SELECT ${[...names, SEARCH_COLUMN].map((_, i) => `value ->> ${i}`).join(', ')} FROM json_each(?)`,
     hasSearch: models[model].search.length > 0,
     byId: `${select} WHERE "id" = ?`,
     idAt: fields.findIndex(([field]) => field === 'id'),
@@ -141,7 +146,7 @@ export class SqlJsTransaction implements DriverTransaction {
       if (failed !== undefined) {
         const constraint = table.constraints.get(failed)
         if (constraint) throw new UniqueViolationError(constraint)
-        if (failed === `${model}.id`) throw new Error(`A ${model} record with id ${id} already exists`)
+        if (failed === `${model}.id`) throw new Error(id === undefined ? `A ${model} record with one of these ids already exists` : `A ${model} record with id ${id} already exists`)
       }
       throw error
     }
@@ -304,6 +309,109 @@ export class SqlJsTransaction implements DriverTransaction {
     const conds = conditions(model, where, params)
     const sql = `UPDATE ${quote(model)} SET ${sets.join(', ')}${conds.length ? ` WHERE ${conds.join(' AND ')}` : ''}`
     return this.write(model, table, sql, params.values as SqlValue[])
+  }
+
+  /**
+   * One statement over every record: their values travel as one bound JSON array, which
+   * `json_each` turns back into rows. A failing statement is undone as a whole by SQLite.
+   */
+  async insertMany(model: ModelName, records: readonly StoredRecord[]) {
+    const table = this.table(model)
+    if (records.length === 0) return
+    const rows: SqlValue[][] = []
+    const texts: string[] = []
+    for (const record of records) {
+      const row = table.fields.map(([field, kind]) => toSql(kind, record[field]))
+      const text = searchText(model, record)
+      row.push(text)
+      rows.push(row)
+      texts.push(text)
+    }
+    this.write(model, table, table.insertMany, [JSON.stringify(rows)])
+    if (table.hasSearch) records.forEach((record, i) => this.noteSearch(model, record.id, texts[i]!))
+  }
+
+  /**
+   * One `UPDATE … FROM json_each(?)` per set of patched fields (a claim has one): each row of the
+   * bound JSON array is `[id, value, …]`, joined on the primary key, with `where` checked by the
+   * same statement. Several statements run in a savepoint, so a failure undoes all of them.
+   */
+  async updateEach(model: ModelName, changes: readonly DriverPatch[], where: DriverWhere) {
+    const table = this.table(model)
+    const search: readonly string[] = models[model].search
+    const groups = new Map<string, { fields: string[]; rows: SqlValue[][] }>()
+    for (const { id, patch } of changes) {
+      const fields = Object.keys(patch).filter((field) => patch[field] !== undefined)
+      if (fields.length === 0) continue
+      const key = fields.join('\u0000')
+      let group = groups.get(key)
+      if (!group) {
+        for (const field of fields) {
+          kindOf(model, field)
+          if (search.includes(field)) throw new Error(`updateEach cannot change a searched field of ${model}`)
+        }
+        groups.set(key, (group = { fields, rows: [] }))
+      }
+      group.rows.push([id, ...fields.map((field) => toSql(kindOf(model, field), patch[field]))])
+    }
+    const name = quote(model)
+    const statements: Write[] = []
+    for (const { fields, rows } of groups.values()) {
+      const params = sqlite()
+      params.values.push(JSON.stringify(rows))
+      const sets = fields.map((field, i) => `${quote(field)} = j.value ->> ${i + 1}`)
+      const conds = conditions(model, where, params, { table: name, byId: true })
+      const sql = `UPDATE ${name} SET ${sets.join(', ')} FROM json_each(?) AS j WHERE ${[`${name}."id" = j.value ->> 0`, ...conds].join(' AND ')}`
+      statements.push([sql, params.values as SqlValue[]])
+    }
+    return this.runAll(model, table, statements)
+  }
+
+  /** `incrementEach` as `updateEach` runs it: `SET f = f + delta` per set of fields. */
+  async incrementEach(model: ModelName, changes: readonly DriverDeltas[]) {
+    const table = this.table(model)
+    const groups = new Map<string, { fields: string[]; rows: SqlValue[][] }>()
+    let found = 0
+    for (const { id, deltas } of changes) {
+      const fields = Object.keys(deltas).filter((field) => deltas[field] !== undefined)
+      if (fields.length === 0) {
+        // Nothing to add: the record counts when it exists, as `increment` answers it.
+        if (this.read(table, id)) found++
+        continue
+      }
+      const key = fields.join('\u0000')
+      let group = groups.get(key)
+      if (!group) {
+        for (const field of fields) if (kindOf(model, field) !== 'int') throw new Error(`${model}.${field} is not a number field`)
+        groups.set(key, (group = { fields, rows: [] }))
+      }
+      group.rows.push([id, ...fields.map((field) => deltas[field]!)])
+    }
+    const name = quote(model)
+    const statements: Write[] = []
+    for (const { fields, rows } of groups.values()) {
+      const sets = fields.map((field, i) => `${quote(field)} = ${quote(field)} + (j.value ->> ${i + 1})`)
+      statements.push([`UPDATE ${name} SET ${sets.join(', ')} FROM json_each(?) AS j WHERE ${name}."id" = j.value ->> 0`, [JSON.stringify(rows)]])
+    }
+    return found + this.runAll(model, table, statements)
+  }
+
+  /** Runs writes all or none: one alone (SQLite undoes a failed statement), several in a savepoint. */
+  private runAll(model: ModelName, table: TableSql, statements: Write[]): number {
+    if (statements.length === 0) return 0
+    if (statements.length === 1) return this.write(model, table, ...statements[0]!)
+    const mark = this.writes.length
+    this.connection.exec('SAVEPOINT affiliate_batch')
+    try {
+      let changed = 0
+      for (const [sql, params] of statements) changed += this.write(model, table, sql, params)
+      this.connection.exec('RELEASE affiliate_batch')
+      return changed
+    } catch (error) {
+      this.connection.exec('ROLLBACK TO affiliate_batch; RELEASE affiliate_batch')
+      this.writes.length = mark
+      throw error
+    }
   }
 
   async delete(model: ModelName, id: string) {
