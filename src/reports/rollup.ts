@@ -86,7 +86,8 @@ type Target = { row: Omit<RollupRecord, RollupCounter>; deltas: Record<string, n
  * Adds the figures of each entry to its hour's and day's rows at the affiliate's, campaign's and
  * workspace's level, in the caller's transaction: a row is incremented, or inserted when it does
  * not exist yet (its id is its key, so two writers of the same new row collide on the primary key,
- * and a serializable storage runs one of them again). Entries sharing a row are summed first.
+ * and a serializable storage runs one of them again). Entries sharing a row are summed first, and
+ * many rows are written in batches (one `incrementEach`, one `insertMany`), whatever their number.
  */
 export async function addToRollups(tx: StorageTransaction, entries: readonly RollupEntry[]): Promise<void> {
   const rows = new Map<string, Target>()
@@ -129,14 +130,38 @@ export async function addToRollups(tx: StorageTransaction, entries: readonly Rol
       }
     }
   }
+  const moving: { row: Target['row']; moved: RollupDeltas }[] = []
   for (const { row, deltas } of rows.values()) {
     const moved = nonZero(deltas)
-    if (moved === null) continue
-    if ((await tx.increment('rollups', row.id, moved)) !== null) continue
-    const record = { ...row } as RollupRecord
-    for (const counter of ROLLUP_COUNTERS) record[counter] = moved[counter] ?? 0
-    await tx.insert('rollups', record)
+    if (moved !== null) moving.push({ row, moved })
   }
+  if (moving.length === 0) return
+  if (moving.length === 1) {
+    // One row (most single writes): increment it, or insert it when it does not exist yet.
+    const { row, moved } = moving[0]!
+    if ((await tx.increment('rollups', row.id, moved)) === null) await tx.insert('rollups', fresh(row, moved))
+    return
+  }
+  // Many rows: find which exist, then one incrementEach for those and one insertMany for the rest.
+  const existing = new Set<string>()
+  for (let i = 0; i < moving.length; i += ID_CHUNK) {
+    const ids = moving.slice(i, i + ID_CHUNK).map(({ row }) => row.id)
+    for (const record of await tx.find('rollups', { where: { id: { in: ids } } })) existing.add(record.id)
+  }
+  const known = moving.filter(({ row }) => existing.has(row.id))
+  if (known.length > 0) await tx.incrementEach('rollups', known.map(({ row, moved }) => ({ id: row.id, deltas: moved })))
+  const missing = moving.filter(({ row }) => !existing.has(row.id))
+  if (missing.length > 0) await tx.insertMany('rollups', missing.map(({ row, moved }) => fresh(row, moved)))
+}
+
+/** Ids per `in` condition when looking rows up: well under every database's limit on bound parameters. */
+const ID_CHUNK = 500
+
+/** A new row holding `moved` (every other counter 0). */
+function fresh(row: Target['row'], moved: RollupDeltas): RollupRecord {
+  const record = { ...row } as RollupRecord
+  for (const counter of ROLLUP_COUNTERS) record[counter] = moved[counter] ?? 0
+  return record
 }
 
 const scopeOf = (c: CommissionRecord): RollupScope => ({ workspaceId: c.workspaceId, campaignId: c.campaignId, affiliateId: c.affiliateId })
