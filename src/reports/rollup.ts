@@ -96,10 +96,13 @@ export async function addToRollups(tx: StorageTransaction, entries: readonly Rol
     if (!found) rows.set(id, (found = { row: make(), deltas: {} }))
     return found
   }
+  // Many entries share an instant (a commission's date) or an hour: each is worked out once.
+  const hours = new Map<string, string>()
   for (const entry of entries) {
     const deltas = nonZero(entry.deltas)
     if (deltas === null) continue
-    const hourStart = hourOf(entry.at)
+    let hourStart = hours.get(entry.at)
+    if (hourStart === undefined) hours.set(entry.at, (hourStart = hourOf(entry.at)))
     const day = dayOf(hourStart)
     const dayStart = `${day}T00:00:00.000Z`
     const { workspaceId } = entry.scope
@@ -150,7 +153,7 @@ export async function addToRollups(tx: StorageTransaction, entries: readonly Rol
   }
   const known = moving.filter(({ row }) => existing.has(row.id))
   if (known.length > 0) await tx.incrementEach('rollups', known.map(({ row, moved }) => ({ id: row.id, deltas: moved })))
-  const missing = moving.filter(({ row }) => !existing.has(row.id))
+  const missing = moving.filter(({ row }) => !existing.has(row.id)).sort((a, b) => (a.row.id < b.row.id ? -1 : 1))
   if (missing.length > 0) await tx.insertMany('rollups', missing.map(({ row, moved }) => fresh(row, moved)))
 }
 
@@ -224,5 +227,16 @@ export async function moveCommission(tx: StorageTransaction, before: CommissionR
 
 /** Moves the rollups for commissions whose status (and nothing else rollups read) changed together. */
 export async function moveCommissionStatus(tx: StorageTransaction, before: readonly CommissionRecord[], status: CommissionRecord['status']): Promise<void> {
-  await addToRollups(tx, before.flatMap((record) => commissionEntries(record, { ...record, status })))
+  // One entry per record: what `commissionEntries(record, moved)` adds up to (same place, same hour).
+  await addToRollups(
+    tx,
+    before.map((record) => ({ scope: scopeOf(record), at: record.commissionDate, deltas: difference(commissionFigures(record), commissionFigures({ ...record, status })) })),
+  )
+}
+
+/** `to` minus `from`, counter by counter. */
+function difference(from: RollupDeltas, to: RollupDeltas): RollupDeltas {
+  const out: RollupDeltas = { ...to }
+  for (const counter in from) out[counter as RollupCounter] = (out[counter as RollupCounter] ?? 0) - from[counter as RollupCounter]!
+  return out
 }

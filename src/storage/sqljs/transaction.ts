@@ -49,7 +49,7 @@ function sqlOf(model: ModelName): TableSql {
     fields,
     select,
     insert: `INSERT INTO ${quote(model)} (${[...names, SEARCH_COLUMN].join(', ')}) VALUES (${fields.map(() => '?').join(', ')}, ?)`,
-    insertMany: `INSERT INTO ${quote(model)} (${[...names, SEARCH_COLUMN].join(', ')}) SELECT ${[...names, SEARCH_COLUMN].map((_, i) => `value ->> ${i}`).join(', ')} FROM json_each(?)`,
+    insertMany: `INSERT INTO ${quote(model)} (${[...names, SEARCH_COLUMN].join(', ')}) SELECT ${[...names, SEARCH_COLUMN].map((_, i) => `value ->> ${i}`).join(', ')} FROM jsonb_each(?)`,
     hasSearch: models[model].search.length > 0,
     byId: `${select} WHERE "id" = ?`,
     idAt: fields.findIndex(([field]) => field === 'id'),
@@ -112,6 +112,21 @@ function countedAs(model: ModelName, query: Filter): [string, string[]] | null {
     return [`${a},${b}`, as.flatMap((x) => bs.map((y) => `${x}${PAIR_SEPARATOR}${y}`))]
   }
   return null
+}
+
+/**
+ * The statement of an `updateEach` setting `fields` from the bound rows (`[id, value, …]`, as
+ * JSON), joined on the primary key (the other columns of `where` as `+"field"`, which no index
+ * serves, so SQLite never walks an index of the guard instead), where `where` still holds.
+ */
+export function updateEachSql(model: ModelName, fields: readonly string[], rows: string, where: DriverWhere): Write {
+  const name = quote(model)
+  const params = sqlite()
+  params.values.push(rows)
+  const sets = fields.map((field, i) => `${quote(field)} = j.value ->> ${i + 1}`)
+  const conds = conditions(model, where, params, { table: name, byId: true })
+  const sql = `UPDATE ${name} SET ${sets.join(', ')} FROM jsonb_each(?) AS j WHERE ${[`${name}."id" = j.value ->> 0`, ...conds].join(' AND ')}`
+  return [sql, params.values as SqlValue[]]
 }
 
 /**
@@ -332,7 +347,7 @@ export class SqlJsTransaction implements DriverTransaction {
   }
 
   /**
-   * One `UPDATE … FROM json_each(?)` per set of patched fields (a claim has one): each row of the
+   * One `UPDATE … FROM jsonb_each(?)` per set of patched fields (a claim has one): each row of the
    * bound JSON array is `[id, value, …]`, joined on the primary key, with `where` checked by the
    * same statement. Several statements run in a savepoint, so a failure undoes all of them.
    */
@@ -354,16 +369,8 @@ export class SqlJsTransaction implements DriverTransaction {
       }
       group.rows.push([id, ...fields.map((field) => toSql(kindOf(model, field), patch[field]))])
     }
-    const name = quote(model)
     const statements: Write[] = []
-    for (const { fields, rows } of groups.values()) {
-      const params = sqlite()
-      params.values.push(JSON.stringify(rows))
-      const sets = fields.map((field, i) => `${quote(field)} = j.value ->> ${i + 1}`)
-      const conds = conditions(model, where, params, { table: name, byId: true })
-      const sql = `UPDATE ${name} SET ${sets.join(', ')} FROM json_each(?) AS j WHERE ${[`${name}."id" = j.value ->> 0`, ...conds].join(' AND ')}`
-      statements.push([sql, params.values as SqlValue[]])
-    }
+    for (const { fields, rows } of groups.values()) statements.push(updateEachSql(model, fields, JSON.stringify(rows), where))
     return this.runAll(model, table, statements)
   }
 
@@ -391,7 +398,7 @@ export class SqlJsTransaction implements DriverTransaction {
     const statements: Write[] = []
     for (const { fields, rows } of groups.values()) {
       const sets = fields.map((field, i) => `${quote(field)} = ${quote(field)} + (j.value ->> ${i + 1})`)
-      statements.push([`UPDATE ${name} SET ${sets.join(', ')} FROM json_each(?) AS j WHERE ${name}."id" = j.value ->> 0`, [JSON.stringify(rows)]])
+      statements.push([`UPDATE ${name} SET ${sets.join(', ')} FROM jsonb_each(?) AS j WHERE ${name}."id" = j.value ->> 0`, [JSON.stringify(rows)]])
     }
     return found + this.runAll(model, table, statements)
   }
