@@ -73,6 +73,36 @@ describe('sql.js in a file', () => {
     await storage.close()
   })
 
+  it('replays batch writes (insertMany, updateEach, incrementEach, one in a savepoint) from the journal, exactly', async () => {
+    const dir = freshDir()
+    const storage = sqlJsStorage({ persist: fileJournal(join(dir, 'db.sqlite')) })
+    const records = Array.from({ length: 6 }, (_, i) => campaign({ createdAt: at(i), allowedUrlParameters: [`p${i}`, '日本'] }))
+    const people = Array.from({ length: 3 }, (_, i) => affiliate({ createdAt: at(i), totalClicks: i }))
+    await storage.transaction((tx) => tx.insertMany('campaigns', records))
+    await storage.transaction((tx) => tx.insertMany('affiliates', people))
+    await storage.transaction(async (tx) => {
+      // Two sets of fields: two statements in a savepoint.
+      await tx.updateEach('campaigns', [
+        { id: records[0]!.id, patch: { isDefault: true, amountMinor: 7 } },
+        { id: records[1]!.id, patch: { allowedUrlParameters: [] } },
+      ])
+      await tx.incrementEach('affiliates', people.map((p, i) => ({ id: p.id, deltas: { totalClicks: 10, totalOpens: i } })))
+      // A guard that no longer holds changes nothing, and a refused batch leaves nothing behind.
+      await tx.updateEach('campaigns', [{ id: records[2]!.id, patch: { amountMinor: 9 } }], { isDefault: true })
+      await expect(tx.insertMany('campaigns', [campaign(), { ...campaign(), id: records[3]!.id }])).rejects.toThrow()
+    })
+    const expected = {
+      campaigns: [{ ...records[0]!, isDefault: true, amountMinor: 7 }, { ...records[1]!, allowedUrlParameters: [] }, ...records.slice(2)],
+      affiliates: people.map((p, i) => ({ ...p, totalClicks: p.totalClicks + 10, totalOpens: p.totalOpens + i })),
+    }
+    expect(await all(storage)).toStrictEqual(expected)
+    const image = crashImage(dir)
+    const reopened = sqlJsStorage({ persist: fileJournal(join(image, 'db.sqlite')) })
+    expect(await all(reopened)).toStrictEqual(expected)
+    await reopened.close()
+    await storage.close()
+  })
+
   it('drops a torn journal tail, keeps the whole records before it, and appends after them', async () => {
     const dir = freshDir()
     const storage = sqlJsStorage({ persist: fileJournal(join(dir, 'db.sqlite')) })

@@ -37,6 +37,15 @@ interface TableSql {
   constraints: Map<string, string>
 }
 
+/**
+ * The rows of a batch: a JSON array bound as one parameter. The statement runs with it bound as
+ * UTF-8 bytes (encoded natively, where binding text copies it character by character in
+ * JavaScript) and the cast reads them back as the text; the journal keeps the text, which the
+ * same statement takes when replayed.
+ */
+const JSON_ROWS = 'jsonb_each(CAST(? AS TEXT))'
+const utf8 = new TextEncoder()
+
 const tableSql = new Map<ModelName, TableSql>()
 
 function sqlOf(model: ModelName): TableSql {
@@ -49,7 +58,7 @@ function sqlOf(model: ModelName): TableSql {
     fields,
     select,
     insert: `INSERT INTO ${quote(model)} (${[...names, SEARCH_COLUMN].join(', ')}) VALUES (${fields.map(() => '?').join(', ')}, ?)`,
-    insertMany: `INSERT INTO ${quote(model)} (${[...names, SEARCH_COLUMN].join(', ')}) SELECT ${[...names, SEARCH_COLUMN].map((_, i) => `value ->> ${i}`).join(', ')} FROM jsonb_each(?)`,
+    insertMany: `INSERT INTO ${quote(model)} (${[...names, SEARCH_COLUMN].join(', ')}) SELECT ${[...names, SEARCH_COLUMN].map((_, i) => `value ->> ${i}`).join(', ')} FROM ${JSON_ROWS}`,
     hasSearch: models[model].search.length > 0,
     byId: `${select} WHERE "id" = ?`,
     idAt: fields.findIndex(([field]) => field === 'id'),
@@ -125,7 +134,7 @@ export function updateEachSql(model: ModelName, fields: readonly string[], rows:
   params.values.push(rows)
   const sets = fields.map((field, i) => `${quote(field)} = j.value ->> ${i + 1}`)
   const conds = conditions(model, where, params, { table: name, byId: true })
-  const sql = `UPDATE ${name} SET ${sets.join(', ')} FROM jsonb_each(?) AS j WHERE ${[`${name}."id" = j.value ->> 0`, ...conds].join(' AND ')}`
+  const sql = `UPDATE ${name} SET ${sets.join(', ')} FROM ${JSON_ROWS} AS j WHERE ${[`${name}."id" = j.value ->> 0`, ...conds].join(' AND ')}`
   return [sql, params.values as SqlValue[]]
 }
 
@@ -151,10 +160,11 @@ export class SqlJsTransaction implements DriverTransaction {
     return sqlOf(model)
   }
 
-  private write(model: ModelName, table: TableSql, sql: string, params: SqlValue[], id?: string): number {
+  /** Runs a write and keeps it for the journal; `bound`, when given, is what runs (the same values, bound otherwise). */
+  private write(model: ModelName, table: TableSql, sql: string, params: SqlValue[], id?: string, bound: SqlValue[] = params): number {
     let changed: number
     try {
-      changed = this.connection.run(sql, params)
+      changed = this.connection.run(sql, bound)
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error)
       const failed = /UNIQUE constraint failed: (.*)$/.exec(message)?.[1]
@@ -342,7 +352,7 @@ export class SqlJsTransaction implements DriverTransaction {
       rows.push(row)
       texts.push(text)
     }
-    this.write(model, table, table.insertMany, [JSON.stringify(rows)])
+    this.writeRows(model, table, [table.insertMany, [JSON.stringify(rows)]])
     if (table.hasSearch) records.forEach((record, i) => this.noteSearch(model, record.id, texts[i]!))
   }
 
@@ -398,20 +408,25 @@ export class SqlJsTransaction implements DriverTransaction {
     const statements: Write[] = []
     for (const { fields, rows } of groups.values()) {
       const sets = fields.map((field, i) => `${quote(field)} = ${quote(field)} + (j.value ->> ${i + 1})`)
-      statements.push([`UPDATE ${name} SET ${sets.join(', ')} FROM jsonb_each(?) AS j WHERE ${name}."id" = j.value ->> 0`, [JSON.stringify(rows)]])
+      statements.push([`UPDATE ${name} SET ${sets.join(', ')} FROM ${JSON_ROWS} AS j WHERE ${name}."id" = j.value ->> 0`, [JSON.stringify(rows)]])
     }
     return found + this.runAll(model, table, statements)
+  }
+
+  /** A write whose first parameter is the JSON text of its rows (see `JSON_ROWS`). */
+  private writeRows(model: ModelName, table: TableSql, [sql, params]: Write): number {
+    return this.write(model, table, sql, params, undefined, [utf8.encode(params[0] as string), ...params.slice(1)])
   }
 
   /** Runs writes all or none: one alone (SQLite undoes a failed statement), several in a savepoint. */
   private runAll(model: ModelName, table: TableSql, statements: Write[]): number {
     if (statements.length === 0) return 0
-    if (statements.length === 1) return this.write(model, table, ...statements[0]!)
+    if (statements.length === 1) return this.writeRows(model, table, statements[0]!)
     const mark = this.writes.length
     this.connection.exec('SAVEPOINT affiliate_batch')
     try {
       let changed = 0
-      for (const [sql, params] of statements) changed += this.write(model, table, sql, params)
+      for (const statement of statements) changed += this.writeRows(model, table, statement)
       this.connection.exec('RELEASE affiliate_batch')
       return changed
     } catch (error) {
