@@ -20,6 +20,7 @@ function faultyStorage(faults: Faults, inner: Storage = memoryStorage()): Storag
   const wrap = (tx: StorageTransaction): StorageTransaction => ({
     get: (model, id) => tx.get(model, id),
     find: (model, query) => tx.find(model, query),
+    select: (model, fields, query) => tx.select(model, fields, query),
     count: (model, query) => tx.count(model, query),
     findPage: (model, query) => tx.findPage(model, query),
     insert: async (model, record) => {

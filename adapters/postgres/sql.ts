@@ -58,10 +58,10 @@ export function decode(table: TableSql, row: Record<string, unknown>): StoredRec
 }
 
 /** The SELECT behind `find`, or null when the query asks for no rows (`limit: 0`). */
-export function findStatement(table: TableSql, query: DriverQuery): Statement | null {
+export function findStatement(table: TableSql, query: DriverQuery, columns: string = table.columns): Statement | null {
   if (query.limit !== undefined && query.limit <= 0) return null
   const params = new Params('postgres')
-  let text = `SELECT ${table.columns} FROM ${table.name}${whereClause(table.model, query, params)} ORDER BY ${orderBy(table.model, query.orderBy, 'postgres')}`
+  let text = `SELECT ${columns} FROM ${table.name}${whereClause(table.model, query, params)} ORDER BY ${orderBy(table.model, query.orderBy, 'postgres')}`
   if (query.limit !== undefined) text += ` LIMIT ${params.add(query.limit)}`
   const offset = Math.max(0, query.offset ?? 0)
   if (offset > 0) text += ` OFFSET ${params.add(offset)}`

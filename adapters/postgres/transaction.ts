@@ -1,5 +1,5 @@
 import type { CustomTypesConfig, PoolClient, QueryResult, QueryResultRow } from 'pg'
-import { models } from '../../src/storage/models.js'
+import { kindOf, models } from '../../src/storage/models.js'
 import {
   UniqueViolationError,
   type DriverDeltas,
@@ -108,6 +108,21 @@ export class PostgresTransaction implements DriverTransaction {
     if (!statement) return []
     const { rows } = await this.run(statement)
     return rows.map((row) => decode(table, row))
+  }
+
+  /** `find` reading only the given columns. */
+  async select(model: ModelName, fields: readonly string[], query: DriverQuery) {
+    const table = this.table(model)
+    const names = [...new Set(['id', ...fields])]
+    for (const field of names) kindOf(model, field)
+    const statement = findStatement(table, query, names.map((field) => quote(field)).join(', '))
+    if (!statement) return []
+    const { rows } = await this.run(statement)
+    return rows.map((row) => {
+      const record: Record<string, unknown> = {}
+      for (const field of names) record[field] = row[field] ?? null
+      return record as StoredRecord
+    })
   }
 
   async count(model: ModelName, query: Pick<DriverQuery, 'where' | 'contains'>) {

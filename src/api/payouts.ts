@@ -11,7 +11,7 @@ import { toCommission, type Commission } from '../domain/commission.js'
 import { AffiliateError, unprocessable } from '../errors.js'
 import { payoutId, payoutItems, payoutList, payoutRun, payoutUpdate } from '../schemas/payouts.js'
 import { parse, parseBody } from '../schemas/validate.js'
-import type { StorageTransaction } from '../storage/types.js'
+import type { RecordOf, StorageTransaction } from '../storage/types.js'
 import { requireWorkspace, visible, type Access } from './access.js'
 import { findCampaign } from './campaigns.js'
 import { emitChange, emitEach } from '../events/outbox.js'
@@ -32,12 +32,21 @@ const chunks = <T>(items: readonly T[]): T[][] => {
   return out
 }
 
-/** Every record of `model` whose id is one of `ids`, read a chunk at a time. */
-async function byIds<M extends 'affiliates' | 'campaigns'>(tx: StorageTransaction, model: M, ids: readonly string[]) {
+/** `fields` of every record of `model` whose id is one of `ids`, read a chunk at a time. */
+async function byIds<M extends 'affiliates' | 'campaigns', F extends keyof RecordOf<M> & string>(
+  tx: StorageTransaction,
+  model: M,
+  fields: readonly F[],
+  ids: readonly string[],
+) {
   const out = []
-  for (const chunk of chunks(ids)) out.push(...(await tx.find(model, { where: { id: { in: chunk } } })))
+  for (const chunk of chunks(ids)) out.push(...(await tx.select(model, fields, { where: { id: { in: chunk } } })))
   return out
 }
+
+/** What a run reads of each due commission: what the plan and the rollups look at. */
+const RUN_FIELDS = ['workspaceId', 'affiliateId', 'campaignId', 'kind', 'status', 'amountMinor', 'refundedMinor', 'dueAt', 'payoutId', 'commissionDate'] as const
+type RunRecord = Pick<CommissionRecord, (typeof RUN_FIELDS)[number] | 'id'>
 
 export const findPayout = async (tx: StorageTransaction, access: Access, id: string): Promise<PayoutRecord> =>
   visible(access, await tx.get('payouts', id.toLowerCase()), 'Payout')
@@ -75,7 +84,7 @@ async function makePayouts(
   workspaceId: string,
   made: readonly { record: PayoutRecord; commissionIds: readonly string[] }[],
   answers: readonly Payout[],
-  commissions: ReadonlyMap<string, CommissionRecord>,
+  commissions: ReadonlyMap<string, RunRecord>,
 ): Promise<void> {
   if (made.length === 0) return
   await tx.insertMany('payouts', made.map(({ record }) => record))
@@ -109,12 +118,12 @@ export function payoutOperations({ storage, clock }: Deps) {
           if (campaign.workspaceId !== workspaceId) throw unprocessable("campaignId is not in this workspace")
           campaignId = campaign.id
         }
-        const commissions = await tx.find('commissions', {
+        const commissions = await tx.select('commissions', RUN_FIELDS, {
           where: { workspaceId, status: 'pending', payoutId: null, ...(campaignId ? { campaignId } : {}) },
           orderBy: { field: 'id', direction: 'ASC' },
         })
-        const affiliates = await byIds(tx, 'affiliates', [...new Set(commissions.map((c) => c.affiliateId))])
-        const campaigns = await byIds(tx, 'campaigns', [...new Set(commissions.map((c) => c.campaignId))])
+        const affiliates = await byIds(tx, 'affiliates', ['isBanned', 'payoutMethod', 'payoutEmail'], [...new Set(commissions.map((c) => c.affiliateId))])
+        const campaigns = await byIds(tx, 'campaigns', ['minimumPayoutMinor', 'currency'], [...new Set(commissions.map((c) => c.campaignId))])
         const plan = planPayoutRun({ commissions, affiliates, campaigns, asOf })
         const skipped = plan.skipped.map(({ affiliateId, reason, amountMinor }) => ({ affiliateId, reason, amount: formatMoney(amountMinor) }))
         const made = plan.payouts.map((planned) => ({ record: draft(planned, workspaceId, asOf, now), commissionIds: planned.commissionIds }))

@@ -189,7 +189,7 @@ function fresh(row: Target['row'], moved: RollupDeltas): RollupRecord {
   } satisfies Record<keyof RollupRecord, unknown>
 }
 
-const scopeOf = (c: CommissionRecord): RollupScope => ({ workspaceId: c.workspaceId, campaignId: c.campaignId, affiliateId: c.affiliateId })
+const scopeOf = (c: Pick<CommissionRecord, 'workspaceId' | 'campaignId' | 'affiliateId'>): RollupScope => ({ workspaceId: c.workspaceId, campaignId: c.campaignId, affiliateId: c.affiliateId })
 
 /** What one commission record adds to the figures of the hour of its `commissionDate` (signups aside). */
 export function commissionFigures(c: CommissionRecord): RollupDeltas {
@@ -247,8 +247,11 @@ export async function moveCommission(tx: StorageTransaction, before: CommissionR
   await addToRollups(tx, [...commissionEntries(before, after), ...(await signupEntries(tx, before, after))])
 }
 
+/** What a status move reads of a commission record. */
+export type StatusMoveRecord = Pick<CommissionRecord, 'workspaceId' | 'campaignId' | 'affiliateId' | 'commissionDate' | 'kind' | 'status' | 'amountMinor' | 'refundedMinor'>
+
 /** Moves the rollups for commissions whose status (and nothing else rollups read) changed together. */
-export async function moveCommissionStatus(tx: StorageTransaction, before: readonly CommissionRecord[], status: CommissionRecord['status']): Promise<void> {
+export async function moveCommissionStatus(tx: StorageTransaction, before: readonly StatusMoveRecord[], status: CommissionRecord['status']): Promise<void> {
   // One entry per record: what `commissionEntries(record, moved)` adds up to (same place, same hour).
   const entries: RollupEntry[] = []
   for (const record of before) {
@@ -262,7 +265,7 @@ export async function moveCommissionStatus(tx: StorageTransaction, before: reado
  * What moving one record to `status` changes in its hour's figures: `commissionFigures` of the
  * moved record minus those of the record, worked out without copying the record. Null when nothing.
  */
-export function statusMoveFigures(c: CommissionRecord, status: CommissionRecord['status']): RollupDeltas | null {
+export function statusMoveFigures(c: StatusMoveRecord, status: CommissionRecord['status']): RollupDeltas | null {
   // A clawback's figures do not depend on its status.
   if (c.kind === 'clawback' || c.status === status) return null
   const out: RollupDeltas = {}

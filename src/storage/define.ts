@@ -44,6 +44,11 @@ class TypedTransaction implements StorageTransaction {
   async find<M extends ModelName>(model: M, query: DriverQuery) {
     return typedAll<M>(await this.tx.find(model, query))
   }
+  async select<M extends ModelName, F extends keyof RecordOf<M> & string>(model: M, fields: readonly F[], query: DriverQuery) {
+    const { tx } = this
+    const records = tx.select ? await tx.select(model, fields, query) : await tx.find(model, query)
+    return records as unknown as Pick<RecordOf<M>, F | 'id'>[]
+  }
   count(model: ModelName, query: Pick<DriverQuery, 'where' | 'contains'>) {
     return this.tx.count(model, query)
   }

@@ -77,6 +77,15 @@ export interface StorageTransaction {
   get<M extends ModelName>(model: M, id: string): Promise<RecordOf<M> | null>
   /** Records matching the query, in its order, `offset` skipped and at most `limit` returned. */
   find<M extends ModelName>(model: M, query: FindQuery<M>): Promise<RecordOf<M>[]>
+  /**
+   * `find`, answering of each record only `fields` and its `id`: a storage may read just those
+   * (a storage may also answer more). For reads of many records that need few of their fields.
+   */
+  select<M extends ModelName, F extends keyof RecordOf<M> & string>(
+    model: M,
+    fields: readonly F[],
+    query: FindQuery<M>,
+  ): Promise<Pick<RecordOf<M>, F | 'id'>[]>
   /** How many records match `where` and `contains`. */
   count<M extends ModelName>(model: M, query: Pick<FindQuery<M>, 'where' | 'contains'>): Promise<number>
   /**
@@ -226,12 +235,14 @@ export interface DriverQuery {
 
 /**
  * The operations of a driver's transaction: {@link StorageTransaction} with plain records, and
- * the same contract. `findPage`, `updateMany` and the batch operations (`insertMany`, `updateEach`,
+ * the same contract. `findPage`, `select`, `updateMany` and the batch operations (`insertMany`, `updateEach`,
  * `incrementEach`) may be left out: the typed storage then answers them with the single-record ones.
  */
 export interface DriverTransaction {
   get(model: ModelName, id: string): Promise<StoredRecord | null>
   find(model: ModelName, query: DriverQuery): Promise<StoredRecord[]>
+  /** See {@link StorageTransaction.select}. May be left out: the typed storage then answers `find`. */
+  select?(model: ModelName, fields: readonly string[], query: DriverQuery): Promise<StoredRecord[]>
   count(model: ModelName, query: Pick<DriverQuery, 'where' | 'contains'>): Promise<number>
   findPage?(model: ModelName, query: DriverQuery): Promise<RecordPage<StoredRecord>>
   insert(model: ModelName, record: StoredRecord): Promise<void>

@@ -315,6 +315,37 @@ export function describeStorageConformance(name: string, factory: StorageFactory
       })
     })
 
+    describe('select', () => {
+      test('select answers the given fields and the id of the records find answers, in its order and page', async (storage) => {
+        const records = Array.from({ length: 7 }, (_, i) =>
+          commission({
+            createdAt: at(i),
+            amountMinor: 100 * (i % 3),
+            status: i % 2 ? 'paid' : 'pending',
+            payoutId: i === 3 ? sampleId() : null,
+            isSelfReferral: i === 2,
+            referredUser: `buyer-${i}@example.com`,
+          }),
+        )
+        await insertAll(storage, 'commissions', records)
+        const fields = ['status', 'amountMinor', 'payoutId', 'isSelfReferral', 'createdAt'] as const
+        const pick = (record: object) => Object.fromEntries(['id', ...fields].map((field) => [field, (record as Record<string, unknown>)[field]]))
+        const queries: FindQuery<'commissions'>[] = [
+          {},
+          { where: { status: 'pending', payoutId: null } },
+          { orderBy: { field: 'amountMinor', direction: 'ASC' }, offset: 2, limit: 3 },
+          { where: { workspaceId: WORKSPACE }, contains: 'BUYER-4' },
+          { limit: 0 },
+        ]
+        for (const query of queries) {
+          const full = await tx(storage, (t) => t.find('commissions', query))
+          const some = await tx(storage, (t) => t.select('commissions', fields, query))
+          expect(some.map(pick), JSON.stringify(query)).toStrictEqual(full.map(pick))
+        }
+        expect(await tx(storage, (t) => t.select('commissions', ['status'], { where: { status: 'paid' } }))).toHaveLength(3)
+      })
+    })
+
     describe('batches: insertMany, updateEach, incrementEach', () => {
       test('insertMany stores every record as given, searchable and in look-ups', async (storage) => {
         const records = [affiliate({ email: 'Ann@example.com', details: null }), affiliate({ email: 'bob@example.com', payoutMethod: 'PAYPAL' }), affiliate({ workspaceId: OTHER_WORKSPACE })]

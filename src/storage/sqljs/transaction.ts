@@ -232,6 +232,23 @@ export class SqlJsTransaction implements DriverTransaction {
     return (await this.page(model, query, false)).items
   }
 
+  /** `find` reading only the given columns (a search reads whole records, by `find`). */
+  async select(model: ModelName, fields: readonly string[], query: DriverQuery) {
+    if (query.contains) return this.find(model, query)
+    this.table(model)
+    const columns = [...new Set(['id', ...fields])].map((field) => [field, kindOf(model, field)] as const)
+    if (query.limit !== undefined && query.limit <= 0) return []
+    const params = sqlite()
+    const where = whereClause(model, query, params)
+    params.values.push(query.limit ?? -1, Math.max(0, query.offset ?? 0))
+    const sql = `SELECT ${columns.map(([field]) => quote(field)).join(', ')} FROM ${quote(model)}${where} ORDER BY ${orderBy(model, query.orderBy, 'sqlite')} LIMIT ? OFFSET ?`
+    return this.connection.all(sql, params.values).map((row) => {
+      const record: Record<string, unknown> = {}
+      columns.forEach(([field, kind], i) => (record[field] = fromSql(kind, row[i] ?? null)))
+      return record as StoredRecord
+    })
+  }
+
   async findPage(model: ModelName, query: DriverQuery) {
     return this.page(model, query, true)
   }
