@@ -122,22 +122,37 @@ export function updateManyStatement(table: TableSql, where: DriverWhere, changes
   return { text: `UPDATE ${table.name} SET ${sets.join(', ')}${conds.length ? ` WHERE ${conds.join(' AND ')}` : ''}`, values: params.values }
 }
 
-/** Rows per statement of a batch: one bound JSON document each, so a statement stays a few MB. */
+/** Rows per statement of a batch, so a statement's parameters stay a few MB. */
 export const BATCH_ROWS = 5000
 
-/** The rows of a bound JSON array of objects named by column, typed as the table's own rows. */
-const rowsOf = (table: TableSql, param: string): string => `jsonb_populate_recordset(NULL::${table.name}, ${param}::jsonb)`
+/** The SQL array type a column of this kind is bound as in a batch. */
+const ARRAY_TYPES: Record<Exclude<ColumnKind, 'list'>, string> = { text: 'text[]', int: 'bigint[]', bool: 'boolean[]' }
 
-/** `INSERT … SELECT` of every record (as JSON objects by field, with the search text), in one statement. */
+/**
+ * The rows of a batch as a table `j` with the given columns. Without array columns: one bound
+ * array per column, `unnest`ed side by side (PostgreSQL parses arrays of plain values faster than
+ * JSON: 120k rollup rows in 4.9 s against 6.9 s); with one, a bound JSON array of objects read as
+ * the table's own row type.
+ */
+function rowsSource(table: TableSql, columns: readonly string[], rows: readonly Record<string, unknown>[], params: Params): string {
+  const kinds = columns.map((column) => (column === SEARCH_COLUMN ? 'text' : kindOf(table.model, column)))
+  if (kinds.includes('list')) return `jsonb_populate_recordset(NULL::${table.name}, ${params.add(JSON.stringify(rows))}::jsonb) AS j`
+  const arrays = columns.map((column, i) => `${params.add(rows.map((row) => row[column] ?? null))}::${ARRAY_TYPES[kinds[i] as Exclude<ColumnKind, 'list'>]}`)
+  return `unnest(${arrays.join(', ')}) AS j(${columns.map((column) => quote(column)).join(', ')})`
+}
+
+/** `INSERT … SELECT` of every record (each field, then the search text), in one statement. */
 export function insertManyStatement(table: TableSql, records: readonly StoredRecord[]): Statement {
+  const names = [...table.fields.map(([field]) => field), SEARCH_COLUMN]
   const rows = records.map((record) => {
     const row: Record<string, unknown> = {}
     for (const [field] of table.fields) row[field] = toSql(record[field])
     row[SEARCH_COLUMN] = searchText(table.model, record)
     return row
   })
+  const params = new Params('postgres')
   const columns = `${table.columns}, ${SEARCH_COLUMN}`
-  return { text: `INSERT INTO ${table.name} (${columns}) SELECT ${columns} FROM ${rowsOf(table, '$1')}`, values: [JSON.stringify(rows)] }
+  return { text: `INSERT INTO ${table.name} (${columns}) SELECT ${names.map((name) => `j.${quote(name)}`).join(', ')} FROM ${rowsSource(table, names, rows, params)}`, values: params.values }
 }
 
 /**
@@ -152,7 +167,7 @@ export function updateEachStatement(
   deltas = false,
 ): Statement {
   const params = new Params('postgres')
-  const source = rowsOf(table, params.add(JSON.stringify(rows)))
+  const source = rowsSource(table, ['id', ...fields], rows, params)
   const sets = fields.map((field) => {
     const kind = kindOf(table.model, field)
     if (deltas && kind !== 'int') throw new Error(`${table.model}.${field} is not a number field`)
@@ -160,7 +175,7 @@ export function updateEachStatement(
   })
   const conds = conditions(table.model, where, params, { table: 't' })
   return {
-    text: `UPDATE ${table.name} AS t SET ${sets.join(', ')} FROM ${source} AS j WHERE ${['t."id" = j."id"', ...conds].join(' AND ')}`,
+    text: `UPDATE ${table.name} AS t SET ${sets.join(', ')} FROM ${source} WHERE ${['t."id" = j."id"', ...conds].join(' AND ')}`,
     values: params.values,
   }
 }
