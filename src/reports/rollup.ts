@@ -146,7 +146,7 @@ export async function addToRollups(tx: StorageTransaction, entries: readonly Rol
   const existing = new Set<string>()
   for (let i = 0; i < moving.length; i += ID_CHUNK) {
     const ids = moving.slice(i, i + ID_CHUNK).map(({ row }) => row.id)
-    for (const record of await tx.find('rollups', { where: { id: { in: ids } } })) existing.add(record.id)
+    for (const record of await tx.select('rollups', [], { where: { id: { in: ids } } })) existing.add(record.id)
   }
   const known = moving.filter(({ row }) => existing.has(row.id))
   if (known.length > 0) await tx.incrementEach('rollups', known.map(({ row, moved }) => ({ id: row.id, deltas: moved })))
