@@ -97,7 +97,9 @@ export async function emitEach(
   await tx.insertMany('events', events)
   const webhooks = (await tx.find('webhooks', { where: { workspaceId, enabled: true } })).filter((webhook) => subscribes(webhook.events, type))
   if (webhooks.length > 0) await tx.insertMany('webhookDeliveries', events.flatMap((event) => webhooks.map((webhook) => newDelivery(event, webhook))))
-  written.get(tx)?.push(...events)
+  const listed = written.get(tx)
+  // One by one: spreading a run's worth of events into one call could pass more arguments than a call takes.
+  if (listed) for (const event of events) listed.push(event)
   return events
 }
 
