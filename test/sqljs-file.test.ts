@@ -7,7 +7,7 @@ import { fileJournal, frame, parseRecords } from '../adapters/node/file-journal.
 import { SCHEMA_VERSION } from '../src/storage/sqljs/migrations.js'
 import type { InitSqlJs } from '../src/storage/sqljs/sql-js-types.js'
 import { sqlJsStorage, type SqlJsStorage } from '../src/storage/sqljs/storage.js'
-import { apiKey, campaign, affiliate, at, click, commission, OTHER_WORKSPACE, WORKSPACE } from '../src/storage/sample-records.js'
+import { apiKey, campaign, affiliate, at, click, commission, OTHER_WORKSPACE, sequence, WORKSPACE } from '../src/storage/sample-records.js'
 import { dueAt } from '../src/domain/due.js'
 import { rewindFile } from './support/sqljs-rewind.js'
 
@@ -102,6 +102,29 @@ describe('sql.js in a file', () => {
     await reopened.close()
     await storage.close()
   })
+
+  it('writes a batch of more rows than one statement takes (50k) all or none, and replays it', async () => {
+    const dir = freshDir()
+    const storage = sqlJsStorage({ persist: fileJournal(join(dir, 'db.sqlite')) })
+    const held = sequence({ id: 'held' })
+    await storage.transaction((tx) => tx.insert('sequences', held))
+    const many = Array.from({ length: 50_003 }, (_, i) => sequence({ id: `s-${i}`, value: i }))
+    // The collision is in the second statement: the first one's rows go too.
+    await expect(storage.transaction((tx) => tx.insertMany('sequences', [...many, { ...held }]))).rejects.toThrow()
+    expect(await storage.transaction((tx) => tx.count('sequences', {}))).toBe(1)
+    await storage.transaction((tx) => tx.insertMany('sequences', many))
+    const moved = await storage.transaction((tx) => tx.updateEach('sequences', many.map((record) => ({ id: record.id, patch: { updatedAt: at(7) } })), { value: { gte: 2 } }))
+    expect(moved).toBe(many.length - 2)
+    expect(await storage.transaction((tx) => tx.incrementEach('sequences', many.map((record) => ({ id: record.id, deltas: { value: 1 } }))))).toBe(many.length)
+    const image = crashImage(dir)
+    const reopened = sqlJsStorage({ persist: fileJournal(join(image, 'db.sqlite')) })
+    const last = many[many.length - 1]!
+    expect(await reopened.transaction((tx) => tx.get('sequences', last.id))).toStrictEqual({ ...last, value: last.value + 1, updatedAt: at(7) })
+    expect(await reopened.transaction((tx) => tx.get('sequences', 's-1'))).toStrictEqual({ ...many[1]!, value: 2 })
+    expect(await reopened.transaction((tx) => tx.count('sequences', {}))).toBe(many.length + 1)
+    await reopened.close()
+    await storage.close()
+  }, 60_000)
 
   it('drops a torn journal tail, keeps the whole records before it, and appends after them', async () => {
     const dir = freshDir()

@@ -478,6 +478,12 @@ export function describeStorageConformance(name: string, factory: StorageFactory
         expect(await tx(storage, (t) => t.get('affiliates', records[0]!.id))).toStrictEqual({ ...records[0]!, totalClicks: 7, totalEarningsMinor: 750 })
         expect(await tx(storage, (t) => t.get('affiliates', records[1]!.id))).toStrictEqual({ ...records[1]!, totalOpens: records[1]!.totalOpens + 4 })
         expect(await tx(storage, (t) => t.get('affiliates', records[2]!.id))).toStrictEqual(records[2])
+        // A field named like a column of the database's own row sources (`value`, `id`, `key`).
+        const counter = sequence({ value: 5 })
+        await insertAll(storage, 'sequences', [counter])
+        expect(await tx(storage, (t) => t.incrementEach('sequences', [{ id: counter.id, deltas: { value: 2 } }]))).toBe(1)
+        expect(await tx(storage, (t) => t.updateEach('sequences', [{ id: counter.id, patch: { updatedAt: at(3) } }], { value: 7 }))).toBe(1)
+        expect(await tx(storage, (t) => t.get('sequences', counter.id))).toStrictEqual({ ...counter, value: 7, updatedAt: at(3) })
       })
 
       test('serializable: concurrent updateEach claims never give one record to two claimants', async (storage) => {

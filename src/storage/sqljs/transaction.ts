@@ -46,6 +46,14 @@ interface TableSql {
 const JSON_ROWS = 'jsonb_each(CAST(? AS TEXT))'
 const utf8 = new TextEncoder()
 
+/** Rows per statement of a batch, so that one statement's JSON stays tens of MB, far below SQLite's limit on a value's length. */
+const BATCH_ROWS = 50_000
+const inChunks = <T>(rows: readonly T[]): T[][] => {
+  const out: T[][] = []
+  for (let i = 0; i < rows.length; i += BATCH_ROWS) out.push(rows.slice(i, i + BATCH_ROWS))
+  return out
+}
+
 const tableSql = new Map<ModelName, TableSql>()
 
 function sqlOf(model: ModelName): TableSql {
@@ -354,8 +362,9 @@ export class SqlJsTransaction implements DriverTransaction {
   }
 
   /**
-   * One statement over every record: their values travel as one bound JSON array, which
-   * `json_each` turns back into rows. A failing statement is undone as a whole by SQLite.
+   * One statement per {@link BATCH_ROWS} records: their values travel as one bound JSON array,
+   * which `jsonb_each` turns back into rows. A failing statement is undone as a whole by SQLite,
+   * several run in a savepoint.
    */
   async insertMany(model: ModelName, records: readonly StoredRecord[]) {
     const table = this.table(model)
@@ -369,7 +378,7 @@ export class SqlJsTransaction implements DriverTransaction {
       rows.push(row)
       texts.push(text)
     }
-    this.writeRows(model, table, [table.insertMany, [JSON.stringify(rows)]])
+    this.runAll(model, table, inChunks(rows).map((chunk): Write => [table.insertMany, [JSON.stringify(chunk)]]))
     if (table.hasSearch) records.forEach((record, i) => this.noteSearch(model, record.id, texts[i]!))
   }
 
@@ -397,7 +406,7 @@ export class SqlJsTransaction implements DriverTransaction {
       group.rows.push([id, ...fields.map((field) => toSql(kindOf(model, field), patch[field]))])
     }
     const statements: Write[] = []
-    for (const { fields, rows } of groups.values()) statements.push(updateEachSql(model, fields, JSON.stringify(rows), where))
+    for (const { fields, rows } of groups.values()) for (const chunk of inChunks(rows)) statements.push(updateEachSql(model, fields, JSON.stringify(chunk), where))
     return this.runAll(model, table, statements)
   }
 
@@ -424,8 +433,8 @@ export class SqlJsTransaction implements DriverTransaction {
     const name = quote(model)
     const statements: Write[] = []
     for (const { fields, rows } of groups.values()) {
-      const sets = fields.map((field, i) => `${quote(field)} = ${quote(field)} + (j.value ->> ${i + 1})`)
-      statements.push([`UPDATE ${name} SET ${sets.join(', ')} FROM ${JSON_ROWS} AS j WHERE ${name}."id" = j.value ->> 0`, [JSON.stringify(rows)]])
+      const sets = fields.map((field, i) => `${quote(field)} = ${name}.${quote(field)} + (j.value ->> ${i + 1})`)
+      for (const chunk of inChunks(rows)) statements.push([`UPDATE ${name} SET ${sets.join(', ')} FROM ${JSON_ROWS} AS j WHERE ${name}."id" = j.value ->> 0`, [JSON.stringify(chunk)]])
     }
     return found + this.runAll(model, table, statements)
   }
