@@ -86,6 +86,41 @@ for (const [kind, makeStorage] of storageKinds)
       expect(last.map((e) => e.data)).toEqual([other])
     })
 
+    it('a payout run emits payout.created per payout, in order, with consecutive sequences and a delivery per subscribed webhook', async () => {
+      const { api, clock, storage } = await setup()
+      const campaign = await api.campaigns.create(apiCampaignInput())
+      const everything = await api.webhooks.create({ workspaceId: WS_A, url: 'https://example.com/all', events: ['*'] })
+      const payoutsOnly = await api.webhooks.create({ workspaceId: WS_A, url: 'https://example.com/payouts', events: ['payout.created'] })
+      await api.webhooks.create({ workspaceId: WS_A, url: 'https://example.com/sales', events: ['commission.created'] })
+      await api.webhooks.create({ workspaceId: WS_A2, url: 'https://example.com/elsewhere', events: ['*'] })
+      const off = await api.webhooks.create({ workspaceId: WS_A, url: 'https://example.com/off', events: ['*'] })
+      await api.webhooks.update(off.webhookId, { enabled: false })
+      for (const name of ['ann', 'bob', 'cat']) {
+        const affiliate = await api.affiliates.create({ email: `${name}@example.com`, campaignId: campaign.id, payoutMethod: 'PAYPAL', payoutEmail: `${name}@example.com` })
+        await api.commissions.create({ campaignId: campaign.id, affiliateId: affiliate.id, referredUser: `${name}-buyer@example.com`, amount: 20 })
+        await api.commissions.create({ campaignId: campaign.id, affiliateId: affiliate.id, referredUser: `${name}-other@example.com`, amount: 5 })
+      }
+      clock.advance(1000)
+      const before = await eventCount(storage)
+      await api.payouts.run({ workspaceId: WS_A, dryRun: true })
+      expect(await eventCount(storage)).toBe(before)
+      const run = await api.payouts.run({ workspaceId: WS_A })
+      expect(run.payouts).toHaveLength(3)
+      const stored = await storage.transaction((tx) => tx.find('events', { where: { type: 'payout.created' }, orderBy: { field: 'sequence', direction: 'ASC' } }))
+      expect(stored.map((e) => JSON.parse(e.data))).toEqual(run.payouts)
+      expect(stored.map((e) => e.sequence)).toEqual([before + 1, before + 2, before + 3])
+      expect((await allEvents(api)).slice(-3).map((e) => e.id)).toEqual(stored.map((e) => e.id))
+      const deliveries = await storage.transaction((tx) => tx.find('webhookDeliveries', { where: { eventType: 'payout.created' } }))
+      expect(deliveries).toHaveLength(6)
+      for (const event of stored) {
+        const mine = deliveries.filter((d) => d.eventId === event.id)
+        expect(mine.map((d) => d.webhookId).sort()).toEqual([everything.webhookId, payoutsOnly.webhookId].sort())
+        for (const delivery of mine) {
+          expect(delivery).toMatchObject({ workspaceId: WS_A, status: 'pending', attempts: 0, nextAttemptAt: event.createdAt, createdAt: event.createdAt, updatedAt: event.createdAt, claimToken: null })
+        }
+      }
+    })
+
     it('refused requests (validation, 404, 403, rules) emit nothing', async () => {
       const { api, call, storage } = await setup()
       const campaign = await api.campaigns.create(apiCampaignInput())

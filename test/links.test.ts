@@ -20,6 +20,7 @@ function faultyStorage(faults: Faults, inner: Storage = memoryStorage()): Storag
   const wrap = (tx: StorageTransaction): StorageTransaction => ({
     get: (model, id) => tx.get(model, id),
     find: (model, query) => tx.find(model, query),
+    select: (model, fields, query) => tx.select(model, fields, query),
     count: (model, query) => tx.count(model, query),
     findPage: (model, query) => tx.findPage(model, query),
     insert: async (model, record) => {
@@ -35,6 +36,9 @@ function faultyStorage(faults: Faults, inner: Storage = memoryStorage()): Storag
       return tx.increment(model, id, deltas)
     },
     updateMany: (model, where, patch) => tx.updateMany(model, where, patch),
+    insertMany: (model, records) => tx.insertMany(model, records),
+    updateEach: (model, changes, where) => tx.updateEach(model, changes, where),
+    incrementEach: (model, changes) => tx.incrementEach(model, changes),
     delete: (model, id) => tx.delete(model, id),
     deleteMany: (model, where) => tx.deleteMany(model, where),
   })

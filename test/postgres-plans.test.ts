@@ -4,7 +4,7 @@
 import type pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { postgresStorage } from '../adapters/postgres.js'
-import { countStatement, findStatement, tableSql, updateManyStatement, type Statement } from '../adapters/postgres/sql.js'
+import { countStatement, findStatement, tableSql, updateEachStatement, updateManyStatement, type Statement } from '../adapters/postgres/sql.js'
 import type { FindQuery, ModelName, Scalar } from '../src/storage/index.js'
 import { dropSchema, needs, POSTGRES_VAR, postgresUrl, testPool, uniqueName } from './support/services.js'
 
@@ -121,6 +121,14 @@ describe.skipIf(!postgresUrl)(needs('PostgreSQL query plans at 100k rows', POSTG
       [['status', 'processing'], ['payoutId', someAffiliate]],
     )
     const nodes = await plan(statement)
+    expect(seqScans(nodes)).toEqual([])
+    expect(indexes(nodes)).toEqual(['commissions_pkey'])
+  })
+
+  it("a payout run's batched claim (updateEach) joins its rows on the primary key", async () => {
+    const { rows } = await pool.query(`SELECT ${[1, 2, 3].map((i) => `md5('m' || ${i * 1000})::uuid::text AS "${i}"`).join(', ')}`)
+    const claims = Object.values(rows[0] as Record<string, string>).map((id) => ({ id, status: 'processing', payoutId: someAffiliate }))
+    const nodes = await plan(updateEachStatement(tableSql(schema, 'commissions'), ['status', 'payoutId'], claims, { status: 'pending', payoutId: null }))
     expect(seqScans(nodes)).toEqual([])
     expect(indexes(nodes)).toEqual(['commissions_pkey'])
   })

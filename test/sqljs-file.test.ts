@@ -7,7 +7,7 @@ import { fileJournal, frame, parseRecords } from '../adapters/node/file-journal.
 import { SCHEMA_VERSION } from '../src/storage/sqljs/migrations.js'
 import type { InitSqlJs } from '../src/storage/sqljs/sql-js-types.js'
 import { sqlJsStorage, type SqlJsStorage } from '../src/storage/sqljs/storage.js'
-import { apiKey, campaign, affiliate, at, click, commission, OTHER_WORKSPACE, WORKSPACE } from '../src/storage/sample-records.js'
+import { apiKey, campaign, affiliate, at, click, commission, OTHER_WORKSPACE, sequence, WORKSPACE } from '../src/storage/sample-records.js'
 import { dueAt } from '../src/domain/due.js'
 import { rewindFile } from './support/sqljs-rewind.js'
 
@@ -72,6 +72,59 @@ describe('sql.js in a file', () => {
     await reopened.close()
     await storage.close()
   })
+
+  it('replays batch writes (insertMany, updateEach, incrementEach, one in a savepoint) from the journal, exactly', async () => {
+    const dir = freshDir()
+    const storage = sqlJsStorage({ persist: fileJournal(join(dir, 'db.sqlite')) })
+    const records = Array.from({ length: 6 }, (_, i) => campaign({ createdAt: at(i), allowedUrlParameters: [`p${i}`, '日本'] }))
+    const people = Array.from({ length: 3 }, (_, i) => affiliate({ createdAt: at(i), totalClicks: i }))
+    await storage.transaction((tx) => tx.insertMany('campaigns', records))
+    await storage.transaction((tx) => tx.insertMany('affiliates', people))
+    await storage.transaction(async (tx) => {
+      // Two sets of fields: two statements in a savepoint.
+      await tx.updateEach('campaigns', [
+        { id: records[0]!.id, patch: { isDefault: true, amountMinor: 7 } },
+        { id: records[1]!.id, patch: { allowedUrlParameters: [] } },
+      ])
+      await tx.incrementEach('affiliates', people.map((p, i) => ({ id: p.id, deltas: { totalClicks: 10, totalOpens: i } })))
+      // A guard that no longer holds changes nothing, and a refused batch leaves nothing behind.
+      await tx.updateEach('campaigns', [{ id: records[2]!.id, patch: { amountMinor: 9 } }], { isDefault: true })
+      await expect(tx.insertMany('campaigns', [campaign(), { ...campaign(), id: records[3]!.id }])).rejects.toThrow()
+    })
+    const expected = {
+      campaigns: [{ ...records[0]!, isDefault: true, amountMinor: 7 }, { ...records[1]!, allowedUrlParameters: [] }, ...records.slice(2)],
+      affiliates: people.map((p, i) => ({ ...p, totalClicks: p.totalClicks + 10, totalOpens: p.totalOpens + i })),
+    }
+    expect(await all(storage)).toStrictEqual(expected)
+    const image = crashImage(dir)
+    const reopened = sqlJsStorage({ persist: fileJournal(join(image, 'db.sqlite')) })
+    expect(await all(reopened)).toStrictEqual(expected)
+    await reopened.close()
+    await storage.close()
+  })
+
+  it('writes a batch of more rows than one statement takes (50k) all or none, and replays it', async () => {
+    const dir = freshDir()
+    const storage = sqlJsStorage({ persist: fileJournal(join(dir, 'db.sqlite')) })
+    const held = sequence({ id: 'held' })
+    await storage.transaction((tx) => tx.insert('sequences', held))
+    const many = Array.from({ length: 50_003 }, (_, i) => sequence({ id: `s-${i}`, value: i }))
+    // The collision is in the second statement: the first one's rows go too.
+    await expect(storage.transaction((tx) => tx.insertMany('sequences', [...many, { ...held }]))).rejects.toThrow()
+    expect(await storage.transaction((tx) => tx.count('sequences', {}))).toBe(1)
+    await storage.transaction((tx) => tx.insertMany('sequences', many))
+    const moved = await storage.transaction((tx) => tx.updateEach('sequences', many.map((record) => ({ id: record.id, patch: { updatedAt: at(7) } })), { value: { gte: 2 } }))
+    expect(moved).toBe(many.length - 2)
+    expect(await storage.transaction((tx) => tx.incrementEach('sequences', many.map((record) => ({ id: record.id, deltas: { value: 1 } }))))).toBe(many.length)
+    const image = crashImage(dir)
+    const reopened = sqlJsStorage({ persist: fileJournal(join(image, 'db.sqlite')) })
+    const last = many[many.length - 1]!
+    expect(await reopened.transaction((tx) => tx.get('sequences', last.id))).toStrictEqual({ ...last, value: last.value + 1, updatedAt: at(7) })
+    expect(await reopened.transaction((tx) => tx.get('sequences', 's-1'))).toStrictEqual({ ...many[1]!, value: 2 })
+    expect(await reopened.transaction((tx) => tx.count('sequences', {}))).toBe(many.length + 1)
+    await reopened.close()
+    await storage.close()
+  }, 60_000)
 
   it('drops a torn journal tail, keeps the whole records before it, and appends after them', async () => {
     const dir = freshDir()

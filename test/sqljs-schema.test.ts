@@ -6,6 +6,7 @@ import { models, modelNames } from '../src/storage/models.js'
 import { conditions, Params } from '../src/storage/sql.js'
 import type { InitSqlJs, SqlJsDatabase } from '../src/storage/sqljs/sql-js-types.js'
 import { sqlJsStorage } from '../src/storage/sqljs/storage.js'
+import { updateEachSql } from '../src/storage/sqljs/transaction.js'
 import { fileJournal } from '../adapters/node/file-journal.js'
 
 // The schema the migrations build must serve the models: a column per field, an index per
@@ -69,6 +70,15 @@ it("a payout run's claim finds its commissions by primary key, not by the unclai
   const query = plan(`UPDATE "commissions" SET "status" = 'processing' WHERE ${where}`.replace(/\?/g, "'x'"))
   expect(query).toMatch(/USING (INTEGER )?PRIMARY KEY|USING INDEX sqlite_autoindex_commissions_1/)
   expect(query).not.toContain('commissions_payoutId')
+})
+
+it("a payout run's batched claim (updateEach) joins its rows on the primary key and walks no index of the guard", () => {
+  const [sql] = updateEachSql('commissions', ['status', 'payoutId', 'updatedAt'], '[]', { status: 'pending', payoutId: null })
+  const query = plan(sql.replace(/\?/g, "'[]'"))
+  expect(query).toMatch(/USING (INTEGER )?PRIMARY KEY|USING INDEX sqlite_autoindex_commissions_1/)
+  expect(query).not.toContain('commissions_payoutId')
+  expect(query).not.toContain('commissions_workspaceId_status')
+  expect(query).not.toMatch(/SCAN commissions/)
 })
 
 it('prunes click records by a range of their time-ordered ids through the primary key, without sorting', () => {

@@ -58,10 +58,10 @@ export function decode(table: TableSql, row: Record<string, unknown>): StoredRec
 }
 
 /** The SELECT behind `find`, or null when the query asks for no rows (`limit: 0`). */
-export function findStatement(table: TableSql, query: DriverQuery): Statement | null {
+export function findStatement(table: TableSql, query: DriverQuery, columns: string = table.columns): Statement | null {
   if (query.limit !== undefined && query.limit <= 0) return null
   const params = new Params('postgres')
-  let text = `SELECT ${table.columns} FROM ${table.name}${whereClause(table.model, query, params)} ORDER BY ${orderBy(table.model, query.orderBy, 'postgres')}`
+  let text = `SELECT ${columns} FROM ${table.name}${whereClause(table.model, query, params)} ORDER BY ${orderBy(table.model, query.orderBy, 'postgres')}`
   if (query.limit !== undefined) text += ` LIMIT ${params.add(query.limit)}`
   const offset = Math.max(0, query.offset ?? 0)
   if (offset > 0) text += ` OFFSET ${params.add(offset)}`
@@ -120,4 +120,62 @@ export function updateManyStatement(table: TableSql, where: DriverWhere, changes
   })
   const conds = conditions(table.model, where, params)
   return { text: `UPDATE ${table.name} SET ${sets.join(', ')}${conds.length ? ` WHERE ${conds.join(' AND ')}` : ''}`, values: params.values }
+}
+
+/** Rows per statement of a batch, so a statement's parameters stay a few MB. */
+export const BATCH_ROWS = 5000
+
+/** The SQL array type a column of this kind is bound as in a batch. */
+const ARRAY_TYPES: Record<Exclude<ColumnKind, 'list'>, string> = { text: 'text[]', int: 'bigint[]', bool: 'boolean[]' }
+
+/**
+ * The rows of a batch as a table `j` with the given columns. Without array columns: one bound
+ * array per column, `unnest`ed side by side (PostgreSQL parses arrays of plain values faster than
+ * JSON: 120k rollup rows in 4.9 s against 6.9 s); with one, a bound JSON array of objects read as
+ * the table's own row type.
+ */
+function rowsSource(table: TableSql, columns: readonly string[], rows: readonly Record<string, unknown>[], params: Params): string {
+  const kinds = columns.map((column) => (column === SEARCH_COLUMN ? 'text' : kindOf(table.model, column)))
+  if (kinds.includes('list')) return `jsonb_populate_recordset(NULL::${table.name}, ${params.add(JSON.stringify(rows))}::jsonb) AS j`
+  const arrays = columns.map((column, i) => `${params.add(rows.map((row) => row[column] ?? null))}::${ARRAY_TYPES[kinds[i] as Exclude<ColumnKind, 'list'>]}`)
+  return `unnest(${arrays.join(', ')}) AS j(${columns.map((column) => quote(column)).join(', ')})`
+}
+
+/** `INSERT … SELECT` of every record (each field, then the search text), in one statement. */
+export function insertManyStatement(table: TableSql, records: readonly StoredRecord[]): Statement {
+  const names = [...table.fields.map(([field]) => field), SEARCH_COLUMN]
+  const rows = records.map((record) => {
+    const row: Record<string, unknown> = {}
+    for (const [field] of table.fields) row[field] = toSql(record[field])
+    row[SEARCH_COLUMN] = searchText(table.model, record)
+    return row
+  })
+  const params = new Params('postgres')
+  const columns = `${table.columns}, ${SEARCH_COLUMN}`
+  return { text: `INSERT INTO ${table.name} (${columns}) SELECT ${names.map((name) => `j.${quote(name)}`).join(', ')} FROM ${rowsSource(table, names, rows, params)}`, values: params.values }
+}
+
+/**
+ * `UPDATE … FROM` the bound rows (`{ id, field: value, … }`, the same fields in each), joined on
+ * the primary key, each row setting `fields`, where `where` still holds; `deltas` adds instead of setting.
+ */
+export function updateEachStatement(
+  table: TableSql,
+  fields: readonly string[],
+  rows: readonly Record<string, unknown>[],
+  where: DriverWhere,
+  deltas = false,
+): Statement {
+  const params = new Params('postgres')
+  const source = rowsSource(table, ['id', ...fields], rows, params)
+  const sets = fields.map((field) => {
+    const kind = kindOf(table.model, field)
+    if (deltas && kind !== 'int') throw new Error(`${table.model}.${field} is not a number field`)
+    return deltas ? `${quote(field)} = t.${quote(field)} + j.${quote(field)}` : `${quote(field)} = j.${quote(field)}`
+  })
+  const conds = conditions(table.model, where, params, { table: 't' })
+  return {
+    text: `UPDATE ${table.name} AS t SET ${sets.join(', ')} FROM ${source} WHERE ${['t."id" = j."id"', ...conds].join(' AND ')}`,
+    values: params.values,
+  }
 }

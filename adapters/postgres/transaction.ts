@@ -1,7 +1,9 @@
 import type { CustomTypesConfig, PoolClient, QueryResult, QueryResultRow } from 'pg'
-import { models } from '../../src/storage/models.js'
+import { kindOf, models } from '../../src/storage/models.js'
 import {
   UniqueViolationError,
+  type DriverDeltas,
+  type DriverPatch,
   type DriverQuery,
   type DriverTransaction,
   type DriverWhere,
@@ -9,7 +11,10 @@ import {
   type StoredRecord,
 } from '../../src/storage/types.js'
 import {
+  BATCH_ROWS,
   countStatement,
+  insertManyStatement,
+  updateEachStatement,
   decode,
   deleteManyStatement,
   updateManyStatement,
@@ -103,6 +108,21 @@ export class PostgresTransaction implements DriverTransaction {
     if (!statement) return []
     const { rows } = await this.run(statement)
     return rows.map((row) => decode(table, row))
+  }
+
+  /** `find` reading only the given columns. */
+  async select(model: ModelName, fields: readonly string[], query: DriverQuery) {
+    const table = this.table(model)
+    const names = [...new Set(['id', ...fields])]
+    for (const field of names) kindOf(model, field)
+    const statement = findStatement(table, query, names.map((field) => quote(field)).join(', '))
+    if (!statement) return []
+    const { rows } = await this.run(statement)
+    return rows.map((row) => {
+      const record: Record<string, unknown> = {}
+      for (const field of names) record[field] = row[field] ?? null
+      return record as StoredRecord
+    })
   }
 
   async count(model: ModelName, query: Pick<DriverQuery, 'where' | 'contains'>) {
@@ -212,6 +232,116 @@ export class PostgresTransaction implements DriverTransaction {
     const unique = table.unique.filter((constraint) => changes.some(([field]) => constraint.fields.includes(field)))
     const { rowCount } = unique.length ? await this.guarded(statement, unique.map((c) => c.name)) : await this.run(statement)
     return rowCount ?? 0
+  }
+
+  /**
+   * One `INSERT … SELECT` per {@link BATCH_ROWS} records, in a savepoint: a collision undoes every
+   * one of them and leaves the transaction usable, as `insert` does.
+   */
+  async insertMany(model: ModelName, records: readonly StoredRecord[]) {
+    const table = this.table(model)
+    const statements: Statement[] = []
+    for (let i = 0; i < records.length; i += BATCH_ROWS) statements.push(insertManyStatement(table, records.slice(i, i + BATCH_ROWS)))
+    await this.inSavepoint(model, statements, table.unique.map((c) => c.name))
+  }
+
+  /** One `UPDATE … FROM jsonb_populate_recordset(…)` per set of patched fields and {@link BATCH_ROWS} rows. */
+  async updateEach(model: ModelName, changes: readonly DriverPatch[], where: DriverWhere) {
+    const table = this.table(model)
+    const search: readonly string[] = models[model].search
+    const groups = new Map<string, { fields: string[]; rows: Record<string, unknown>[] }>()
+    for (const { id, patch } of changes) {
+      const fields = Object.keys(patch).filter((field) => patch[field] !== undefined)
+      if (fields.length === 0) continue
+      if (fields.some((field) => search.includes(field))) throw new Error(`updateEach cannot change a searched field of ${model}`)
+      const key = fields.join('\u0000')
+      let group = groups.get(key)
+      if (!group) groups.set(key, (group = { fields, rows: [] }))
+      const row: Record<string, unknown> = { id }
+      for (const field of fields) row[field] = toSql(patch[field])
+      group.rows.push(row)
+    }
+    const statements: Statement[] = []
+    const touched = new Set<string>()
+    for (const { fields, rows } of groups.values()) {
+      fields.forEach((field) => touched.add(field))
+      for (let i = 0; i < rows.length; i += BATCH_ROWS) statements.push(updateEachStatement(table, fields, rows.slice(i, i + BATCH_ROWS), where))
+    }
+    const unique = table.unique.filter((constraint) => constraint.fields.some((field) => touched.has(field))).map((c) => c.name)
+    return this.batch(model, statements, unique)
+  }
+
+  /** `incrementEach` as `updateEach` runs it, adding each row's deltas. */
+  async incrementEach(model: ModelName, changes: readonly DriverDeltas[]) {
+    const table = this.table(model)
+    const groups = new Map<string, { fields: string[]; rows: Record<string, unknown>[] }>()
+    let found = 0
+    for (const { id, deltas } of changes) {
+      const fields = Object.keys(deltas).filter((field) => deltas[field] !== undefined)
+      if (fields.length === 0) {
+        // Nothing to add: the record counts when it exists, as `increment` answers it.
+        if (await this.get(model, id)) found++
+        continue
+      }
+      const key = fields.join('\u0000')
+      let group = groups.get(key)
+      if (!group) groups.set(key, (group = { fields, rows: [] }))
+      const row: Record<string, unknown> = { id }
+      for (const field of fields) {
+        const delta = deltas[field]!
+        if (!Number.isSafeInteger(delta)) throw new RangeError(`${model}.${field}: a delta must be a safe integer, got ${delta}`)
+        row[field] = delta
+      }
+      group.rows.push(row)
+    }
+    const statements: Statement[] = []
+    for (const { fields, rows } of groups.values()) {
+      for (let i = 0; i < rows.length; i += BATCH_ROWS) statements.push(updateEachStatement(table, fields, rows.slice(i, i + BATCH_ROWS), {}, true))
+    }
+    return found + (await this.batch(model, statements, []))
+  }
+
+  /** Runs statements all or none, answering the rows they changed: one alone unless it may collide, else in a savepoint. */
+  private async batch(model: ModelName, statements: Statement[], constraints: string[]): Promise<number> {
+    if (statements.length === 0) return 0
+    if (statements.length === 1 && constraints.length === 0) return (await this.run(statements[0]!)).rowCount ?? 0
+    const results = await this.inSavepoint(model, statements, constraints)
+    return results.reduce((sum, result) => sum + (result.rowCount ?? 0), 0)
+  }
+
+  /**
+   * Runs statements in a savepoint (see `guarded`): a violation of one of `constraints`, or of the
+   * primary key, undoes all of them and throws, and the transaction stays usable.
+   */
+  private async inSavepoint(model: ModelName, statements: Statement[], constraints: string[]): Promise<QueryResult[]> {
+    if (statements.length === 0) return []
+    const before = this.barrier
+    let close!: () => void
+    this.barrier = new Promise<void>((resolve) => (close = resolve))
+    try {
+      await before
+      await this.send({ text: 'SAVEPOINT affiliate_batch', values: [] })
+      try {
+        const results: QueryResult[] = []
+        for (const statement of statements) {
+          if (!this.open) throw new Error('This transaction has already finished')
+          results.push(await this.client.query({ text: statement.text, values: statement.values, types: this.context.types }))
+        }
+        await this.send({ text: 'RELEASE SAVEPOINT affiliate_batch', values: [] })
+        return results
+      } catch (error) {
+        const constraint = (error as { constraint?: string }).constraint
+        if (sqlState(error) === '23505' && constraint !== undefined && (constraints.includes(constraint) || constraint === `${model}_pkey`)) {
+          await this.send({ text: 'ROLLBACK TO SAVEPOINT affiliate_batch', values: [] })
+          if (constraint === `${model}_pkey`) throw new Error(`A ${model} record with one of these ids already exists`)
+          throw new UniqueViolationError(constraint)
+        }
+        this.fail(error)
+        throw error
+      }
+    } finally {
+      close()
+    }
   }
 
   async delete(model: ModelName, id: string) {

@@ -11,10 +11,10 @@ import { toCommission, type Commission } from '../domain/commission.js'
 import { AffiliateError, unprocessable } from '../errors.js'
 import { payoutId, payoutItems, payoutList, payoutRun, payoutUpdate } from '../schemas/payouts.js'
 import { parse, parseBody } from '../schemas/validate.js'
-import type { StorageTransaction } from '../storage/types.js'
+import type { RecordOf, StorageTransaction } from '../storage/types.js'
 import { requireWorkspace, visible, type Access } from './access.js'
 import { findCampaign } from './campaigns.js'
-import { emitChange, emitted } from '../events/outbox.js'
+import { emitChange, emitEach } from '../events/outbox.js'
 import { addToRollups, moveCommissionStatus } from '../reports/rollup.js'
 import { inTransaction, listPage, listWhere, readOnly, type Deps, type Page } from './shared.js'
 
@@ -32,12 +32,21 @@ const chunks = <T>(items: readonly T[]): T[][] => {
   return out
 }
 
-/** Every record of `model` whose id is one of `ids`, read a chunk at a time. */
-async function byIds<M extends 'affiliates' | 'campaigns'>(tx: StorageTransaction, model: M, ids: readonly string[]) {
+/** `fields` of every record of `model` whose id is one of `ids`, read a chunk at a time. */
+async function byIds<M extends 'affiliates' | 'campaigns', F extends keyof RecordOf<M> & string>(
+  tx: StorageTransaction,
+  model: M,
+  fields: readonly F[],
+  ids: readonly string[],
+) {
   const out = []
-  for (const chunk of chunks(ids)) out.push(...(await tx.find(model, { where: { id: { in: chunk } } })))
+  for (const chunk of chunks(ids)) out.push(...(await tx.select(model, fields, { where: { id: { in: chunk } } })))
   return out
 }
+
+/** What a run reads of each due commission: what the plan and the rollups look at. */
+const RUN_FIELDS = ['workspaceId', 'affiliateId', 'campaignId', 'kind', 'status', 'amountMinor', 'refundedMinor', 'dueAt', 'payoutId', 'commissionDate'] as const
+type RunRecord = Pick<CommissionRecord, (typeof RUN_FIELDS)[number] | 'id'>
 
 export const findPayout = async (tx: StorageTransaction, access: Access, id: string): Promise<PayoutRecord> =>
   visible(access, await tx.get('payouts', id.toLowerCase()), 'Payout')
@@ -63,30 +72,32 @@ const draft = (planned: PlannedPayout, workspaceId: string, periodEnd: string, n
 })
 
 /**
- * Stores a payout and claims its commissions, each only while it is still `pending` and in no
+ * Stores the payouts and claims their commissions, each only while it is still `pending` and in no
  * payout: should another run have claimed one first (a storage running transactions side by side
  * without serializable isolation), the whole run fails and writes nothing, rather than pay twice.
+ * Every payout is one write of each kind: one `insertMany`, one guarded `updateEach`, one move of
+ * the rollups and one batch of `payout.created` events (in the payouts' order).
  */
-async function makePayout(
+async function makePayouts(
   tx: StorageTransaction,
-  record: PayoutRecord,
-  commissionIds: readonly string[],
-  commissions: ReadonlyMap<string, CommissionRecord>,
+  clock: Deps['clock'],
+  workspaceId: string,
+  made: readonly { record: PayoutRecord; commissionIds: readonly string[] }[],
+  answers: readonly Payout[],
+  commissions: ReadonlyMap<string, RunRecord>,
 ): Promise<void> {
-  await tx.insert('payouts', record)
+  if (made.length === 0) return
+  await tx.insertMany('payouts', made.map(({ record }) => record))
   const effect = commissionEffect('enter')
-  let claimed = 0
-  for (const ids of chunks(commissionIds)) {
-    claimed += await tx.updateMany(
-      'commissions',
-      { id: { in: ids }, status: 'pending', payoutId: null },
-      { status: effect.status!, payoutId: record.id, updatedAt: record.createdAt },
-    )
-  }
-  if (claimed !== commissionIds.length) {
+  const claims = made.flatMap(({ record, commissionIds }) =>
+    commissionIds.map((id) => ({ id, patch: { status: effect.status!, payoutId: record.id, updatedAt: record.createdAt } })),
+  )
+  const claimed = await tx.updateEach('commissions', claims, { status: 'pending', payoutId: null })
+  if (claimed !== claims.length) {
     throw new AffiliateError(409, 'Another payout run took some of these commissions at the same time; run again')
   }
-  await moveCommissionStatus(tx, commissionIds.map((id) => commissions.get(id)!), effect.status!)
+  await moveCommissionStatus(tx, claims.map(({ id }) => commissions.get(id)!), effect.status!)
+  await emitEach(tx, clock, 'payout.created', workspaceId, answers)
 }
 
 const PAYOUT_EVENTS = { updated: 'payout.updated', statusChanged: 'payout.status_changed' } as const
@@ -107,22 +118,18 @@ export function payoutOperations({ storage, clock }: Deps) {
           if (campaign.workspaceId !== workspaceId) throw unprocessable("campaignId is not in this workspace")
           campaignId = campaign.id
         }
-        const commissions = await tx.find('commissions', {
+        const commissions = await tx.select('commissions', RUN_FIELDS, {
           where: { workspaceId, status: 'pending', payoutId: null, ...(campaignId ? { campaignId } : {}) },
           orderBy: { field: 'id', direction: 'ASC' },
         })
-        const affiliates = await byIds(tx, 'affiliates', [...new Set(commissions.map((c) => c.affiliateId))])
-        const campaigns = await byIds(tx, 'campaigns', [...new Set(commissions.map((c) => c.campaignId))])
+        const affiliates = await byIds(tx, 'affiliates', ['isBanned', 'payoutMethod', 'payoutEmail'], [...new Set(commissions.map((c) => c.affiliateId))])
+        const campaigns = await byIds(tx, 'campaigns', ['minimumPayoutMinor', 'currency'], [...new Set(commissions.map((c) => c.campaignId))])
         const plan = planPayoutRun({ commissions, affiliates, campaigns, asOf })
         const skipped = plan.skipped.map(({ affiliateId, reason, amountMinor }) => ({ affiliateId, reason, amount: formatMoney(amountMinor) }))
-        const payouts: Payout[] = []
-        const byId = new Map(commissions.map((c) => [c.id, c]))
-        for (const planned of plan.payouts) {
-          const record = draft(planned, workspaceId, asOf, now)
-          // A dry run shows each payout as it would be made; nothing is written and the ids are not kept.
-          if (!input.dryRun) await makePayout(tx, record, planned.commissionIds, byId).then(() => emitted(tx, clock, 'payout.created', workspaceId, toPayout(record)))
-          payouts.push(toPayout(record))
-        }
+        const made = plan.payouts.map((planned) => ({ record: draft(planned, workspaceId, asOf, now), commissionIds: planned.commissionIds }))
+        const payouts: Payout[] = made.map(({ record }) => toPayout(record))
+        // A dry run shows each payout as it would be made; nothing is written and the ids are not kept.
+        if (!input.dryRun) await makePayouts(tx, clock, workspaceId, made, payouts, new Map(commissions.map((c) => [c.id, c])))
         return { payouts, skipped }
       }
       return inTransaction(storage, work, input.dryRun ? readOnly : undefined)

@@ -82,46 +82,47 @@ const nonZero = (deltas: RollupDeltas): RollupDeltas | null => {
 
 type Target = { row: Omit<RollupRecord, RollupCounter>; deltas: Record<string, number> }
 
+/** The hour, day and month of an instant, as the rows' ids and keys name them. */
+type Times = { hourStart: string; day: string; dayStart: string; month: string }
+const timesOf = (at: string): Times => {
+  const hourStart = hourOf(at)
+  const day = dayOf(hourStart)
+  return { hourStart, day, dayStart: `${day}T00:00:00.000Z`, month: monthOf(day) }
+}
+
 /**
  * Adds the figures of each entry to its hour's and day's rows at the affiliate's, campaign's and
  * workspace's level, in the caller's transaction: a row is incremented, or inserted when it does
  * not exist yet (its id is its key, so two writers of the same new row collide on the primary key,
- * and a serializable storage runs one of them again). Entries sharing a row are summed first.
+ * and a serializable storage runs one of them again). Entries sharing a row are summed first, and
+ * many rows are written in batches (one `incrementEach`, one `insertMany`), whatever their number.
  */
 export async function addToRollups(tx: StorageTransaction, entries: readonly RollupEntry[]): Promise<void> {
   const rows = new Map<string, Target>()
-  const target = (id: string, make: () => Omit<RollupRecord, RollupCounter>): Target => {
-    let found = rows.get(id)
-    if (!found) rows.set(id, (found = { row: make(), deltas: {} }))
-    return found
-  }
+  // Many entries share an instant (a commission's date) or an hour: each is worked out once.
+  const times = new Map<string, Times>()
   for (const entry of entries) {
     const deltas = nonZero(entry.deltas)
     if (deltas === null) continue
-    const hourStart = hourOf(entry.at)
-    const day = dayOf(hourStart)
-    const dayStart = `${day}T00:00:00.000Z`
+    let time = times.get(entry.at)
+    if (time === undefined) times.set(entry.at, (time = timesOf(entry.at)))
+    const { hourStart, day, dayStart, month } = time
     const { workspaceId } = entry.scope
     for (const level of levels(entry.scope)) {
       const prefix = levelKey(workspaceId, level.campaignId, level.affiliateId)
       const ranked = level.affiliateId !== ''
-      const base = { workspaceId, campaignId: level.campaignId, affiliateId: level.affiliateId }
-      const hour = target(hourRowId(prefix, hourStart), () => ({
-        ...base,
-        id: hourRowId(prefix, hourStart),
-        hourStart,
-        seriesKey: seriesKey(prefix, day),
-        rankKey: ranked ? rankKey(workspaceId, day) : null,
-        createdAt: hourStart,
-      }))
-      const whole = target(dayRowId(prefix, day), () => ({
-        ...base,
-        id: dayRowId(prefix, day),
-        hourStart: dayStart,
-        seriesKey: seriesKey(prefix, monthOf(day)),
-        rankKey: ranked ? rankKey(workspaceId, monthOf(day)) : null,
-        createdAt: dayStart,
-      }))
+      const hourId = hourRowId(prefix, hourStart)
+      let hour = rows.get(hourId)
+      if (hour === undefined) {
+        const row = { workspaceId, campaignId: level.campaignId, affiliateId: level.affiliateId, id: hourId, hourStart, seriesKey: seriesKey(prefix, day), rankKey: ranked ? rankKey(workspaceId, day) : null, createdAt: hourStart }
+        rows.set(hourId, (hour = { row, deltas: {} }))
+      }
+      const dayId = dayRowId(prefix, day)
+      let whole = rows.get(dayId)
+      if (whole === undefined) {
+        const row = { workspaceId, campaignId: level.campaignId, affiliateId: level.affiliateId, id: dayId, hourStart: dayStart, seriesKey: seriesKey(prefix, month), rankKey: ranked ? rankKey(workspaceId, month) : null, createdAt: dayStart }
+        rows.set(dayId, (whole = { row, deltas: {} }))
+      }
       for (const counter in deltas) {
         const value = deltas[counter as RollupCounter]!
         hour.deltas[counter] = (hour.deltas[counter] ?? 0) + value
@@ -129,17 +130,66 @@ export async function addToRollups(tx: StorageTransaction, entries: readonly Rol
       }
     }
   }
+  const moving: { row: Target['row']; moved: RollupDeltas }[] = []
   for (const { row, deltas } of rows.values()) {
     const moved = nonZero(deltas)
-    if (moved === null) continue
-    if ((await tx.increment('rollups', row.id, moved)) !== null) continue
-    const record = { ...row } as RollupRecord
-    for (const counter of ROLLUP_COUNTERS) record[counter] = moved[counter] ?? 0
-    await tx.insert('rollups', record)
+    if (moved !== null) moving.push({ row, moved })
   }
+  if (moving.length === 0) return
+  if (moving.length === 1) {
+    // One row (most single writes): increment it, or insert it when it does not exist yet.
+    const { row, moved } = moving[0]!
+    if ((await tx.increment('rollups', row.id, moved)) === null) await tx.insert('rollups', fresh(row, moved))
+    return
+  }
+  // Many rows: find which exist, then one incrementEach for those and one insertMany for the rest.
+  const existing = new Set<string>()
+  for (let i = 0; i < moving.length; i += ID_CHUNK) {
+    const ids = moving.slice(i, i + ID_CHUNK).map(({ row }) => row.id)
+    for (const record of await tx.select('rollups', [], { where: { id: { in: ids } } })) existing.add(record.id)
+  }
+  const known = moving.filter(({ row }) => existing.has(row.id))
+  if (known.length > 0) await tx.incrementEach('rollups', known.map(({ row, moved }) => ({ id: row.id, deltas: moved })))
+  const missing = moving.filter(({ row }) => !existing.has(row.id)).sort((a, b) => (a.row.id < b.row.id ? -1 : 1))
+  if (missing.length > 0) await tx.insertMany('rollups', missing.map(({ row, moved }) => fresh(row, moved)))
 }
 
-const scopeOf = (c: CommissionRecord): RollupScope => ({ workspaceId: c.workspaceId, campaignId: c.campaignId, affiliateId: c.affiliateId })
+/** Ids per `in` condition when looking rows up: well under every database's limit on bound parameters. */
+const ID_CHUNK = 500
+
+/** A new row holding `moved` (every other counter 0). */
+function fresh(row: Target['row'], moved: RollupDeltas): RollupRecord {
+  // Written out field by field, so every new row has one shape (a hundred thousand of them in a payout run).
+  return {
+    id: row.id,
+    workspaceId: row.workspaceId,
+    campaignId: row.campaignId,
+    affiliateId: row.affiliateId,
+    hourStart: row.hourStart,
+    seriesKey: row.seriesKey,
+    rankKey: row.rankKey,
+    createdAt: row.createdAt,
+    opens: moved.opens ?? 0,
+    clicks: moved.clicks ?? 0,
+    signups: moved.signups ?? 0,
+    saleCount: moved.saleCount ?? 0,
+    earningsMinor: moved.earningsMinor ?? 0,
+    pendingCount: moved.pendingCount ?? 0,
+    pendingMinor: moved.pendingMinor ?? 0,
+    processingCount: moved.processingCount ?? 0,
+    processingMinor: moved.processingMinor ?? 0,
+    paidCount: moved.paidCount ?? 0,
+    paidMinor: moved.paidMinor ?? 0,
+    refundedCount: moved.refundedCount ?? 0,
+    refundedMinor: moved.refundedMinor ?? 0,
+    clawbackCount: moved.clawbackCount ?? 0,
+    clawbackMinor: moved.clawbackMinor ?? 0,
+    payoutCount: moved.payoutCount ?? 0,
+    paidOutMinor: moved.paidOutMinor ?? 0,
+  } satisfies Record<keyof RollupRecord, unknown>
+}
+
+const scopeOf = (c: Pick<CommissionRecord, 'workspaceId' | 'campaignId' | 'affiliateId'>): RollupScope => ({ workspaceId: c.workspaceId, campaignId: c.campaignId, affiliateId: c.affiliateId })
 
 /** What one commission record adds to the figures of the hour of its `commissionDate` (signups aside). */
 export function commissionFigures(c: CommissionRecord): RollupDeltas {
@@ -197,7 +247,33 @@ export async function moveCommission(tx: StorageTransaction, before: CommissionR
   await addToRollups(tx, [...commissionEntries(before, after), ...(await signupEntries(tx, before, after))])
 }
 
+/** What a status move reads of a commission record. */
+export type StatusMoveRecord = Pick<CommissionRecord, 'workspaceId' | 'campaignId' | 'affiliateId' | 'commissionDate' | 'kind' | 'status' | 'amountMinor' | 'refundedMinor'>
+
 /** Moves the rollups for commissions whose status (and nothing else rollups read) changed together. */
-export async function moveCommissionStatus(tx: StorageTransaction, before: readonly CommissionRecord[], status: CommissionRecord['status']): Promise<void> {
-  await addToRollups(tx, before.flatMap((record) => commissionEntries(record, { ...record, status })))
+export async function moveCommissionStatus(tx: StorageTransaction, before: readonly StatusMoveRecord[], status: CommissionRecord['status']): Promise<void> {
+  // One entry per record: what `commissionEntries(record, moved)` adds up to (same place, same hour).
+  const entries: RollupEntry[] = []
+  for (const record of before) {
+    const deltas = statusMoveFigures(record, status)
+    if (deltas !== null) entries.push({ scope: scopeOf(record), at: record.commissionDate, deltas })
+  }
+  await addToRollups(tx, entries)
+}
+
+/**
+ * What moving one record to `status` changes in its hour's figures: `commissionFigures` of the
+ * moved record minus those of the record, worked out without copying the record. Null when nothing.
+ */
+export function statusMoveFigures(c: StatusMoveRecord, status: CommissionRecord['status']): RollupDeltas | null {
+  // A clawback's figures do not depend on its status.
+  if (c.kind === 'clawback' || c.status === status) return null
+  const out: RollupDeltas = {}
+  const earned = earnedMinor({ kind: c.kind, status, amountMinor: c.amountMinor, refundedMinor: c.refundedMinor }) - earnedMinor(c)
+  if (earned !== 0) out.earningsMinor = earned
+  out[`${c.status}Count` as RollupCounter] = -1
+  out[`${c.status}Minor` as RollupCounter] = -c.amountMinor
+  out[`${status}Count` as RollupCounter] = 1
+  out[`${status}Minor` as RollupCounter] = c.amountMinor
+  return out
 }

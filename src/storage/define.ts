@@ -1,4 +1,7 @@
+import { conditionHolds } from './types.js'
 import type {
+  DriverDeltas,
+  DriverPatch,
   DriverQuery,
   DriverTransaction,
   DriverWhere,
@@ -17,6 +20,18 @@ import type {
 const typedOne = <M extends ModelName>(record: StoredRecord | null): RecordOf<M> | null => record as RecordOf<M> | null
 const typedAll = <M extends ModelName>(records: StoredRecord[]): RecordOf<M>[] => records as RecordOf<M>[]
 
+/** Ids per `in` condition of a fallback's reads: well under every database's limit on bound parameters. */
+const ID_CHUNK = 500
+
+/** Refuses a batch naming one id twice: which change would win is not defined. */
+function distinctIds(changes: readonly { id: string }[]): void {
+  const seen = new Set<string>()
+  for (const { id } of changes) {
+    if (seen.has(id)) throw new TypeError(`A batch names the record ${id} twice`)
+    seen.add(id)
+  }
+}
+
 /**
  * The typed view of one driver transaction. A class, so that a transaction costs one small object
  * rather than ten closures: every request runs at least one.
@@ -28,6 +43,11 @@ class TypedTransaction implements StorageTransaction {
   }
   async find<M extends ModelName>(model: M, query: DriverQuery) {
     return typedAll<M>(await this.tx.find(model, query))
+  }
+  async select<M extends ModelName, F extends keyof RecordOf<M> & string>(model: M, fields: readonly F[], query: DriverQuery) {
+    const { tx } = this
+    const records = tx.select ? await tx.select(model, fields, query) : await tx.find(model, query)
+    return records as unknown as Pick<RecordOf<M>, F | 'id'>[]
   }
   count(model: ModelName, query: Pick<DriverQuery, 'where' | 'contains'>) {
     return this.tx.count(model, query)
@@ -67,6 +87,59 @@ class TypedTransaction implements StorageTransaction {
       throw error
     }
     return matching.length
+  }
+  async insertMany(model: ModelName, records: readonly StoredRecord[]) {
+    const { tx } = this
+    if (records.length === 0) return
+    if (tx.insertMany) return tx.insertMany(model, records)
+    const done: StoredRecord[] = []
+    try {
+      for (const record of records) {
+        await tx.insert(model, record)
+        done.push(record)
+      }
+    } catch (error) {
+      // All or nothing, as one INSERT statement would be.
+      for (const record of done) await tx.delete(model, record.id)
+      throw error
+    }
+  }
+  async updateEach(model: ModelName, changes: readonly DriverPatch[], where: DriverWhere = {}) {
+    const { tx } = this
+    distinctIds(changes)
+    if (changes.length === 0) return 0
+    if (tx.updateEach) return tx.updateEach(model, changes, where)
+    // Read and written in one transaction, which the contract makes serializable: the where still holds.
+    const idCondition = where.id
+    const wanted = idCondition === undefined ? changes : changes.filter((change) => conditionHolds(change.id, idCondition))
+    const matching = new Map<string, StoredRecord>()
+    for (let i = 0; i < wanted.length; i += ID_CHUNK) {
+      const ids = wanted.slice(i, i + ID_CHUNK).map((change) => change.id)
+      for (const record of await tx.find(model, { where: { ...where, id: { in: ids } } })) matching.set(record.id, record)
+    }
+    const done: [StoredRecord, Record<string, unknown>][] = []
+    try {
+      for (const change of wanted) {
+        const record = matching.get(change.id)
+        if (!record) continue
+        await tx.update(model, record.id, change.patch)
+        done.push([record, change.patch])
+      }
+    } catch (error) {
+      // All or nothing: put back what each patch had changed.
+      for (const [record, patch] of done) await tx.update(model, record.id, Object.fromEntries(Object.keys(patch).map((field) => [field, record[field]])))
+      throw error
+    }
+    return done.length
+  }
+  async incrementEach(model: ModelName, changes: readonly DriverDeltas[]) {
+    const { tx } = this
+    distinctIds(changes)
+    if (changes.length === 0) return 0
+    if (tx.incrementEach) return tx.incrementEach(model, changes)
+    let changed = 0
+    for (const change of changes) if ((await tx.increment(model, change.id, change.deltas)) !== null) changed++
+    return changed
   }
   delete(model: ModelName, id: string) {
     return this.tx.delete(model, id)

@@ -4,6 +4,8 @@ export { defineStorage } from './define.js'
 export { conditionHolds, isRange, RANGE_OPERATORS, UniqueViolationError } from './types.js'
 export type {
   Condition,
+  DriverDeltas,
+  DriverPatch,
   DriverQuery,
   DriverTransaction,
   DriverWhere,
@@ -11,8 +13,10 @@ export type {
   ModelName,
   NumericField,
   RangeCondition,
+  RecordDeltas,
   RecordOf,
   RecordPage,
+  RecordPatch,
   Scalar,
   Storage,
   StorageDriver,

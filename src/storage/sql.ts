@@ -34,6 +34,13 @@ export class Params {
   }
 }
 
+export interface ConditionOptions {
+  /** The table (as SQL: quoted, or an alias) to name each column with, when the statement joins another. */
+  table?: string
+  /** The rows are found by id (a join on it): sqlite then writes the other columns as `+"field"`, which no index serves. */
+  byId?: boolean
+}
+
 /**
  * `where` as SQL conditions, all of which must hold. An `in` of one value is plain equality, which every index serves.
  *
@@ -43,14 +50,15 @@ export class Params {
  * `payoutId` index over every unclaimed commission, and a payout run's claims grow with the square
  * of the commissions.
  */
-export function conditions(model: ModelName, where: DriverWhere | undefined, params: Params): string[] {
+export function conditions(model: ModelName, where: DriverWhere | undefined, params: Params, options: ConditionOptions = {}): string[] {
   const out: string[] = []
-  const byId = params.dialect === 'sqlite' && where?.id != null
+  const byId = params.dialect === 'sqlite' && (options.byId ?? where?.id != null)
+  const qualifier = options.table === undefined ? '' : `${options.table}.`
   for (const field in where) {
     const value = where[field]
     if (value === undefined) continue
     kindOf(model, field)
-    const column = byId && field !== 'id' ? `+${quote(field)}` : quote(field)
+    const column = byId && field !== 'id' ? `+${qualifier}${quote(field)}` : `${qualifier}${quote(field)}`
     if (value === null) {
       out.push(`${column} IS NULL`)
     } else if (isRange(value)) {

@@ -77,6 +77,15 @@ export interface StorageTransaction {
   get<M extends ModelName>(model: M, id: string): Promise<RecordOf<M> | null>
   /** Records matching the query, in its order, `offset` skipped and at most `limit` returned. */
   find<M extends ModelName>(model: M, query: FindQuery<M>): Promise<RecordOf<M>[]>
+  /**
+   * `find`, answering of each record only `fields` and its `id`: a storage may read just those
+   * (a storage may also answer more). For reads of many records that need few of their fields.
+   */
+  select<M extends ModelName, F extends keyof RecordOf<M> & string>(
+    model: M,
+    fields: readonly F[],
+    query: FindQuery<M>,
+  ): Promise<Pick<RecordOf<M>, F | 'id'>[]>
   /** How many records match `where` and `contains`. */
   count<M extends ModelName>(model: M, query: Pick<FindQuery<M>, 'where' | 'contains'>): Promise<number>
   /**
@@ -113,10 +122,42 @@ export interface StorageTransaction {
    * change a field `contains` searches (see `models`).
    */
   updateMany<M extends ModelName>(model: M, where: Where<M>, patch: Partial<RecordOf<M>>): Promise<number>
+  /**
+   * Stores new records, all or none: like `insert` for each, but a storage may write them in one
+   * statement. Throws {@link UniqueViolationError} like `insert` (a collision among the records
+   * themselves included) and stores none of them then.
+   */
+  insertMany<M extends ModelName>(model: M, records: readonly RecordOf<M>[]): Promise<void>
+  /**
+   * Sets each change's fields on the record with its id, but only on the records that still match
+   * `where` (checked by the write itself, as in `updateMany`), and answers how many it changed.
+   * Ids missing, or whose record no longer matches, are left alone and not counted. Each id may
+   * appear once. Throws {@link UniqueViolationError} like `update`, and changes nothing then. A
+   * patch may not change a field `contains` searches (see `models`).
+   */
+  updateEach<M extends ModelName>(model: M, changes: readonly RecordPatch<M>[], where?: Where<M>): Promise<number>
+  /**
+   * Adds each change's deltas to the numeric fields of the record with its id (`increment` for
+   * each), and answers how many records it changed: ids with no record are left out. Each id may
+   * appear once.
+   */
+  incrementEach<M extends ModelName>(model: M, changes: readonly RecordDeltas<M>[]): Promise<number>
   /** Removes one record; true when it existed. */
   delete<M extends ModelName>(model: M, id: string): Promise<boolean>
   /** Removes every record matching `where`; answers how many. */
   deleteMany<M extends ModelName>(model: M, where: Where<M>): Promise<number>
+}
+
+/** One record's own patch in an `updateEach`. */
+export interface RecordPatch<M extends ModelName> {
+  id: string
+  patch: Partial<RecordOf<M>>
+}
+
+/** One record's own deltas in an `incrementEach`. */
+export interface RecordDeltas<M extends ModelName> {
+  id: string
+  deltas: Partial<Record<NumericField<M>, number>>
 }
 
 /** A page of records and how many match in all. */
@@ -170,6 +211,18 @@ export type StoredRecord = { id: string } & Record<string, unknown>
 /** `where` as a driver sees it: field name to condition. */
 export type DriverWhere = Record<string, Condition | undefined>
 
+/** One record's patch in a driver's `updateEach`. */
+export interface DriverPatch {
+  id: string
+  patch: Record<string, unknown>
+}
+
+/** One record's deltas in a driver's `incrementEach`. */
+export interface DriverDeltas {
+  id: string
+  deltas: Record<string, number | undefined>
+}
+
 export interface DriverQuery {
   where?: DriverWhere | undefined
   /** See {@link FindQuery.contains}. */
@@ -182,12 +235,14 @@ export interface DriverQuery {
 
 /**
  * The operations of a driver's transaction: {@link StorageTransaction} with plain records, and
- * the same contract. `findPage` and `updateMany` may be left out: the typed storage then answers
- * them with `find`, `count` and `update`.
+ * the same contract. `findPage`, `select`, `updateMany` and the batch operations (`insertMany`, `updateEach`,
+ * `incrementEach`) may be left out: the typed storage then answers them with the single-record ones.
  */
 export interface DriverTransaction {
   get(model: ModelName, id: string): Promise<StoredRecord | null>
   find(model: ModelName, query: DriverQuery): Promise<StoredRecord[]>
+  /** See {@link StorageTransaction.select}. May be left out: the typed storage then answers `find`. */
+  select?(model: ModelName, fields: readonly string[], query: DriverQuery): Promise<StoredRecord[]>
   count(model: ModelName, query: Pick<DriverQuery, 'where' | 'contains'>): Promise<number>
   findPage?(model: ModelName, query: DriverQuery): Promise<RecordPage<StoredRecord>>
   insert(model: ModelName, record: StoredRecord): Promise<void>
@@ -195,6 +250,15 @@ export interface DriverTransaction {
   increment(model: ModelName, id: string, deltas: Record<string, number | undefined>): Promise<StoredRecord | null>
   /** See {@link StorageTransaction.updateMany}. May be left out: the typed storage then finds the records and updates each. */
   updateMany?(model: ModelName, where: DriverWhere, patch: Record<string, unknown>): Promise<number>
+  /** See {@link StorageTransaction.insertMany}. May be left out: the typed storage then inserts each (and deletes them again on a failure). */
+  insertMany?(model: ModelName, records: readonly StoredRecord[]): Promise<void>
+  /**
+   * See {@link StorageTransaction.updateEach}; the ids are distinct (the typed storage checks).
+   * May be left out: the typed storage then finds the records still matching and updates each.
+   */
+  updateEach?(model: ModelName, changes: readonly DriverPatch[], where: DriverWhere): Promise<number>
+  /** See {@link StorageTransaction.incrementEach}; the ids are distinct. May be left out: the typed storage then increments each. */
+  incrementEach?(model: ModelName, changes: readonly DriverDeltas[]): Promise<number>
   delete(model: ModelName, id: string): Promise<boolean>
   deleteMany(model: ModelName, where: DriverWhere): Promise<number>
 }

@@ -110,6 +110,13 @@ export function describeStorageConformance(name: string, factory: StorageFactory
           const [found] = await tx(storage, (t) => t.find(model, { where: { id: record.id } }))
           expect(found).toStrictEqual(record)
         })
+
+        test(`${model}: records stored by insertMany round-trip exactly`, async (storage) => {
+          const first = samples[model]()
+          const records = [first, { ...samples[model](), id: String(another(first.id, 'batch')) }]
+          await tx(storage, (t) => t.insertMany(model, records))
+          for (const record of records) expect(await tx(storage, (t) => t.get(model, record.id))).toStrictEqual(record)
+        })
       }
 
       test('values of every kind round-trip: true/false, null, arrays, large and negative integers', async (storage) => {
@@ -127,6 +134,21 @@ export function describeStorageConformance(name: string, factory: StorageFactory
         for (const record of records) expect(await tx(storage, (t) => t.get('campaigns', record.id))).toStrictEqual(record)
         expect(await tx(storage, (t) => t.get('affiliates', withValues.id))).toStrictEqual(withValues)
         expect(await tx(storage, (t) => t.get('commissions', withNulls.id))).toStrictEqual(withNulls)
+      })
+
+      test('values of every kind round-trip through insertMany and updateEach', async (storage) => {
+        const records = [
+          campaign({ isDefault: true, requiresApprovalToJoin: false, allowedUrlParameters: [], amountMinor: 0, payoutTerm: -45 }),
+          campaign({ allowedUrlParameters: ['a', 'b,c', '"q"', '日本'], amountMinor: 2 ** 40 + 1, minimumPayoutMinor: Number.MAX_SAFE_INTEGER }),
+        ]
+        await tx(storage, (t) => t.insertMany('campaigns', records))
+        for (const record of records) expect(await tx(storage, (t) => t.get('campaigns', record.id))).toStrictEqual(record)
+        const patches = [
+          { isDefault: false, allowedUrlParameters: ['x', '[1]', 'line\nbreak'], amountMinor: -(2 ** 40), affiliateDashboardText: '{"a":1}' },
+          { isDefault: true, allowedUrlParameters: [], amountMinor: Number.MAX_SAFE_INTEGER, affiliateDashboardText: '' },
+        ]
+        await tx(storage, (t) => t.updateEach('campaigns', records.map((r, i) => ({ id: r.id, patch: patches[i]! }))))
+        for (const [i, record] of records.entries()) expect(await tx(storage, (t) => t.get('campaigns', record.id))).toStrictEqual({ ...record, ...patches[i] })
       })
 
       test('get answers null for an unknown id', async (storage) => {
@@ -287,6 +309,202 @@ export function describeStorageConformance(name: string, factory: StorageFactory
         const counts = new Map<string | null, number>()
         for (const record of stored) counts.set(record.payoutId, (counts.get(record.payoutId) ?? 0) + 1)
         // What each claimant says it took is exactly what is stored under its id: nothing twice, nothing lost.
+        claimants.forEach((payoutId, i) => expect(counts.get(payoutId) ?? 0).toBe(claimed[i]))
+        expect(claimed.reduce((a, b) => a + b, 0) + (counts.get(null) ?? 0)).toBe(records.length)
+        expect(claimed.some((n) => n > 0)).toBe(true)
+      })
+    })
+
+    describe('select', () => {
+      test('select answers the given fields and the id of the records find answers, in its order and page', async (storage) => {
+        const records = Array.from({ length: 7 }, (_, i) =>
+          commission({
+            createdAt: at(i),
+            amountMinor: 100 * (i % 3),
+            status: i % 2 ? 'paid' : 'pending',
+            payoutId: i === 3 ? sampleId() : null,
+            isSelfReferral: i === 2,
+            referredUser: `buyer-${i}@example.com`,
+          }),
+        )
+        await insertAll(storage, 'commissions', records)
+        const fields = ['status', 'amountMinor', 'payoutId', 'isSelfReferral', 'createdAt'] as const
+        const pick = (record: object) => Object.fromEntries(['id', ...fields].map((field) => [field, (record as Record<string, unknown>)[field]]))
+        const queries: FindQuery<'commissions'>[] = [
+          {},
+          { where: { status: 'pending', payoutId: null } },
+          { orderBy: { field: 'amountMinor', direction: 'ASC' }, offset: 2, limit: 3 },
+          { where: { workspaceId: WORKSPACE }, contains: 'BUYER-4' },
+          { limit: 0 },
+        ]
+        for (const query of queries) {
+          const full = await tx(storage, (t) => t.find('commissions', query))
+          const some = await tx(storage, (t) => t.select('commissions', fields, query))
+          expect(some.map(pick), JSON.stringify(query)).toStrictEqual(full.map(pick))
+        }
+        expect(await tx(storage, (t) => t.select('commissions', ['status'], { where: { status: 'paid' } }))).toHaveLength(3)
+      })
+    })
+
+    describe('batches: insertMany, updateEach, incrementEach', () => {
+      test('insertMany stores every record as given, searchable and in look-ups', async (storage) => {
+        const records = [affiliate({ email: 'Ann@example.com', details: null }), affiliate({ email: 'bob@example.com', payoutMethod: 'PAYPAL' }), affiliate({ workspaceId: OTHER_WORKSPACE })]
+        await tx(storage, (t) => t.insertMany('affiliates', records))
+        for (const record of records) expect(await tx(storage, (t) => t.get('affiliates', record.id))).toStrictEqual(record)
+        expect(await tx(storage, (t) => t.count('affiliates', { where: { workspaceId: WORKSPACE } }))).toBe(2)
+        expect(ids(await tx(storage, (t) => t.find('affiliates', { contains: 'ANN@' })))).toEqual([records[0]!.id])
+        await tx(storage, (t) => t.insertMany('affiliates', []))
+        expect(await tx(storage, (t) => t.count('affiliates', {}))).toBe(3)
+      })
+
+      test('insertMany that breaks a unique constraint throws, stores none, and the transaction goes on', async (storage) => {
+        const held = commission({ invoiceId: 'in_1' })
+        await insertAll(storage, 'commissions', [held])
+        const fresh = commission({ invoiceId: 'in_2' })
+        await tx(storage, async (t) => {
+          await expect(t.insertMany('commissions', [fresh, commission({ invoiceId: 'in_1' })])).rejects.toBeInstanceOf(UniqueViolationError)
+          // A collision among the records themselves.
+          await expect(t.insertMany('commissions', [fresh, commission({ invoiceId: 'in_2' })])).rejects.toBeInstanceOf(UniqueViolationError)
+          expect(await t.get('commissions', fresh.id)).toBeNull()
+          await t.insertMany('commissions', [fresh])
+        })
+        expect(ids(await tx(storage, (t) => t.find('commissions', { orderBy: { field: 'id', direction: 'ASC' } })))).toEqual(ids([held, fresh]).sort())
+      })
+
+      test('insertMany of an id already stored throws and stores none', async (storage) => {
+        const held = campaign()
+        await insertAll(storage, 'campaigns', [held])
+        const fresh = campaign()
+        await expect(tx(storage, (t) => t.insertMany('campaigns', [fresh, { ...campaign(), id: held.id }]))).rejects.toThrow()
+        expect(await tx(storage, (t) => t.get('campaigns', fresh.id))).toBeNull()
+        expect(await tx(storage, (t) => t.get('campaigns', held.id))).toStrictEqual(held)
+      })
+
+      test('updateEach gives each record its own patch, only where the guard still holds, and counts those', async (storage) => {
+        const [first, second] = [sampleId(), sampleId()]
+        const due = [commission(), commission(), commission({ status: 'processing' }), commission({ payoutId: sampleId() })]
+        await insertAll(storage, 'commissions', due)
+        const changes = [
+          { id: due[0]!.id, patch: { status: 'processing' as const, payoutId: first, updatedAt: at(9) } },
+          { id: due[1]!.id, patch: { status: 'processing' as const, payoutId: second, updatedAt: at(10) } },
+          // No longer matching the guard: not changed, not counted.
+          { id: due[2]!.id, patch: { status: 'processing' as const, payoutId: first, updatedAt: at(9) } },
+          { id: due[3]!.id, patch: { status: 'processing' as const, payoutId: first, updatedAt: at(9) } },
+          // No such record.
+          { id: sampleId(), patch: { status: 'processing' as const, payoutId: first, updatedAt: at(9) } },
+        ]
+        expect(await tx(storage, (t) => t.updateEach('commissions', changes, { status: 'pending', payoutId: null }))).toBe(2)
+        expect(await tx(storage, (t) => t.get('commissions', due[0]!.id))).toStrictEqual({ ...due[0]!, status: 'processing', payoutId: first, updatedAt: at(9) })
+        expect(await tx(storage, (t) => t.get('commissions', due[1]!.id))).toStrictEqual({ ...due[1]!, status: 'processing', payoutId: second, updatedAt: at(10) })
+        expect(await tx(storage, (t) => t.get('commissions', due[2]!.id))).toStrictEqual(due[2])
+        expect(await tx(storage, (t) => t.get('commissions', due[3]!.id))).toStrictEqual(due[3])
+        expect(ids(await tx(storage, (t) => t.find('commissions', { where: { payoutId: second } })))).toEqual([due[1]!.id])
+        expect(await tx(storage, (t) => t.count('commissions', { where: { workspaceId: WORKSPACE, status: 'processing' } }))).toBe(3)
+        // The guard no longer holds for any of them: a second claim changes nothing.
+        expect(await tx(storage, (t) => t.updateEach('commissions', changes, { status: 'pending', payoutId: null }))).toBe(0)
+        expect(await tx(storage, (t) => t.get('commissions', due[1]!.id))).toStrictEqual({ ...due[1]!, status: 'processing', payoutId: second, updatedAt: at(10) })
+      })
+
+      test('updateEach without a guard, with patches of different fields, nulls and a range guard', async (storage) => {
+        const records = [affiliate({ details: 'x', totalClicks: 1 }), affiliate({ payoutMethod: null }), affiliate()]
+        await insertAll(storage, 'affiliates', records)
+        const n = await tx(storage, (t) =>
+          t.updateEach('affiliates', [
+            { id: records[0]!.id, patch: { details: null, isBanned: true } },
+            { id: records[1]!.id, patch: { payoutMethod: 'WISE', notes: 'n' } },
+          ]),
+        )
+        expect(n).toBe(2)
+        expect(await tx(storage, (t) => t.get('affiliates', records[0]!.id))).toStrictEqual({ ...records[0]!, details: null, isBanned: true })
+        expect(await tx(storage, (t) => t.get('affiliates', records[1]!.id))).toStrictEqual({ ...records[1]!, payoutMethod: 'WISE', notes: 'n' })
+        expect(await tx(storage, (t) => t.get('affiliates', records[2]!.id))).toStrictEqual(records[2])
+        const ranged = await tx(storage, (t) =>
+          t.updateEach('affiliates', [records[0]!, records[2]!].map((r) => ({ id: r.id, patch: { notes: 'ranged' } })), { totalClicks: { gte: 1 } }),
+        )
+        expect(ranged).toBe(1)
+        expect((await tx(storage, (t) => t.get('affiliates', records[0]!.id)))!.notes).toBe('ranged')
+        expect((await tx(storage, (t) => t.get('affiliates', records[2]!.id)))!.notes).toBe(records[2]!.notes)
+      })
+
+      test('updateEach that would break a unique constraint throws and changes nothing', async (storage) => {
+        const records = [commission({ invoiceId: null }), commission({ invoiceId: null }), commission({ invoiceId: 'in_9' })]
+        await insertAll(storage, 'commissions', records)
+        await tx(storage, async (t) => {
+          const changes = [
+            { id: records[0]!.id, patch: { invoiceId: 'in_1', status: 'paid' as const } },
+            { id: records[1]!.id, patch: { invoiceId: 'in_9', status: 'paid' as const } },
+          ]
+          await expect(t.updateEach('commissions', changes)).rejects.toBeInstanceOf(UniqueViolationError)
+          expect(await t.get('commissions', records[0]!.id)).toStrictEqual(records[0])
+          expect(await t.get('commissions', records[1]!.id)).toStrictEqual(records[1])
+        })
+        expect(await tx(storage, (t) => t.count('commissions', { where: { invoiceId: null } }))).toBe(2)
+      })
+
+      test('updateEach and incrementEach are undone with their transaction', async (storage) => {
+        const record = commission()
+        const person = affiliate({ totalClicks: 3 })
+        await insertAll(storage, 'commissions', [record])
+        await insertAll(storage, 'affiliates', [person])
+        await tx(storage, async (t) => {
+          expect(await t.updateEach('commissions', [{ id: record.id, patch: { status: 'paid', payoutId: sampleId() } }])).toBe(1)
+          expect(await t.incrementEach('affiliates', [{ id: person.id, deltas: { totalClicks: 2 } }])).toBe(1)
+          throw new Error('undo')
+        }).catch((error: Error) => expect(error.message).toBe('undo'))
+        expect(await tx(storage, (t) => t.get('commissions', record.id))).toStrictEqual(record)
+        expect(await tx(storage, (t) => t.get('affiliates', person.id))).toStrictEqual(person)
+        expect(await tx(storage, (t) => t.count('commissions', { where: { workspaceId: WORKSPACE, status: 'paid' } }))).toBe(0)
+      })
+
+      test('a batch naming one record twice is refused', async (storage) => {
+        const record = affiliate()
+        await insertAll(storage, 'affiliates', [record])
+        await expect(tx(storage, (t) => t.updateEach('affiliates', [{ id: record.id, patch: { notes: 'a' } }, { id: record.id, patch: { notes: 'b' } }]))).rejects.toThrow(/twice/)
+        await expect(tx(storage, (t) => t.incrementEach('affiliates', [{ id: record.id, deltas: { totalClicks: 1 } }, { id: record.id, deltas: { totalClicks: 1 } }]))).rejects.toThrow(/twice/)
+        expect(await tx(storage, (t) => t.get('affiliates', record.id))).toStrictEqual(record)
+      })
+
+      test('incrementEach adds each record its own deltas and counts the records it found', async (storage) => {
+        const records = [affiliate({ totalClicks: 5, totalEarningsMinor: 1000 }), affiliate({ totalClicks: 1 }), affiliate()]
+        await insertAll(storage, 'affiliates', records)
+        const n = await tx(storage, (t) =>
+          t.incrementEach('affiliates', [
+            { id: records[0]!.id, deltas: { totalClicks: 2, totalEarningsMinor: -250 } },
+            { id: records[1]!.id, deltas: { totalOpens: 4 } },
+            { id: sampleId(), deltas: { totalClicks: 1 } },
+          ]),
+        )
+        expect(n).toBe(2)
+        expect(await tx(storage, (t) => t.get('affiliates', records[0]!.id))).toStrictEqual({ ...records[0]!, totalClicks: 7, totalEarningsMinor: 750 })
+        expect(await tx(storage, (t) => t.get('affiliates', records[1]!.id))).toStrictEqual({ ...records[1]!, totalOpens: records[1]!.totalOpens + 4 })
+        expect(await tx(storage, (t) => t.get('affiliates', records[2]!.id))).toStrictEqual(records[2])
+        // A field named like a column of the database's own row sources (`value`, `id`, `key`).
+        const counter = sequence({ value: 5 })
+        await insertAll(storage, 'sequences', [counter])
+        expect(await tx(storage, (t) => t.incrementEach('sequences', [{ id: counter.id, deltas: { value: 2 } }]))).toBe(1)
+        expect(await tx(storage, (t) => t.updateEach('sequences', [{ id: counter.id, patch: { updatedAt: at(3) } }], { value: 7 }))).toBe(1)
+        expect(await tx(storage, (t) => t.get('sequences', counter.id))).toStrictEqual({ ...counter, value: 7, updatedAt: at(3) })
+      })
+
+      test('serializable: concurrent updateEach claims never give one record to two claimants', async (storage) => {
+        const records = Array.from({ length: 12 }, () => commission())
+        await insertAll(storage, 'commissions', records)
+        const claimants = Array.from({ length: 6 }, () => sampleId())
+        const claimed = await Promise.all(
+          claimants.map((payoutId, i) =>
+            tx(storage, async (t) => {
+              const free = await t.find('commissions', { where: { workspaceId: WORKSPACE, status: 'pending', payoutId: null } })
+              await new Promise((resolve) => setTimeout(resolve, 0))
+              const mine = ids(free).filter((_, j) => (j + i) % 2 === 0)
+              const n = await t.updateEach('commissions', mine.map((id) => ({ id, patch: { status: 'processing' as const, payoutId } })), { status: 'pending', payoutId: null })
+              if (n !== mine.length) throw new Error('claimed fewer than read: another claimant got there first')
+              return n
+            }).catch(() => 0),
+          ),
+        )
+        const stored = await tx(storage, (t) => t.find('commissions', { where: { workspaceId: WORKSPACE } }))
+        const counts = new Map<string | null, number>()
+        for (const record of stored) counts.set(record.payoutId, (counts.get(record.payoutId) ?? 0) + 1)
         claimants.forEach((payoutId, i) => expect(counts.get(payoutId) ?? 0).toBe(claimed[i]))
         expect(claimed.reduce((a, b) => a + b, 0) + (counts.get(null) ?? 0)).toBe(records.length)
         expect(claimed.some((n) => n > 0)).toBe(true)

@@ -2,6 +2,8 @@ import { kindOf, models, type ColumnKind } from '../models.js'
 import { conditions, orderBy, Params, quote, searchText, SEARCH_COLUMN, whereClause } from '../sql.js'
 import {
   UniqueViolationError,
+  type DriverDeltas,
+  type DriverPatch,
   type DriverQuery,
   type DriverTransaction,
   isRange,
@@ -25,12 +27,31 @@ interface TableSql {
   fields: [string, ColumnKind][]
   select: string
   insert: string
+  /** One INSERT of every row of a bound JSON array of arrays (each row's values in `fields` order, then the search text). */
+  insertMany: string
   hasSearch: boolean
   byId: string
   /** Where `id` is among the selected columns. */
   idAt: number
   /** "UNIQUE constraint failed: <columns>" as SQLite words it, to the constraint's name. */
   constraints: Map<string, string>
+}
+
+/**
+ * The rows of a batch: a JSON array bound as one parameter. The statement runs with it bound as
+ * UTF-8 bytes (encoded natively, where binding text copies it character by character in
+ * JavaScript) and the cast reads them back as the text; the journal keeps the text, which the
+ * same statement takes when replayed.
+ */
+const JSON_ROWS = 'jsonb_each(CAST(? AS TEXT))'
+const utf8 = new TextEncoder()
+
+/** Rows per statement of a batch, so that one statement's JSON stays tens of MB, far below SQLite's limit on a value's length. */
+const BATCH_ROWS = 50_000
+const inChunks = <T>(rows: readonly T[]): T[][] => {
+  const out: T[][] = []
+  for (let i = 0; i < rows.length; i += BATCH_ROWS) out.push(rows.slice(i, i + BATCH_ROWS))
+  return out
 }
 
 const tableSql = new Map<ModelName, TableSql>()
@@ -45,6 +66,7 @@ function sqlOf(model: ModelName): TableSql {
     fields,
     select,
     insert: `INSERT INTO ${quote(model)} (${[...names, SEARCH_COLUMN].join(', ')}) VALUES (${fields.map(() => '?').join(', ')}, ?)`,
+    insertMany: `INSERT INTO ${quote(model)} (${[...names, SEARCH_COLUMN].join(', ')}) SELECT ${[...names, SEARCH_COLUMN].map((_, i) => `value ->> ${i}`).join(', ')} FROM ${JSON_ROWS}`,
     hasSearch: models[model].search.length > 0,
     byId: `${select} WHERE "id" = ?`,
     idAt: fields.findIndex(([field]) => field === 'id'),
@@ -110,6 +132,21 @@ function countedAs(model: ModelName, query: Filter): [string, string[]] | null {
 }
 
 /**
+ * The statement of an `updateEach` setting `fields` from the bound rows (`[id, value, …]`, as
+ * JSON), joined on the primary key (the other columns of `where` as `+"field"`, which no index
+ * serves, so SQLite never walks an index of the guard instead), where `where` still holds.
+ */
+export function updateEachSql(model: ModelName, fields: readonly string[], rows: string, where: DriverWhere): Write {
+  const name = quote(model)
+  const params = sqlite()
+  params.values.push(rows)
+  const sets = fields.map((field, i) => `${quote(field)} = j.value ->> ${i + 1}`)
+  const conds = conditions(model, where, params, { table: name, byId: true })
+  const sql = `UPDATE ${name} SET ${sets.join(', ')} FROM ${JSON_ROWS} AS j WHERE ${[`${name}."id" = j.value ->> 0`, ...conds].join(' AND ')}`
+  return [sql, params.values as SqlValue[]]
+}
+
+/**
  * One transaction on a sql.js database. The caller has opened it with BEGIN and commits or rolls
  * back; this class runs the statements, keeps the writes for the journal, and refuses work once
  * `open` is false.
@@ -131,17 +168,18 @@ export class SqlJsTransaction implements DriverTransaction {
     return sqlOf(model)
   }
 
-  private write(model: ModelName, table: TableSql, sql: string, params: SqlValue[], id?: string): number {
+  /** Runs a write and keeps it for the journal; `bound`, when given, is what runs (the same values, bound otherwise). */
+  private write(model: ModelName, table: TableSql, sql: string, params: SqlValue[], id?: string, bound: SqlValue[] = params): number {
     let changed: number
     try {
-      changed = this.connection.run(sql, params)
+      changed = this.connection.run(sql, bound)
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error)
       const failed = /UNIQUE constraint failed: (.*)$/.exec(message)?.[1]
       if (failed !== undefined) {
         const constraint = table.constraints.get(failed)
         if (constraint) throw new UniqueViolationError(constraint)
-        if (failed === `${model}.id`) throw new Error(`A ${model} record with id ${id} already exists`)
+        if (failed === `${model}.id`) throw new Error(id === undefined ? `A ${model} record with one of these ids already exists` : `A ${model} record with id ${id} already exists`)
       }
       throw error
     }
@@ -200,6 +238,23 @@ export class SqlJsTransaction implements DriverTransaction {
 
   async find(model: ModelName, query: DriverQuery) {
     return (await this.page(model, query, false)).items
+  }
+
+  /** `find` reading only the given columns (a search reads whole records, by `find`). */
+  async select(model: ModelName, fields: readonly string[], query: DriverQuery) {
+    if (query.contains) return this.find(model, query)
+    this.table(model)
+    const columns = [...new Set(['id', ...fields])].map((field) => [field, kindOf(model, field)] as const)
+    if (query.limit !== undefined && query.limit <= 0) return []
+    const params = sqlite()
+    const where = whereClause(model, query, params)
+    params.values.push(query.limit ?? -1, Math.max(0, query.offset ?? 0))
+    const sql = `SELECT ${columns.map(([field]) => quote(field)).join(', ')} FROM ${quote(model)}${where} ORDER BY ${orderBy(model, query.orderBy, 'sqlite')} LIMIT ? OFFSET ?`
+    return this.connection.all(sql, params.values).map((row) => {
+      const record: Record<string, unknown> = {}
+      columns.forEach(([field, kind], i) => (record[field] = fromSql(kind, row[i] ?? null)))
+      return record as StoredRecord
+    })
   }
 
   async findPage(model: ModelName, query: DriverQuery) {
@@ -304,6 +359,107 @@ export class SqlJsTransaction implements DriverTransaction {
     const conds = conditions(model, where, params)
     const sql = `UPDATE ${quote(model)} SET ${sets.join(', ')}${conds.length ? ` WHERE ${conds.join(' AND ')}` : ''}`
     return this.write(model, table, sql, params.values as SqlValue[])
+  }
+
+  /**
+   * One statement per {@link BATCH_ROWS} records: their values travel as one bound JSON array,
+   * which `jsonb_each` turns back into rows. A failing statement is undone as a whole by SQLite,
+   * several run in a savepoint.
+   */
+  async insertMany(model: ModelName, records: readonly StoredRecord[]) {
+    const table = this.table(model)
+    if (records.length === 0) return
+    const rows: SqlValue[][] = []
+    const texts: string[] = []
+    for (const record of records) {
+      const row = table.fields.map(([field, kind]) => toSql(kind, record[field]))
+      const text = searchText(model, record)
+      row.push(text)
+      rows.push(row)
+      texts.push(text)
+    }
+    this.runAll(model, table, inChunks(rows).map((chunk): Write => [table.insertMany, [JSON.stringify(chunk)]]))
+    if (table.hasSearch) records.forEach((record, i) => this.noteSearch(model, record.id, texts[i]!))
+  }
+
+  /**
+   * One `UPDATE … FROM jsonb_each(?)` per set of patched fields (a claim has one): each row of the
+   * bound JSON array is `[id, value, …]`, joined on the primary key, with `where` checked by the
+   * same statement. Several statements run in a savepoint, so a failure undoes all of them.
+   */
+  async updateEach(model: ModelName, changes: readonly DriverPatch[], where: DriverWhere) {
+    const table = this.table(model)
+    const search: readonly string[] = models[model].search
+    const groups = new Map<string, { fields: string[]; rows: SqlValue[][] }>()
+    for (const { id, patch } of changes) {
+      const fields = Object.keys(patch).filter((field) => patch[field] !== undefined)
+      if (fields.length === 0) continue
+      const key = fields.join('\u0000')
+      let group = groups.get(key)
+      if (!group) {
+        for (const field of fields) {
+          kindOf(model, field)
+          if (search.includes(field)) throw new Error(`updateEach cannot change a searched field of ${model}`)
+        }
+        groups.set(key, (group = { fields, rows: [] }))
+      }
+      group.rows.push([id, ...fields.map((field) => toSql(kindOf(model, field), patch[field]))])
+    }
+    const statements: Write[] = []
+    for (const { fields, rows } of groups.values()) for (const chunk of inChunks(rows)) statements.push(updateEachSql(model, fields, JSON.stringify(chunk), where))
+    return this.runAll(model, table, statements)
+  }
+
+  /** `incrementEach` as `updateEach` runs it: `SET f = f + delta` per set of fields. */
+  async incrementEach(model: ModelName, changes: readonly DriverDeltas[]) {
+    const table = this.table(model)
+    const groups = new Map<string, { fields: string[]; rows: SqlValue[][] }>()
+    let found = 0
+    for (const { id, deltas } of changes) {
+      const fields = Object.keys(deltas).filter((field) => deltas[field] !== undefined)
+      if (fields.length === 0) {
+        // Nothing to add: the record counts when it exists, as `increment` answers it.
+        if (this.read(table, id)) found++
+        continue
+      }
+      const key = fields.join('\u0000')
+      let group = groups.get(key)
+      if (!group) {
+        for (const field of fields) if (kindOf(model, field) !== 'int') throw new Error(`${model}.${field} is not a number field`)
+        groups.set(key, (group = { fields, rows: [] }))
+      }
+      group.rows.push([id, ...fields.map((field) => deltas[field]!)])
+    }
+    const name = quote(model)
+    const statements: Write[] = []
+    for (const { fields, rows } of groups.values()) {
+      const sets = fields.map((field, i) => `${quote(field)} = ${name}.${quote(field)} + (j.value ->> ${i + 1})`)
+      for (const chunk of inChunks(rows)) statements.push([`UPDATE ${name} SET ${sets.join(', ')} FROM ${JSON_ROWS} AS j WHERE ${name}."id" = j.value ->> 0`, [JSON.stringify(chunk)]])
+    }
+    return found + this.runAll(model, table, statements)
+  }
+
+  /** A write whose first parameter is the JSON text of its rows (see `JSON_ROWS`). */
+  private writeRows(model: ModelName, table: TableSql, [sql, params]: Write): number {
+    return this.write(model, table, sql, params, undefined, [utf8.encode(params[0] as string), ...params.slice(1)])
+  }
+
+  /** Runs writes all or none: one alone (SQLite undoes a failed statement), several in a savepoint. */
+  private runAll(model: ModelName, table: TableSql, statements: Write[]): number {
+    if (statements.length === 0) return 0
+    if (statements.length === 1) return this.writeRows(model, table, statements[0]!)
+    const mark = this.writes.length
+    this.connection.exec('SAVEPOINT affiliate_batch')
+    try {
+      let changed = 0
+      for (const statement of statements) changed += this.writeRows(model, table, statement)
+      this.connection.exec('RELEASE affiliate_batch')
+      return changed
+    } catch (error) {
+      this.connection.exec('ROLLBACK TO affiliate_batch; RELEASE affiliate_batch')
+      this.writes.length = mark
+      throw error
+    }
   }
 
   async delete(model: ModelName, id: string) {
