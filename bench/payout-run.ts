@@ -1,7 +1,7 @@
 // One payout run over many due commissions (issue 15): 10k commissions of 1k affiliates, then 100k
 // of 10k, each on a fresh sql.js file (durable, file journal) and on a fresh PostgreSQL schema
 // (when AFFILIATE_TEST_POSTGRES_URL or AFFILIATE_BENCH_POSTGRES_URL is set). The records are loaded
-// straight through the storage, then one `service.api.payouts.run({ workspaceId })` is timed and
+// straight through the storage with the report rollups the API would have moved, then one `service.api.payouts.run({ workspaceId })` is timed and
 // its answer checked (one payout per affiliate, the total the sum of the commissions).
 // Goals: the run at 100k takes at most 5 s, and its time per commission at 100k is at most 1.2x
 // that at 10k.
@@ -9,7 +9,8 @@
 //   npm run bench -- payout-run
 //   node --import tsx bench/payout-run.ts           (BENCH_ROUNDS=3: best of three fresh loads per size)
 import { fileURLToPath } from 'node:url'
-import type { PayoutMethod } from '../src/domain/records.js'
+import type { CommissionRecord, PayoutMethod } from '../src/domain/records.js'
+import { addToRollups, commissionEntries } from '../src/reports/rollup.js'
 import { createAffiliateService, memoryKeyStore, type Storage } from '../src/index.js'
 import { affiliate, at, campaign, commission } from '../src/storage/sample-records.js'
 import { fixed, table } from './stats.js'
@@ -23,6 +24,7 @@ const SIZES = ([
   [100_000, 10_000],
 ] as const).filter(([commissions]) => !process.env.BENCH_MAX || commissions <= Number(process.env.BENCH_MAX))
 const CAMPAIGNS = 10
+const WINDOW_SECONDS = 30 * 86_400
 const BATCH = 5000
 const GOAL_SECONDS = 5
 const GOAL_GROWTH = 1.2
@@ -58,30 +60,35 @@ export async function load(storage: Storage, commissions: number, affiliates: nu
   let sum = 0
   for (let start = 0; start < commissions; start += BATCH) {
     await storage.transaction(async (tx) => {
+      const made: CommissionRecord[] = []
       for (let i = start; i < Math.min(commissions, start + BATCH); i++) {
         const person = people[i % affiliates]!
         const amountMinor = 5_00 + (i % 17) * 25
         sum += amountMinor
         const key = `buyer-${i}@example.com`
-        await tx.insert(
-          'commissions',
-          commission({
-            workspaceId: WORKSPACE,
-            campaignId: person.campaignId,
-            affiliateId: person.id,
-            referredUser: key,
-            referredUserKey: key,
-            amountMinor,
-            status: 'pending',
-            // Due during 2026 (a day apart per thousand): well before the run's clock.
-            commissionDate: at(i),
-            dueAt: at(i * 86.4),
-            payoutId: null,
-            createdAt: at(i),
-            updatedAt: at(i),
-          }),
-        )
+        // Spread evenly over the same 30 days at every size, so each affiliate's ten commissions
+        // fall in ten different hours and days at 10k as at 100k (the same rollup rows per commission).
+        const commissionDate = at(Math.floor((i * WINDOW_SECONDS) / commissions))
+        const record = commission({
+          workspaceId: WORKSPACE,
+          campaignId: person.campaignId,
+          affiliateId: person.id,
+          referredUser: key,
+          referredUserKey: key,
+          amountMinor,
+          status: 'pending',
+          // Due at once (a payout term of 0), in 2026: well before the run's clock.
+          commissionDate,
+          dueAt: commissionDate,
+          payoutId: null,
+          createdAt: commissionDate,
+          updatedAt: commissionDate,
+        })
+        await tx.insert('commissions', record)
+        made.push(record)
       }
+      // The report rollups the API's create would have moved, so the run finds its rows in place.
+      await addToRollups(tx, made.flatMap((record) => commissionEntries(null, record)))
     })
   }
   return sum
