@@ -99,6 +99,37 @@ export function describeStorageConformance(name: string, factory: StorageFactory
     })
   const ids = (records: { id: string }[]) => records.map((record) => record.id)
 
+  /**
+   * Six claimants at once, each reading the free commissions, then claiming an overlapping share
+   * with `claim` (a guarded write answering how many it changed) and failing if it got fewer than
+   * it read: what each says it took must be exactly what is stored under its id.
+   */
+  const concurrentClaims = async (storage: Storage, claim: (t: StorageTransaction, ids: string[], payoutId: string) => Promise<number>) => {
+    const records = Array.from({ length: 12 }, () => commission())
+    await insertAll(storage, 'commissions', records)
+    const claimants = Array.from({ length: 6 }, () => sampleId())
+    const claimed = await Promise.all(
+      claimants.map((payoutId, i) =>
+        tx(storage, async (t) => {
+          // Each reads what is free, waits, then claims its share (overlapping the others') with the guard.
+          const free = await t.find('commissions', { where: { workspaceId: WORKSPACE, status: 'pending', payoutId: null } })
+          await new Promise((resolve) => setTimeout(resolve, 0))
+          const mine = ids(free).filter((_, j) => (j + i) % 2 === 0)
+          const n = await claim(t, mine, payoutId)
+          if (n !== mine.length) throw new Error('claimed fewer than read: another claimant got there first')
+          return n
+        }).catch(() => 0),
+      ),
+    )
+    const stored = await tx(storage, (t) => t.find('commissions', { where: { workspaceId: WORKSPACE } }))
+    const counts = new Map<string | null, number>()
+    for (const record of stored) counts.set(record.payoutId, (counts.get(record.payoutId) ?? 0) + 1)
+    // Nothing twice, nothing lost.
+    claimants.forEach((payoutId, i) => expect(counts.get(payoutId) ?? 0).toBe(claimed[i]))
+    expect(claimed.reduce((a, b) => a + b, 0) + (counts.get(null) ?? 0)).toBe(records.length)
+    expect(claimed.some((n) => n > 0)).toBe(true)
+  }
+
   describe(`storage conformance: ${name}`, () => {
     describe('records', () => {
       for (const model of Object.keys(samples) as ModelName[]) {
@@ -288,31 +319,9 @@ export function describeStorageConformance(name: string, factory: StorageFactory
         expect(await tx(storage, (t) => t.count('commissions', { where: { invoiceId: null } }))).toBe(2)
       })
 
-      test('serializable: concurrent claims of the same records never give one record to two claimants', async (storage) => {
-        const records = Array.from({ length: 12 }, () => commission())
-        await insertAll(storage, 'commissions', records)
-        const claimants = Array.from({ length: 6 }, () => sampleId())
-        const claimed = await Promise.all(
-          claimants.map((payoutId, i) =>
-            tx(storage, async (t) => {
-              // Each reads what is free, waits, then claims its share (overlapping the others') with the guard.
-              const free = await t.find('commissions', { where: { workspaceId: WORKSPACE, status: 'pending', payoutId: null } })
-              await new Promise((resolve) => setTimeout(resolve, 0))
-              const mine = ids(free).filter((_, j) => (j + i) % 2 === 0)
-              const n = await t.updateMany('commissions', { id: { in: mine }, status: 'pending', payoutId: null }, { status: 'processing', payoutId })
-              if (n !== mine.length) throw new Error('claimed fewer than read: another claimant got there first')
-              return n
-            }).catch(() => 0),
-          ),
-        )
-        const stored = await tx(storage, (t) => t.find('commissions', { where: { workspaceId: WORKSPACE } }))
-        const counts = new Map<string | null, number>()
-        for (const record of stored) counts.set(record.payoutId, (counts.get(record.payoutId) ?? 0) + 1)
-        // What each claimant says it took is exactly what is stored under its id: nothing twice, nothing lost.
-        claimants.forEach((payoutId, i) => expect(counts.get(payoutId) ?? 0).toBe(claimed[i]))
-        expect(claimed.reduce((a, b) => a + b, 0) + (counts.get(null) ?? 0)).toBe(records.length)
-        expect(claimed.some((n) => n > 0)).toBe(true)
-      })
+      test('serializable: concurrent claims of the same records never give one record to two claimants', (storage) =>
+        concurrentClaims(storage, (t, mine, payoutId) => t.updateMany('commissions', { id: { in: mine }, status: 'pending', payoutId: null }, { status: 'processing', payoutId })),
+      )
     })
 
     describe('select', () => {
@@ -486,29 +495,10 @@ export function describeStorageConformance(name: string, factory: StorageFactory
         expect(await tx(storage, (t) => t.get('sequences', counter.id))).toStrictEqual({ ...counter, value: 7, updatedAt: at(3) })
       })
 
-      test('serializable: concurrent updateEach claims never give one record to two claimants', async (storage) => {
-        const records = Array.from({ length: 12 }, () => commission())
-        await insertAll(storage, 'commissions', records)
-        const claimants = Array.from({ length: 6 }, () => sampleId())
-        const claimed = await Promise.all(
-          claimants.map((payoutId, i) =>
-            tx(storage, async (t) => {
-              const free = await t.find('commissions', { where: { workspaceId: WORKSPACE, status: 'pending', payoutId: null } })
-              await new Promise((resolve) => setTimeout(resolve, 0))
-              const mine = ids(free).filter((_, j) => (j + i) % 2 === 0)
-              const n = await t.updateEach('commissions', mine.map((id) => ({ id, patch: { status: 'processing' as const, payoutId } })), { status: 'pending', payoutId: null })
-              if (n !== mine.length) throw new Error('claimed fewer than read: another claimant got there first')
-              return n
-            }).catch(() => 0),
-          ),
-        )
-        const stored = await tx(storage, (t) => t.find('commissions', { where: { workspaceId: WORKSPACE } }))
-        const counts = new Map<string | null, number>()
-        for (const record of stored) counts.set(record.payoutId, (counts.get(record.payoutId) ?? 0) + 1)
-        claimants.forEach((payoutId, i) => expect(counts.get(payoutId) ?? 0).toBe(claimed[i]))
-        expect(claimed.reduce((a, b) => a + b, 0) + (counts.get(null) ?? 0)).toBe(records.length)
-        expect(claimed.some((n) => n > 0)).toBe(true)
-      })
+      test('serializable: concurrent updateEach claims never give one record to two claimants', (storage) =>
+        concurrentClaims(storage, (t, mine, payoutId) =>
+          t.updateEach('commissions', mine.map((id) => ({ id, patch: { status: 'processing' as const, payoutId } })), { status: 'pending', payoutId: null })),
+      )
     })
 
     describe('where', () => {
