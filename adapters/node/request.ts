@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http'
 import { lazyPrototype } from '../../src/http/lazy-prototype.js'
-import { nodeHeaders } from './headers.js'
 
 /** What the request's body is, when it is not the IncomingMessage's own stream (Express after a body parser). */
 export type BodyOverride = string | Uint8Array
@@ -130,12 +129,13 @@ Object.defineProperties(proto, {
       if (this[kReal]) return this[kReal].headers
       if (this[kHeaders]) return this[kHeaders]
       const raw = this[kIncoming].rawHeaders
-      if (this[kOverride] === undefined) return (this[kHeaders] = nodeHeaders(raw))
       const headers = new Headers()
       for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!)
-      // The body was parsed and re-serialized upstream: its size is that of what we pass on.
-      headers.delete('transfer-encoding')
-      headers.set('content-length', String(bodyBytes(this[kOverride]).byteLength))
+      if (this[kOverride] !== undefined) {
+        // The body was parsed and re-serialized upstream: its size is that of what we pass on.
+        headers.delete('transfer-encoding')
+        headers.set('content-length', String(bodyBytes(this[kOverride]).byteLength))
+      }
       return (this[kHeaders] = headers)
     },
   },
@@ -237,18 +237,9 @@ export const bodyBytes = (body: BodyOverride): Uint8Array => (typeof body === 's
 // A Host header is the client's to choose; one that is not a host[:port] must not break URL parsing.
 const HOST = /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i
 
-/** The first Host header (Node keeps the first of several), read from the raw list: `req.headers` would parse every header. */
-function firstHost(raw: readonly string[]): string | undefined {
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!
-    if (name.length === 4 && name.toLowerCase() === 'host') return raw[i + 1]
-  }
-  return undefined
-}
-
 /** The absolute URL of the request: origin from the Host header (or `localhost`), then the path as sent. */
 export function requestUrl(req: IncomingMessage, path = req.url ?? '/'): string {
-  const host = firstHost(req.rawHeaders)
+  const host = req.headers.host
   const origin = `${(req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http'}://${host && HOST.test(host) ? host : 'localhost'}`
   if (path.startsWith('/')) return origin + path
   // Absolute-form targets (`GET http://host/path`, sent to proxies) and `*`: keep only the path.
