@@ -41,6 +41,7 @@ type Routed = Request & IRequest
 
 const unauthorized = () => new AffiliateError(401, 'Invalid API key. Please check your API key and try again.')
 const endpointNotFound = () => new AffiliateError(404, 'Endpoint not found')
+const methodNotAllowed = (allow: readonly string[]) => new AffiliateError(405, 'Method not allowed', undefined, { allow: allow.join(', ') })
 
 /** The query string as name -> value, a repeated name -> every value in order, every name an own property. */
 function searchQuery(params: URLSearchParams): Query {
@@ -208,6 +209,9 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
   router.head('/health', health)
   router.get('/openapi.json', openApi)
   router.get(REDIRECT_PATH, tracking.redirect)
+  router.all(REDIRECT_PATH, () => {
+    throw methodNotAllowed(['GET'])
+  })
   router.options(BEACON_PATH, tracking.preflight)
   router.post(BEACON_PATH, async (request: Routed, context: unknown) => {
     const cors: Record<string, string> = {}
@@ -224,9 +228,8 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
   // Unknown paths and methods are answered before any key is looked at, and are not limited.
   router.all('*', (request: Routed) => {
     const path = new URL(request.url).pathname.slice(basePath.length).replace(/\/+$/, '')
-    // The redirect is the one path with a parameter: `/r/<code>` answers GET only.
-    const allowed = methods.get(path) ?? (/^\/r\/[^/]+$/.test(path) ? ['GET'] : undefined)
-    throw allowed ? new AffiliateError(405, 'Method not allowed', undefined, { allow: allowed.join(', ') }) : endpointNotFound()
+    const allowed = methods.get(path)
+    throw allowed ? methodNotAllowed(allowed) : endpointNotFound()
   })
 
   return async (request, context) => (await router.fetch(request as Routed, context)) ?? fail(endpointNotFound(), request)
