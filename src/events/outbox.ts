@@ -21,15 +21,7 @@ export const EVENT_SEQUENCE = 'events'
 /** Events each open transaction has written, handed to listeners once it commits. */
 const written = new WeakMap<StorageTransaction, EventRecord[]>()
 
-/** The next event sequence, allocated in `tx` (see the comment at the top). */
-async function nextSequence(tx: StorageTransaction, now: string): Promise<number> {
-  const counter = await tx.increment('sequences', EVENT_SEQUENCE, { value: 1 })
-  if (counter) return counter.value
-  await tx.insert('sequences', { id: EVENT_SEQUENCE, value: 1, createdAt: now, updatedAt: now })
-  return 1
-}
-
-/** `count` consecutive event sequences allocated in `tx` in one move of the counter; answers the first. */
+/** `count` consecutive event sequences allocated in `tx` (see the comment at the top) in one move of the counter; answers the first. */
 async function nextSequences(tx: StorageTransaction, now: string, count: number): Promise<number> {
   const counter = await tx.increment('sequences', EVENT_SEQUENCE, { value: count })
   if (counter) return counter.value - count + 1
@@ -70,7 +62,7 @@ export async function emit(
   only?: WebhookRecord,
 ): Promise<EventRecord> {
   const now = isoAt(clock)
-  const event: EventRecord = { id: newId(), workspaceId, type, sequence: await nextSequence(tx, now), data: JSON.stringify(data), createdAt: now }
+  const event: EventRecord = { id: newId(), workspaceId, type, sequence: await nextSequences(tx, now, 1), data: JSON.stringify(data), createdAt: now }
   await tx.insert('events', event)
   const webhooks = only ? [only] : await tx.find('webhooks', { where: { workspaceId, enabled: true } })
   for (const webhook of webhooks) if (only || subscribes(webhook.events, type)) await tx.insert('webhookDeliveries', newDelivery(event, webhook))
