@@ -179,15 +179,17 @@ export class PostgresTransaction implements DriverTransaction {
     }
     const statement = updateStatement(table, id, changes, search)
     const unique = table.unique.filter((constraint) => touches(constraint.fields))
-    const { rows } = unique.length ? await this.guarded(statement, unique.map((c) => c.name)) : await this.run(statement)
+    const { rows } = unique.length ? (await this.guarded([statement], unique.map((c) => c.name)))[0]! : await this.run(statement)
     return rows[0] ? decode(table, rows[0]) : null
   }
 
   /**
-   * Runs a statement that may break a unique constraint inside a savepoint, so that the violation
-   * undoes only the statement and the transaction stays usable, as with `insert`.
+   * Runs statements that may break a unique constraint inside a savepoint, so that a violation of
+   * one of `constraints` (or, for a batch of `batchOf` records, of its primary key) undoes all of
+   * them and only them, and the transaction stays usable, as with `insert`.
    */
-  private async guarded(statement: Statement, constraints: string[]): Promise<QueryResult> {
+  private async guarded(statements: readonly Statement[], constraints: readonly string[], batchOf?: ModelName): Promise<QueryResult[]> {
+    const primaryKey = batchOf === undefined ? undefined : `${batchOf}_pkey`
     const before = this.barrier
     let close!: () => void
     this.barrier = new Promise<void>((resolve) => (close = resolve))
@@ -195,14 +197,18 @@ export class PostgresTransaction implements DriverTransaction {
       await before
       await this.send({ text: 'SAVEPOINT affiliate_unique', values: [] })
       try {
-        if (!this.open) throw new Error('This transaction has already finished')
-        const result = await this.client.query({ text: statement.text, values: statement.values, types: this.context.types })
+        const results: QueryResult[] = []
+        for (const statement of statements) {
+          if (!this.open) throw new Error('This transaction has already finished')
+          results.push(await this.client.query({ text: statement.text, values: statement.values, types: this.context.types }))
+        }
         await this.send({ text: 'RELEASE SAVEPOINT affiliate_unique', values: [] })
-        return result
+        return results
       } catch (error) {
         const constraint = (error as { constraint?: string }).constraint
-        if (sqlState(error) === '23505' && constraint !== undefined && constraints.includes(constraint)) {
+        if (sqlState(error) === '23505' && constraint !== undefined && (constraints.includes(constraint) || constraint === primaryKey)) {
           await this.send({ text: 'ROLLBACK TO SAVEPOINT affiliate_unique', values: [] })
+          if (constraint === primaryKey) throw new Error(`A ${batchOf} record with one of these ids already exists`)
           throw new UniqueViolationError(constraint)
         }
         this.fail(error)
@@ -230,7 +236,7 @@ export class PostgresTransaction implements DriverTransaction {
     if (changes.length === 0) return this.count(model, { where })
     const statement = updateManyStatement(table, where, changes)
     const unique = table.unique.filter((constraint) => changes.some(([field]) => constraint.fields.includes(field)))
-    const { rowCount } = unique.length ? await this.guarded(statement, unique.map((c) => c.name)) : await this.run(statement)
+    const { rowCount } = unique.length ? (await this.guarded([statement], unique.map((c) => c.name)))[0]! : await this.run(statement)
     return rowCount ?? 0
   }
 
@@ -242,10 +248,10 @@ export class PostgresTransaction implements DriverTransaction {
     const table = this.table(model)
     const statements: Statement[] = []
     for (let i = 0; i < records.length; i += BATCH_ROWS) statements.push(insertManyStatement(table, records.slice(i, i + BATCH_ROWS)))
-    await this.inSavepoint(model, statements, table.unique.map((c) => c.name))
+    if (statements.length > 0) await this.guarded(statements, table.unique.map((c) => c.name), model)
   }
 
-  /** One `UPDATE … FROM jsonb_populate_recordset(…)` per set of patched fields and {@link BATCH_ROWS} rows. */
+  /** One `UPDATE … FROM` the bound rows (see `updateEachStatement`) per set of patched fields and {@link BATCH_ROWS} rows. */
   async updateEach(model: ModelName, changes: readonly DriverPatch[], where: DriverWhere) {
     const table = this.table(model)
     const search: readonly string[] = models[model].search
@@ -305,43 +311,8 @@ export class PostgresTransaction implements DriverTransaction {
   private async batch(model: ModelName, statements: Statement[], constraints: string[]): Promise<number> {
     if (statements.length === 0) return 0
     if (statements.length === 1 && constraints.length === 0) return (await this.run(statements[0]!)).rowCount ?? 0
-    const results = await this.inSavepoint(model, statements, constraints)
+    const results = await this.guarded(statements, constraints, model)
     return results.reduce((sum, result) => sum + (result.rowCount ?? 0), 0)
-  }
-
-  /**
-   * Runs statements in a savepoint (see `guarded`): a violation of one of `constraints`, or of the
-   * primary key, undoes all of them and throws, and the transaction stays usable.
-   */
-  private async inSavepoint(model: ModelName, statements: Statement[], constraints: string[]): Promise<QueryResult[]> {
-    if (statements.length === 0) return []
-    const before = this.barrier
-    let close!: () => void
-    this.barrier = new Promise<void>((resolve) => (close = resolve))
-    try {
-      await before
-      await this.send({ text: 'SAVEPOINT affiliate_batch', values: [] })
-      try {
-        const results: QueryResult[] = []
-        for (const statement of statements) {
-          if (!this.open) throw new Error('This transaction has already finished')
-          results.push(await this.client.query({ text: statement.text, values: statement.values, types: this.context.types }))
-        }
-        await this.send({ text: 'RELEASE SAVEPOINT affiliate_batch', values: [] })
-        return results
-      } catch (error) {
-        const constraint = (error as { constraint?: string }).constraint
-        if (sqlState(error) === '23505' && constraint !== undefined && (constraints.includes(constraint) || constraint === `${model}_pkey`)) {
-          await this.send({ text: 'ROLLBACK TO SAVEPOINT affiliate_batch', values: [] })
-          if (constraint === `${model}_pkey`) throw new Error(`A ${model} record with one of these ids already exists`)
-          throw new UniqueViolationError(constraint)
-        }
-        this.fail(error)
-        throw error
-      }
-    } finally {
-      close()
-    }
   }
 
   async delete(model: ModelName, id: string) {
