@@ -1,4 +1,5 @@
 import type { CustomTypesConfig, PoolClient, QueryResult, QueryResultRow } from 'pg'
+import { chunked, fieldGroups } from '../../src/storage/batch.js'
 import { kindOf, models } from '../../src/storage/models.js'
 import {
   UniqueViolationError,
@@ -246,8 +247,7 @@ export class PostgresTransaction implements DriverTransaction {
    */
   async insertMany(model: ModelName, records: readonly StoredRecord[]) {
     const table = this.table(model)
-    const statements: Statement[] = []
-    for (let i = 0; i < records.length; i += BATCH_ROWS) statements.push(insertManyStatement(table, records.slice(i, i + BATCH_ROWS)))
+    const statements = chunked(records, BATCH_ROWS).map((chunk) => insertManyStatement(table, chunk))
     if (statements.length > 0) await this.guarded(statements, table.unique.map((c) => c.name), model)
   }
 
@@ -255,23 +255,17 @@ export class PostgresTransaction implements DriverTransaction {
   async updateEach(model: ModelName, changes: readonly DriverPatch[], where: DriverWhere) {
     const table = this.table(model)
     const search: readonly string[] = models[model].search
-    const groups = new Map<string, { fields: string[]; rows: Record<string, unknown>[] }>()
-    for (const { id, patch } of changes) {
-      const fields = Object.keys(patch).filter((field) => patch[field] !== undefined)
-      if (fields.length === 0) continue
-      if (fields.some((field) => search.includes(field))) throw new Error(`updateEach cannot change a searched field of ${model}`)
-      const key = fields.join('\u0000')
-      let group = groups.get(key)
-      if (!group) groups.set(key, (group = { fields, rows: [] }))
-      const row: Record<string, unknown> = { id }
-      for (const field of fields) row[field] = toSql(patch[field])
-      group.rows.push(row)
-    }
     const statements: Statement[] = []
     const touched = new Set<string>()
-    for (const { fields, rows } of groups.values()) {
+    for (const { fields, changes: group } of fieldGroups(changes, (change) => change.patch).groups) {
+      if (fields.some((field) => search.includes(field))) throw new Error(`updateEach cannot change a searched field of ${model}`)
       fields.forEach((field) => touched.add(field))
-      for (let i = 0; i < rows.length; i += BATCH_ROWS) statements.push(updateEachStatement(table, fields, rows.slice(i, i + BATCH_ROWS), where))
+      const rows = group.map(({ id, patch }) => {
+        const row: Record<string, unknown> = { id }
+        for (const field of fields) row[field] = toSql(patch[field])
+        return row
+      })
+      for (const chunk of chunked(rows, BATCH_ROWS)) statements.push(updateEachStatement(table, fields, chunk, where))
     }
     const unique = table.unique.filter((constraint) => constraint.fields.some((field) => touched.has(field))).map((c) => c.name)
     return this.batch(model, statements, unique)
@@ -280,29 +274,22 @@ export class PostgresTransaction implements DriverTransaction {
   /** `incrementEach` as `updateEach` runs it, adding each row's deltas. */
   async incrementEach(model: ModelName, changes: readonly DriverDeltas[]) {
     const table = this.table(model)
-    const groups = new Map<string, { fields: string[]; rows: Record<string, unknown>[] }>()
+    const { groups, empty } = fieldGroups(changes, (change) => change.deltas)
+    // Nothing to add: the record counts when it exists, as `increment` answers it.
     let found = 0
-    for (const { id, deltas } of changes) {
-      const fields = Object.keys(deltas).filter((field) => deltas[field] !== undefined)
-      if (fields.length === 0) {
-        // Nothing to add: the record counts when it exists, as `increment` answers it.
-        if (await this.get(model, id)) found++
-        continue
-      }
-      const key = fields.join('\u0000')
-      let group = groups.get(key)
-      if (!group) groups.set(key, (group = { fields, rows: [] }))
-      const row: Record<string, unknown> = { id }
-      for (const field of fields) {
-        const delta = deltas[field]!
-        if (!Number.isSafeInteger(delta)) throw new RangeError(`${model}.${field}: a delta must be a safe integer, got ${delta}`)
-        row[field] = delta
-      }
-      group.rows.push(row)
-    }
+    for (const { id } of empty) if (await this.get(model, id)) found++
     const statements: Statement[] = []
-    for (const { fields, rows } of groups.values()) {
-      for (let i = 0; i < rows.length; i += BATCH_ROWS) statements.push(updateEachStatement(table, fields, rows.slice(i, i + BATCH_ROWS), {}, true))
+    for (const { fields, changes: group } of groups) {
+      const rows = group.map(({ id, deltas }) => {
+        const row: Record<string, unknown> = { id }
+        for (const field of fields) {
+          const delta = deltas[field]!
+          if (!Number.isSafeInteger(delta)) throw new RangeError(`${model}.${field}: a delta must be a safe integer, got ${delta}`)
+          row[field] = delta
+        }
+        return row
+      })
+      for (const chunk of chunked(rows, BATCH_ROWS)) statements.push(updateEachStatement(table, fields, chunk, {}, true))
     }
     return found + (await this.batch(model, statements, []))
   }

@@ -11,6 +11,7 @@ import { toCommission, type Commission } from '../domain/commission.js'
 import { AffiliateError, unprocessable } from '../errors.js'
 import { payoutId, payoutItems, payoutList, payoutRun, payoutUpdate } from '../schemas/payouts.js'
 import { parse, parseBody } from '../schemas/validate.js'
+import { chunked, IDS_PER_READ } from '../storage/batch.js'
 import type { RecordOf, StorageTransaction } from '../storage/types.js'
 import { requireWorkspace, visible, type Access } from './access.js'
 import { findCampaign } from './campaigns.js'
@@ -23,15 +24,6 @@ export type PayoutUpdateInput = Infer<typeof payoutUpdate.struct>
 export type PayoutListQuery = Infer<typeof payoutList.struct>
 export type PayoutItemsQuery = Infer<typeof payoutItems.struct>
 
-/** Ids per `in` condition: well under every database's limit on bound parameters. */
-const CHUNK = 500
-
-const chunks = <T>(items: readonly T[]): T[][] => {
-  const out: T[][] = []
-  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK))
-  return out
-}
-
 /** `fields` of every record of `model` whose id is one of `ids`, read a chunk at a time. */
 async function byIds<M extends 'affiliates' | 'campaigns', F extends keyof RecordOf<M> & string>(
   tx: StorageTransaction,
@@ -40,7 +32,7 @@ async function byIds<M extends 'affiliates' | 'campaigns', F extends keyof Recor
   ids: readonly string[],
 ) {
   const out = []
-  for (const chunk of chunks(ids)) out.push(...(await tx.select(model, fields, { where: { id: { in: chunk } } })))
+  for (const chunk of chunked(ids, IDS_PER_READ)) out.push(...(await tx.select(model, fields, { where: { id: { in: chunk } } })))
   return out
 }
 

@@ -1,6 +1,7 @@
 import { earnedMinor } from '../domain/commission-status.js'
 import type { CommissionRecord, RollupRecord } from '../domain/records.js'
 import { ROLLUP_COUNTERS } from '../domain/schema.js'
+import { chunked, IDS_PER_READ } from '../storage/batch.js'
 import type { StorageTransaction } from '../storage/types.js'
 
 // Rollups: the report figures of each UTC hour and day, per affiliate, per campaign and per
@@ -144,8 +145,8 @@ export async function addToRollups(tx: StorageTransaction, entries: readonly Rol
   }
   // Many rows: find which exist, then one incrementEach for those and one insertMany for the rest.
   const existing = new Set<string>()
-  for (let i = 0; i < moving.length; i += ID_CHUNK) {
-    const ids = moving.slice(i, i + ID_CHUNK).map(({ row }) => row.id)
+  for (const chunk of chunked(moving, IDS_PER_READ)) {
+    const ids = chunk.map(({ row }) => row.id)
     for (const record of await tx.select('rollups', [], { where: { id: { in: ids } } })) existing.add(record.id)
   }
   const known = moving.filter(({ row }) => existing.has(row.id))
@@ -153,9 +154,6 @@ export async function addToRollups(tx: StorageTransaction, entries: readonly Rol
   const missing = moving.filter(({ row }) => !existing.has(row.id)).sort((a, b) => (a.row.id < b.row.id ? -1 : 1))
   if (missing.length > 0) await tx.insertMany('rollups', missing.map(({ row, moved }) => fresh(row, moved)))
 }
-
-/** Ids per `in` condition when looking rows up: well under every database's limit on bound parameters. */
-const ID_CHUNK = 500
 
 /** A new row holding `moved` (every other counter 0). */
 function fresh(row: Target['row'], moved: RollupDeltas): RollupRecord {

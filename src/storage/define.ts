@@ -1,3 +1,4 @@
+import { chunked, IDS_PER_READ } from './batch.js'
 import { conditionHolds } from './types.js'
 import type {
   DriverDeltas,
@@ -19,9 +20,6 @@ import type {
 // `RecordOf<model>`: that is the whole of the claim made here.
 const typedOne = <M extends ModelName>(record: StoredRecord | null): RecordOf<M> | null => record as RecordOf<M> | null
 const typedAll = <M extends ModelName>(records: StoredRecord[]): RecordOf<M>[] => records as RecordOf<M>[]
-
-/** Ids per `in` condition of a fallback's reads: well under every database's limit on bound parameters. */
-const ID_CHUNK = 500
 
 /** Refuses a batch naming one id twice: which change would win is not defined. */
 function distinctIds(changes: readonly { id: string }[]): void {
@@ -113,8 +111,8 @@ class TypedTransaction implements StorageTransaction {
     const idCondition = where.id
     const wanted = idCondition === undefined ? changes : changes.filter((change) => conditionHolds(change.id, idCondition))
     const matching = new Map<string, StoredRecord>()
-    for (let i = 0; i < wanted.length; i += ID_CHUNK) {
-      const ids = wanted.slice(i, i + ID_CHUNK).map((change) => change.id)
+    for (const chunk of chunked(wanted, IDS_PER_READ)) {
+      const ids = chunk.map((change) => change.id)
       for (const record of await tx.find(model, { where: { ...where, id: { in: ids } } })) matching.set(record.id, record)
     }
     const done: [StoredRecord, Record<string, unknown>][] = []

@@ -1,3 +1,4 @@
+import { chunked, fieldGroups } from '../batch.js'
 import { kindOf, models, type ColumnKind } from '../models.js'
 import { conditions, orderBy, Params, quote, searchText, SEARCH_COLUMN, whereClause } from '../sql.js'
 import {
@@ -48,11 +49,6 @@ const utf8 = new TextEncoder()
 
 /** Rows per statement of a batch, so that one statement's JSON stays tens of MB, far below SQLite's limit on a value's length. */
 const BATCH_ROWS = 50_000
-const inChunks = <T>(rows: readonly T[]): T[][] => {
-  const out: T[][] = []
-  for (let i = 0; i < rows.length; i += BATCH_ROWS) out.push(rows.slice(i, i + BATCH_ROWS))
-  return out
-}
 
 const tableSql = new Map<ModelName, TableSql>()
 
@@ -378,7 +374,7 @@ export class SqlJsTransaction implements DriverTransaction {
       rows.push(row)
       texts.push(text)
     }
-    this.runAll(model, table, inChunks(rows).map((chunk): Write => [table.insertMany, [JSON.stringify(chunk)]]))
+    this.runAll(model, table, chunked(rows, BATCH_ROWS).map((chunk): Write => [table.insertMany, [JSON.stringify(chunk)]]))
     if (table.hasSearch) records.forEach((record, i) => this.noteSearch(model, record.id, texts[i]!))
   }
 
@@ -390,51 +386,29 @@ export class SqlJsTransaction implements DriverTransaction {
   async updateEach(model: ModelName, changes: readonly DriverPatch[], where: DriverWhere) {
     const table = this.table(model)
     const search: readonly string[] = models[model].search
-    const groups = new Map<string, { fields: string[]; rows: SqlValue[][] }>()
-    for (const { id, patch } of changes) {
-      const fields = Object.keys(patch).filter((field) => patch[field] !== undefined)
-      if (fields.length === 0) continue
-      const key = fields.join('\u0000')
-      let group = groups.get(key)
-      if (!group) {
-        for (const field of fields) {
-          kindOf(model, field)
-          if (search.includes(field)) throw new Error(`updateEach cannot change a searched field of ${model}`)
-        }
-        groups.set(key, (group = { fields, rows: [] }))
-      }
-      group.rows.push([id, ...fields.map((field) => toSql(kindOf(model, field), patch[field]))])
-    }
     const statements: Write[] = []
-    for (const { fields, rows } of groups.values()) for (const chunk of inChunks(rows)) statements.push(updateEachSql(model, fields, JSON.stringify(chunk), where))
+    for (const group of fieldGroups(changes, (change) => change.patch).groups) {
+      const kinds = group.fields.map((field) => kindOf(model, field))
+      if (group.fields.some((field) => search.includes(field))) throw new Error(`updateEach cannot change a searched field of ${model}`)
+      const rows = group.changes.map(({ id, patch }) => [id, ...group.fields.map((field, i) => toSql(kinds[i]!, patch[field]))])
+      for (const chunk of chunked(rows, BATCH_ROWS)) statements.push(updateEachSql(model, group.fields, JSON.stringify(chunk), where))
+    }
     return this.runAll(model, table, statements)
   }
 
   /** `incrementEach` as `updateEach` runs it: `SET f = f + delta` per set of fields. */
   async incrementEach(model: ModelName, changes: readonly DriverDeltas[]) {
     const table = this.table(model)
-    const groups = new Map<string, { fields: string[]; rows: SqlValue[][] }>()
-    let found = 0
-    for (const { id, deltas } of changes) {
-      const fields = Object.keys(deltas).filter((field) => deltas[field] !== undefined)
-      if (fields.length === 0) {
-        // Nothing to add: the record counts when it exists, as `increment` answers it.
-        if (this.read(table, id)) found++
-        continue
-      }
-      const key = fields.join('\u0000')
-      let group = groups.get(key)
-      if (!group) {
-        for (const field of fields) if (kindOf(model, field) !== 'int') throw new Error(`${model}.${field} is not a number field`)
-        groups.set(key, (group = { fields, rows: [] }))
-      }
-      group.rows.push([id, ...fields.map((field) => deltas[field]!)])
-    }
+    const { groups, empty } = fieldGroups(changes, (change) => change.deltas)
+    // Nothing to add: the record counts when it exists, as `increment` answers it.
+    const found = empty.filter(({ id }) => this.read(table, id)).length
     const name = quote(model)
     const statements: Write[] = []
-    for (const { fields, rows } of groups.values()) {
+    for (const { fields, changes: group } of groups) {
+      for (const field of fields) if (kindOf(model, field) !== 'int') throw new Error(`${model}.${field} is not a number field`)
       const sets = fields.map((field, i) => `${quote(field)} = ${name}.${quote(field)} + (j.value ->> ${i + 1})`)
-      for (const chunk of inChunks(rows)) statements.push([`UPDATE ${name} SET ${sets.join(', ')} FROM ${JSON_ROWS} AS j WHERE ${name}."id" = j.value ->> 0`, [JSON.stringify(chunk)]])
+      const rows = group.map(({ id, deltas }) => [id, ...fields.map((field) => deltas[field]!)])
+      for (const chunk of chunked(rows, BATCH_ROWS)) statements.push([`UPDATE ${name} SET ${sets.join(', ')} FROM ${JSON_ROWS} AS j WHERE ${name}."id" = j.value ->> 0`, [JSON.stringify(chunk)]])
     }
     return found + this.runAll(model, table, statements)
   }
