@@ -92,6 +92,20 @@ const timesOf = (at: string): Times => {
 }
 
 /**
+ * The row `id` (an hour's or a day's, starting at `start`) being summed in `rows`, made on first
+ * use: its series and rank keys name the period it belongs to (the day of an hour, the month of a
+ * day); only an affiliate's rows are ranked.
+ */
+function targetOf(rows: Map<string, Target>, id: string, workspaceId: string, level: RollupLevel, prefix: string, start: string, period: string): Target {
+  let target = rows.get(id)
+  if (target === undefined) {
+    const row = { workspaceId, campaignId: level.campaignId, affiliateId: level.affiliateId, id, hourStart: start, seriesKey: seriesKey(prefix, period), rankKey: level.affiliateId !== '' ? rankKey(workspaceId, period) : null, createdAt: start }
+    rows.set(id, (target = { row, deltas: {} }))
+  }
+  return target
+}
+
+/**
  * Adds the figures of each entry to its hour's and day's rows at the affiliate's, campaign's and
  * workspace's level, in the caller's transaction: a row is incremented, or inserted when it does
  * not exist yet (its id is its key, so two writers of the same new row collide on the primary key,
@@ -111,19 +125,8 @@ export async function addToRollups(tx: StorageTransaction, entries: readonly Rol
     const { workspaceId } = entry.scope
     for (const level of levels(entry.scope)) {
       const prefix = levelKey(workspaceId, level.campaignId, level.affiliateId)
-      const ranked = level.affiliateId !== ''
-      const hourId = hourRowId(prefix, hourStart)
-      let hour = rows.get(hourId)
-      if (hour === undefined) {
-        const row = { workspaceId, campaignId: level.campaignId, affiliateId: level.affiliateId, id: hourId, hourStart, seriesKey: seriesKey(prefix, day), rankKey: ranked ? rankKey(workspaceId, day) : null, createdAt: hourStart }
-        rows.set(hourId, (hour = { row, deltas: {} }))
-      }
-      const dayId = dayRowId(prefix, day)
-      let whole = rows.get(dayId)
-      if (whole === undefined) {
-        const row = { workspaceId, campaignId: level.campaignId, affiliateId: level.affiliateId, id: dayId, hourStart: dayStart, seriesKey: seriesKey(prefix, month), rankKey: ranked ? rankKey(workspaceId, month) : null, createdAt: dayStart }
-        rows.set(dayId, (whole = { row, deltas: {} }))
-      }
+      const hour = targetOf(rows, hourRowId(prefix, hourStart), workspaceId, level, prefix, hourStart, day)
+      const whole = targetOf(rows, dayRowId(prefix, day), workspaceId, level, prefix, dayStart, month)
       for (const counter in deltas) {
         const value = deltas[counter as RollupCounter]!
         hour.deltas[counter] = (hour.deltas[counter] ?? 0) + value
