@@ -146,14 +146,19 @@ export async function addToRollups(tx: StorageTransaction, entries: readonly Rol
     if ((await tx.increment('rollups', row.id, moved)) === null) await tx.insert('rollups', fresh(row, moved))
     return
   }
-  // Many rows: find which exist, then one incrementEach for those and one insertMany for the rest.
+  // Many rows. Most already exist (a status move finds the rows its commission was counted in, a
+  // click finds its hour's rows after the hour's first), so increment them all first: when every row
+  // changed, that one statement was the whole move. When none did, every row is new; otherwise find
+  // which are missing. Either way the missing rows are inserted holding their deltas.
+  const changed = await tx.incrementEach('rollups', moving.map(({ row, moved }) => ({ id: row.id, deltas: moved })))
+  if (changed === moving.length) return
   const existing = new Set<string>()
-  for (const chunk of chunked(moving, IDS_PER_READ)) {
-    const ids = chunk.map(({ row }) => row.id)
-    for (const record of await tx.select('rollups', [], { where: { id: { in: ids } } })) existing.add(record.id)
+  if (changed > 0) {
+    for (const chunk of chunked(moving, IDS_PER_READ)) {
+      const ids = chunk.map(({ row }) => row.id)
+      for (const record of await tx.select('rollups', [], { where: { id: { in: ids } } })) existing.add(record.id)
+    }
   }
-  const known = moving.filter(({ row }) => existing.has(row.id))
-  if (known.length > 0) await tx.incrementEach('rollups', known.map(({ row, moved }) => ({ id: row.id, deltas: moved })))
   const missing = moving.filter(({ row }) => !existing.has(row.id)).sort((a, b) => (a.row.id < b.row.id ? -1 : 1))
   if (missing.length > 0) await tx.insertMany('rollups', missing.map(({ row, moved }) => fresh(row, moved)))
 }
