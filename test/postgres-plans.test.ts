@@ -133,6 +133,14 @@ describe.skipIf(!postgresUrl)(needs('PostgreSQL query plans at 100k rows', POSTG
     expect(indexes(nodes)).toEqual(['commissions_pkey'])
   })
 
+  it("a statement's 5000 claims read the commissions through an index, not a scan of the table (the 100k-row hash per statement)", async () => {
+    const { rows } = await pool.query<{ id: string }>(`SELECT md5('m' || i * 7)::uuid::text AS id FROM generate_series(1, 5000) AS i`)
+    const claims = rows.map(({ id }) => ({ id, status: 'processing', payoutId: someAffiliate }))
+    const nodes = await plan(updateEachStatement(tableSql(schema, 'commissions'), ['status', 'payoutId'], claims, { status: 'pending', payoutId: null }))
+    expect(seqScans(nodes)).toEqual([])
+    expect(indexes(nodes)).toHaveLength(1)
+  })
+
   it('a filtered commission list (workspace and status) reads the (workspaceId, status, createdAt, id) index, with no sort', async () => {
     const nodes = await find('commissions', page({ workspaceId: { in: [BIG] }, status: 'paid' }))
     expect(seqScans(nodes)).toEqual([])
