@@ -135,6 +135,9 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       status: fc.oneof(
         { weight: 5, arbitrary: fc.constant('next' as const) },
         { weight: 2, arbitrary: fc.constantFrom(...PAYOUT_STATUSES) },
+        // Cancelling needs a pending payout and an explicit ask; without its own weight one CI run
+        // in many reached no cancel at all, and the coverage check below failed.
+        { weight: 1, arbitrary: fc.constant('canceled' as const) },
       ),
       reference: fc.boolean(),
     }),
