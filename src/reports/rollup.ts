@@ -110,7 +110,8 @@ function targetOf(rows: Map<string, Target>, id: string, workspaceId: string, le
  * workspace's level, in the caller's transaction: a row is incremented, or inserted when it does
  * not exist yet (its id is its key, so two writers of the same new row collide on the primary key,
  * and a serializable storage runs one of them again). Entries sharing a row are summed first, and
- * many rows are written in batches (one `incrementEach`, one `insertMany`), whatever their number.
+ * the rows are written in batches (one `incrementEach`, then a look-up and one `insertMany` only
+ * when some are new), whatever their number.
  */
 export async function addToRollups(tx: StorageTransaction, entries: readonly RollupEntry[]): Promise<void> {
   const rows = new Map<string, Target>()
@@ -140,16 +141,11 @@ export async function addToRollups(tx: StorageTransaction, entries: readonly Rol
     if (moved !== null) moving.push({ row, moved })
   }
   if (moving.length === 0) return
-  if (moving.length === 1) {
-    // One row (most single writes): increment it, or insert it when it does not exist yet.
-    const { row, moved } = moving[0]!
-    if ((await tx.increment('rollups', row.id, moved)) === null) await tx.insert('rollups', fresh(row, moved))
-    return
-  }
-  // Many rows. Most already exist (a status move finds the rows its commission was counted in, a
-  // click finds its hour's rows after the hour's first), so increment them all first: when every row
-  // changed, that one statement was the whole move. When none did, every row is new; otherwise find
-  // which are missing. Either way the missing rows are inserted holding their deltas.
+  // An entry moves six rows (three levels, an hour and a day each). Most already exist (a status
+  // move finds the rows its commission was counted in, a click finds its hour's rows after the
+  // hour's first), so increment them all first: when every row changed, that one statement was the
+  // whole move. When none did, every row is new; otherwise find which are missing. Either way the
+  // missing rows are inserted holding their deltas.
   const changed = await tx.incrementEach('rollups', moving.map(({ row, moved }) => ({ id: row.id, deltas: moved })))
   if (changed === moving.length) return
   const existing = new Set<string>()
