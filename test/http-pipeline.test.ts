@@ -150,7 +150,7 @@ describe('API key', () => {
     expect((await list({ authorization: `bearer  ${KEY_B}` })).status).toBe(200)
     // The same key both ways is that key; two different keys are none.
     expect((await list({ authorization: `Bearer ${KEY_A}`, 'x-auth-service': KEY_A })).status).toBe(200)
-    for (const headers of [
+    for (const headers of <Record<string, string>[]>[
       { authorization: `Bearer ${KEY_A}`, 'x-auth-service': KEY_B },
       { authorization: `Bearer ${KEY_A}`, 'x-auth-service': 'wrong' },
       { authorization: 'Bearer wrong', 'x-auth-service': KEY_A },
