@@ -14,7 +14,7 @@ import {
   type Payout,
   type PayoutStatus,
   type Webhook,
-} from '../src/webhooks/index.js'
+} from '../src/webhook-receiver/index.js'
 import { apiCampaignInput, manualClock, WS_A } from './helpers.js'
 
 const MINUTE = 60_000
