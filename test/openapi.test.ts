@@ -100,7 +100,7 @@ describe('the examples in the document', () => {
     const affiliate = await api.affiliates.create({ email: 'x@example.com', campaignId: campaign.id })
     const sale = await api.commissions.create({ campaignId: campaign.id, affiliateId: affiliate.id, referredUser: 'b@example.com', amount: 50 })
     const webhook = await api.webhooks.create({ workspaceId: WS_A, url: 'https://hooks.example.com/a', events: ['*'] })
-    const delivery = await api.webhooks.test({ webhookId: webhook.webhookId })
+    const delivery = await api.webhooks.test(webhook.webhookId)
     const ids: Record<string, string> = {
       workspaceId: WS_A,
       campaignId: campaign.id,

@@ -89,7 +89,7 @@ describe('refunds', () => {
     expect(res.body.message).toBe('Commission refunded successfully')
     expect(res.body.data).toMatchObject({ amount: '17.50', status: 'pending', refundedAmount: '0.00' })
     expect(await earnings(ready)).toBe(17.5)
-    expect(await api.commissions.refund({ commissionId: c.commissionId })).toMatchObject({ amount: '0.00', status: 'refunded' })
+    expect(await api.commissions.refund(c.commissionId)).toMatchObject({ amount: '0.00', status: 'refunded' })
     expect(await earnings(ready)).toBe(0)
     expect((await api.commissions.list({ affiliateId: ready.id })).items).toHaveLength(1)
   })
@@ -100,7 +100,7 @@ describe('refunds', () => {
     const [payout] = (await run()).payouts
     await api.payouts.update(payout!.payoutId, { status: 'processing' })
     await api.payouts.update(payout!.payoutId, { status: 'paid' })
-    const partly = await api.commissions.refund({ commissionId: c.commissionId, amount: '15.00' })
+    const partly = await api.commissions.refund(c.commissionId, { amount: '15.00' })
     expect(partly).toMatchObject({ amount: '40.00', refundedAmount: '15.00', status: 'paid', payoutId: payout!.payoutId })
     expect(await earnings(ready)).toBe(25)
     const clawbacks = (await api.commissions.list({ affiliateId: ready.id })).items.filter((x) => x.kind === 'clawback')
@@ -119,7 +119,7 @@ describe('refunds', () => {
     await sale(ready, '50.00')
     const next = await run()
     expect(next.payouts.map((p) => [p.amount, p.commissionCount])).toEqual([['10.00', 3]])
-    expect((await api.payouts.items({ payoutId: next.payouts[0]!.payoutId })).items.map((x) => [x.kind, x.amount, x.status]).sort()).toEqual(
+    expect((await api.payouts.items(next.payouts[0]!.payoutId)).items.map((x) => [x.kind, x.amount, x.status]).sort()).toEqual(
       [['clawback', '-15.00', 'processing'], ['clawback', '-25.00', 'processing'], ['sale', '50.00', 'processing']].sort(),
     )
   })
@@ -129,14 +129,14 @@ describe('refunds', () => {
     const [a, b] = [await sale(ready, '30.00'), await sale(ready, '20.00')]
     const [payout] = (await run()).payouts
     expect(payout).toMatchObject({ amount: '50.00', commissionCount: 2 })
-    const left = await api.commissions.refund({ commissionId: a.commissionId, amount: '10.00' })
+    const left = await api.commissions.refund(a.commissionId, { amount: '10.00' })
     expect(left).toMatchObject({ amount: '20.00', status: 'pending', payoutId: null })
     expect(await api.payouts.get(payout!.payoutId)).toMatchObject({ amount: '20.00', commissionCount: 1, status: 'pending' })
     await api.payouts.update(payout!.payoutId, { status: 'processing' })
-    expect(await api.commissions.refund({ commissionId: b.commissionId })).toMatchObject({ amount: '0.00', status: 'refunded', payoutId: null })
+    expect(await api.commissions.refund(b.commissionId)).toMatchObject({ amount: '0.00', status: 'refunded', payoutId: null })
     // Canceled, it keeps the amount and count it had, like a payout canceled through PUT.
     expect(await api.payouts.get(payout!.payoutId)).toMatchObject({ amount: '20.00', commissionCount: 1, status: 'canceled' })
-    expect((await api.payouts.items({ payoutId: payout!.payoutId })).items).toEqual([])
+    expect((await api.payouts.items(payout!.payoutId)).items).toEqual([])
     // The partly refunded one is due again and goes into the next payout.
     expect((await run()).payouts.map((p) => p.amount)).toEqual(['20.00'])
   })
@@ -154,11 +154,11 @@ describe('refunds', () => {
     const [payout] = (await run()).payouts
     await api.payouts.update(payout!.payoutId, { status: 'processing' })
     await api.payouts.update(payout!.payoutId, { status: 'paid' })
-    await api.commissions.refund({ commissionId: c.commissionId, amount: '4.00' })
+    await api.commissions.refund(c.commissionId, { amount: '4.00' })
     const clawback = (await api.commissions.list({ affiliateId: ready.id })).items.find((x) => x.kind === 'clawback')!
     await refuse({ commissionId: clawback.commissionId }, 422, 'A clawback cannot be refunded')
     await refuse({ commissionId: c.commissionId, amount: '6.01' }, 422, 'The refund amount is more than what is left to refund (600 minor units)')
-    await api.commissions.refund({ commissionId: c.commissionId })
+    await api.commissions.refund(c.commissionId)
     await refuse({ commissionId: c.commissionId }, 422, 'This commission is already refunded')
     expectValidation(await call('POST', '/commissions/refund', { body: { amount: -1 } }), [
       fieldError('commissionId', 'commissionId is required'),
@@ -221,7 +221,7 @@ describe('POST /payouts/run', () => {
     expect(res.body.data.skipped).toEqual(dry.body.data.skipped)
     const payoutId = res.body.data.payouts[0].payoutId
     expect(await api.payouts.get(payoutId)).toEqual(res.body.data.payouts[0])
-    const items = await api.payouts.items({ payoutId })
+    const items = await api.payouts.items(payoutId)
     expect(items.items.map((c) => [c.amount, c.status, c.payoutId]).sort()).toEqual([['10.00', 'processing', payoutId], ['15.00', 'processing', payoutId]])
     expect(await api.affiliates.balance(ready.id)).toEqual({ affiliateId: ready.id, currency: 'EUR', held: '99.00', due: '0.00', inPayout: '25.00', paidOut: '0.00' })
     // Nothing is due twice.
@@ -237,7 +237,7 @@ describe('POST /payouts/run', () => {
     const [payout] = (await run()).payouts
     await api.payouts.update(payout!.payoutId, { status: 'processing' })
     await api.payouts.update(payout!.payoutId, { status: 'paid' })
-    await api.commissions.refund({ commissionId: c.commissionId })
+    await api.commissions.refund(c.commissionId)
     await sale(ready, '10.00')
     const result = await run()
     expect(result).toEqual({ payouts: [], skipped: [{ affiliateId: ready.id, reason: 'not_positive', amount: '-20.00' }] })
@@ -300,7 +300,7 @@ describe('payout moves', () => {
     const failed = await api.payouts.update(payout.payoutId, { status: 'failed', failureReason: 'PayPal account closed' })
     expect(failed).toMatchObject({ status: 'failed', failureReason: 'PayPal account closed' })
     expect(await api.commissions.get(a.commissionId)).toMatchObject({ status: 'pending', payoutId: null })
-    expect((await api.payouts.items({ payoutId: payout.payoutId })).items).toEqual([])
+    expect((await api.payouts.items(payout.payoutId)).items).toEqual([])
     expect((await api.affiliates.balance(ready.id)).due).toBe('20.00')
     const [again] = (await run()).payouts
     expect(await api.payouts.update(again!.payoutId, { status: 'canceled' })).toMatchObject({ status: 'canceled' })
@@ -386,7 +386,7 @@ describe('keeping money history', () => {
     const [payout] = (await run()).payouts
     await api.payouts.update(payout!.payoutId, { status: 'processing' })
     await api.payouts.update(payout!.payoutId, { status: 'paid' })
-    await api.commissions.refund({ commissionId: c.commissionId })
+    await api.commissions.refund(c.commissionId)
     const clawback = (await api.commissions.list({ affiliateId: ready.id })).items.find((x) => x.kind === 'clawback')!
     expect((await call('DELETE', `/commissions?commissionId=${clawback.commissionId}`)).body.message).toBe('A clawback cannot be deleted: money history is kept')
     expect((await call('DELETE', `/commissions?commissionId=${c.commissionId}`)).body.message).toBe(
@@ -408,7 +408,7 @@ describe('keeping money history', () => {
   it('a refund of a commission that was never paid may still be deleted', async () => {
     const { api, sale, ready } = await world()
     const c = await sale(ready, '10.00')
-    await api.commissions.refund({ commissionId: c.commissionId })
+    await api.commissions.refund(c.commissionId)
     expect(await api.commissions.delete(c.commissionId)).toEqual({ id: c.commissionId })
   })
 })
@@ -449,7 +449,7 @@ describe.each(storages())('the money flow on %s', (_name, open) => {
       await api.payouts.update(payout!.payoutId, { status: 'processing' })
       await api.payouts.update(payout!.payoutId, { status: 'paid', externalReference: 'WISE-1' })
       expect(await api.commissions.get(first.commissionId)).toMatchObject({ status: 'paid', payoutId: payout!.payoutId })
-      await api.commissions.refund({ commissionId: first.commissionId, amount: '30.00' })
+      await api.commissions.refund(first.commissionId, { amount: '30.00' })
       expect(await api.affiliates.balance(affiliate.id)).toEqual({ affiliateId: affiliate.id, currency: 'GBP', held: '5.00', due: '-30.00', inPayout: '0.00', paidOut: '100.00' })
       expect((await api.affiliates.get(affiliate.id)).totalEarnings).toBe(75)
       clock.advance(14 * DAY)
@@ -457,7 +457,7 @@ describe.each(storages())('the money flow on %s', (_name, open) => {
       const [next] = (await api.payouts.run({ workspaceId: WS_A })).payouts
       expect(next).toMatchObject({ amount: '25.00', commissionCount: 3 })
       await api.payouts.update(next!.payoutId, { status: 'failed', failureReason: 'bounced' })
-      expect((await api.payouts.items({ payoutId: next!.payoutId })).pagination.total).toBe(0)
+      expect((await api.payouts.items(next!.payoutId)).pagination.total).toBe(0)
       const [again] = (await api.payouts.run({ workspaceId: WS_A })).payouts
       expect(again).toMatchObject({ amount: '25.00', commissionCount: 3 })
       expect((await api.payouts.list({ affiliateId: affiliate.id })).items.map((p) => p.status).sort()).toEqual(['failed', 'paid', 'pending'])

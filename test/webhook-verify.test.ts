@@ -68,7 +68,7 @@ describe('verifyWebhook', () => {
   it('accepts either secret during a rotation, and holding several', async () => {
     const { service, webhook, deliver } = await setupAt(Date.now())
     await deliver()
-    const rotated = await service.api.webhooks.rotateSecret({ webhookId: webhook.webhookId, overlapHours: 1 })
+    const rotated = await service.api.webhooks.rotateSecret(webhook.webhookId, { overlapHours: 1 })
     await service.api.campaigns.create(apiCampaignInput())
     const [sent] = await deliver()
     const headers = new Headers({ ...sent!.headers })
