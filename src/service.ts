@@ -108,7 +108,7 @@ export interface AffiliateServiceOptions {
    * The affiliate portal: HTML pages under `/portal` (beside `basePath`) where affiliates join a
    * campaign, sign in through an e-mailed link and see their links, stats, commissions and money.
    * Off unless given. See the README's "Affiliate portal" section.
-   * @example portal: { secret: process.env.PORTAL_SECRET!, sendSignInLink: (email, url) => mailer.send(email, url) }
+   * @example portal: { secret: process.env.PORTAL_SECRET!, publicUrl: 'https://partners.example.com', sendSignInLink: (email, url) => mailer.send(email, url), sendNotice: (email, subject, text) => mailer.send(email, subject, text) }
    */
   portal?: PortalOptions
 }

@@ -56,6 +56,31 @@ describe('GET /api/v1/openapi.json', () => {
     const wrongMethod = await service.fetch(new Request('http://test.local/affiliates/v2/openapi.json', { method: 'POST' }))
     expect([wrongMethod.status, wrongMethod.headers.get('allow')]).toEqual([405, 'GET'])
   })
+
+  it("names '/' as the server of a service at the root", async () => {
+    const service = createAffiliateService({ storage: memoryStorage(), keyStore: memoryKeyStore([]), basePath: '/' })
+    const document = await (await service.fetch(new Request('http://test.local/openapi.json'))).json()
+    expect(document.servers).toEqual([{ url: '/' }])
+    expect(Object.keys(document.paths)).toContain('/r/{referralCode}')
+  })
+
+  it('asks the API key by default and says `security: []` on every public route', async () => {
+    const { service } = setup()
+    const document = await (await service.fetch(new Request('http://test.local/api/v1/openapi.json'))).json()
+    expect(document.security).toEqual([{ apiKey: [] }])
+    const security = (path: string, method: string) => document.paths[path][method].security
+    expect(security('/health', 'get')).toEqual([])
+    expect(security('/openapi.json', 'get')).toEqual([])
+    expect(security('/r/{referralCode}', 'get')).toEqual([])
+    expect(security('/track', 'options')).toEqual([])
+    // The beacon takes a publishable key, never the API key.
+    expect(security('/track', 'post')).toEqual([{ publishableKey: [] }])
+    // Every operation says what it needs: none inherits the default by leaving it out.
+    const operations = Object.entries(document.paths as Record<string, Record<string, { security?: unknown }>>).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, operation]) => [`${method} ${path}`, operation.security !== undefined]),
+    )
+    expect(operations.filter(([, said]) => !said)).toEqual([])
+  })
 })
 
 describe('the answer checker the HTTP suites run every answer through', () => {

@@ -7,19 +7,27 @@ export const OTHER_WS = '55555555-5555-4555-8555-555555555555'
 export const ORIGIN = 'http://portal.test'
 
 /** A service with the portal on, capturing every sign-in link it sends. */
-export function portalSetup(options: { storage?: Storage; portal?: Partial<PortalOptions> } = {}) {
+export function portalSetup(options: { storage?: Storage; portal?: Partial<PortalOptions>; basePath?: string } = {}) {
   const clock = manualClock()
   const sent: { email: string; url: string }[] = []
+  const notices: { email: string; subject: string; text: string }[] = []
   const errors: unknown[] = []
   const service = createAffiliateService({
     storage: options.storage ?? memoryStorage(),
     keyStore: memoryKeyStore([{ key: 'portal-test-key', userId: '66666666-6666-4666-8666-666666666666', workspaceIds: [WS, OTHER_WS] }]),
     clock,
+    ...(options.basePath === undefined ? {} : { basePath: options.basePath }),
     rateLimit: false,
     onError: (error) => errors.push(error),
-    portal: { secret: PORTAL_SECRET, sendSignInLink: (email, url) => void sent.push({ email, url }), ...options.portal },
+    portal: {
+      secret: PORTAL_SECRET,
+      publicUrl: ORIGIN,
+      sendSignInLink: (email, url) => void sent.push({ email, url }),
+      sendNotice: (email, subject, text) => void notices.push({ email, subject, text }),
+      ...options.portal,
+    },
   })
-  return { service, api: service.api, clock, sent, errors }
+  return { service, api: service.api, clock, sent, notices, errors }
 }
 
 export type PortalSetup = ReturnType<typeof portalSetup>

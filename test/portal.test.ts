@@ -322,6 +322,24 @@ describe('one affiliate, never another', () => {
     expect((await browser.get('/portal')).text).not.toContain('BOB-SECRET')
   })
 
+  it.each([
+    ['/api/v1', undefined],
+    ['/affiliates/api', '/affiliates/api'],
+  ])('gives the counting redirect <publicUrl>%s/r/<code> to share, which records the click', async (prefix, basePath) => {
+    const setup = portalSetup(basePath === undefined ? {} : { basePath })
+    const campaign = await campaignOf(setup)
+    const ann = await affiliateOf(setup, campaign.id, 'ann@example.com')
+    await setup.api.links.create({ affiliateId: ann.id, referralCode: 'ANN-1' })
+    const page = await (await signIn(setup, 'ann@example.com')).get('/portal')
+    const shared = /value="([^"]+)" aria-label="URL of link ANN-1"/.exec(page.text)?.[1]
+    expect(shared).toBe(`http://portal.test${prefix}/r/ANN-1`)
+    expect(page.text).not.toContain('?ref=ANN-1')
+    const followed = await setup.service.fetch(new Request(shared!))
+    expect(followed.status).toBe(302)
+    expect(followed.headers.get('location')).toMatch(/^https:\/\/shop\.example\.com\/landing\?ref=ANN-1&clickId=/)
+    expect((await setup.api.links.list({ affiliateId: ann.id })).items[0]!.totalClicks).toBe(1)
+  })
+
   it('shows referred e-mails in full when the campaign does not hide them', async () => {
     const setup = portalSetup()
     const campaign = await campaignOf(setup)
@@ -469,16 +487,23 @@ describe('pages and headers', () => {
   })
 
   const send = (): void => undefined
+  const ok = { secret: PORTAL_SECRET, publicUrl: 'https://partners.example.com', sendSignInLink: send, sendNotice: send }
   it.each<[Record<string, unknown>, string]>([
-    [{ secret: 'short', sendSignInLink: send }, 'portal.secret'],
-    [{ secret: PORTAL_SECRET }, 'portal.sendSignInLink'],
-    [{ secret: PORTAL_SECRET, sendSignInLink: send, path: '/api/v1/portal' }, 'portal.path'],
-    [{ secret: PORTAL_SECRET, sendSignInLink: send, theme: { '--portal-accent': 'red;}' } }, 'portal.theme'],
-    [{ secret: PORTAL_SECRET, sendSignInLink: send, theme: { color: 'red' } }, 'portal.theme'],
-    [{ secret: PORTAL_SECRET, sendSignInLink: send, publicUrl: 'ftp://x' }, 'portal.publicUrl'],
-    [{ secret: PORTAL_SECRET, sendSignInLink: send, signInLimit: { capacity: 0 } }, 'portal.signInLimit.capacity'],
+    [{ ...ok, secret: 'short' }, 'portal.secret'],
+    [{ ...ok, sendSignInLink: undefined }, 'portal.sendSignInLink'],
+    [{ ...ok, sendNotice: undefined }, 'portal.sendNotice'],
+    [{ ...ok, path: '/api/v1/portal' }, 'portal.path'],
+    [{ ...ok, theme: { '--portal-accent': 'red;}' } }, 'portal.theme'],
+    [{ ...ok, theme: { color: 'red' } }, 'portal.theme'],
+    [{ ...ok, publicUrl: 'ftp://x' }, 'portal.publicUrl'],
+    [{ ...ok, publicUrl: 'partners.example.com' }, 'portal.publicUrl'],
+    [{ ...ok, publicUrl: undefined }, 'portal.publicUrl is required'],
+    [{ ...ok, signInLimit: { capacity: 0 } }, 'portal.signInLimit.capacity'],
   ])('throws a TypeError naming a bad option (%#)', (portal, name) => {
-    expect(() => createAffiliateService({ storage: memoryStorage(), keyStore: memoryKeyStore([]), portal: portal as never })).toThrow(new RegExp(name.replace('.', '\\.')))
+    expect(() => createAffiliateService({ storage: memoryStorage(), keyStore: memoryKeyStore([]), portal: portal as never })).toThrow(
+      new RegExp(name.replace('.', '\\.')),
+    )
+    expect(() => createAffiliateService({ storage: memoryStorage(), keyStore: memoryKeyStore([]), portal: portal as never })).toThrow(TypeError)
   })
 
   it('sends links to publicUrl, not to the Host the request names', async () => {
@@ -487,9 +512,16 @@ describe('pages and headers', () => {
     await affiliateOf(setup, campaign.id, 'ann@example.com')
     const browser = visitor(setup)
     await browser.get('http://evil.test/portal/sign-in')
-    await browser.post('http://evil.test/portal/sign-in', { email: 'ann@example.com' })
+    await browser.post('http://evil.test/portal/sign-in', { email: 'ann@example.com' }, { headers: { host: 'evil.test', 'x-forwarded-host': 'evil.test' } })
     await sendsSettle()
     expect(setup.sent[0]!.url).toMatch(/^https:\/\/partners\.example\.com\/portal\/sign-in\/confirm\?token=/)
+  })
+
+  it('refuses to start without publicUrl, so no link is ever built from the Host a client sends', () => {
+    const portal = { secret: PORTAL_SECRET, sendSignInLink: send, sendNotice: send }
+    expect(() => createAffiliateService({ storage: memoryStorage(), keyStore: memoryKeyStore([]), portal: portal as never })).toThrow(
+      /^portal\.publicUrl is required: the http\(s\) origin the service is reached at/,
+    )
   })
 
   it('passes a failing sendSignInLink to onError and answers the page all the same', async () => {
@@ -599,6 +631,49 @@ describe('forms the API refuses', () => {
     expect(method.status).toBe(400)
     expect(method.text).toContain('Choose a payout method from the list')
     expect(await setup.api.affiliates.get(affiliate.id)).toMatchObject({ payoutEmail: 'old@example.com', payoutMethod: 'WISE' })
+  })
+
+  it('tells the old payout e-mail and the account e-mail when the payout e-mail changes, and no one when it does not', async () => {
+    const { setup, affiliate, browser } = await signedIn()
+    expect((await browser.post('/portal/settings', { payoutEmail: 'old@example.com', payoutMethod: 'PAYPAL' })).status).toBe(303)
+    await sendsSettle()
+    expect(setup.notices).toEqual([])
+    await browser.get('/portal')
+    setup.clock.advance(61_000)
+    const at = new Date(setup.clock.now()).toISOString()
+    expect((await browser.post('/portal/settings', { payoutEmail: 'thief@evil.test', payoutMethod: 'PAYPAL' })).status).toBe(303)
+    await sendsSettle()
+    expect(await setup.api.affiliates.get(affiliate.id)).toMatchObject({ payoutEmail: 'thief@evil.test' })
+    expect(setup.notices.map((notice) => notice.email)).toEqual(['old@example.com', 'ann@example.com'])
+    for (const notice of setup.notices) {
+      expect(notice.subject).toBe('Your payout e-mail for Spring launch was changed')
+      expect(notice.text).toContain(`from old@example.com to thief@evil.test at ${at}.`)
+      expect(notice.text).toContain('sign in at http://portal.test/portal/sign-in')
+    }
+    // From none to one: the account's e-mail alone is told.
+    setup.notices.length = 0
+    await browser.get('/portal')
+    await browser.post('/portal/settings', { payoutEmail: '', payoutMethod: '' })
+    await browser.get('/portal')
+    await browser.post('/portal/settings', { payoutEmail: 'ann-pay@example.com', payoutMethod: 'PAYPAL' })
+    await sendsSettle()
+    expect(setup.notices.map((notice) => [notice.email, /from (\S+) to (\S+)/.exec(notice.text)!.slice(1)])).toEqual([
+      ['thief@evil.test', ['thief@evil.test', '(none)']],
+      ['ann@example.com', ['thief@evil.test', '(none)']],
+      ['ann@example.com', ['(none)', 'ann-pay@example.com']],
+    ])
+  })
+
+  it('passes a failing sendNotice to onError and saves the settings all the same', async () => {
+    const setup = portalSetup({ portal: { sendNotice: () => Promise.reject(new Error('mail down')) } })
+    const campaign = await campaignOf(setup)
+    const affiliate = await affiliateOf(setup, campaign.id, 'ann@example.com')
+    const browser = await signIn(setup, 'ann@example.com')
+    await browser.get('/portal')
+    expect((await browser.post('/portal/settings', { payoutEmail: 'new@example.com', payoutMethod: 'PAYPAL' })).status).toBe(303)
+    await sendsSettle()
+    expect(setup.errors).toEqual([new Error('mail down')])
+    expect(await setup.api.affiliates.get(affiliate.id)).toMatchObject({ payoutEmail: 'new@example.com' })
   })
 
   it('clears the payout e-mail and method when sent empty', async () => {

@@ -37,6 +37,7 @@ const VALUES: Record<string, string[]> = {
   'storage/index': ['RANGE_OPERATORS', 'UniqueViolationError', 'conditionHolds', 'defineStorage', 'isRange', 'modelNames', 'models', 'sampleRecords', 'schema'],
   'client/index': ['AffiliateError', 'createAffiliateClient'],
   'testing/index': ['describeStorageConformance', 'sampleRecords'],
+  'webhooks/index': ['EVENT_TYPES', 'WebhookVerificationError', 'verifyWebhook'],
 }
 
 /** Types a host embedding the service names in its own code: each must come from the main entry. */

@@ -285,6 +285,7 @@ function trackingPaths(): Record<string, Record<string, unknown>> {
     '/r/{referralCode}': {
       get: {
         operationId: 'trackingRedirect',
+        security: [],
         summary: 'Referral redirect (no key; limited per client address): counts a click and redirects to the link',
         description:
           'Counts a click on the link (a repeat of the same visitor within `clickDedupeSeconds` counts once and carries the same ' +
@@ -331,6 +332,7 @@ function trackingPaths(): Record<string, Record<string, unknown>> {
       },
       options: {
         operationId: 'trackingPreflight',
+        security: [],
         summary: 'CORS preflight of the beacon (no key)',
         tags: ['tracking'],
         responses: {
@@ -434,6 +436,7 @@ export function openApiDocument(basePath: string): Record<string, unknown> {
       get: {
         operationId: 'health',
         summary: 'Health check (no key, not limited); HEAD answers the same without a body',
+        security: [],
         responses: { 200: { description: 'Up', content: { 'application/json': { schema: ref('schemas', 'Health') } } } },
       },
     },
@@ -441,6 +444,7 @@ export function openApiDocument(basePath: string): Record<string, unknown> {
       get: {
         operationId: 'openapi',
         summary: 'This document (no key, not limited)',
+        security: [],
         responses: { 200: { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } } },
       },
     },
@@ -456,7 +460,11 @@ export function openApiDocument(basePath: string): Record<string, unknown> {
         'Campaigns, affiliates, referral links, commissions and referred users, behind API keys and per-key rate limits. ' +
         'Success is `{ status, message, data }`; errors are `{ status, message, errors? }`.',
     },
-    servers: [{ url: basePath }],
+    // Paths are relative to it; the root basePath ('' once normalized) is '/'.
+    servers: [{ url: basePath || '/' }],
+    // Every keyed route needs `x-auth-service`; the public ones (health, this document, the
+    // redirect, the beacon's preflight) say `security: []`, the beacon names its publishable key.
+    security: [{ apiKey: [] }],
     tags: [...new Set(routes.map((route) => route.operation[0]))].map((name) => ({ name })),
     paths,
     components: components(),

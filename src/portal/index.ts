@@ -194,10 +194,34 @@ export function createPortal(options: PortalOptions, deps: PortalDeps): Portal {
     const [first] = await eligible(email)
     if (!first) return
     const token = await tokens.issueLink(email.toLowerCase())
-    const url = `${config.publicUrl ?? v.url.origin}${path}/sign-in/confirm?token=${token}`
+    // From publicUrl alone: the request's origin comes from `Host`, which the client chooses.
+    const url = `${config.publicUrl}${path}/sign-in/confirm?token=${token}`
     Promise.resolve()
       .then(() => config.sendSignInLink(first.email, url))
       .catch((error: unknown) => onError(error, v.request))
+  }
+
+  /**
+   * Tells the old payout e-mail and the account's e-mail that the payout e-mail changed from
+   * `before`'s to `after`, so an owner who did not change it (someone else signed in) hears of it.
+   * Not awaited: a failing `sendNotice` goes to `onError`.
+   */
+  function noticePayoutEmail(v: Visit, before: Affiliate, after: string, campaignName: string): void {
+    const old = before.payoutEmail
+    const to = new Map([old, before.email].filter((email) => email !== '').map((email) => [email.toLowerCase(), email]))
+    const subject = `Your payout e-mail for ${campaignName} was changed`
+    const text = [
+      `The payout e-mail of your affiliate account ${before.email} in ${campaignName} was changed`,
+      `from ${old || '(none)'} to ${after || '(none)'} at ${new Date(clock.now()).toISOString()}.`,
+      'Payouts go to the new address from now on.',
+      '',
+      `If you did not make this change, sign in at ${config.publicUrl}${path}/sign-in, set your payout e-mail back, and tell ${campaignName}.`,
+    ].join('\n')
+    for (const email of to.values()) {
+      Promise.resolve()
+        .then(() => config.sendNotice(email, subject, text))
+        .catch((error: unknown) => onError(error, v.request))
+    }
   }
 
   function endSession(v: Visit): void {
@@ -252,6 +276,7 @@ export function createPortal(options: PortalOptions, deps: PortalDeps): Portal {
     const view: DashboardView = {
       affiliate,
       campaign,
+      shareBase: `${config.publicUrl}${deps.basePath}/r/`,
       links: links.items,
       commissions,
       balance,
@@ -361,11 +386,16 @@ export function createPortal(options: PortalOptions, deps: PortalDeps): Portal {
     if (values.payoutMethod !== '' && method === null) {
       return dashboard(v, { form: 'settings', problem: 'Please correct the following:', errors: { payoutMethod: 'Choose a payout method from the list' }, values }, 400)
     }
+    let saved: Affiliate
     try {
-      await api.affiliates.update(who.affiliate.id, { payoutEmail: values.payoutEmail, payoutMethod: method })
+      saved = await api.affiliates.update(who.affiliate.id, { payoutEmail: values.payoutEmail, payoutMethod: method })
     } catch (error) {
       const { problem, errors, status } = refusal(error, ['payoutEmail', 'payoutMethod'])
       return dashboard(v, { form: 'settings', problem, errors, values }, status)
+    }
+    if (saved.payoutEmail.toLowerCase() !== who.affiliate.payoutEmail.toLowerCase()) {
+      const campaign = await api.campaigns.get(who.affiliate.campaignId)
+      noticePayoutEmail(v, who.affiliate, saved.payoutEmail, campaign.campaignName)
     }
     return redirect(v, `${path}?notice=settings-saved#settings`)
   }

@@ -17,13 +17,23 @@ export interface PortalOptions {
    * @example sendSignInLink: (email, url) => mailer.send({ to: email, subject: 'Your sign-in link', text: url })
    */
   sendSignInLink(email: string, url: string): void | Promise<void>
+  /**
+   * Sends a plain-text notice to `email`. The portal calls it when an affiliate changes their
+   * payout e-mail: the old payout e-mail and the account's e-mail are told (what changed, when,
+   * and where to sign in), so a change the owner did not make does not go unnoticed. Not awaited;
+   * a rejection is passed to the service's `onError`.
+   * @example sendNotice: (email, subject, text) => mailer.send({ to: email, subject, text })
+   */
+  sendNotice(email: string, subject: string, text: string): void | Promise<void>
   /** Where the pages are, beside `basePath`. @default '/portal' */
   path?: string
   /**
-   * The origin the e-mailed links start with, e.g. `https://partners.example.com`. Without it the
-   * request's own origin is used, which a client sets through `Host`: set this in production.
+   * The origin the service is reached at from outside, e.g. `https://partners.example.com`.
+   * Required: e-mailed sign-in links and the referral links the dashboard shows
+   * (`<publicUrl><basePath>/r/<code>`) are built from it alone, never from the request's `Host`,
+   * which a client chooses. Only its origin is used.
    */
-  publicUrl?: string
+  publicUrl: string
   /** The name in every page's header and title. @default 'Affiliate portal' */
   title?: string
   /**
@@ -46,8 +56,9 @@ export interface PortalOptions {
 export interface ResolvedPortalOptions {
   key: Uint8Array
   sendSignInLink: PortalOptions['sendSignInLink']
+  sendNotice: PortalOptions['sendNotice']
   path: string
-  publicUrl: string | null
+  publicUrl: string
   title: string
   theme: string
   signInLimit: false | { capacity: number; refillPerSecond: number }
@@ -59,22 +70,24 @@ const SAFE_VALUE = /^[^;{}<>\\]{1,200}$/
 
 /** Checks the options once, at start: a wrong one throws a TypeError naming it. */
 export function resolvePortalOptions(options: PortalOptions, basePath: string): ResolvedPortalOptions {
-  if (typeof options !== 'object' || options === null) throw new TypeError('portal must be an object: { secret, sendSignInLink }')
+  if (typeof options !== 'object' || options === null) throw new TypeError('portal must be an object: { secret, publicUrl, sendSignInLink, sendNotice }')
   if (typeof options.secret !== 'string' || options.secret.length < 32) throw new TypeError('portal.secret must be a string of at least 32 characters')
   if (typeof options.sendSignInLink !== 'function') throw new TypeError('portal.sendSignInLink must be a function (email, url) => void')
+  if (typeof options.sendNotice !== 'function') throw new TypeError('portal.sendNotice must be a function (email, subject, text) => void')
   const path = (options.path ?? '/portal').replace(/\/+$/, '')
   if (!/^\/[A-Za-z0-9._~\-/]*[A-Za-z0-9._~-]$/.test(path)) throw new TypeError('portal.path must be a path starting with "/", such as "/portal"')
   const overlaps = (a: string, b: string) => a === b || a.startsWith(`${b}/`) || b === ''
   if (overlaps(path, basePath) || overlaps(basePath, path)) throw new TypeError(`portal.path must lie beside basePath (${basePath || '/'}), not in or around it`)
-  let publicUrl: string | null = null
-  if (options.publicUrl !== undefined) {
-    let url: URL | null = null
-    try {
-      url = new URL(options.publicUrl)
-    } catch {}
-    if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) throw new TypeError('portal.publicUrl must be an http(s) URL such as https://partners.example.com')
-    publicUrl = url.origin
+  let url: URL | null = null
+  try {
+    if (typeof options.publicUrl === 'string') url = new URL(options.publicUrl)
+  } catch {}
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+    throw new TypeError(
+      `portal.publicUrl ${options.publicUrl === undefined ? 'is required' : 'must be'}: the http(s) origin the service is reached at, such as https://partners.example.com (sign-in links are built from it, never from the request's Host)`,
+    )
   }
+  const publicUrl = url.origin
   const title = options.title ?? 'Affiliate portal'
   if (typeof title !== 'string' || title.trim() === '' || title.length > 100) throw new TypeError('portal.title must be a string of 1 to 100 characters')
   const theme = Object.entries(options.theme ?? {}).map(([name, value]) => {
@@ -97,6 +110,7 @@ export function resolvePortalOptions(options: PortalOptions, basePath: string): 
   return {
     key: new TextEncoder().encode(options.secret),
     sendSignInLink: options.sendSignInLink,
+    sendNotice: options.sendNotice,
     path,
     publicUrl,
     title,

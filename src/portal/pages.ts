@@ -203,6 +203,11 @@ export interface DashboardView {
   affiliate: Affiliate
   campaign: Campaign
   links: ReferralLink[]
+  /**
+   * What a link's code is appended to for the URL affiliates share: the service's counting
+   * redirect, `<publicUrl><basePath>/r/`, which records the click and then sends the visitor on.
+   */
+  shareBase: string
   commissions: { items: Commission[]; pagination: Pagination }
   balance: AffiliateBalance
   payouts: Payout[]
@@ -219,7 +224,7 @@ function linksCard(frame: Frame, view: DashboardView): Html {
   const rows = links.map(
     (link, i) => html`<tr>
 <td data-label="Code"><code>${link.referralCode}</code></td>
-<td><div class="copy"><input id="link-${i}" readonly value="${link.url}" aria-label="URL of link ${link.referralCode}"><button type="button" class="quiet" data-copy="link-${i}" hidden>Copy</button></div></td>
+<td><div class="copy"><input id="link-${i}" readonly value="${view.shareBase}${encodeURIComponent(link.referralCode)}" aria-label="URL of link ${link.referralCode}"><button type="button" class="quiet" data-copy="link-${i}" hidden>Copy</button></div></td>
 <td class="num" data-label="Clicks">${link.totalClicks}</td>
 <td class="num" data-label="Earned">${money(link.totalEarnings, campaign.currency)}</td>
 </tr>`,

@@ -130,6 +130,9 @@ export const parseBody = <B>(schema: Schema<B>, body: unknown, query: unknown = 
 /**
  * The JSON Schema of an object schema, from each field's own description (see `field`): its
  * properties, the fields that are required (those `undefined` fails), and no other property.
+ * With `requireOneOf` it is an `anyOf` of whole object schemas, one per field that may be the one
+ * given (each requiring it), rather than an object with an `anyOf` of bare `required` lists: code
+ * generators (openapi-typescript) type the latter `unknown` and then accept any body.
  */
 export function jsonSchemaOf(schema: Schema<unknown>): JsonSchema {
   const properties: Record<string, unknown> = {}
@@ -138,6 +141,11 @@ export function jsonSchemaOf(schema: Schema<unknown>): JsonSchema {
     properties[name] = struct.schema ?? {}
     if (!optional) required.push(name)
   }
-  const oneOf = schema.requireOneOf.length ? { anyOf: schema.requireOneOf.map((name) => ({ required: [name] })) } : {}
-  return { type: 'object', properties, ...(required.length ? { required } : {}), ...oneOf, additionalProperties: false }
+  const object = (needed: string[]): JsonSchema => ({ type: 'object', properties, ...(needed.length ? { required: needed } : {}), additionalProperties: false })
+  const [first, ...others] = schema.requireOneOf
+  if (first === undefined) return object(required)
+  return {
+    description: `\`${first}\` is required, or ${others.map((name) => `\`${name}\``).join(' or ')} in its place; both may be given.`,
+    anyOf: schema.requireOneOf.map((name) => object([...required, name])),
+  }
 }

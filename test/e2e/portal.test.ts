@@ -22,6 +22,7 @@ let service: AffiliateService
 let server: RunningServer
 let origin: string
 const sent: { email: string; url: string }[] = []
+const notices: { email: string; subject: string }[] = []
 const foreignRequests: string[] = []
 let open: Campaign
 let reviewed: Campaign
@@ -83,18 +84,21 @@ beforeAll(async () => {
   // Time runs as usual from a fixed day, so the dates on the screenshots in docs/ stay the same.
   const start = Date.UTC(2026, 2, 2, 9)
   const began = Date.now()
+  // The server listens first (port 0), so the service's publicUrl can be the origin it got.
+  server = await serve({ basePath: '/api/v1', fetch: (request, context) => service.fetch(request, context) }, { port: 0, hostname: '127.0.0.1' })
+  origin = new URL(server.url).origin
   service = createAffiliateService({
     storage: memoryStorage(),
     keyStore: memoryKeyStore([]),
     clock: { now: () => start + (Date.now() - began) },
     portal: {
       secret: 'e2e-secret-e2e-secret-e2e-secret-e2e-secret',
+      publicUrl: origin,
       sendSignInLink: (email, url) => void sent.push({ email, url }),
+      sendNotice: (email, subject) => void notices.push({ email, subject }),
       signInLimit: { capacity: 50 },
     },
   })
-  server = await serve(service, { port: 0, hostname: '127.0.0.1' })
-  origin = new URL(server.url).origin
   const profile = join(ROOT, '.tmp', 'e2e-profiles', `chromium-${process.pid}-${Date.now()}`)
   rmSync(profile, { recursive: true, force: true })
   context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: DESKTOP })
@@ -163,7 +167,8 @@ describe('the affiliate portal in Chromium', () => {
     await page.getByRole('button', { name: 'Make a link' }).click()
     await page.getByText('Your new link is ready.').waitFor()
     const url = await page.getByLabel('URL of link ANN-E2E').inputValue()
-    expect(url).toBe('https://shop.example.com/pricing?ref=ANN-E2E')
+    // The counting redirect, which records the click and then sends the visitor to the campaign url.
+    expect(url).toBe(`${origin}/api/v1/r/ANN-E2E`)
     await page.getByRole('button', { name: 'Copy' }).click()
     await page.getByRole('button', { name: 'Copied' }).waitFor()
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(url)
@@ -185,6 +190,8 @@ describe('the affiliate portal in Chromium', () => {
     await page.getByRole('button', { name: 'Save payout settings' }).click()
     await page.getByText('Your payout settings are saved.').waitFor()
     expect(await service.api.affiliates.get(ann!.id)).toMatchObject({ payoutEmail: 'ann-pay@example.com', payoutMethod: 'PAYPAL' })
+    // The account's e-mail hears of the change (it had no payout e-mail before).
+    expect(notices).toEqual([{ email: ann!.email, subject: 'Your payout e-mail for Acme Partners was changed' }])
     await page.goto(`${origin}/portal`)
     await check(page, 'dashboard', true)
 
@@ -266,6 +273,6 @@ describe('the affiliate portal in Chromium', () => {
     await page.getByRole('button', { name: 'Make a link' }).click()
     await page.getByText('Your new link is ready.').waitFor()
     expect(await page.getByRole('button', { name: 'Copy' }).count()).toBe(0)
-    expect(await page.getByLabel('URL of link BOB-1').inputValue()).toBe('https://shop.example.com/pricing?ref=BOB-1')
+    expect(await page.getByLabel('URL of link BOB-1').inputValue()).toBe(`${origin}/api/v1/r/BOB-1`)
   }, 120_000)
 })
