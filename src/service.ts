@@ -1,4 +1,4 @@
-import { createOperations, type AffiliateApi } from './api/index.js'
+import { createOperations, type AffiliateApi, type OperationsOn } from './api/index.js'
 import { systemClock, type Clock } from './clock.js'
 import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES } from './http/body.js'
 import type { FetchContext } from './http/client-address.js'
@@ -203,10 +203,12 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   if (!isObject(webhooks)) throw new TypeError('webhooks must be an object: { allowHttp?, allowPrivateAddresses?, retentionDays?, send? }')
   const policy = { allowHttp: webhooks.allowHttp === true, allowPrivateAddresses: webhooks.allowPrivateAddresses === true }
   const runtime = createServiceEvents({ storage: options.storage, clock, onError: (error) => logError(error), policy }, webhooks)
-  // Operations see the storage through a hook that hands each committed transaction's events to listeners.
-  const ops = createOperations({ storage: withCommitHook(options.storage, runtime.committed), clock, webhooks: policy })
+  // The one factory of operations: they see a storage through a hook that hands each committed
+  // transaction's events to the listeners and wakes the dispatcher, with the webhook policy.
+  const operations: OperationsOn = (storage) => createOperations({ storage: withCommitHook(storage, runtime.committed), clock, webhooks: policy })
+  const ops = operations(options.storage)
   const fetch = createHandler({
-    ops,
+    operations,
     storage: options.storage,
     idempotency,
     keyStore: options.keyStore,

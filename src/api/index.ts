@@ -4,6 +4,7 @@ import type { Commission, ReferredUser } from '../domain/commission.js'
 import type { ReferralLink } from '../domain/link.js'
 import type { AffiliateBalance, Payout, PayoutRunResult } from '../domain/payout.js'
 import type { Principal } from '../keys/types.js'
+import type { Storage } from '../storage/types.js'
 import type { Access } from './access.js'
 import { affiliateOperations, type AffiliateCreateInput, type AffiliateListQuery, type AffiliateUpdateInput } from './affiliates.js'
 import { campaignOperations, type CampaignCreateInput, type CampaignListQuery, type CampaignUpdateInput } from './campaigns.js'
@@ -49,6 +50,13 @@ import {
 } from './reports.js'
 
 export type Operations = ReturnType<typeof createOperations>
+
+/**
+ * The operations over a storage, made the service's way (its commit hook, clock and webhook
+ * policy). The service builds one; every path that runs operations (plain requests, idempotent
+ * ones over a storage that also keeps their answer, the typed API) takes them from it.
+ */
+export type OperationsOn = (storage: Storage) => Operations
 
 /** Every operation, each taking the caller's access first; HTTP and the typed API both call these. */
 export const createOperations = (deps: Deps) => ({
