@@ -50,7 +50,7 @@ export function answer(service: Fetch, req: IncomingMessage, res: ServerResponse
         response.body?.cancel().catch(() => undefined)
         return
       }
-      keepAliveIfDrainable(req, res)
+      keepAliveIfDrainable(req, res, response)
       beforeWrite?.(res)
       return writeResponse(response, res)
     })
@@ -60,8 +60,18 @@ export function answer(service: Fetch, req: IncomingMessage, res: ServerResponse
     })
 }
 
-/** An unread request body is drained only when small; a larger one closes the connection instead. */
-function keepAliveIfDrainable(req: IncomingMessage, res: ServerResponse): void {
+/**
+ * An unread request body is drained only when small and not refused as too slow; otherwise the
+ * answer says `Connection: close` and Node closes the socket once it is written. A 408 (the body
+ * did not come in time) always closes, whoever made it: the rest of that body may never come, and
+ * draining it would hold the connection for as long as the client likes. (An answer with its own
+ * `Connection: close` header, as the service's 408 has, is closed by Node itself.)
+ */
+function keepAliveIfDrainable(req: IncomingMessage, res: ServerResponse, response: Response): void {
+  if (response.status === 408) {
+    res.shouldKeepAlive = false
+    return
+  }
   if (!req.complete) {
     const declared = Number(req.headers['content-length'])
     if (!(declared <= DRAIN_LIMIT)) res.shouldKeepAlive = false
