@@ -1,5 +1,6 @@
 export { createAffiliateService } from './service.js'
 export type { AffiliateService, AffiliateServiceOptions, FailedKeyLimitOptions } from './service.js'
+export type { ErrorContext, ErrorSource, OnError } from './on-error.js'
 export type { PortalOptions, PortalThemeVariable } from './portal/index.js'
 export type { FetchContext } from './http/client-address.js'
 export type { IdempotencyOptions } from './http/idempotency.js'

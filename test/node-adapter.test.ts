@@ -344,7 +344,8 @@ describe('node adapter: requests', () => {
       const answer = await fetch(`${origin}/x`)
       expect(answer.status).toBe(500)
       expect(await answer.json()).toEqual({ status: 500, message: 'Internal server error' })
-      expect(logged).toHaveBeenCalledWith('affiliate-service/node: unexpected error', new Error('boom'))
+      // A bare fetch handler has no onError: the default one logs it, naming the adapter and the request.
+      expect(logged).toHaveBeenCalledWith('affiliate-service: unexpected error (adapter, GET /x)', new Error('boom'))
     } finally {
       logged.mockRestore()
     }

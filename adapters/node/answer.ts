@@ -1,9 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { defaultOnError, type OnError } from '../../src/on-error.js'
 import type { AffiliateService } from '../../src/service.js'
 import { clientGone, nodeRequest, requestUrl, type NodeRequestOptions } from './request.js'
 import { writeResponse } from './response.js'
 
-type Fetch = Pick<AffiliateService, 'fetch'>
+/** The service, or any fetch handler; errors of the adapter's own go to its `onError` when it has one. */
+type Fetch = Pick<AffiliateService, 'fetch'> & { readonly onError?: OnError }
 
 /** Who sent a request, as the host sees it (after any proxy it trusts). */
 export type ClientAddressOf = (req: IncomingMessage) => string | undefined
@@ -56,7 +58,9 @@ export function answer(service: Fetch, req: IncomingMessage, res: ServerResponse
     })
     .catch((error: unknown) => {
       beforeWrite?.(res)
-      failed(error, res)
+      // The service answers its own errors; this is a fetch that threw, or a write that failed.
+      ;(service.onError ?? defaultOnError)(error, { source: 'adapter', request })
+      failed(res)
     })
 }
 
@@ -78,9 +82,8 @@ function keepAliveIfDrainable(req: IncomingMessage, res: ServerResponse, respons
   }
 }
 
-function failed(error: unknown, res: ServerResponse): void {
-  // The service answers its own errors; this is a fetch that threw, or a write that failed.
-  console.error('affiliate-service/node: unexpected error', error)
+/** Answers 500 when nothing is out yet, else cuts the connection. */
+function failed(res: ServerResponse): void {
   if (res.headersSent || res.destroyed) {
     res.destroy()
     return
