@@ -1,9 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { OnError } from '../src/on-error.js'
 import type { AffiliateService } from '../src/service.js'
 import { answer } from './node/answer.js'
 import type { BodyOverride } from './node/request.js'
 
-type Fetch = Pick<AffiliateService, 'fetch'> & { readonly basePath?: string; readonly portalPath?: string | null }
+type Fetch = Pick<AffiliateService, 'fetch'> & {
+  readonly basePath?: string
+  readonly portalPath?: string | null
+  /** Where the adapter's own errors go (`source: 'adapter'`). @default the default onError */
+  readonly onError?: OnError
+}
 
 /** The parts of Express's request this adapter reads; any Express 4 or 5 request has them. */
 interface MaybeParsed extends IncomingMessage {

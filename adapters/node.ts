@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { OnError } from '../src/on-error.js'
 import type { AffiliateService } from '../src/service.js'
 import { clientBehindProxies, proxyHops, type TrustProxy } from './forwarded.js'
 import { answer, type ClientAddressOf } from './node/answer.js'
@@ -10,7 +11,12 @@ export type { ClientAddressOf } from './node/answer.js'
 export { createNodeWebhookSender } from './node/webhook-delivery.js'
 export type { NodeWebhookSenderOptions, ResolveHost } from './node/webhook-delivery.js'
 
-type Fetch = Pick<AffiliateService, 'fetch'> & { readonly basePath?: string; readonly events?: Pick<AffiliateService['events'], 'start' | 'stop'> }
+type Fetch = Pick<AffiliateService, 'fetch'> & {
+  readonly basePath?: string
+  readonly events?: Pick<AffiliateService['events'], 'start' | 'stop'>
+  /** Where the adapter's own errors go (`source: 'adapter'`). @default the default onError */
+  readonly onError?: OnError
+}
 
 export interface NodeListenerOptions {
   /**

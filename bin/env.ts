@@ -5,6 +5,7 @@
 // PostgreSQL and Redis are loaded only when asked for, so the default needs neither package.
 import { nameUuid, sqlJsStorage, type LimiterStore, type Storage } from '../src/index.js'
 import { redactUrl } from '../src/redact.js'
+import { limiterPrefix } from '../adapters/deployment.js'
 import { fileJournal } from '../adapters/node/file-journal.js'
 
 export const DEFAULT_DB = './data/affiliate.sqlite'
@@ -85,15 +86,15 @@ export async function openCommandStorage(db: string | undefined, env: NodeJS.Pro
 
 /**
  * REDIS_URL: every instance counts each key against one bucket in Redis. The keys are
- * `<AFFILIATE_SCHEMA>:limit:…` when a schema is named (one deployment, one prefix), else the
- * store's default. Without REDIS_URL: undefined (the service's in-memory store).
+ * `<AFFILIATE_SCHEMA>:limit:…` (one deployment, one prefix), the default schema's when none is
+ * named: the store's own default. Without REDIS_URL: undefined (the service's in-memory store).
  */
 export async function limiterFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<EnvLimiter | undefined> {
   const url = env.REDIS_URL
   if (!url) return undefined
   const { redisLimiterStore } = await import('../adapters/redis.js')
   const schema = env.AFFILIATE_SCHEMA
-  const store = redisLimiterStore({ url, ...(schema ? { prefix: `${schema}:limit:` } : {}) })
+  const store = redisLimiterStore({ url, prefix: limiterPrefix(schema || undefined) })
   return { store, where: `Redis ${redactUrl(url)}` }
 }
 

@@ -7,6 +7,7 @@ export type { DeliveryResult, WebhookRequest, WebhookSender } from './webhooks/d
 export type { AttemptOutcome } from './webhooks/schedule.js'
 export type { WebhookSignatureHeaders } from './webhooks/signing.js'
 export type { WebhookAddressPolicy } from './webhooks/address.js'
+export type { ErrorContext, ErrorSource, OnError } from './on-error.js'
 export type { PortalOptions, PortalThemeVariable } from './portal/index.js'
 export type { FetchContext } from './http/client-address.js'
 export type { IdempotencyOptions } from './http/idempotency.js'
@@ -43,7 +44,9 @@ export type {
   ExportsApi,
   ReferredUsersApi,
   ResourceApi,
-} from './api/index.js'
+  WebhooksApi,
+  EventsApi,
+} from './http/typed-api.js'
 export type { LinkCreateInput, LinkTrackBatch, LinkTrackBatchInput, LinkTrackInput } from './api/links.js'
 export type { CommissionCreateInput, CommissionListQuery, CommissionRefundInput, CommissionUpdateInput } from './api/commissions.js'
 export type { PayoutItemsQuery, PayoutListQuery, PayoutRunInput, PayoutUpdateInput } from './api/payouts.js'

@@ -1,4 +1,5 @@
-import { createOperations, type AffiliateApi } from './api/index.js'
+import { createOperations, type OperationsOn } from './api/index.js'
+import type { AffiliateApi } from './http/typed-api.js'
 import { systemClock, type Clock } from './clock.js'
 import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES } from './http/body.js'
 import type { FetchContext } from './http/client-address.js'
@@ -14,6 +15,7 @@ import type { Storage } from './storage/types.js'
 import { withCommitHook } from './events/outbox.js'
 import { createServiceEvents, type ServiceEvents, type WebhookOptions } from './events/service-events.js'
 import { createTracker } from './tracking/tracker.js'
+import { defaultOnError, guarded, type OnError } from './on-error.js'
 
 /** Limits on the public tracking routes (redirect and beacon), per client address. */
 export interface TrackingLimitOptions {
@@ -94,10 +96,15 @@ export interface AffiliateServiceOptions {
    */
   idempotency?: IdempotencyOptions
   /**
-   * Called with every unexpected error (the ones answered 500) so you can log it; the response
-   * never carries its message or stack. A client that goes away is not one. @default logs to `console.error`
+   * The one error channel: called with every unexpected error, and `context.source` saying where
+   * it came from: `request` (answered 500; `context.request` is the Request), `listener` (an
+   * `events.on` listener), `dispatcher` (webhook delivery), `adapter` (the Node and Express
+   * adapters) or `storage` (e.g. a failed sql.js checkpoint). A response never carries an error's
+   * message or stack; a client that goes away is not an error. See `ErrorContext`.
+   * @default `console.error`, one line naming the source
+   * @example onError: (error, { source }) => logger.error({ err: error, source }, 'affiliate-service')
    */
-  onError?: (error: unknown, request: Request) => void
+  onError?: OnError
   /**
    * Webhook delivery: which URLs are allowed (`allowHttp`, `allowPrivateAddresses`: for tests),
    * how long events and deliveries are kept (`retentionDays`, default 30), and the `send`er the
@@ -128,12 +135,12 @@ export interface AffiliateService {
   events: ServiceEvents
   /** Where the affiliate portal's pages are (`/portal`), or null when the portal is off. */
   readonly portalPath: string | null
+  /** The service's `onError` (or the default): adapters report their own errors to it (`source: 'adapter'`). */
+  readonly onError: OnError
 }
 
 /** The longest `clickDedupeSeconds`: 7 days. */
 const MAX_DEDUPE_SECONDS = 7 * 86_400
-
-const logError = (error: unknown) => console.error('affiliate-service: unexpected error', error)
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null
 
@@ -182,7 +189,9 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   checkOptions(options)
   const clock = options.clock ?? systemClock
   const basePath = normalizeBasePath(options.basePath)
-  const onError = options.onError ?? logError
+  const onError: OnError = guarded(options.onError ?? defaultOnError)
+  // Errors met while answering a request: the request goes with them.
+  const requestError = (error: unknown, request: Request) => onError(error, { source: 'request', request })
   const idempotency = options.idempotency ?? {}
   positive('idempotency.ttlMs', idempotency.ttlMs, 1)
   positive('idempotency.leaseMs', idempotency.leaseMs, 1)
@@ -202,11 +211,15 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   const webhooks = options.webhooks ?? {}
   if (!isObject(webhooks)) throw new TypeError('webhooks must be an object: { allowHttp?, allowPrivateAddresses?, retentionDays?, send? }')
   const policy = { allowHttp: webhooks.allowHttp === true, allowPrivateAddresses: webhooks.allowPrivateAddresses === true }
-  const runtime = createServiceEvents({ storage: options.storage, clock, onError: (error) => logError(error), policy }, webhooks)
-  // Operations see the storage through a hook that hands each committed transaction's events to listeners.
-  const ops = createOperations({ storage: withCommitHook(options.storage, runtime.committed), clock, webhooks: policy })
+  const runtime = createServiceEvents({ storage: options.storage, clock, onError, policy }, webhooks)
+  // The storage's own background failures (a sql.js checkpoint, say) come here too.
+  options.storage.reportErrorsTo?.((error) => onError(error, { source: 'storage' }))
+  // The one factory of operations: they see a storage through a hook that hands each committed
+  // transaction's events to the listeners and wakes the dispatcher, with the webhook policy.
+  const operations: OperationsOn = (storage) => createOperations({ storage: withCommitHook(storage, runtime.committed), clock, webhooks: policy })
+  const ops = operations(options.storage)
   const fetch = createHandler({
-    ops,
+    operations,
     storage: options.storage,
     idempotency,
     keyStore: options.keyStore,
@@ -218,7 +231,7 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
         ? null
         : addressThrottle(resolveRule({ capacity: 10, refillPerSecond: 10, maxInFlight: false, ...failed }, 'failedKeyLimit'), clock),
     basePath,
-    onError,
+    onError: requestError,
     tracking: {
       tracker: createTracker({ storage: options.storage, clock, dedupeSeconds, secret: options.trackingSecret }),
       keyStore: options.keyStore,
@@ -230,7 +243,7 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
     },
   })
   const api = createApi(ops)
-  if (options.portal === undefined) return { fetch, api, basePath, portalPath: null, events: runtime.events }
-  const portal = createPortal(options.portal, { api, storage: options.storage, clock, basePath, body, onError })
-  return { fetch: withPortal(portal, fetch), api, basePath, portalPath: portal.path, events: runtime.events }
+  if (options.portal === undefined) return { fetch, api, basePath, portalPath: null, events: runtime.events, onError }
+  const portal = createPortal(options.portal, { api, storage: options.storage, clock, basePath, body, onError: requestError })
+  return { fetch: withPortal(portal, fetch), api, basePath, portalPath: portal.path, events: runtime.events, onError }
 }

@@ -84,6 +84,8 @@ describe('a client that goes away, or never sends its body', () => {
     const init = { method: 'POST', headers: json, body, duplex: 'half' } as RequestInit
     const response = await service.fetch(new Request(`${BASE}/campaigns`, init))
     expect(response.status).toBe(408)
+    // The rest of the body is unread: the answer tells the server and the client to end the connection.
+    expect(response.headers.get('connection')).toBe('close')
     expect(await response.json()).toEqual({ status: 408, message: 'Request body timeout' })
     expect((await service.fetch(new Request(`${BASE}/campaigns/list`, { headers: json }))).status).toBe(200)
   })

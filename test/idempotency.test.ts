@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { memoryStorage, type Storage } from '../src/index.js'
+import { createAffiliateClient } from '../src/client/index.js'
+import { createAffiliateService, memoryKeyStore, memoryStorage, type Storage } from '../src/index.js'
+import type { WebhookOptions } from '../src/events/service-events.js'
+import type { AffiliateEvent } from '../src/events/types.js'
 import { type StorageTransaction } from '../src/storage/index.js'
+import { resultForStatus, type WebhookRequest, type WebhookSender } from '../src/webhooks/delivery.js'
 import { snapshot } from './fixtures.js'
-import { campaignInput, KEY_B, setup, UNKNOWN_ID, WS_B } from './helpers.js'
+import { apiCampaignInput, campaignInput, KEY_A, KEY_B, setup, UNKNOWN_ID, USER_A, WS_A, WS_B } from './helpers.js'
 
 const post = (key: string, body: unknown = campaignInput()) => ({ body, headers: { 'idempotency-key': key } })
 
@@ -192,5 +196,81 @@ describe('Idempotency-Key', () => {
     expect([put1.status, put2.status]).toEqual([200, 200])
     expect(put2.headers.get('idempotent-replayed')).toBeNull()
     expect(put2.body.data.campaignName).toBe('B')
+  })
+})
+
+// The typed client sends an Idempotency-Key on every POST, so these paths must be the service's
+// own: the same operations, with the same commit hook (listeners, dispatcher) and webhook policy.
+describe('Idempotency-Key keeps the service wiring', () => {
+  const keyed = (key: string) => ({ 'x-auth-service': KEY_A, 'content-type': 'application/json', 'idempotency-key': key })
+
+  function service(webhooks: WebhookOptions = {}) {
+    return createAffiliateService({
+      storage: memoryStorage(),
+      keyStore: memoryKeyStore([{ key: KEY_A, userId: USER_A, workspaceIds: [WS_A] }]),
+      rateLimit: false,
+      webhooks,
+    })
+  }
+
+  const post = (target: ReturnType<typeof service>, path: string, body: unknown, key: string) =>
+    target.fetch(new Request(`http://test.local/api/v1${path}`, { method: 'POST', headers: keyed(key), body: JSON.stringify(body) }))
+
+  it('calls events.on listeners once, and not on a replay', async () => {
+    const target = service()
+    const heard: string[] = []
+    let next: (() => void) | undefined
+    target.events.on('campaign.created', (event) => {
+      heard.push((event.data as { campaignName: string }).campaignName)
+      next?.()
+    })
+    const heardOne = () => new Promise<void>((resolve) => (next = resolve))
+
+    let signal = heardOne()
+    expect((await post(target, '/campaigns', campaignInput({ campaignName: 'first' }), 'once')).status).toBe(201)
+    await signal
+    const replay = await post(target, '/campaigns', campaignInput({ campaignName: 'first' }), 'once')
+    expect(replay.headers.get('idempotent-replayed')).toBe('true')
+    // A later write's event is heard next: the replay in between was heard as nothing.
+    signal = heardOne()
+    expect((await post(target, '/campaigns', campaignInput({ campaignName: 'second' }), 'other')).status).toBe(201)
+    await signal
+    expect(heard).toEqual(['first', 'second'])
+  })
+
+  it('the typed client (a key on every POST) reaches the listeners', async () => {
+    const target = service()
+    const heard = new Promise<AffiliateEvent>((resolve) => target.events.on('campaign.created', resolve))
+    const client = createAffiliateClient({ baseUrl: 'http://test.local/api/v1', apiKey: KEY_A, fetch: (request) => target.fetch(request) })
+    const campaign = await client.campaigns.create(apiCampaignInput())
+    expect((await heard).data).toEqual(campaign)
+  })
+
+  it('wakes the dispatcher: the delivery goes out without waiting for the next poll', async () => {
+    let sent!: (request: WebhookRequest) => void
+    const delivered = new Promise<WebhookRequest>((resolve) => (sent = resolve))
+    const send: WebhookSender = async (request) => {
+      sent(request)
+      return resultForStatus(200, 1, '')
+    }
+    // An hour between polls: only the commit's nudge can send it within the test.
+    const target = service({ send, pollMs: 3_600_000 })
+    await target.api.webhooks.create({ workspaceId: WS_A, url: 'https://hooks.example.com/in', events: ['campaign.created'] })
+    target.events.start()
+    try {
+      expect((await post(target, '/campaigns', campaignInput(), 'wake')).status).toBe(201)
+      const request = await delivered
+      expect(JSON.parse(request.body)).toMatchObject({ type: 'campaign.created' })
+    } finally {
+      await target.events.stop()
+    }
+  })
+
+  it('honours webhooks.allowHttp and allowPrivateAddresses', async () => {
+    const target = service({ allowHttp: true, allowPrivateAddresses: true })
+    const body = { workspaceId: WS_A, url: 'http://127.0.0.1:8080/hooks', events: ['*'] }
+    const created = await post(target, '/webhooks', body, 'hook')
+    expect(created.status).toBe(201)
+    expect(((await created.json()) as { data: { url: string } }).data.url).toBe('http://127.0.0.1:8080/hooks')
   })
 })

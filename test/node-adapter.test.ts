@@ -3,7 +3,8 @@ import { connect, type AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { serve, toNodeListener, type RunningServer } from '../adapters/node.js'
 import { knownBody } from '../adapters/node/response.js'
-import { KEY_A, campaignInput, setup } from './helpers.js'
+import { createAffiliateService, memoryKeyStore, memoryStorage } from '../src/index.js'
+import { KEY_A, USER_A, WS_A, campaignInput, setup } from './helpers.js'
 
 type Fetch = (request: Request) => Promise<Response>
 
@@ -36,6 +37,42 @@ function rawExchange(port: number, send: (socket: ReturnType<typeof connect>) =>
     socket.on('close', () => resolve(received))
     socket.on('connect', () => send(socket))
   })
+}
+
+/**
+ * A POST that declares 100 bytes and sends 10, then waits, never closing: `head` resolves with the
+ * answer's status line and headers, `closed` with everything received once the server closes.
+ */
+function slowUpload(port: number) {
+  const socket = connect(port, '127.0.0.1')
+  let received = ''
+  let sawHead!: (head: string) => void
+  const head = new Promise<string>((resolve) => (sawHead = resolve))
+  const closed = new Promise<string>((resolve) => socket.on('close', () => resolve(received)))
+  socket.on('error', () => undefined)
+  socket.on('data', (chunk) => {
+    received += chunk.toString('latin1')
+    const end = received.indexOf('\r\n\r\n')
+    if (end >= 0) sawHead(received.slice(0, end + 2))
+  })
+  socket.on('connect', () =>
+    socket.write(
+      'POST /api/v1/campaigns HTTP/1.1\r\nHost: 127.0.0.1\r\nx-auth-service: test-key-a\r\n' +
+        'content-type: application/json\r\ncontent-length: 100\r\n\r\n{"campaign',
+    ),
+  )
+  return { head, closed }
+}
+
+/** A server of our own with `listener`, on a free port. */
+async function listenWith(listener: ReturnType<typeof toNodeListener>) {
+  const server = createServer(listener)
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const close = async () => {
+    server.closeAllConnections()
+    await new Promise((resolve) => server.close(resolve))
+  }
+  return { port: (server.address() as AddressInfo).port, close }
 }
 
 describe('node adapter: requests', () => {
@@ -199,6 +236,37 @@ describe('node adapter: requests', () => {
     expect(received.toLowerCase()).toContain('connection: close')
   })
 
+  it('answers 408 with Connection: close and closes the socket, the rest of the body unread', async () => {
+    const service = createAffiliateService({
+      storage: memoryStorage(),
+      keyStore: memoryKeyStore([{ key: KEY_A, userId: USER_A, workspaceIds: [WS_A] }]),
+      rateLimit: false,
+      bodyTimeoutMs: 50,
+    })
+    const { port } = await start(service)
+    const exchange = slowUpload(port)
+    const head = await exchange.head
+    expect(head).toMatch(/^HTTP\/1\.1 408 /)
+    expect(head.toLowerCase()).toContain('\r\nconnection: close\r\n')
+    // The server closes the connection (the client never sends the rest, nor closes).
+    expect(await exchange.closed).toContain('"message":"Request body timeout"')
+  })
+
+  it('closes the connection after a 408 from any fetch handler, even one that did not ask to', async () => {
+    const { port, close } = await listenWith(
+      toNodeListener({ fetch: async () => new Response('{"status":408}', { status: 408, headers: { 'content-type': 'application/json' } }) }),
+    )
+    try {
+      const exchange = slowUpload(port)
+      const head = await exchange.head
+      expect(head).toMatch(/^HTTP\/1\.1 408 /)
+      expect(head.toLowerCase()).toContain('\r\nconnection: close\r\n')
+      await exchange.closed
+    } finally {
+      await close()
+    }
+  })
+
   it('keeps the connection open after a small unread body', async () => {
     const { service } = setup()
     const { origin } = await start(service)
@@ -276,7 +344,8 @@ describe('node adapter: requests', () => {
       const answer = await fetch(`${origin}/x`)
       expect(answer.status).toBe(500)
       expect(await answer.json()).toEqual({ status: 500, message: 'Internal server error' })
-      expect(logged).toHaveBeenCalledWith('affiliate-service/node: unexpected error', new Error('boom'))
+      // A bare fetch handler has no onError: the default one logs it, naming the adapter and the request.
+      expect(logged).toHaveBeenCalledWith('affiliate-service: unexpected error (adapter, GET /x)', new Error('boom'))
     } finally {
       logged.mockRestore()
     }

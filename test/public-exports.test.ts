@@ -33,7 +33,7 @@ const VALUES: Record<string, string[]> = {
   'adapters/bun': ['serve'],
   'adapters/deno': ['serve'],
   'adapters/postgres': ['DEFAULT_MAX_ATTEMPTS', 'DEFAULT_SCHEMA', 'SCHEMA_VERSION', 'migrations', 'postgresStorage'],
-  'adapters/redis': ['DEFAULT_LEASE_MS', 'DEFAULT_PREFIX', 'redisLimiterStore'],
+  'adapters/redis': ['DEFAULT_LEASE_MS', 'DEFAULT_PREFIX', 'limiterPrefix', 'redisLimiterStore'],
   'storage/index': ['RANGE_OPERATORS', 'UniqueViolationError', 'conditionHolds', 'defineStorage', 'isRange', 'modelNames', 'models', 'sampleRecords', 'schema'],
   'client/index': ['AffiliateError', 'createAffiliateClient'],
   'testing/index': ['describeStorageConformance', 'sampleRecords'],

@@ -80,7 +80,10 @@ describe('keys and errors', () => {
       storage: brokenStorage,
       keyStore: memoryKeyStore([{ key: SECRET, userId: WS_A, workspaceIds: [WS_A] }]),
       rateLimit: false,
-      onError: (_error, request) => void seen.push(request),
+      onError: (_error, context) => {
+        expect(context.source).toBe('request')
+        if (context.source === 'request') seen.push(context.request)
+      },
     })
     await direct.fetch(new Request('http://x/api/v1/campaigns/list', { headers: { 'x-auth-service': SECRET } }))
     expect(seen).toHaveLength(1)

@@ -6,7 +6,7 @@ import { serve } from '../adapters/node.js'
 import { createNodeWebhookSender } from '../adapters/node/webhook-delivery.js'
 import { createAffiliateService, memoryKeyStore, memoryStorage, type Storage } from '../src/index.js'
 import type { WebhookOptions } from '../src/events/service-events.js'
-import type { WebhookSender } from '../src/webhooks/delivery.js'
+import { resultForStatus, type WebhookSender } from '../src/webhooks/delivery.js'
 import { DISABLED_DEAD, DISABLED_GONE } from '../src/webhooks/schedule.js'
 import { apiCampaignInput, KEY_A, manualClock, USER_A, WS_A, WS_A2 } from './helpers.js'
 
@@ -283,6 +283,53 @@ describe('the background dispatcher', () => {
       await running.close()
     }
     expect(service.events.running).toBe(false)
+  })
+
+  it('a commit during a batch is not lost: the dispatcher looks again at once rather than at the next poll', async () => {
+    const inner = memoryStorage()
+    // The dispatcher's first look for due deliveries (finding none) is held at a gate once done.
+    let looked!: () => void
+    const lookedOnce = new Promise<void>((resolve) => (looked = resolve))
+    let open!: () => void
+    const gate = new Promise<void>((resolve) => (open = resolve))
+    let first = true
+    const storage: Storage = {
+      async transaction(work, options) {
+        let claim = false
+        const result = await inner.transaction((tx) => {
+          const watched = Object.create(tx) as typeof tx
+          watched.find = ((model: string, query: unknown) => {
+            if (model === 'webhookDeliveries') claim = true
+            return (tx.find as (model: string, query: unknown) => unknown)(model, query)
+          }) as typeof tx.find
+          return work(watched)
+        }, options)
+        if (claim && first) {
+          first = false
+          looked()
+          await gate
+        }
+        return result
+      },
+    }
+    let sent!: () => void
+    const delivered = new Promise<void>((resolve) => (sent = resolve))
+    const send: WebhookSender = async () => {
+      sent()
+      return resultForStatus(200, 1, '')
+    }
+    const { service, api } = make({ send, pollMs: 3_600_000 }, storage)
+    await api.webhooks.create({ workspaceId: WS_A, url: 'https://hooks.example.com/in', events: ['*'] })
+    service.events.start()
+    try {
+      await lookedOnce
+      // Committed (and the dispatcher nudged) while its batch is still under way.
+      await api.campaigns.create(apiCampaignInput())
+      open()
+      await delivered
+    } finally {
+      await service.events.stop()
+    }
   })
 
   it('two dispatchers on one storage send each delivery once', async () => {

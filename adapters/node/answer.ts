@@ -1,9 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { defaultOnError, type OnError } from '../../src/on-error.js'
 import type { AffiliateService } from '../../src/service.js'
 import { clientGone, nodeRequest, requestUrl, type NodeRequestOptions } from './request.js'
 import { writeResponse } from './response.js'
 
-type Fetch = Pick<AffiliateService, 'fetch'>
+/** The service, or any fetch handler; errors of the adapter's own go to its `onError` when it has one. */
+type Fetch = Pick<AffiliateService, 'fetch'> & { readonly onError?: OnError }
 
 /** Who sent a request, as the host sees it (after any proxy it trusts). */
 export type ClientAddressOf = (req: IncomingMessage) => string | undefined
@@ -50,27 +52,38 @@ export function answer(service: Fetch, req: IncomingMessage, res: ServerResponse
         response.body?.cancel().catch(() => undefined)
         return
       }
-      keepAliveIfDrainable(req, res)
+      keepAliveIfDrainable(req, res, response)
       beforeWrite?.(res)
       return writeResponse(response, res)
     })
     .catch((error: unknown) => {
       beforeWrite?.(res)
-      failed(error, res)
+      // The service answers its own errors; this is a fetch that threw, or a write that failed.
+      ;(service.onError ?? defaultOnError)(error, { source: 'adapter', request })
+      failed(res)
     })
 }
 
-/** An unread request body is drained only when small; a larger one closes the connection instead. */
-function keepAliveIfDrainable(req: IncomingMessage, res: ServerResponse): void {
+/**
+ * An unread request body is drained only when small and not refused as too slow; otherwise the
+ * answer says `Connection: close` and Node closes the socket once it is written. A 408 (the body
+ * did not come in time) always closes, whoever made it: the rest of that body may never come, and
+ * draining it would hold the connection for as long as the client likes. (An answer with its own
+ * `Connection: close` header, as the service's 408 has, is closed by Node itself.)
+ */
+function keepAliveIfDrainable(req: IncomingMessage, res: ServerResponse, response: Response): void {
+  if (response.status === 408) {
+    res.shouldKeepAlive = false
+    return
+  }
   if (!req.complete) {
     const declared = Number(req.headers['content-length'])
     if (!(declared <= DRAIN_LIMIT)) res.shouldKeepAlive = false
   }
 }
 
-function failed(error: unknown, res: ServerResponse): void {
-  // The service answers its own errors; this is a fetch that threw, or a write that failed.
-  console.error('affiliate-service/node: unexpected error', error)
+/** Answers 500 when nothing is out yet, else cuts the connection. */
+function failed(res: ServerResponse): void {
   if (res.headersSent || res.destroyed) {
     res.destroy()
     return

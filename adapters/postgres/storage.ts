@@ -2,6 +2,7 @@ import pg from 'pg'
 import type { CustomTypesConfig, Pool, PoolClient } from 'pg'
 import { defineStorage } from '../../src/storage/define.js'
 import type { DriverTransaction, ModelName, Storage, TransactionOptions } from '../../src/storage/types.js'
+import { DEFAULT_SCHEMA } from '../deployment.js'
 import { migrate, type MigrateResult } from './migrations.js'
 import { tableSql, type TableSql } from './sql.js'
 import { isRetryable, PostgresTransaction, type Context } from './transaction.js'
@@ -51,7 +52,7 @@ export interface PostgresStorage extends Storage {
   readonly schema: string
 }
 
-export const DEFAULT_SCHEMA = 'affiliate_service'
+export { DEFAULT_SCHEMA }
 /** @default 30 */
 export const DEFAULT_MAX_ATTEMPTS = 30
 

@@ -3,6 +3,7 @@ import type { LimitDecision, LimiterStore, RateLimitRule } from '../../src/limit
 import { consumeToken } from '../../src/limiter/token-bucket.js'
 import { redactUrl } from '../../src/redact.js'
 import { CONSUME, CONSUME_SHA } from './scripts.js'
+import { limiterPrefix } from '../deployment.js'
 
 /**
  * A Redis client that sends a command as an array of words: a node-redis client (`createClient()`,
@@ -38,8 +39,9 @@ export interface RedisLimiterStoreOptions {
   url?: string
   /**
    * Put before every key the store writes (`<prefix>{<api key id>}:bucket` and `…:leases`; the
-   * braces keep a key's two entries on one Redis Cluster slot). Give each service its own.
-   * @default 'affiliate-service:limit:'
+   * braces keep a key's two entries on one Redis Cluster slot). Give each deployment its own:
+   * `limiterPrefix(schema)` names it after the deployment's PostgreSQL schema, as `npm start` does.
+   * @default 'affiliate_service:limit:' (`limiterPrefix()`, the default schema's)
    */
   prefix?: string
   /**
@@ -60,7 +62,8 @@ export interface RedisLimiterStore extends LimiterStore {
   close(): Promise<void>
 }
 
-export const DEFAULT_PREFIX = 'affiliate-service:limit:'
+/** `limiterPrefix()`: the default schema's prefix, the one `npm start` and the README use. */
+export const DEFAULT_PREFIX = limiterPrefix()
 /** @default 60,000 ms */
 export const DEFAULT_LEASE_MS = 60_000
 

@@ -3,14 +3,14 @@
 // Run it with `npm run example:postgres-redis` (see README.md beside this file).
 import { createAffiliateService, memoryKeyStore, nameUuid, storageKeyStore, type KeyStore } from 'affiliate-service'
 import { serve } from 'affiliate-service/node'
-import { postgresStorage } from 'affiliate-service/postgres'
-import { redisLimiterStore } from 'affiliate-service/redis'
+import { DEFAULT_SCHEMA, postgresStorage } from 'affiliate-service/postgres'
+import { limiterPrefix, redisLimiterStore } from 'affiliate-service/redis'
 
 const env = process.env
-const schema = env.AFFILIATE_SCHEMA ?? 'affiliate_service'
+const schema = env.AFFILIATE_SCHEMA || DEFAULT_SCHEMA
 const storage = postgresStorage({ connectionString: env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', schema })
-// One prefix per deployment: instances sharing it share every key's bucket and in-flight cap.
-const limiter = redisLimiterStore({ url: env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix: `${schema}:limit:` })
+// One prefix per deployment (`<schema>:limit:`, as `npm start` makes it): instances sharing it share every key's bucket and in-flight cap.
+const limiter = redisLimiterStore({ url: env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix: limiterPrefix(schema) })
 // Instances starting together take turns migrating (an advisory lock); both fail fast if a service is down.
 await Promise.all([storage.ready(), limiter.ready()])
 

@@ -4,6 +4,7 @@ import type { Commission, ReferredUser } from '../domain/commission.js'
 import type { ReferralLink } from '../domain/link.js'
 import type { AffiliateBalance, Payout, PayoutRunResult } from '../domain/payout.js'
 import type { Principal } from '../keys/types.js'
+import type { Storage } from '../storage/types.js'
 import type { Access } from './access.js'
 import { affiliateOperations, type AffiliateCreateInput, type AffiliateListQuery, type AffiliateUpdateInput } from './affiliates.js'
 import { campaignOperations, type CampaignCreateInput, type CampaignListQuery, type CampaignUpdateInput } from './campaigns.js'
@@ -24,7 +25,6 @@ import {
   type ReferredUserUpdateInput,
 } from './referred-users.js'
 import type { Deps } from './shared.js'
-import type { ResourceApi } from '../http/typed-api.js'
 import { eventOperations, type EventListQuery, type EventPage } from './events.js'
 import {
   webhookOperations,
@@ -51,6 +51,13 @@ import {
 
 export type Operations = ReturnType<typeof createOperations>
 
+/**
+ * The operations over a storage, made the service's way (its commit hook, clock and webhook
+ * policy). The service builds one; every path that runs operations (plain requests, idempotent
+ * ones over a storage that also keeps their answer, the typed API) takes them from it.
+ */
+export type OperationsOn = (storage: Storage) => Operations
+
 /** Every operation, each taking the caller's access first; HTTP and the typed API both call these. */
 export const createOperations = (deps: Deps) => ({
   campaigns: campaignOperations(deps),
@@ -64,16 +71,3 @@ export const createOperations = (deps: Deps) => ({
   reports: reportOperations(deps),
   exports: exportOperations(deps),
 })
-
-export type { AffiliateApi, ResourceApi } from '../http/typed-api.js'
-
-export type CampaignsApi = ResourceApi['campaigns']
-export type AffiliatesApi = ResourceApi['affiliates']
-export type LinksApi = ResourceApi['links']
-export type CommissionsApi = ResourceApi['commissions']
-export type ReferredUsersApi = ResourceApi['referredUsers']
-export type PayoutsApi = ResourceApi['payouts']
-export type WebhooksApi = ResourceApi['webhooks']
-export type EventsApi = ResourceApi['events']
-export type ReportsApi = ResourceApi['reports']
-export type ExportsApi = ResourceApi['exports']

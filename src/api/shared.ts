@@ -7,8 +7,8 @@ import { workspaceScope, type Access } from './access.js'
 export interface Deps {
   storage: Storage
   clock: Clock
-  /** Which webhook URLs are allowed (`webhooks` options of the service). */
-  webhooks?: WebhookAddressPolicy
+  /** Which webhook URLs are allowed (`webhooks` options of the service): required, so no path can leave it out. */
+  webhooks: WebhookAddressPolicy
 }
 
 /** What each unique constraint means to a caller. */

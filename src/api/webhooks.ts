@@ -30,7 +30,7 @@ const withSecret = (record: WebhookRecord, secret: string): WebhookWithSecret =>
 export const findWebhook = async (tx: StorageTransaction, access: Access, id: string): Promise<WebhookRecord> =>
   visible(access, await tx.get('webhooks', id.toLowerCase()), 'Webhook')
 
-export function webhookOperations({ storage, clock, webhooks: policy = {} }: Deps) {
+export function webhookOperations({ storage, clock, webhooks: policy }: Deps) {
   /** The URL when the service's rules allow it; else a 400 naming why. */
   const allowedUrl = (url: string): string => {
     try {

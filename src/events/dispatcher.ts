@@ -62,6 +62,8 @@ export class Dispatcher {
   private timer: ReturnType<typeof setTimeout> | undefined
   private loop: Promise<void> | undefined
   private wake: (() => void) | undefined
+  /** Set by a nudge, so one that comes while a batch is under way is not lost. */
+  private nudged = false
   private stopping = false
   private lastPurge = Number.NEGATIVE_INFINITY
 
@@ -96,12 +98,14 @@ export class Dispatcher {
 
   /** Looks for due deliveries now rather than at the next poll (after a commit that made some). */
   nudge(): void {
+    this.nudged = true
     this.wake?.()
   }
 
   private async run(): Promise<void> {
     while (!this.stopping) {
       let full = false
+      this.nudged = false
       try {
         if (this.options.clock.now() - this.lastPurge >= this.purgeEveryMs) await this.purge()
         full = (await this.deliverBatch()) >= this.batchSize
@@ -109,7 +113,8 @@ export class Dispatcher {
         this.options.onError(error)
       }
       if (this.stopping) break
-      if (full) continue
+      // A commit during the batch may have made deliveries it did not see: look again at once.
+      if (full || this.nudged) continue
       await new Promise<void>((resolve) => {
         this.wake = resolve
         this.timer = setTimeout(resolve, this.pollMs)

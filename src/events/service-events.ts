@@ -2,6 +2,7 @@
 
 import type { Clock } from '../clock.js'
 import type { EventRecord } from '../domain/records.js'
+import type { OnError } from '../on-error.js'
 import type { Storage } from '../storage/types.js'
 import type { WebhookAddressPolicy } from '../webhooks/address.js'
 import type { WebhookSender } from '../webhooks/delivery.js'
@@ -68,7 +69,7 @@ export interface EventsRuntime {
 }
 
 export function createServiceEvents(
-  deps: { storage: Storage; clock: Clock; onError: (error: unknown) => void; policy: WebhookAddressPolicy },
+  deps: { storage: Storage; clock: Clock; onError: OnError; policy: WebhookAddressPolicy },
   options: WebhookOptions = {},
 ): EventsRuntime {
   const retentionDays = options.retentionDays ?? DEFAULT_RETENTION_DAYS
@@ -95,17 +96,18 @@ export function createServiceEvents(
       ...(options.random ? { random: options.random } : {}),
       ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
       ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
-      onError: deps.onError,
+      onError: (error) => deps.onError(error, { source: 'dispatcher' }),
     })
     return dispatcher
   }
 
   const call = (listener: EventListener, event: AffiliateEvent) => {
+    const failed = (error: unknown) => deps.onError(error, { source: 'listener', event })
     try {
       const result = listener(event)
-      if (result && typeof (result as Promise<void>).catch === 'function') (result as Promise<void>).catch(deps.onError)
+      if (result && typeof (result as Promise<void>).catch === 'function') (result as Promise<void>).catch(failed)
     } catch (error) {
-      deps.onError(error)
+      failed(error)
     }
   }
 

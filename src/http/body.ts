@@ -13,6 +13,12 @@ const isJsonType = (header: string | null): boolean => {
   return !charset || /^charset="?utf-8"?$/.test(charset)
 }
 
+/**
+ * 408: the rest of the body may still be coming (or never will), so the answer closes the
+ * connection rather than keep it alive with an unread body in it.
+ */
+export const bodyTimeout = () => new AffiliateError(408, 'Request body timeout', undefined, { connection: 'close' })
+
 const tooLarge = (limit: number) => new AffiliateError(413, `Request body is larger than the limit of ${limit} bytes`)
 
 /**
@@ -36,7 +42,7 @@ export interface BodyLimits {
 function deadline(timeoutMs: number) {
   let timer: ReturnType<typeof setTimeout> | undefined
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new AffiliateError(408, 'Request body timeout')), timeoutMs)
+    timer = setTimeout(() => reject(bodyTimeout()), timeoutMs)
   })
   return {
     race: <T>(step: Promise<T>): Promise<T> =>
@@ -88,7 +94,7 @@ async function readCapped(body: ReadableStream<Uint8Array>, { maxBytes, timeoutM
  */
 function readDeclared(request: Request, { maxBytes, timeoutMs }: BodyLimits): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new AffiliateError(408, 'Request body timeout')), timeoutMs)
+    const timer = setTimeout(() => reject(bodyTimeout()), timeoutMs)
     request.arrayBuffer().then(
       (buffer) => {
         clearTimeout(timer)

@@ -1,6 +1,6 @@
 import { Router, type IRequest } from 'itty-router'
 import { accessOf } from '../api/access.js'
-import { createOperations, type Operations } from '../api/index.js'
+import type { OperationsOn } from '../api/index.js'
 import { isoAt, type Clock } from '../clock.js'
 import { AffiliateError } from '../errors.js'
 import type { KeyStore, Principal } from '../keys/types.js'
@@ -18,7 +18,11 @@ import { BEACON_PATH, REDIRECT_PATH, trackingRoutes, type TrackingRoutesOptions 
 export const SERVICE_NAME = 'affiliate-service'
 
 export interface HandlerOptions {
-  ops: Operations
+  /**
+   * The service's one factory of operations: requests run `operations(storage)`, and an
+   * idempotent one runs it over a storage that also keeps its answer, so both have the same wiring.
+   */
+  operations: OperationsOn
   /** The storage the operations use: idempotent requests also keep their answers there. */
   storage: Storage
   idempotency: IdempotencyOptions
@@ -140,7 +144,8 @@ function untilDone(body: ReadableStream<Uint8Array>, done: () => void, onFailure
  * back as soon as the answer is complete (a file's once its stream ends or is cancelled).
  */
 export function createHandler(options: HandlerOptions): (request: Request, context?: unknown) => Promise<Response> {
-  const { ops, keyStore, clock, limiter, failedKeys, basePath, onError } = options
+  const { operations, keyStore, clock, limiter, failedKeys, basePath, onError } = options
+  const ops = operations(options.storage)
   const idempotency = createIdempotency(options.storage, clock, options.idempotency)
 
   const fail = (error: unknown, request: Request, extra?: Record<string, string>): Response => {
@@ -180,7 +185,7 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
               key: idempotencyKey,
               fingerprint: fingerprintOf(route.method, pathAndQuery(request.url), body),
               envelope: (data) => envelope(status, route.message, data),
-              execute: (storage) => runRoute(route, createOperations({ storage, clock }), call),
+              execute: (storage) => runRoute(route, operations(storage), call),
             })
       return toResponse(answer, admission.headers)
     } catch (error) {

@@ -62,3 +62,14 @@ export const createApi = (ops: Operations): AffiliateApi => ({
   ...bind(ops, trusted),
   as: (principal) => bind(ops, accessOf(principal)),
 })
+
+export type CampaignsApi = ResourceApi['campaigns']
+export type AffiliatesApi = ResourceApi['affiliates']
+export type LinksApi = ResourceApi['links']
+export type CommissionsApi = ResourceApi['commissions']
+export type ReferredUsersApi = ResourceApi['referredUsers']
+export type PayoutsApi = ResourceApi['payouts']
+export type WebhooksApi = ResourceApi['webhooks']
+export type EventsApi = ResourceApi['events']
+export type ReportsApi = ResourceApi['reports']
+export type ExportsApi = ResourceApi['exports']

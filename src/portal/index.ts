@@ -1,4 +1,4 @@
-import type { AffiliateApi } from '../api/index.js'
+import type { AffiliateApi } from '../http/typed-api.js'
 import type { Clock } from '../clock.js'
 import { constantTimeEqual } from '../crypto.js'
 import type { Affiliate } from '../domain/affiliate.js'
@@ -157,7 +157,9 @@ export function createPortal(options: PortalOptions, deps: PortalDeps): Portal {
     try {
       params = new URLSearchParams(new TextDecoder('utf-8', { fatal: true }).decode(await readBody(v.request, formLimits)))
     } catch (error) {
-      if (error instanceof AffiliateError && (error.status === 413 || error.status === 408)) throw new PageError(error.status, 'Form refused', error.message)
+      if (error instanceof AffiliateError && (error.status === 413 || error.status === 408)) {
+        throw new PageError(error.status, 'Form refused', error.message, undefined, error.headers)
+      }
       if (error instanceof AffiliateError) throw error
       throw new PageError(400, 'Form not understood', 'The form was not valid UTF-8 text.')
     }

@@ -192,6 +192,12 @@ export interface Storage {
   transaction<T>(work: (tx: StorageTransaction) => Promise<T>, options?: TransactionOptions): Promise<T>
   /** Flushes and releases what the storage holds. The service never calls it; the host does. */
   close?(): Promise<void>
+  /**
+   * Where the storage reports failures of its own background work, which no caller awaits (a
+   * sql.js checkpoint that failed, say). The service calls it once built, with its `onError`
+   * (`source: 'storage'`); a storage with no such work leaves it out.
+   */
+  reportErrorsTo?(report: (error: unknown) => void): void
 }
 
 /** Thrown by `insert` and `update` when a record would break a unique constraint. */

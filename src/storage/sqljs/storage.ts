@@ -1,3 +1,4 @@
+import { defaultOnError } from '../../on-error.js'
 import { defineStorage } from '../define.js'
 import { modelNames } from '../models.js'
 import { quote, SEARCH_COLUMN } from '../sql.js'
@@ -184,6 +185,8 @@ class Engine {
     private readonly options: SqlJsStorageOptions,
     private readonly journal: SqlJsJournal | null,
     seq: number,
+    /** Where failures of background work (a checkpoint) go: the service's `onError`. */
+    private readonly report: (error: unknown) => void,
   ) {
     this.seq = seq
     this.search = new SearchIndex(connection)
@@ -263,8 +266,12 @@ class Engine {
     if (this.checkpointing || journal.journalBytes < threshold) return
     this.checkpointing = journal
       .checkpoint(this.connection.db.export())
-      // A failed fold loses nothing (the journal still holds every record); the next one retries.
-      .catch(() => undefined)
+      // A failed fold loses nothing (the journal still holds every record) and the next one
+      // retries; but until one succeeds the journal grows with every write (a full disk, say),
+      // so the host hears of each failure.
+      .catch((error: unknown) =>
+        this.report(new Error(`affiliate-service: folding the journal into the database file failed (the journal keeps growing until a fold succeeds): ${String(error)}`, { cause: error })),
+      )
       .finally(() => (this.checkpointing = null))
   }
 
@@ -301,7 +308,7 @@ function checkOptions(options: SqlJsStorageOptions): void {
   }
 }
 
-async function open(options: SqlJsStorageOptions): Promise<Engine> {
+async function open(options: SqlJsStorageOptions, report: (error: unknown) => void): Promise<Engine> {
   if (options.persist !== undefined && (options.load || options.save)) {
     throw new Error('sqlJsStorage: give either `persist` or `load`/`save`, not both')
   }
@@ -322,7 +329,7 @@ async function open(options: SqlJsStorageOptions): Promise<Engine> {
       const seq = journal && bytes ? replay(connection, journal.records) : 0
       const migrated = migrate(connection)
       checkColumns(connection)
-      const engine = new Engine(connection, options, journal, seq)
+      const engine = new Engine(connection, options, journal, seq, report)
       // Journal records are SQL for the schema they were written under, so after a migration
       // the file must be rewritten before any record is appended under the new schema.
       if (journal && (migrated || !bytes)) await engine.checkpoint(migrated)
@@ -359,7 +366,13 @@ export function sqlJsStorage(options: SqlJsStorageOptions = {}): SqlJsStorage {
   let opening: Promise<Engine> | null = null
   let tail: Promise<unknown> = Promise.resolve()
   let closed: Promise<void> | null = null
-  const engine = () => (opening ??= open(options))
+  // Background failures go to whoever asked (the service's onError), else to the default onError.
+  const reporters = new Set<(error: unknown) => void>()
+  const report = (error: unknown) => {
+    if (reporters.size === 0) defaultOnError(error, { source: 'storage' })
+    for (const reporter of reporters) reporter(error)
+  }
+  const engine = () => (opening ??= open(options, report))
   const enqueue = <T>(job: () => Promise<T>): Promise<T> => {
     const result = tail.then(job)
     tail = result.catch(() => undefined)
@@ -375,6 +388,9 @@ export function sqlJsStorage(options: SqlJsStorageOptions = {}): SqlJsStorage {
     },
     async ready() {
       await engine()
+    },
+    reportErrorsTo(reporter: (error: unknown) => void) {
+      reporters.add(reporter)
     },
     close() {
       closed ??= enqueue(async () => {
