@@ -24,6 +24,9 @@ import {
   type ReferredUserUpdateInput,
 } from './referred-users.js'
 import type { Deps, Page } from './shared.js'
+import { customerOperations, type CustomerListQuery, type CustomerUpdateInput } from './customers.js'
+import { conversionOperations, type ConversionLeadInput, type ConversionRefundInput, type ConversionSaleInput } from './conversions.js'
+import type { Customer, SaleRefundResult, SaleResult } from '../domain/customer.js'
 import { eventOperations, type EventListQuery, type EventPage } from './events.js'
 import {
   webhookOperations,
@@ -62,6 +65,8 @@ export const createOperations = (deps: Deps) => ({
   events: eventOperations(deps),
   reports: reportOperations(deps),
   exports: exportOperations(deps),
+  customers: customerOperations(deps),
+  conversions: conversionOperations(deps),
 })
 
 export interface CampaignsApi {
@@ -194,6 +199,32 @@ export interface ExportsApi {
   affiliates(query?: AffiliateExportQuery): Promise<CsvExport>
 }
 
+/** A host's customers: each bound to the affiliate that brought it (the first attribution wins). */
+export interface CustomersApi {
+  get(customerId: string): Promise<Customer>
+  list(query?: CustomerListQuery): Promise<Page<Customer>>
+  /** Changes its e-mail or name, or moves it to another affiliate (its future sales only). */
+  update(customerId: string, changes: CustomerUpdateInput): Promise<Customer>
+  /** Forgets the person (erases e-mail and name; `externalId` becomes the customer id) and keeps every commission. */
+  delete(customerId: string): Promise<{ id: string }>
+}
+
+/**
+ * Signups and sales as they happen: the service applies the campaign's reward rules itself.
+ *
+ * @example
+ * await service.api.conversions.lead({ workspaceId, externalId: user.id, email: user.email, clickId })
+ * await service.api.conversions.sale({ workspaceId, externalId: user.id, amount: '49.00', currency: 'USD', invoiceId: 'in_1' })
+ */
+export interface ConversionsApi {
+  /** Makes the customer, bound to the affiliate the click, code or affiliate id names; a known `externalId` answers it unchanged. */
+  lead(input: ConversionLeadInput): Promise<Customer>
+  /** Makes the sale's commission by the campaign's rules, or says why none was made (`skipped`); a repeated `invoiceId` answers the first answer. */
+  sale(input: ConversionSaleInput): Promise<SaleResult>
+  /** Takes back the commission's share of a refunded sale (a clawback when it was paid); a repeated `refundId` answers the first answer. */
+  refund(input: ConversionRefundInput): Promise<SaleRefundResult>
+}
+
 /** One namespace per resource. Validation and rules are those of HTTP; failures throw `AffiliateError`. */
 export interface ResourceApi {
   campaigns: CampaignsApi
@@ -206,6 +237,8 @@ export interface ResourceApi {
   events: EventsApi
   reports: ReportsApi
   exports: ExportsApi
+  customers: CustomersApi
+  conversions: ConversionsApi
 }
 
 /**

@@ -17,6 +17,9 @@ import { linkAffiliate, linkCreate, linkId, linkTrack, linkTrackBatch } from '..
 import { payoutExport, payoutId, payoutItems, payoutList, payoutRun, payoutUpdate } from '../schemas/payouts.js'
 import { affiliateExport, commissionExport, reportSummary, reportTimeseries, reportTopAffiliates } from '../schemas/reports.js'
 import type { Schema } from '../schemas/validate.js'
+import { customerId, customerList, customerUpdate } from '../schemas/customers.js'
+import { conversionLead, conversionRefund, conversionSale } from '../schemas/conversions.js'
+import { statusChosenFor } from '../api/shared.js'
 import { deliveryList, deliveryRetry, eventId, eventList, webhookCreate, webhookId, webhookList, webhookRotate, webhookTest, webhookUpdate } from '../schemas/webhooks.js'
 
 /** The query string as name -> value; a name given more than once -> every value, in order. */
@@ -44,6 +47,7 @@ export type Model =
   | 'event'
   | 'eventPage'
   | 'reportSummary' | 'reportTimeseries' | 'topAffiliates'
+  | 'customer' | 'saleResult' | 'saleRefundResult'
 
 /**
  * One route, described once. The HTTP handler, the typed API (`service.api`), the HTTP client and
@@ -64,6 +68,8 @@ export interface Route {
   status?: number
   /** Another success status, answered when the body's `field` is `true` (a dry run writes nothing: 200). */
   statusIf?: { field: string; status: number }
+  /** Another success status the operation may choose for an answer (see `withStatus`), and when. */
+  alternativeStatus?: { status: number; description: string }
   /** The query as the operation validates it. */
   query?: Schema<any>
   /** The body as the operation validates it (POST and PUT). */
@@ -83,6 +89,7 @@ const AFFILIATE = '5e4d3c2b-1a09-4f8e-9d7c-6b5a4f3e2d1c'
 const COMMISSION = '7c1e9a4d-2b3f-4c5d-8e6f-0a1b2c3d4e5f'
 const WEBHOOK = '2a7b9c1d-3e4f-4a5b-9c6d-7e8f9a0b1c2d'
 const DELIVERY = '9b8a7c6d-5e4f-4d3c-8b2a-1f0e9d8c7b6a'
+const CLICK = '0192f4e1-7c3a-4b5d-8e6f-1a2b3c4d5e6f'
 
 const route = (r: Route) => r
 
@@ -143,10 +150,20 @@ export const routes: readonly Route[] = [
   route({ method: 'GET', path: '/reports/top-affiliates', operation: ['reports', 'topAffiliates'], message: 'Top affiliates retrieved successfully', query: reportTopAffiliates, answer: { one: 'topAffiliates' } }),
   route({ method: 'GET', path: '/exports/commissions', operation: ['exports', 'commissions'], message: 'Commissions exported successfully', query: commissionExport, answer: 'csv' }),
   route({ method: 'GET', path: '/exports/affiliates', operation: ['exports', 'affiliates'], message: 'Affiliates exported successfully', query: affiliateExport, answer: 'csv' }),
+
+  route({ method: 'POST', path: '/conversions/lead', operation: ['conversions', 'lead'], message: 'Lead recorded successfully', alternativeStatus: { status: 200, description: 'The externalId is already known: the customer, unchanged' }, body: conversionLead, answer: { one: 'customer' }, example: { workspaceId: WORKSPACE, externalId: 'user_8812', email: 'buyer@example.com', clickId: CLICK } }),
+  route({ method: 'POST', path: '/conversions/sale', operation: ['conversions', 'sale'], message: 'Sale recorded successfully', alternativeStatus: { status: 200, description: 'No commission was made (`skipped` says why), or the invoiceId was seen before: the first answer again' }, body: conversionSale, answer: { one: 'saleResult' }, example: { workspaceId: WORKSPACE, externalId: 'user_8812', amount: '49.00', currency: 'USD', invoiceId: 'in_1PqR2s' } }),
+  route({ method: 'POST', path: '/conversions/refund', operation: ['conversions', 'refund'], message: 'Refund recorded successfully', status: 200, body: conversionRefund, answer: { one: 'saleRefundResult' }, example: { workspaceId: WORKSPACE, invoiceId: 'in_1PqR2s', amount: '10.00', refundId: 're_3Kx9' } }),
+  route({ method: 'GET', path: '/customers/list', operation: ['customers', 'list'], message: 'Customers retrieved successfully', query: customerList, answer: { page: 'customer' } }),
+  route({ method: 'GET', path: '/customers', operation: ['customers', 'get'], message: 'Customer retrieved successfully', query: customerId, id: 'customerId', answer: { one: 'customer' } }),
+  route({ method: 'PUT', path: '/customers', operation: ['customers', 'update'], message: 'Customer updated successfully', query: customerId, id: 'customerId', body: customerUpdate, answer: { one: 'customer' } }),
+  route({ method: 'DELETE', path: '/customers', operation: ['customers', 'delete'], message: 'Customer deleted successfully', query: customerId, id: 'customerId', answer: 'deleted' }),
 ]
 
 /** The status a route answers on success: `statusIf`'s when the body asks for it, else `status`, else 201 for POST and 200 for the others. */
-export function successStatus(route: Route, body?: unknown): number {
+export function successStatus(route: Route, body?: unknown, answer?: unknown): number {
+  const chosen = route.alternativeStatus ? statusChosenFor(answer) : undefined
+  if (chosen !== undefined) return chosen
   const alternative = route.statusIf
   if (alternative && (body as Record<string, unknown> | undefined)?.[alternative.field] === true) return alternative.status
   return route.status ?? (route.method === 'POST' ? 201 : 200)
