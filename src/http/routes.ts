@@ -89,7 +89,6 @@ const AFFILIATE = '5e4d3c2b-1a09-4f8e-9d7c-6b5a4f3e2d1c'
 const COMMISSION = '7c1e9a4d-2b3f-4c5d-8e6f-0a1b2c3d4e5f'
 const WEBHOOK = '2a7b9c1d-3e4f-4a5b-9c6d-7e8f9a0b1c2d'
 const DELIVERY = '9b8a7c6d-5e4f-4d3c-8b2a-1f0e9d8c7b6a'
-const CLICK = '0192f4e1-7c3a-4b5d-8e6f-1a2b3c4d5e6f'
 
 const route = (r: Route) => r
 
@@ -151,7 +150,7 @@ export const routes: readonly Route[] = [
   route({ method: 'GET', path: '/exports/commissions', operation: ['exports', 'commissions'], message: 'Commissions exported successfully', query: commissionExport, answer: 'csv' }),
   route({ method: 'GET', path: '/exports/affiliates', operation: ['exports', 'affiliates'], message: 'Affiliates exported successfully', query: affiliateExport, answer: 'csv' }),
 
-  route({ method: 'POST', path: '/conversions/lead', operation: ['conversions', 'lead'], message: 'Lead recorded successfully', alternativeStatus: { status: 200, description: 'The externalId is already known: the customer, unchanged' }, body: conversionLead, answer: { one: 'customer' }, example: { workspaceId: WORKSPACE, externalId: 'user_8812', email: 'buyer@example.com', clickId: CLICK } }),
+  route({ method: 'POST', path: '/conversions/lead', operation: ['conversions', 'lead'], message: 'Lead recorded successfully', alternativeStatus: { status: 200, description: 'The externalId is already known: the customer, unchanged' }, body: conversionLead, answer: { one: 'customer' }, example: { workspaceId: WORKSPACE, externalId: 'user_8812', email: 'buyer@example.com', affiliateId: AFFILIATE } }),
   route({ method: 'POST', path: '/conversions/sale', operation: ['conversions', 'sale'], message: 'Sale recorded successfully', alternativeStatus: { status: 200, description: 'No commission was made (`skipped` says why), or the invoiceId was seen before: the first answer again' }, body: conversionSale, answer: { one: 'saleResult' }, example: { workspaceId: WORKSPACE, externalId: 'user_8812', amount: '49.00', currency: 'USD', invoiceId: 'in_1PqR2s' } }),
   route({ method: 'POST', path: '/conversions/refund', operation: ['conversions', 'refund'], message: 'Refund recorded successfully', status: 200, body: conversionRefund, answer: { one: 'saleRefundResult' }, example: { workspaceId: WORKSPACE, invoiceId: 'in_1PqR2s', amount: '10.00', refundId: 're_3Kx9' } }),
   route({ method: 'GET', path: '/customers/list', operation: ['customers', 'list'], message: 'Customers retrieved successfully', query: customerList, answer: { page: 'customer' } }),
