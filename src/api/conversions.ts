@@ -244,10 +244,11 @@ export function conversionOperations({ storage, clock }: Deps) {
           if (!sale || !current) throw notFound('Commission for this sale')
           const left = sale.amountMinor - sale.refundedMinor
           const refundMinor = input.amount === undefined ? left : parseMoney(input.amount)!
-          if (left === 0) throw unprocessable('This sale is already refunded in full')
-          if (refundMinor > left) throw unprocessable(`The refund amount is more than what is left of the sale (${left} minor units)`)
+          // Written before anything is checked: a repeat racing this one collides here and answers what this one answers.
           const refundRecord = { id: newId(), workspaceId, saleId: sale.id, refundId: input.refundId ?? null, amountMinor: refundMinor, commissionMinor: 0, answer: '', createdAt: now, updatedAt: now }
           await tx.insert('saleRefunds', refundRecord)
+          if (left === 0) throw unprocessable('This sale is already refunded in full')
+          if (refundMinor > left) throw unprocessable(`The refund amount is more than what is left of the sale (${left} minor units)`)
           // Its share, but never more than the commission still holds (the host may have refunded it by hand).
           const share = Math.min(refundShare(sale, refundMinor), current.status === 'refunded' ? 0 : refundableMinor(current))
           let commission = current
