@@ -41,6 +41,11 @@ export interface NewCommission {
   chargeId?: string | null | undefined
   invoiceId?: string | null | undefined
   stripeSubscriptionId?: string | null | undefined
+  /**
+   * The affiliate, its campaign and the link (null: none), already read in this transaction by a
+   * caller that found them itself (a sale through its customer): not read again.
+   */
+  known?: { affiliate: AffiliateRecord; campaign: CampaignRecord; link: LinkRecord | null } | undefined
 }
 
 /** The campaign a stored record belongs to: it exists while it has affiliates, so its absence is a broken store. */
@@ -104,15 +109,15 @@ export async function insertCommission(tx: StorageTransaction, access: Access, c
   const clicked = input.clickId === undefined ? null : await clickedLink(tx, access, input, input.clickId, commissionDate)
   const affiliateId = clicked?.affiliateId ?? input.affiliateId
   if (affiliateId === undefined) throw new Error('insertCommission: affiliateId or clickId is required (the schema checks it)')
-  const campaign = input.campaignId === undefined ? null : await findCampaign(tx, access, input.campaignId)
-  const affiliate = await findAffiliate(tx, access, affiliateId)
+  const campaign = input.known?.campaign ?? (input.campaignId === undefined ? null : await findCampaign(tx, access, input.campaignId))
+  const affiliate = input.known?.affiliate ?? (await findAffiliate(tx, access, affiliateId))
   if (campaign && affiliate.campaignId !== campaign.id) throw unprocessable('The affiliate does not belong to this campaign')
   if (input.workspaceId !== undefined && input.workspaceId !== affiliate.workspaceId) {
     throw unprocessable("workspaceId does not match the affiliate's workspace")
   }
   if (affiliate.isBanned) throw unprocessable('This affiliate is banned and cannot earn commissions')
   const ownCampaign = campaign ?? (await campaignOf(tx, affiliate.campaignId))
-  let link = clicked
+  let link = clicked ?? input.known?.link ?? null
   if (!link && input.referralCode !== undefined) {
     link = await findLinkByCode(tx, access, input.referralCode)
     if (!link) throw notFound('Link')

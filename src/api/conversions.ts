@@ -127,9 +127,8 @@ export function conversionOperations({ storage, clock }: Deps) {
       const input = parseBody(conversionSale, body, query)
       const workspaceId = input.workspaceId.toLowerCase()
       requireWorkspace(access, workspaceId)
+      // No read first: the sale's insert collides with a repeat (one already stored, or racing), and then it is answered.
       const replay = () => saleByInvoice(workspaceId, input.invoiceId)
-      const first = await replay()
-      if (first) return first
       const amountMinor = parseMoney(input.amount)!
       // Without the host's own id, the e-mail is the customer's key (see the README's decisions).
       const externalId = input.externalId ?? input.email!.toLowerCase()
@@ -184,7 +183,7 @@ export function conversionOperations({ storage, clock }: Deps) {
             commission = await insertCommission(tx, access, clock, {
               affiliateId: affiliate!.id,
               workspaceId,
-              referralCode: link?.affiliateId === affiliate!.id ? link.referralCode : undefined,
+              known: { affiliate: affiliate!, campaign: campaign!, link: link?.affiliateId === affiliate!.id ? link : null },
               referredUser: customer!.email,
               amountMinor: outcome.commissionMinor,
               adminEarnedMinor: outcome.adminEarnedMinor,
@@ -226,6 +225,7 @@ export function conversionOperations({ storage, clock }: Deps) {
       const workspaceId = input.workspaceId.toLowerCase()
       requireWorkspace(access, workspaceId)
       const replay = async () => (input.refundId === undefined ? null : refundById(workspaceId, input.refundId))
+      // Read first too (refunds are rare): a repeat answers the first answer even where this one would fail (an unknown invoice).
       const first = await replay()
       if (first) return first
       return orReplay(
