@@ -137,6 +137,13 @@ describe('POST /conversions/sale', () => {
     const afterSkip = await snapshot(p.storage)
     expect((await p.sale({ invoiceId: 'in_2' })).body.data).toEqual(skipped.body.data)
     expect(await snapshot(p.storage)).toBe(afterSkip)
+    // Even where it would now be refused: its click has since left the attribution window.
+    const clickId = await p.click()
+    p.clock.advance(31 * DAY)
+    const late = await snapshot(p.storage)
+    expect(await p.sale({ invoiceId: 'in_2', externalId: 'someone-new', email: 'new@example.com', clickId })).toMatchObject({ status: 200, body: { data: skipped.body.data } })
+    expect(await p.sale({ invoiceId: 'in_3', externalId: 'someone-new', email: 'new@example.com', clickId })).toMatchObject({ status: 422 })
+    expect(await snapshot(p.storage)).toBe(late)
   })
 
   it('makes its customer from a click (then externalId or email is required), attributed to its link', async () => {

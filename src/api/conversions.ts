@@ -7,7 +7,7 @@ import { parseMoney } from '../domain/money.js'
 import type { AffiliateRecord, CommissionRecord, CustomerRecord, LinkRecord, SaleRecord } from '../domain/records.js'
 import { refundableMinor } from '../domain/refund.js'
 import { afterSale, refundShare, reward } from '../domain/reward.js'
-import { notFound, unprocessable, validationError } from '../errors.js'
+import { AffiliateError, notFound, unprocessable, validationError } from '../errors.js'
 import { announce, emitChange } from '../events/outbox.js'
 import { ATTRIBUTIONS, conversionLead, conversionRefund, conversionSale } from '../schemas/conversions.js'
 import { parseBody } from '../schemas/validate.js'
@@ -53,16 +53,28 @@ async function attribute(tx: StorageTransaction, access: Access, workspaceId: st
   return { affiliate, link, clickId: input.clickId?.toLowerCase() ?? null }
 }
 
-/** Runs `work`; when it breaks `constraint` (a repeat that raced the first), answers `replay()` instead. */
-async function orReplay<T>(storage: Storage, constraint: string, work: (tx: StorageTransaction) => Promise<T>, replay: () => Promise<T | null>): Promise<T> {
-  try {
-    return await storage.transaction(work)
-  } catch (error) {
-    if (error instanceof UniqueViolationError && error.constraint === constraint) {
-      const answer = await replay()
-      if (answer !== null) return answer
+/**
+ * Runs `work`; when it breaks one of `constraints` (a repeat that raced the first, or came after
+ * it), or is refused, answers `replay()` instead. When there is nothing to replay, `work` runs once more (what it
+ * collided with is now there to be found) before the violation is answered as a 422.
+ */
+async function orReplay<T>(storage: Storage, constraints: readonly string[], work: (tx: StorageTransaction) => Promise<T>, replay: () => Promise<T | null>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await storage.transaction(work)
+    } catch (error) {
+      if (error instanceof UniqueViolationError && constraints.includes(error.constraint)) {
+        const answer = await replay()
+        if (answer !== null) return answer
+        if (attempt < 2) continue
+      }
+      // A repeat is answered as the first was, even where it would now be refused (a click since expired).
+      if (error instanceof AffiliateError) {
+        const answer = await replay()
+        if (answer !== null) return answer
+      }
+      return inTransaction(storage, () => Promise.reject(error))
     }
-    return inTransaction(storage, () => Promise.reject(error))
   }
 }
 
@@ -96,7 +108,7 @@ export function conversionOperations({ storage, clock }: Deps) {
       }
       return orReplay(
         storage,
-        'customers_workspace_external',
+        ['customers_workspace_external'],
         async (tx) => {
           const existing = await customerByExternalId(tx, workspaceId, input.externalId)
           if (existing) return withStatus(toCustomer(existing), 200)
@@ -134,29 +146,11 @@ export function conversionOperations({ storage, clock }: Deps) {
       const externalId = input.externalId ?? input.email!.toLowerCase()
       return orReplay(
         storage,
-        'sales_workspace_invoice',
+        // The sale's own insert, or before it its commission's (the same invoiceId) or its new customer's.
+        ['sales_workspace_invoice', 'commissions_workspace_invoice', 'customers_workspace_external'],
         async (tx) => {
           const now = isoAt(clock)
           const paidAt = input.paidAt === undefined ? now : new Date(input.paidAt).toISOString()
-          // The sale is written first: a repeat racing this one collides here, before anything else is written.
-          const sale: SaleRecord = {
-            id: newId(),
-            workspaceId,
-            invoiceId: input.invoiceId,
-            chargeId: input.chargeId ?? null,
-            customerId: null,
-            commissionId: null,
-            currency: input.currency,
-            amountMinor,
-            refundedMinor: 0,
-            commissionMinor: 0,
-            commissionRefundedMinor: 0,
-            paidAt,
-            answer: '',
-            createdAt: now,
-            updatedAt: now,
-          }
-          await tx.insert('sales', sale)
           let customer: CustomerRecord | null = await customerByExternalId(tx, workspaceId, externalId)
           if (!customer) {
             const attribution = await attribute(tx, access, workspaceId, { clickId: input.clickId, referralCode: input.referralCode }, paidAt)
@@ -203,12 +197,25 @@ export function conversionOperations({ storage, clock }: Deps) {
             commission: commission && toCommission(commission),
             skipped: outcome.type === 'skipped' ? outcome.reason : null,
           }
-          await tx.update('sales', sale.id, {
+          // Written last, with its answer: a repeat collides here (a skipped sale) or on the commission's invoiceId.
+          const sale: SaleRecord = {
+            id: newId(),
+            workspaceId,
+            invoiceId: input.invoiceId,
+            chargeId: input.chargeId ?? null,
             customerId: customer?.id ?? null,
             commissionId: commission?.id ?? null,
+            currency: input.currency,
+            amountMinor,
+            refundedMinor: 0,
             commissionMinor: commission?.amountMinor ?? 0,
+            commissionRefundedMinor: 0,
+            paidAt,
             answer: JSON.stringify(answer),
-          })
+            createdAt: now,
+            updatedAt: now,
+          }
+          await tx.insert('sales', sale)
           return withStatus(answer, commission ? 201 : 200)
         },
         replay,
@@ -230,7 +237,7 @@ export function conversionOperations({ storage, clock }: Deps) {
       if (first) return first
       return orReplay(
         storage,
-        'sale_refunds_workspace_refund',
+        ['sale_refunds_workspace_refund'],
         async (tx) => {
           const now = isoAt(clock)
           const [sale] = await tx.find('sales', {
