@@ -308,3 +308,21 @@ describe.each(storageKinds)('conversions on %s', (_name, makeStorage) => {
   })
 })
 
+
+describe('campaign reward fields', () => {
+  it('recurringMonths is an integer 0..120 or null, maxCommissionsPerCustomer an integer >= 1 or null (400 naming the field otherwise)', async () => {
+    const t = setup()
+    const base = { campaignName: 'C', workspaceId: WS_A, commissionType: 'percentage', amount: 10, url: 'https://shop.example.com/' }
+    const post = (fields: Record<string, unknown>) => t.call('POST', '/campaigns', { body: { ...base, ...fields } })
+    for (const recurringMonths of [-1, 121, 1.5, '3']) {
+      expectValidation(await post({ recurringMonths }), [fieldError('recurringMonths', 'recurringMonths must be an integer from 0 to 120')])
+    }
+    for (const maxCommissionsPerCustomer of [0, -2, 2.5]) {
+      expectValidation(await post({ maxCommissionsPerCustomer }), [fieldError('maxCommissionsPerCustomer', 'maxCommissionsPerCustomer must be an integer of 1 or more')])
+    }
+    const made = (await post({ recurringMonths: 120, maxCommissionsPerCustomer: 1_000_000 })).body.data
+    expect(made).toMatchObject({ recurringMonths: 120, maxCommissionsPerCustomer: 1_000_000 })
+    const cleared = await t.call('PUT', `/campaigns?campaignId=${made.id}`, { body: { recurringMonths: null, maxCommissionsPerCustomer: null } })
+    expect(cleared.body.data).toMatchObject({ recurringMonths: null, maxCommissionsPerCustomer: null })
+  })
+})
