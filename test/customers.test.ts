@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { snapshot } from './fixtures.js'
-import { apiCampaignInput, expectValidation, fieldError, KEY_B, setup, UNKNOWN_ID, WS_A } from './helpers.js'
+import { createAffiliateClient } from '../src/client/index.js'
+import { apiCampaignInput, expectValidation, fieldError, KEY_A, KEY_B, setup, UNKNOWN_ID, WS_A } from './helpers.js'
 
 // GET /customers/list, GET|PUT|DELETE /customers (SPEC wave 3, "Customers and conversions").
 
@@ -77,5 +78,20 @@ describe('customers', () => {
     const again = await t.call('POST', '/conversions/lead', { body: { workspaceId: WS_A, externalId: 'user-1', email: 'buyer@example.com', affiliateId: t.bob.id } })
     expect(again.status).toBe(201)
     expect(again.body.data.customerId).not.toBe(t.customer.customerId)
+  })
+})
+
+describe('the HTTP client', () => {
+  it('has the conversions and customers namespaces, with the typed API\'s shapes', async () => {
+    const t = await withCustomer()
+    const client = createAffiliateClient({ baseUrl: 'http://test.local/api/v1', apiKey: KEY_A, fetch: (input, init) => t.service.fetch(new Request(input, init)) })
+    const sale = await client.conversions.sale({ workspaceId: WS_A, externalId: 'user-1', amount: '12.50', currency: 'USD', invoiceId: 'in_client' })
+    expect(sale).toMatchObject({ commission: { amount: '2.50' }, skipped: null })
+    expect(await client.conversions.sale({ workspaceId: WS_A, externalId: 'user-1', amount: '12.50', currency: 'USD', invoiceId: 'in_client' })).toEqual(sale)
+    expect(await client.customers.get(t.customer.customerId)).toEqual(sale.customer)
+    expect((await client.customers.list({ affiliateId: t.ann.id })).items).toEqual([sale.customer])
+    expect(await client.conversions.refund({ workspaceId: WS_A, invoiceId: 'in_client' })).toMatchObject({ commission: { amount: '0.00', status: 'refunded' }, clawback: null })
+    await expect(client.customers.update(t.customer.customerId, { affiliateId: UNKNOWN_ID })).rejects.toMatchObject({ status: 404 })
+    expect(await client.customers.delete(t.customer.customerId)).toEqual({ id: t.customer.customerId })
   })
 })
