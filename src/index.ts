@@ -32,6 +32,8 @@ export type { ReferralLink } from './domain/link.js'
 export type { Commission, ReferredUser } from './domain/commission.js'
 export type { AffiliateBalance, Payout, PayoutRunResult, SkippedAffiliate } from './domain/payout.js'
 export type { SkipReason } from './domain/payout-run.js'
+export type { Customer, SaleRefundResult, SaleResult } from './domain/customer.js'
+export type { SaleSkipReason } from './domain/reward.js'
 export type { CommissionKind, CommissionStatus, CommissionType, PayoutMethod, PayoutStatus } from './domain/records.js'
 export type {
   AffiliateApi,
@@ -46,7 +48,11 @@ export type {
   ResourceApi,
   WebhooksApi,
   EventsApi,
+  CustomersApi,
+  ConversionsApi,
 } from './http/typed-api.js'
+export type { ConversionLeadInput, ConversionRefundInput, ConversionSaleInput } from './api/conversions.js'
+export type { CustomerListQuery, CustomerUpdateInput } from './api/customers.js'
 export type { LinkCreateInput, LinkTrackBatch, LinkTrackBatchInput, LinkTrackInput } from './api/links.js'
 export type { CommissionCreateInput, CommissionListQuery, CommissionRefundInput, CommissionUpdateInput } from './api/commissions.js'
 export type { PayoutItemsQuery, PayoutListQuery, PayoutRunInput, PayoutUpdateInput } from './api/payouts.js'

@@ -65,6 +65,8 @@ describe('POST /campaigns', () => {
       isDefault: false,
       currency: 'USD',
       attributionWindowDays: 30,
+      recurringMonths: null,
+      maxCommissionsPerCustomer: null,
       createdAt: '2026-01-01T00:00:01.500Z',
       updatedAt: '2026-01-01T00:00:01.500Z',
     })
@@ -91,6 +93,8 @@ describe('POST /campaigns', () => {
       isDefault: true,
       currency: 'EUR',
       attributionWindowDays: 90,
+      recurringMonths: 12,
+      maxCommissionsPerCustomer: 3,
     }
     const data = await create(ctx, full)
     expect(data).toEqual({ ...full, id: data.id, payoutId: data.payoutId, createdAt: T0, updatedAt: T0 })
@@ -409,6 +413,8 @@ describe('PUT /campaigns', () => {
       isDefault: true,
       currency: 'GBP',
       attributionWindowDays: 7,
+      recurringMonths: 0,
+      maxCommissionsPerCustomer: 1,
     }
     const response = await ctx.call('PUT', `/campaigns?campaignId=${created.id}`, { body: changes })
     expect(response.body.data).toStrictEqual({

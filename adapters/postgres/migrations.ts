@@ -446,6 +446,82 @@ CREATE INDEX sequences_created ON ${s}.sequences ("createdAt", "id");
     // as their rows move.
     up: sql((s) => `ALTER TABLE ${s}.rollups SET (fillfactor = 50);`),
   },
+  {
+    version: 11,
+    description: 'reward rules on campaigns; customers, reported sales and their refunds (a repeated invoiceId or refundId is refused by a unique index)',
+    up: sql(
+      (s) => `
+ALTER TABLE ${s}.campaigns ADD COLUMN "recurringMonths" bigint;
+ALTER TABLE ${s}.campaigns ADD COLUMN "maxCommissionsPerCustomer" bigint;
+CREATE TABLE ${s}.customers (
+  "id" text COLLATE "C" PRIMARY KEY,
+  "workspaceId" text COLLATE "C" NOT NULL,
+  "campaignId" text COLLATE "C" NOT NULL,
+  "affiliateId" text COLLATE "C" NOT NULL,
+  "linkId" text COLLATE "C",
+  "clickId" text COLLATE "C",
+  "externalId" text COLLATE "C" NOT NULL,
+  "email" text COLLATE "C" NOT NULL,
+  "emailKey" text COLLATE "C" NOT NULL,
+  "name" text COLLATE "C",
+  "stripeCustomerId" text COLLATE "C",
+  "firstSaleAt" text COLLATE "C",
+  "salesCount" bigint NOT NULL,
+  "commissionCount" bigint NOT NULL,
+  "createdAt" text COLLATE "C" NOT NULL,
+  "updatedAt" text COLLATE "C" NOT NULL,
+  "_search" text COLLATE "C" NOT NULL
+);
+CREATE INDEX customers_created ON ${s}.customers ("createdAt", "id");
+CREATE INDEX customers_workspace ON ${s}.customers ("workspaceId", "createdAt", "id");
+CREATE INDEX customers_campaign ON ${s}.customers ("campaignId", "createdAt", "id");
+CREATE INDEX customers_affiliate ON ${s}.customers ("affiliateId", "createdAt", "id");
+CREATE UNIQUE INDEX customers_workspace_external ON ${s}.customers ("workspaceId", "externalId");
+CREATE INDEX customers_stripe ON ${s}.customers ("workspaceId", "stripeCustomerId", "createdAt", "id");
+CREATE INDEX customers_affiliate_email ON ${s}.customers ("affiliateId", "emailKey", "createdAt", "id");
+CREATE INDEX customers_link_email ON ${s}.customers ("linkId", "emailKey", "createdAt", "id");
+CREATE TABLE ${s}.sales (
+  "id" text COLLATE "C" PRIMARY KEY,
+  "workspaceId" text COLLATE "C" NOT NULL,
+  "invoiceId" text COLLATE "C" NOT NULL,
+  "chargeId" text COLLATE "C",
+  "customerId" text COLLATE "C",
+  "commissionId" text COLLATE "C",
+  "currency" text COLLATE "C" NOT NULL,
+  "amountMinor" bigint NOT NULL,
+  "refundedMinor" bigint NOT NULL,
+  "commissionMinor" bigint NOT NULL,
+  "commissionRefundedMinor" bigint NOT NULL,
+  "paidAt" text COLLATE "C" NOT NULL,
+  "answer" text COLLATE "C" NOT NULL,
+  "createdAt" text COLLATE "C" NOT NULL,
+  "updatedAt" text COLLATE "C" NOT NULL,
+  "_search" text COLLATE "C" NOT NULL
+);
+CREATE INDEX sales_created ON ${s}.sales ("createdAt", "id");
+CREATE INDEX sales_workspace ON ${s}.sales ("workspaceId", "createdAt", "id");
+CREATE INDEX sales_customer ON ${s}.sales ("customerId", "createdAt", "id");
+CREATE UNIQUE INDEX sales_workspace_invoice ON ${s}.sales ("workspaceId", "invoiceId");
+CREATE UNIQUE INDEX sales_workspace_charge ON ${s}.sales ("workspaceId", "chargeId");
+CREATE TABLE ${s}."saleRefunds" (
+  "id" text COLLATE "C" PRIMARY KEY,
+  "workspaceId" text COLLATE "C" NOT NULL,
+  "saleId" text COLLATE "C" NOT NULL,
+  "refundId" text COLLATE "C",
+  "amountMinor" bigint NOT NULL,
+  "commissionMinor" bigint NOT NULL,
+  "answer" text COLLATE "C" NOT NULL,
+  "createdAt" text COLLATE "C" NOT NULL,
+  "updatedAt" text COLLATE "C" NOT NULL,
+  "_search" text COLLATE "C" NOT NULL
+);
+CREATE INDEX sale_refunds_created ON ${s}."saleRefunds" ("createdAt", "id");
+CREATE INDEX sale_refunds_workspace ON ${s}."saleRefunds" ("workspaceId", "createdAt", "id");
+CREATE INDEX sale_refunds_sale ON ${s}."saleRefunds" ("saleId", "createdAt", "id");
+CREATE UNIQUE INDEX sale_refunds_workspace_refund ON ${s}."saleRefunds" ("workspaceId", "refundId");
+`,
+    ),
+  },
 ]
 
 export const SCHEMA_VERSION = migrations[migrations.length - 1]!.version

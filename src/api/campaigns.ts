@@ -98,6 +98,8 @@ export function campaignOperations({ storage, clock }: Deps) {
         isDefault: input.isDefault ?? false,
         currency: input.currency ?? 'USD',
         attributionWindowDays: input.attributionWindowDays ?? 30,
+        recurringMonths: input.recurringMonths ?? null,
+        maxCommissionsPerCustomer: input.maxCommissionsPerCustomer ?? null,
         createdAt: now,
         updatedAt: now,
       }

@@ -14,6 +14,7 @@ import { findAffiliate } from './affiliates.js'
 import { findCampaign } from './campaigns.js'
 import { findLinkByCode } from './links.js'
 import { moveCommission, moveCommissionStatus } from '../reports/rollup.js'
+import { signupDelta, signupHolders } from './signups.js'
 
 // Commissions and referred users are one kind of record. Everything that writes them, and keeps
 // the affiliate's and link's counters in step with them, lives here, inside the caller's transaction.
@@ -40,6 +41,11 @@ export interface NewCommission {
   chargeId?: string | null | undefined
   invoiceId?: string | null | undefined
   stripeSubscriptionId?: string | null | undefined
+  /**
+   * The affiliate, its campaign and the link (null: none), already read in this transaction by a
+   * caller that found them itself (a sale through its customer): not read again.
+   */
+  known?: { affiliate: AffiliateRecord; campaign: CampaignRecord; link: LinkRecord | null } | undefined
 }
 
 /** The campaign a stored record belongs to: it exists while it has affiliates, so its absence is a broken store. */
@@ -57,13 +63,14 @@ const isSelfReferral = (affiliate: AffiliateRecord, emailKey: string): boolean =
 
 /** How many records pay this affiliate (or link) for this e-mail: its signups are the e-mails with at least one. */
 const recordsFor = (tx: StorageTransaction, record: CommissionRecord, by: 'affiliateId' | 'linkId') =>
-  tx.count('commissions', { where: { referredUserKey: record.referredUserKey, [by]: record[by] } })
+  signupHolders(tx, by, record[by]!, record.referredUserKey)
 
 /** Moves the affiliate's and link's earnings and signups for a record that arrives (+1) or leaves (-1). */
 async function countRecord(tx: StorageTransaction, record: CommissionRecord, direction: 1 | -1): Promise<void> {
   const earned = direction * earnedMinor(record)
   // Counted after an insert and after a delete: 1 left after an insert, 0 left after a delete mean the e-mail is new or gone.
-  const signup = (remaining: number) => (direction === 1 ? (remaining === 1 ? 1 : 0) : remaining === 0 ? -1 : 0)
+  // (A sale's commission for a customer without an e-mail names none: no signup.)
+  const signup = (remaining: number) => signupDelta(record.referredUserKey, direction, remaining)
   await tx.increment('affiliates', record.affiliateId, {
     totalEarningsMinor: earned,
     totalSignups: signup(await recordsFor(tx, record, 'affiliateId')),
@@ -81,7 +88,7 @@ async function countRecord(tx: StorageTransaction, record: CommissionRecord, dir
  * 422: unknown), its affiliate the one named (if one is), its link the `referralCode` named (if
  * one is), and no older at `commissionDate` than its campaign's `attributionWindowDays`.
  */
-async function clickedLink(tx: StorageTransaction, access: Access, input: NewCommission, clickId: string, commissionDate: string): Promise<LinkRecord> {
+export async function clickedLink(tx: StorageTransaction, access: Access, input: NewCommission, clickId: string, commissionDate: string): Promise<LinkRecord> {
   const click = await tx.get('clicks', clickId.toLowerCase())
   const link = click && (await tx.get('links', click.linkId))
   if (!click || !link || !canSee(access, link.workspaceId)) {
@@ -102,15 +109,15 @@ export async function insertCommission(tx: StorageTransaction, access: Access, c
   const clicked = input.clickId === undefined ? null : await clickedLink(tx, access, input, input.clickId, commissionDate)
   const affiliateId = clicked?.affiliateId ?? input.affiliateId
   if (affiliateId === undefined) throw new Error('insertCommission: affiliateId or clickId is required (the schema checks it)')
-  const campaign = input.campaignId === undefined ? null : await findCampaign(tx, access, input.campaignId)
-  const affiliate = await findAffiliate(tx, access, affiliateId)
+  const campaign = input.known?.campaign ?? (input.campaignId === undefined ? null : await findCampaign(tx, access, input.campaignId))
+  const affiliate = input.known?.affiliate ?? (await findAffiliate(tx, access, affiliateId))
   if (campaign && affiliate.campaignId !== campaign.id) throw unprocessable('The affiliate does not belong to this campaign')
   if (input.workspaceId !== undefined && input.workspaceId !== affiliate.workspaceId) {
     throw unprocessable("workspaceId does not match the affiliate's workspace")
   }
   if (affiliate.isBanned) throw unprocessable('This affiliate is banned and cannot earn commissions')
   const ownCampaign = campaign ?? (await campaignOf(tx, affiliate.campaignId))
-  let link = clicked
+  let link = clicked ?? input.known?.link ?? null
   if (!link && input.referralCode !== undefined) {
     link = await findLinkByCode(tx, access, input.referralCode)
     if (!link) throw notFound('Link')

@@ -25,6 +25,8 @@ import {
   type ReferredUserUpdateInput,
 } from './referred-users.js'
 import type { Deps } from './shared.js'
+import { customerOperations } from './customers.js'
+import { conversionOperations } from './conversions.js'
 import { eventOperations, type EventListQuery, type EventPage } from './events.js'
 import {
   webhookOperations,
@@ -70,4 +72,6 @@ export const createOperations = (deps: Deps) => ({
   events: eventOperations(deps),
   reports: reportOperations(deps),
   exports: exportOperations(deps),
+  customers: customerOperations(deps),
+  conversions: conversionOperations(deps),
 })

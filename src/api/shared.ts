@@ -17,7 +17,22 @@ const conflicts: Record<string, string> = {
   links_referral_code: 'This referralCode is already in use',
   commissions_workspace_invoice: 'A commission with this invoiceId already exists in this workspace',
   commissions_workspace_charge: 'A commission with this chargeId already exists in this workspace',
+  sales_workspace_charge: 'A sale with this chargeId already exists in this workspace',
+  customers_workspace_external: 'A customer with this externalId already exists in this workspace',
 }
+
+/** The success status an operation chose for one answer (a repeat answered 200 instead of 201). */
+const chosenStatus = new WeakMap<object, number>()
+
+/** Marks `answer` to be sent with `status` rather than its route's own. */
+export function withStatus<T extends object>(answer: T, status: number): T {
+  chosenStatus.set(answer, status)
+  return answer
+}
+
+/** The status `withStatus` chose for `answer`, if any. */
+export const statusChosenFor = (answer: unknown): number | undefined =>
+  typeof answer === 'object' && answer !== null ? chosenStatus.get(answer) : undefined
 
 /** Runs `work` in a storage transaction and turns a unique-constraint violation into a 422. */
 export async function inTransaction<T>(

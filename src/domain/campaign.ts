@@ -26,6 +26,14 @@ export interface Campaign {
   currency: string
   /** Days a click may lead to a signup or sale it is credited with. */
   attributionWindowDays: number
+  /**
+   * Which paid sales of a customer earn: null every one, 0 only the first, N those paid before the
+   * first paid sale + N calendar months (UTC).
+   * @default null
+   */
+  recurringMonths: number | null
+  /** The most commissions one customer's sales earn; null for no limit. @default null */
+  maxCommissionsPerCustomer: number | null
   createdAt: string
   updatedAt: string
 }

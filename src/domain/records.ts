@@ -31,6 +31,13 @@ export type CampaignRecord = {
   currency: string
   /** Days a click may lead to a signup or sale it is credited with. */
   attributionWindowDays: number
+  /**
+   * Which paid sales of a customer earn: null every one, 0 only the first, N those paid before the
+   * first paid sale + N calendar months (UTC).
+   */
+  recurringMonths: number | null
+  /** The most commissions one customer's sales earn; null for no limit. */
+  maxCommissionsPerCustomer: number | null
   createdAt: string
   updatedAt: string
 }
@@ -106,6 +113,75 @@ export type CommissionRecord = {
   refundedMinor: number
   /** On a clawback: the paid sale it takes money back from. */
   reversesCommissionId: string | null
+  createdAt: string
+  updatedAt: string
+}
+
+/**
+ * A host's customer, bound once to the affiliate that brought it (the first attribution wins; only
+ * an update moves it). Forgetting one erases `email`, `name` and `externalId` and keeps the money.
+ */
+export type CustomerRecord = {
+  id: string
+  workspaceId: string
+  campaignId: string
+  affiliateId: string
+  linkId: string | null
+  clickId: string | null
+  /** The host's id for its user; unique per workspace. */
+  externalId: string
+  email: string
+  /** Lower-cased `email`: what signups are counted by. */
+  emailKey: string
+  name: string | null
+  stripeCustomerId: string | null
+  /** When its earliest paid sale was paid: where a campaign's `recurringMonths` count from. */
+  firstSaleAt: string | null
+  salesCount: number
+  /** Commissions its sales made: what `maxCommissionsPerCustomer` limits. */
+  commissionCount: number
+  createdAt: string
+  updatedAt: string
+}
+
+/**
+ * One sale a host reported (`POST /conversions/sale`), earning or not: its `invoiceId` is unique
+ * per workspace, so a repeat answers `answer` again instead of paying twice.
+ */
+export type SaleRecord = {
+  id: string
+  workspaceId: string
+  invoiceId: string
+  chargeId: string | null
+  customerId: string | null
+  /** The commission it made, null when skipped. */
+  commissionId: string | null
+  currency: string
+  amountMinor: number
+  /** What refunds of the sale took back. */
+  refundedMinor: number
+  /** The commission's amount when made: refunds take back their share of it. */
+  commissionMinor: number
+  /** What refunds of the sale took back from the commission. */
+  commissionRefundedMinor: number
+  paidAt: string
+  /** JSON of the first answer's `data`, answered again to a repeat. */
+  answer: string
+  createdAt: string
+  updatedAt: string
+}
+
+/** One refund of a sale (`POST /conversions/refund`); a `refundId` is unique per workspace. */
+export type SaleRefundRecord = {
+  id: string
+  workspaceId: string
+  saleId: string
+  refundId: string | null
+  amountMinor: number
+  /** What it took back from the sale's commission. */
+  commissionMinor: number
+  /** JSON of the answer's `data`, answered again to a repeat of its `refundId`. */
+  answer: string
   createdAt: string
   updatedAt: string
 }
@@ -352,4 +428,7 @@ export interface ModelRecords {
   clicks: ClickRecord
   settings: SettingRecord
   portalTokens: PortalTokenRecord
+  customers: CustomerRecord
+  sales: SaleRecord
+  saleRefunds: SaleRefundRecord
 }

@@ -87,6 +87,13 @@ export const schema: { [M in keyof ModelRecords]: ModelSchema<M> } = {
       isDefault: bool,
       currency: { kind: 'text', description: 'ISO 4217 code of a two-decimal currency; fixed once the campaign has commissions.' },
       attributionWindowDays: { kind: 'int', description: 'Days (1 to 365) a click may lead to a signup or sale it is credited with.' },
+      recurringMonths: {
+        kind: 'int',
+        nullable: true,
+        description:
+          "Which paid sales of a customer earn: null every one, 0 only the first, N (up to 120) those paid before the first paid sale + N calendar months (UTC).",
+      },
+      maxCommissionsPerCustomer: { kind: 'int', nullable: true, description: "The most commissions one customer's sales earn (1 or more); null for no limit." },
       ...stamps,
     },
     answers: {
@@ -94,7 +101,7 @@ export const schema: { [M in keyof ModelRecords]: ModelSchema<M> } = {
         'id', 'campaignName', 'workspaceId', 'commissionType', 'amountMinor', 'minimumPayoutMinor', 'payoutId', 'url',
         'requiresApprovalToJoin', 'collectAdditionalInfo', 'hideCustomerEmail', 'payoutTerm', 'affiliatePortalWelcomeMessage',
         'affiliateDashboardText', 'stripeCouponId', 'allowedUrlParameters', 'isDefault', 'currency', 'attributionWindowDays',
-        'createdAt', 'updatedAt',
+        'recurringMonths', 'maxCommissionsPerCustomer', 'createdAt', 'updatedAt',
       ],
     },
   },
@@ -338,6 +345,71 @@ export const schema: { [M in keyof ModelRecords]: ModelSchema<M> } = {
   },
   settings: {
     fields: { id: text, value: text, ...stamps },
+  },
+  customers: {
+    fields: {
+      id: { kind: 'text', answerAs: 'customerId' },
+      workspaceId: indexedText,
+      campaignId: indexedText,
+      affiliateId: indexedText,
+      linkId: nullableText,
+      clickId: nullableText,
+      externalId: { kind: 'text', searched: true, description: "The host's id for its user; unique per workspace (the customer's id once forgotten)." },
+      email: { kind: 'text', searched: true, description: 'The empty string once forgotten, or when no e-mail was given.' },
+      emailKey: text,
+      name: { kind: 'text', nullable: true, searched: true },
+      stripeCustomerId: nullableText,
+      firstSaleAt: { kind: 'timestamp', nullable: true, description: 'When its earliest paid sale was paid.' },
+      salesCount: int,
+      commissionCount: int,
+      ...stamps,
+    },
+    unique: [{ name: 'customers_workspace_external', fields: ['workspaceId', 'externalId'] }],
+    // Signups are distinct e-mails per affiliate and per link, over customers and referred users.
+    indexes: [['workspaceId', 'externalId'], ['workspaceId', 'stripeCustomerId'], ['affiliateId', 'emailKey'], ['linkId', 'emailKey']],
+    answers: {
+      customer: [
+        'id', 'workspaceId', 'campaignId', 'affiliateId', 'linkId', 'clickId', 'externalId', 'email', 'name', 'stripeCustomerId',
+        'firstSaleAt', 'salesCount', 'createdAt', 'updatedAt',
+      ],
+    },
+  },
+  sales: {
+    fields: {
+      id: text,
+      workspaceId: indexedText,
+      invoiceId: text,
+      chargeId: nullableText,
+      customerId: { kind: 'text', nullable: true, indexed: true },
+      commissionId: nullableText,
+      currency: text,
+      amountMinor: int,
+      refundedMinor: int,
+      commissionMinor: int,
+      commissionRefundedMinor: int,
+      paidAt: timestamp,
+      answer: text,
+      ...stamps,
+    },
+    unique: [
+      { name: 'sales_workspace_invoice', fields: ['workspaceId', 'invoiceId'] },
+      { name: 'sales_workspace_charge', fields: ['workspaceId', 'chargeId'] },
+    ],
+    indexes: [['workspaceId', 'invoiceId'], ['workspaceId', 'chargeId']],
+  },
+  saleRefunds: {
+    fields: {
+      id: text,
+      workspaceId: indexedText,
+      saleId: indexedText,
+      refundId: nullableText,
+      amountMinor: int,
+      commissionMinor: int,
+      answer: text,
+      ...stamps,
+    },
+    unique: [{ name: 'sale_refunds_workspace_refund', fields: ['workspaceId', 'refundId'] }],
+    indexes: [['workspaceId', 'refundId']],
   },
   portalTokens: {
     fields: {

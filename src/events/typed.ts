@@ -1,6 +1,7 @@
 // Each event type with the `data` it carries: the union `verifyWebhook` answers, narrowed by `type`.
 
 import type { Affiliate } from '../domain/affiliate.js'
+import type { Customer } from '../domain/customer.js'
 import type { Campaign } from '../domain/campaign.js'
 import type { Commission, ReferredUser } from '../domain/commission.js'
 import type { ReferralLink } from '../domain/link.js'
@@ -35,6 +36,9 @@ export interface EventDataMap {
   'payout.created': Payout
   'payout.updated': Payout
   'payout.status_changed': Payout & { previousStatus: PayoutStatus }
+  'customer.created': Customer
+  'customer.updated': Customer
+  'customer.deleted': Customer
   'webhook.test': { webhook: Webhook }
 }
 

@@ -176,15 +176,15 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
       if (idempotencyKey !== null) checkIdempotencyKey(idempotencyKey)
       const body = route.method === 'POST' || route.method === 'PUT' ? await readJsonBody(request, options.body) : undefined
       const call = { access: accessOf(principal), query: queryOf(request), body }
-      const status = successStatus(route, body)
+      const answered = (data: unknown) => envelope(successStatus(route, body, data), route.message, data)
       const answer: Answer =
         idempotencyKey === null
-          ? envelope(status, route.message, await runRoute(route, ops, call))
+          ? answered(await runRoute(route, ops, call))
           : await idempotency.run({
               keyId: principal.keyId,
               key: idempotencyKey,
               fingerprint: fingerprintOf(route.method, pathAndQuery(request.url), body),
-              envelope: (data) => envelope(status, route.message, data),
+              envelope: answered,
               execute: (storage) => runRoute(route, operations(storage), call),
             })
       return toResponse(answer, admission.headers)

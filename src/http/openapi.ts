@@ -1,5 +1,6 @@
 import { COMMISSION_STATUSES } from '../domain/commission-status.js'
 import { SKIP_REASONS } from '../domain/payout-run.js'
+import { SALE_SKIP_REASONS } from '../domain/reward.js'
 import { EVENT_TYPES } from '../events/types.js'
 import { GRANULARITIES } from '../reports/buckets.js'
 import { TOP_BY } from '../schemas/reports.js'
@@ -50,6 +51,24 @@ const MODELS = {
         due: moneyString('Pending, due and in no payout; negative when clawbacks outweigh sales.'),
         inPayout: moneyString('In payouts not yet paid.'),
         paidOut: moneyString('Paid out.'),
+      }),
+  ],
+  customer: ['Customer', () => answerJsonSchema('customers', 'customer')],
+  saleResult: [
+    'SaleResult',
+    () =>
+      closed({
+        customer: { oneOf: [ref('schemas', 'Customer'), { type: 'null' }], description: 'Null when the sale could not be attributed.' },
+        commission: { oneOf: [ref('schemas', 'Commission'), { type: 'null' }], description: 'The commission made; null when skipped.' },
+        skipped: { type: ['string', 'null'], enum: [...SALE_SKIP_REASONS, null], description: 'Why no commission was made; null when one was.' },
+      }),
+  ],
+  saleRefundResult: [
+    'SaleRefundResult',
+    () =>
+      closed({
+        commission: ref('schemas', 'Commission'),
+        clawback: { oneOf: [ref('schemas', 'Commission'), { type: 'null' }], description: 'The clawback made when the commission had been paid.' },
       }),
   ],
   webhook: ['Webhook', () => answerJsonSchema('webhooks', 'webhook')],
@@ -263,6 +282,7 @@ function operation(route: Route): Record<string, unknown> {
       : {}),
     responses: {
       [status]: success(status),
+      ...(route.alternativeStatus ? { [route.alternativeStatus.status]: { ...success(route.alternativeStatus.status), description: route.alternativeStatus.description } } : {}),
       ...(route.statusIf ? { [route.statusIf.status]: { ...success(route.statusIf.status), description: `${route.message}, when \`${route.statusIf.field}\` is true` } } : {}),
       ...Object.fromEntries(errorsOf(route).map((code) => [code, ref('responses', String(code))])),
     },

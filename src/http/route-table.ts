@@ -16,6 +16,7 @@ export type Model =
   | 'event'
   | 'eventPage'
   | 'reportSummary' | 'reportTimeseries' | 'topAffiliates'
+  | 'customer' | 'saleResult' | 'saleRefundResult'
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
 
@@ -34,6 +35,8 @@ export interface RouteInfo {
   readonly status?: number
   /** Another success status, answered when the body's `field` is `true` (a dry run writes nothing: 200). */
   readonly statusIf?: { readonly field: string; readonly status: number }
+  /** Another success status the operation may choose for an answer (see `withStatus`), and when. */
+  readonly alternativeStatus?: { readonly status: number; readonly description: string }
   /** The field the typed API takes as its first argument. */
   readonly id?: string
   readonly answer: Answer
@@ -135,6 +138,22 @@ export const routeTable = {
     commissions: { method: 'GET', path: '/exports/commissions', message: 'Commissions exported successfully', answer: 'csv' },
     /** Every affiliate the list filters match, as a CSV file read a page at a time. */
     affiliates: { method: 'GET', path: '/exports/affiliates', message: 'Affiliates exported successfully', answer: 'csv' },
+  },
+  customers: {
+    list: { method: 'GET', path: '/customers/list', message: 'Customers retrieved successfully', answer: { page: 'customer' } },
+    get: { method: 'GET', path: '/customers', message: 'Customer retrieved successfully', id: 'customerId', answer: { one: 'customer' } },
+    /** Changes its e-mail or name, or moves it to another affiliate (its future sales only). */
+    update: { method: 'PUT', path: '/customers', message: 'Customer updated successfully', id: 'customerId', answer: { one: 'customer' } },
+    /** Forgets the person (erases e-mail and name; `externalId` becomes the customer id) and keeps every commission. */
+    delete: { method: 'DELETE', path: '/customers', message: 'Customer deleted successfully', id: 'customerId', answer: 'deleted' },
+  },
+  conversions: {
+    /** Makes the customer, bound to the affiliate the click, code or affiliate id names; a known `externalId` answers it unchanged (200). */
+    lead: { method: 'POST', path: '/conversions/lead', message: 'Lead recorded successfully', alternativeStatus: { status: 200, description: 'The externalId is already known: the customer, unchanged' }, answer: { one: 'customer' } },
+    /** Makes the sale's commission by the campaign's rules, or says why none was made (`skipped`, 200); a repeated `invoiceId` answers the first answer. */
+    sale: { method: 'POST', path: '/conversions/sale', message: 'Sale recorded successfully', alternativeStatus: { status: 200, description: 'No commission was made (`skipped` says why), or the invoiceId was seen before: the first answer again' }, answer: { one: 'saleResult' } },
+    /** Takes back the commission's share of a refunded sale (a clawback when it was paid); a repeated `refundId` answers the first answer. */
+    refund: { method: 'POST', path: '/conversions/refund', message: 'Refund recorded successfully', status: 200, answer: { one: 'saleRefundResult' } },
   },
 } as const satisfies Record<string, Record<string, RouteInfo>>
 

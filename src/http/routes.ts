@@ -18,6 +18,9 @@ import { payoutExport, payoutId, payoutItems, payoutList, payoutRun, payoutUpdat
 import { affiliateExport, commissionExport, reportSummary, reportTimeseries, reportTopAffiliates } from '../schemas/reports.js'
 import type { Schema } from '../schemas/validate.js'
 import { routeEntries, type Namespace, type RouteInfo, type RouteTable } from './route-table.js'
+import { customerId, customerList, customerUpdate } from '../schemas/customers.js'
+import { conversionLead, conversionRefund, conversionSale } from '../schemas/conversions.js'
+import { statusChosenFor } from '../api/shared.js'
 import { deliveryList, deliveryRetry, eventId, eventList, webhookCreate, webhookId, webhookList, webhookRotate, webhookTest, webhookUpdate } from '../schemas/webhooks.js'
 
 export { requestOf, routeTable, type Answer, type Method, type Model, type Namespace, type RouteInfo } from './route-table.js'
@@ -130,6 +133,17 @@ export const validation = {
     commissions: { query: commissionExport },
     affiliates: { query: affiliateExport },
   },
+  customers: {
+    list: { query: customerList },
+    get: { query: customerId },
+    update: { query: customerId, body: customerUpdate },
+    delete: { query: customerId },
+  },
+  conversions: {
+    lead: { body: conversionLead, example: { workspaceId: WORKSPACE, externalId: 'user_8812', email: 'buyer@example.com', affiliateId: AFFILIATE } },
+    sale: { body: conversionSale, example: { workspaceId: WORKSPACE, externalId: 'user_8812', amount: '49.00', currency: 'USD', invoiceId: 'in_1PqR2s' } },
+    refund: { body: conversionRefund, example: { workspaceId: WORKSPACE, invoiceId: 'in_1PqR2s', amount: '10.00', refundId: 're_3Kx9' } },
+  },
 } as const satisfies { readonly [N in Namespace]: { readonly [M in keyof RouteTable[N]]: Validation } }
 
 export type Validations = typeof validation
@@ -142,7 +156,9 @@ export const routes: readonly Route[] = routeEntries().map(([namespace, name, in
 }))
 
 /** The status a route answers on success: `statusIf`'s when the body asks for it, else `status`, else 201 for POST and 200 for the others. */
-export function successStatus(route: Route, body?: unknown): number {
+export function successStatus(route: Route, body?: unknown, answer?: unknown): number {
+  const chosen = route.alternativeStatus ? statusChosenFor(answer) : undefined
+  if (chosen !== undefined) return chosen
   const alternative = route.statusIf
   if (alternative && (body as Record<string, unknown> | undefined)?.[alternative.field] === true) return alternative.status
   return route.status ?? (route.method === 'POST' ? 201 : 200)

@@ -229,6 +229,13 @@ const earliest = (records: readonly CommissionRecord[]): string | null => {
 async function signupEntries(tx: StorageTransaction, before: CommissionRecord | null, after: CommissionRecord | null): Promise<RollupEntry[]> {
   const some = (after ?? before)!
   if (before && after && before.commissionDate === after.commissionDate) return []
+  if (before === null) {
+    // An insert dated no earlier than another record of the e-mail leaves the earliest where it is:
+    // found by reading at most two rows, so a customer's thousandth sale costs what its first did.
+    const where = { referredUserKey: some.referredUserKey, affiliateId: some.affiliateId, commissionDate: { lte: some.commissionDate } }
+    const earlier = await tx.select('commissions', ['id'], { where, limit: 2 })
+    if (earlier.some((record) => record.id !== some.id)) return []
+  }
   const now = await tx.find('commissions', { where: { referredUserKey: some.referredUserKey, affiliateId: some.affiliateId } })
   const then = now.filter((record) => record.id !== some.id)
   if (before) then.push(before)

@@ -1,4 +1,4 @@
-import { bool, currency, field, httpUrl, integer, money, oneOf, text, uuid } from './fields.js'
+import { bool, currency, field, httpUrl, integer, money, nullable, oneOf, text, uuid } from './fields.js'
 import { listQuery } from './list.js'
 import { allOptional, schema } from './validate.js'
 
@@ -38,6 +38,10 @@ const editable = {
   isDefault: bool,
   currency,
   attributionWindowDays: integer(1, 365),
+  recurringMonths: nullable(integer(0, 120)),
+  maxCommissionsPerCustomer: nullable(
+    field<number>('atLeastOne', { type: 'integer', minimum: 1 }, (value) => Number.isSafeInteger(value) && (value as number) >= 1 || 'must be an integer of 1 or more'),
+  ),
 }
 
 const readOnly = ['id', 'payoutId', 'createdAt', 'updatedAt']

@@ -57,6 +57,9 @@ export const models: { [M in ModelName]: ModelDefinition<M> } = {
   clicks: define('clicks'),
   settings: define('settings'),
   portalTokens: define('portalTokens'),
+  customers: define('customers'),
+  sales: define('sales'),
+  saleRefunds: define('saleRefunds'),
 }
 
 export const modelNames = Object.keys(models) as ModelName[]

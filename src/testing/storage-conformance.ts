@@ -10,6 +10,7 @@ import {
   campaign,
   click,
   commission,
+  customer,
   event,
   idempotency,
   link,
@@ -17,6 +18,8 @@ import {
   payout,
   portalToken,
   rollup,
+  sale,
+  saleRefund,
   sampleId,
   sequence,
   setting,
@@ -61,6 +64,9 @@ const samples: { [M in ModelName]: (overrides?: Partial<RecordOf<M>>) => RecordO
   clicks: click,
   settings: setting,
   portalTokens: portalToken,
+  customers: customer,
+  sales: sale,
+  saleRefunds: saleRefund,
 }
 
 /**
@@ -911,6 +917,33 @@ export function describeStorageConformance(name: string, factory: StorageFactory
         ]
         await insertAll(storage, 'commissions', records)
         expect(await tx(storage, (t) => t.count('commissions', {}))).toBe(4)
+      })
+
+      test('customers: externalId is unique per workspace only, and found by it, by stripeCustomerId and by affiliate and e-mail', async (storage) => {
+        const mine = customer({ externalId: 'user-1', stripeCustomerId: 'cus_1' })
+        const theirs = customer({ externalId: 'user-1', stripeCustomerId: 'cus_1', workspaceId: OTHER_WORKSPACE, affiliateId: mine.affiliateId })
+        await insertAll(storage, 'customers', [mine, theirs, customer({ externalId: 'user-2', stripeCustomerId: null, affiliateId: mine.affiliateId, emailKey: 'other@example.com' })])
+        const error = await tx(storage, (t) => t.insert('customers', customer({ externalId: 'user-1' }))).catch((e: unknown) => e)
+        expect((error as UniqueViolationError).constraint).toBe('customers_workspace_external')
+        const found = await tx(storage, async (t) => ({
+          external: await t.find('customers', { where: { workspaceId: WORKSPACE, externalId: 'user-1' } }),
+          stripe: await t.find('customers', { where: { workspaceId: OTHER_WORKSPACE, stripeCustomerId: 'cus_1' } }),
+          sameEmail: await t.count('customers', { where: { affiliateId: mine.affiliateId, emailKey: mine.emailKey } }),
+        }))
+        expect(found.external).toStrictEqual([mine])
+        expect(found.stripe).toStrictEqual([theirs])
+        expect(found.sameEmail).toBe(2)
+      })
+
+      test('sales and sale refunds: an invoiceId and a refundId are unique per workspace only', async (storage) => {
+        await insertAll(storage, 'sales', [sale({ invoiceId: 'in_1' }), sale({ invoiceId: 'in_1', workspaceId: OTHER_WORKSPACE })])
+        const error = await tx(storage, (t) => t.insert('sales', sale({ invoiceId: 'in_1' }))).catch((e: unknown) => e)
+        expect((error as UniqueViolationError).constraint).toBe('sales_workspace_invoice')
+        await insertAll(storage, 'saleRefunds', [saleRefund({ refundId: 're_1' }), saleRefund({ refundId: 're_1', workspaceId: OTHER_WORKSPACE })])
+        const again = await tx(storage, (t) => t.insert('saleRefunds', saleRefund({ refundId: 're_1' }))).catch((e: unknown) => e)
+        expect((again as UniqueViolationError).constraint).toBe('sale_refunds_workspace_refund')
+        expect(await tx(storage, (t) => t.count('sales', {}))).toBe(2)
+        expect(await tx(storage, (t) => t.count('saleRefunds', {}))).toBe(2)
       })
     })
 

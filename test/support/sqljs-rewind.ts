@@ -30,6 +30,11 @@ const UNDO: Record<number, string> = {
   DROP INDEX affiliates_emailKey;`,
   10: 'DROP TABLE events; DROP TABLE webhooks; DROP TABLE webhookDeliveries; DROP TABLE sequences;',
   11: 'CREATE INDEX clicks_created ON clicks (createdAt);',
+  12: `DROP TABLE customers;
+  DROP TABLE sales;
+  DROP TABLE saleRefunds;
+  ALTER TABLE campaigns DROP COLUMN recurringMonths;
+  ALTER TABLE campaigns DROP COLUMN maxCommissionsPerCustomer;`,
 }
 
 /** Undoes every migration after `version` (newest first) and sets `user_version` to it. */

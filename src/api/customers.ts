@@ -1,0 +1,119 @@
+import type { Infer } from 'superstruct'
+import { isoAt, type Clock } from '../clock.js'
+import { newId } from '../crypto.js'
+import { toCustomer, type Customer } from '../domain/customer.js'
+import type { CustomerRecord } from '../domain/records.js'
+import { unprocessable } from '../errors.js'
+import { announce } from '../events/outbox.js'
+import { customerId, customerList, customerUpdate } from '../schemas/customers.js'
+import { parse } from '../schemas/validate.js'
+import type { StorageTransaction } from '../storage/types.js'
+import { visible, type Access } from './access.js'
+import { findAffiliate } from './affiliates.js'
+import { inTransaction, listPage, listWhere, readOnly, requireChanges, type Deps, type Page } from './shared.js'
+import { signupDelta, signupHolders } from './signups.js'
+
+export type CustomerUpdateInput = Infer<typeof customerUpdate.struct>
+export type CustomerListQuery = Infer<typeof customerList.struct>
+
+export const findCustomer = async (tx: StorageTransaction, access: Access, id: string): Promise<CustomerRecord> =>
+  visible(access, await tx.get('customers', id.toLowerCase()), 'Customer')
+
+/** The customer the host knows by `externalId` in the workspace, if any. */
+export async function customerByExternalId(tx: StorageTransaction, workspaceId: string, externalId: string): Promise<CustomerRecord | null> {
+  const [found] = await tx.find('customers', { where: { workspaceId, externalId }, limit: 1 })
+  return found ?? null
+}
+
+/** Moves the signups of the customer's affiliate and link for a customer (its e-mail) that arrived (+1) or left (-1). */
+async function countCustomer(tx: StorageTransaction, customer: CustomerRecord, direction: 1 | -1): Promise<void> {
+  if (customer.emailKey === '') return
+  const affiliate = signupDelta(customer.emailKey, direction, await signupHolders(tx, 'affiliateId', customer.affiliateId, customer.emailKey))
+  if (affiliate !== 0) await tx.increment('affiliates', customer.affiliateId, { totalSignups: affiliate })
+  if (customer.linkId === null) return
+  const link = signupDelta(customer.emailKey, direction, await signupHolders(tx, 'linkId', customer.linkId, customer.emailKey))
+  if (link !== 0) await tx.increment('links', customer.linkId, { totalSignups: link })
+}
+
+export type NewCustomer = Pick<
+  CustomerRecord,
+  'workspaceId' | 'campaignId' | 'affiliateId' | 'linkId' | 'clickId' | 'externalId' | 'email' | 'name' | 'stripeCustomerId'
+>
+
+/** Stores a new customer, counts its signup, and writes `customer.created`: in the caller's transaction. */
+export async function insertCustomer(tx: StorageTransaction, clock: Clock, input: NewCustomer): Promise<CustomerRecord> {
+  const now = isoAt(clock)
+  const record: CustomerRecord = {
+    id: newId(),
+    ...input,
+    emailKey: input.email.toLowerCase(),
+    firstSaleAt: null,
+    salesCount: 0,
+    commissionCount: 0,
+    createdAt: now,
+    updatedAt: now,
+  }
+  await tx.insert('customers', record)
+  await countCustomer(tx, record, 1)
+  await announce(tx, clock, 'customer.created', toCustomer(record))
+  return record
+}
+
+/** A change of who a customer is bound to, or of its e-mail: moves the signups it counts in. */
+async function moveCustomer(tx: StorageTransaction, before: CustomerRecord, after: CustomerRecord): Promise<void> {
+  if (before.affiliateId === after.affiliateId && before.linkId === after.linkId && before.emailKey === after.emailKey) return
+  await countCustomer(tx, before, -1)
+  await countCustomer(tx, after, 1)
+}
+
+export function customerOperations({ storage, clock }: Deps) {
+  return {
+    async get(access: Access, query: unknown): Promise<Customer> {
+      const { customerId: id } = parse([customerId, query]).query
+      return inTransaction(storage, async (tx) => toCustomer(await findCustomer(tx, access, id)), readOnly)
+    },
+
+    list(access: Access, query: unknown): Promise<Page<Customer>> {
+      const q = parse([customerList, query]).query
+      const where = listWhere(access, q)
+      return inTransaction(storage, (tx) => listPage(tx, 'customers', { ...q, where, orderField: q.orderType ?? 'createdAt' }, toCustomer), readOnly)
+    },
+
+    /** Moves it to another affiliate (its future sales only: commissions made stay), or changes its e-mail or name. */
+    async update(access: Access, query: unknown, body: unknown): Promise<Customer> {
+      const { query: q, body: input } = parse([customerId, query], [customerUpdate, body])
+      requireChanges(input)
+      return inTransaction(storage, async (tx) => {
+        const current = await findCustomer(tx, access, q.customerId)
+        const patch: Partial<CustomerRecord> = {}
+        if (input.affiliateId !== undefined && input.affiliateId.toLowerCase() !== current.affiliateId) {
+          const affiliate = await findAffiliate(tx, access, input.affiliateId)
+          if (affiliate.workspaceId !== current.workspaceId) throw unprocessable("The affiliate is not in the customer's workspace")
+          // The link and click it came through were the previous affiliate's.
+          Object.assign(patch, { affiliateId: affiliate.id, campaignId: affiliate.campaignId, linkId: null, clickId: null })
+        }
+        if (input.email !== undefined && input.email !== current.email) Object.assign(patch, { email: input.email, emailKey: input.email.toLowerCase() })
+        if (input.name !== undefined && input.name !== current.name) patch.name = input.name
+        if (Object.keys(patch).length === 0) return toCustomer(current)
+        const updated = (await tx.update('customers', current.id, { ...patch, updatedAt: isoAt(clock) }))!
+        await moveCustomer(tx, current, updated)
+        return announce(tx, clock, 'customer.updated', toCustomer(updated))
+      })
+    },
+
+    /**
+     * Forgets the person: erases `email` and `name` and sets `externalId` to the customer's own id.
+     * Every commission of its sales stays (money history is kept).
+     */
+    async delete(access: Access, query: unknown): Promise<{ id: string }> {
+      const { customerId: id } = parse([customerId, query]).query
+      return inTransaction(storage, async (tx) => {
+        const current = await findCustomer(tx, access, id)
+        const forgotten = (await tx.update('customers', current.id, { email: '', emailKey: '', name: null, externalId: current.id, updatedAt: isoAt(clock) }))!
+        await countCustomer(tx, current, -1)
+        await announce(tx, clock, 'customer.deleted', toCustomer(forgotten))
+        return { id: current.id }
+      })
+    },
+  }
+}
