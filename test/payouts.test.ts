@@ -54,6 +54,54 @@ describe('due dates', () => {
     expect(moved.dueAt).toBe('2024-03-01T12:00:00.000Z')
   })
 
+  it('a clawback cannot be re-dated, nor a commission in a payout (422, nothing changed); setting the same date is a no-op', async () => {
+    const { api, call, sale, ready, run } = await world({ minimum: 0 })
+    const [a, b] = [await sale(ready, '30.00'), await sale(ready, '40.00')]
+    const [payout] = (await run()).payouts
+    await api.payouts.update(payout!.payoutId, { status: 'processing' })
+    await api.payouts.update(payout!.payoutId, { status: 'paid' })
+    await api.commissions.refund({ commissionId: a.commissionId, amount: '5.00' })
+    const [clawback] = (await api.commissions.list({ kind: 'clawback' })).items
+    await sale(ready, '10.00', 0)
+    // 10.00 is held: the run has nothing due but the clawback.
+    expect((await run()).skipped).toEqual([{ affiliateId: ready.id, reason: 'not_positive', amount: '-5.00' }])
+    const snapshot = async () => ({ commissions: await api.commissions.list({ limit: 100 }), balance: await api.affiliates.balance(ready.id), payouts: await api.payouts.list() })
+    const before = await snapshot()
+    const later = new Date(Date.parse(clawback!.commissionDate) + 90 * DAY).toISOString()
+    expect((await call('PUT', `/commissions?commissionId=${clawback!.commissionId}`, { body: { commissionDate: later } })).body).toEqual({
+      status: 422,
+      message: 'A clawback changes only through payouts: its status, amounts and commissionDate cannot be set',
+    })
+    expect((await call('PUT', `/commissions?commissionId=${b.commissionId}`, { body: { commissionDate: later } })).body).toEqual({
+      status: 422,
+      message: 'A commission in a payout cannot be re-dated: money history is kept',
+    })
+    expect((await call('PUT', `/referred-users?commissionId=${b.commissionId}`, { body: { commissionDate: later } })).status).toBe(422)
+    expect(await snapshot()).toEqual(before)
+    // The same date changes nothing and is no refusal.
+    expect(await api.commissions.update(clawback!.commissionId, { commissionDate: clawback!.commissionDate })).toEqual(clawback)
+    expect(await api.commissions.update(b.commissionId, { commissionDate: b.commissionDate })).toMatchObject({ commissionDate: b.commissionDate, status: 'paid' })
+  })
+
+  it('GET /commissions/list and /referred-users/list filter by kind', async () => {
+    const { api, call, sale, ready, run } = await world({ minimum: 0 })
+    const a = await sale(ready, '30.00')
+    await sale(ready, '10.00')
+    const [payout] = (await run()).payouts
+    await api.payouts.update(payout!.payoutId, { status: 'processing' })
+    await api.commissions.refund({ commissionId: a.commissionId, amount: '5.00' })
+    const kinds = async (path: string, kind?: string) =>
+      (await call('GET', `${path}?limit=100${kind ? `&kind=${kind}` : ''}`)).body.data.items.map((c: { kind: string; amount: string }) => [c.kind, c.amount]).sort()
+    for (const path of ['/commissions/list', '/referred-users/list']) {
+      expect(await kinds(path, 'clawback')).toEqual([['clawback', '-5.00']])
+      expect(await kinds(path, 'sale')).toEqual([['sale', '10.00'], ['sale', '30.00']])
+      expect(await kinds(path)).toHaveLength(3)
+      expectValidation(await call('GET', `${path}?kind=refund`), [fieldError('kind', 'kind must be one of: sale, clawback', 'query')])
+    }
+    expect((await api.commissions.list({ kind: 'clawback', status: 'pending' })).pagination.total).toBe(1)
+    expect((await api.referredUsers.list({ kind: 'sale', status: 'pending' })).pagination.total).toBe(0)
+  })
+
   it('refuses the fields the service sets, naming each as read-only', async () => {
     const { call, campaign, ready } = await world()
     const res = await call('POST', '/commissions', {

@@ -204,7 +204,7 @@ export async function updateCommission(tx: StorageTransaction, clock: Clock, cur
   if (amountsChange && current.payoutId !== null) {
     throw unprocessable('The amounts of a commission in a payout cannot change: refund it instead')
   }
-  if (amountMinor < current.refundedMinor) {
+  if (amountsChange && amountMinor < current.refundedMinor) {
     throw unprocessable(`The amount cannot go below what refunds after payment took back (${current.refundedMinor} minor units)`)
   }
   // A banned affiliate earns nothing: read it only when the change could make it earn.
