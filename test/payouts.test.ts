@@ -623,6 +623,43 @@ describe.each(storages())('the money flow on %s', (_name, open) => {
       await (storage as { close?: () => Promise<void> }).close?.()
     }
   })
+
+  it('issue 26: a frozen payout keeps what was sent, a pending one shrinks or is canceled with its events, paidOutside reconciles, kind filters', async () => {
+    const storage = await open()
+    try {
+      const { api } = setup({ storage })
+      const campaign = await api.campaigns.create(apiCampaignInput({ commissionType: 'fixed', amount: 10, payoutTerm: 0, minimumPayoutAmount: 25 }))
+      const affiliate = await api.affiliates.create({ email: 'frozen@example.com', campaignId: campaign.id, payoutMethod: 'PAYPAL', payoutEmail: 'f@example.com' })
+      let n = 0
+      const sale = (amount: string) => api.commissions.create({ campaignId: campaign.id, affiliateId: affiliate.id, referredUser: `f${++n}@example.com`, amount })
+      const [a, b] = [await sale('30.00'), await sale('40.00')]
+      const [frozen] = (await api.payouts.run({ workspaceId: WS_A })).payouts
+      await api.payouts.update(frozen!.payoutId, { status: 'processing' })
+      await api.commissions.refund({ commissionId: a.commissionId, amount: '10.00' })
+      await api.commissions.refund({ commissionId: b.commissionId })
+      expect(await api.payouts.get(frozen!.payoutId)).toMatchObject({ amount: '70.00', commissionCount: 2, status: 'processing' })
+      expect(await outcome(() => api.commissions.update(a.commissionId, { commissionDate: '2020-01-01T00:00:00Z' }))).toBe(422)
+      await api.payouts.update(frozen!.payoutId, { status: 'paid' })
+      expect([(await api.commissions.get(a.commissionId)).status, (await api.commissions.get(b.commissionId)).status]).toEqual(['paid', 'refunded'])
+      expect((await api.commissions.list({ kind: 'clawback' })).items.map((c) => c.amount).sort()).toEqual(['-10.00', '-40.00'])
+      expect(await outcome(() => api.commissions.delete(b.commissionId))).toBe(422)
+      // Pending payout: 80.00 - 50.00 net of the clawbacks = 30.00; a refund leaving 20.00 cancels it.
+      const c = await sale('80.00')
+      const [pending] = (await api.payouts.run({ workspaceId: WS_A })).payouts
+      expect(pending).toMatchObject({ amount: '30.00', commissionCount: 3 })
+      await api.commissions.refund({ commissionId: c.commissionId, amount: '1.00' })
+      expect(await api.payouts.get(pending!.payoutId)).toMatchObject({ status: 'canceled' })
+      const events = (await api.events.list({ limit: 100 })).items.filter((e) => e.type.startsWith('payout.'))
+      expect(events.at(-1)).toMatchObject({ type: 'payout.status_changed', data: { payoutId: pending!.payoutId, status: 'canceled', previousStatus: 'pending' } })
+      // Paid by hand outside payouts: the balance reconciles with the earnings.
+      await api.commissions.update(c.commissionId, { status: 'paid' })
+      const balance = await api.affiliates.balance(affiliate.id)
+      expect(balance).toMatchObject({ held: '0.00', due: '-50.00', inPayout: '0.00', paidOut: '70.00', paidOutside: '79.00' })
+      expect((await api.affiliates.get(affiliate.id)).totalEarnings).toBe(99)
+    } finally {
+      await (storage as { close?: () => Promise<void> }).close?.()
+    }
+  })
 })
 
 /** Each storage of this repository, opened empty: memory, the sql.js file, and PostgreSQL when the tests have one. */
