@@ -14,6 +14,8 @@ export default defineConfig({
     'storage/index': 'src/storage/index.ts',
     // The typed HTTP client: fetch only, no storage or server code.
     'client/index': 'src/client/index.ts',
+    // What a webhook receiver needs: verifyWebhook and the typed events (standardwebhooks only).
+    'webhooks/index': 'src/webhook-receiver/index.ts',
     // The storage conformance kit; imports vitest, which stays the user's (an optional peer).
     'testing/index': 'src/testing/index.ts',
     // The `affiliate-service` command (package.json "bin").

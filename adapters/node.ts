@@ -7,7 +7,7 @@ import { createNodeWebhookSender } from './node/webhook-delivery.js'
 export { fileJournal } from './node/file-journal.js'
 export type { TrustProxy } from './forwarded.js'
 export type { ClientAddressOf } from './node/answer.js'
-export { connectedPeerProblem, createNodeWebhookSender, pinnedLookup, sendWebhook } from './node/webhook-delivery.js'
+export { createNodeWebhookSender } from './node/webhook-delivery.js'
 export type { NodeWebhookSenderOptions, ResolveHost } from './node/webhook-delivery.js'
 
 type Fetch = Pick<AffiliateService, 'fetch'> & { readonly basePath?: string; readonly events?: Pick<AffiliateService['events'], 'start' | 'stop'> }

@@ -438,6 +438,22 @@ describe('PUT /campaigns', () => {
     expect((await ctx.call('GET', `/campaigns?campaignId=${created.id}`)).body.data).toEqual(created)
   })
 
+  it.each([
+    ['CR LF', 'https://shop.example.com/\r\nSet-Cookie: x=1'],
+    ['a tab', 'https://shop.example.com/a\tb'],
+    ['NUL', 'https://shop.example.com/\u0000'],
+    ['DEL', 'https://shop.example.com/\u007f'],
+    ['a C1 control', 'https://shop.example.com/\u0085'],
+  ])('refuses a url with %s on create and on update (400), and stores nothing', async (_, url) => {
+    const ctx = setup()
+    const created = await create(ctx)
+    const msg = 'url must be an http or https URL without control characters (such as CR, LF or tab)'
+    expectValidation(await ctx.call('POST', '/campaigns', { body: campaignInput({ url }) }), [fieldError('url', msg)])
+    expectValidation(await ctx.call('PUT', `/campaigns?campaignId=${created.id}`, { body: { url } }), [fieldError('url', msg)])
+    expect((await ctx.call('GET', `/campaigns?campaignId=${created.id}`)).body.data).toEqual(created)
+    expect((await ctx.call('GET', `/campaigns/list?workspaceId=${created.workspaceId}`)).body.data.items).toHaveLength(1)
+  })
+
   it('validates each field as on create', async () => {
     const ctx = setup()
     const created = await create(ctx)

@@ -238,13 +238,13 @@ describe('commissions attributed to a link', () => {
     expect(res.body.data.referralCode).toBe('ann-link')
     await api.commissions.create(body(ann, { referralCode: 'ann-link', referredUser: 'BUYER@example.com', amount: 1 }))
     await api.commissions.create(body(ann, { amount: 100 }))
-    const links = Object.fromEntries((await api.links.list(ann.id)).items.map((l) => [l.id, l]))
+    const links = Object.fromEntries((await api.links.list({ affiliateId: ann.id })).items.map((l) => [l.id, l]))
     expect(links[link.id]).toMatchObject({ totalSignups: 1, totalEarnings: 13.34 })
     expect(links[other.id]).toMatchObject({ totalSignups: 0, totalEarnings: 0 })
     expect(await api.affiliates.get(ann.id)).toMatchObject({ totalSignups: 1, totalEarnings: 113.34 })
     // Refunding the linked commission takes its amount off the link and the affiliate.
     await call('PUT', `/commissions?commissionId=${res.body.data.commissionId}`, { body: { status: 'refunded' } })
-    expect((await api.links.list(ann.id)).items.find((l) => l.id === link.id)).toMatchObject({ totalSignups: 1, totalEarnings: 1 })
+    expect((await api.links.list({ affiliateId: ann.id })).items.find((l) => l.id === link.id)).toMatchObject({ totalSignups: 1, totalEarnings: 1 })
     expect(await api.affiliates.get(ann.id)).toMatchObject({ totalEarnings: 101 })
   })
 
@@ -260,7 +260,7 @@ describe('commissions attributed to a link', () => {
     const foreign = await call('POST', '/commissions', { body: body(ann, { referralCode: 'zed-link' }) })
     expect(foreign.body).toEqual(unknown.body)
     expect(await count()).toBe(0)
-    expect((await api.links.list(bob.id)).items[0]).toMatchObject({ totalSignups: 0, totalEarnings: 0 })
+    expect((await api.links.list({ affiliateId: bob.id })).items[0]).toMatchObject({ totalSignups: 0, totalEarnings: 0 })
     expect(await api.affiliates.get(ann.id)).toMatchObject({ totalSignups: 0, totalEarnings: 0 })
   })
 })
@@ -456,7 +456,7 @@ describe('DELETE /commissions', () => {
     expect((await call('GET', `/commissions?commissionId=${a.commissionId}`)).status).toBe(404)
     expect((await call('DELETE', `/commissions?commissionId=${a.commissionId}`)).status).toBe(404)
     expect(await api.affiliates.get(ann.id)).toMatchObject({ totalEarnings: 6, totalSignups: 1 })
-    expect((await api.links.list(ann.id)).items[0]).toMatchObject({ totalEarnings: 0, totalSignups: 0 })
+    expect((await api.links.list({ affiliateId: ann.id })).items[0]).toMatchObject({ totalEarnings: 0, totalSignups: 0 })
     await api.commissions.delete(b.commissionId)
     expect(await api.affiliates.get(ann.id)).toMatchObject({ totalEarnings: 0, totalSignups: 0 })
   })
@@ -492,7 +492,7 @@ describe('DELETE /commissions: money history is kept', () => {
     expect(await api.commissions.get(paid.commissionId)).toEqual(moved)
     expect(await api.affiliates.get(ann.id)).toEqual(before)
     expect(before).toMatchObject({ totalEarnings: 7.25, totalSignups: 1 })
-    expect((await api.links.list(ann.id)).items[0]).toMatchObject({ totalEarnings: 7.25, totalSignups: 1 })
+    expect((await api.links.list({ affiliateId: ann.id })).items[0]).toMatchObject({ totalEarnings: 7.25, totalSignups: 1 })
   })
 
   it('refuses it for a commission created paid too, and so keeps its affiliate', async () => {
@@ -539,7 +539,7 @@ describe('a banned affiliate earns nothing', () => {
     const snapshot = async () => ({
       commission: await api.commissions.get(created.commissionId),
       affiliate: await api.affiliates.get(ann.id),
-      link: (await api.links.list(ann.id)).items[0],
+      link: (await api.links.list({ affiliateId: ann.id })).items[0],
     })
     return { ...env, created, path, snapshot, before: await snapshot() }
   }
@@ -575,7 +575,7 @@ describe('a banned affiliate earns nothing', () => {
     expect(res.status).toBe(200)
     expect(res.body.data.status).toBe('refunded')
     expect(await api.affiliates.get(ann.id)).toMatchObject({ totalEarnings: 0, isBanned: true })
-    expect((await api.links.list(ann.id)).items[0]).toMatchObject({ totalEarnings: 0 })
+    expect((await api.links.list({ affiliateId: ann.id })).items[0]).toMatchObject({ totalEarnings: 0 })
   })
 
   it('still lowers an amount, moves processing back to pending, and edits what earns nothing', async () => {
@@ -721,7 +721,7 @@ describe('deleting an affiliate with commissions', () => {
     const refused = await call('DELETE', `/affiliates?affiliateId=${ann.id}`)
     expect(refused.status).toBe(422)
     expect(refused.body).toEqual({ status: 422, message: 'This affiliate still has commissions; delete them first' })
-    expect((await api.links.list(ann.id)).items).toEqual([link])
+    expect((await api.links.list({ affiliateId: ann.id })).items).toEqual([link])
     // Even a refunded commission counts.
     await api.commissions.update(c.commissionId, { status: 'refunded' })
     expect((await call('DELETE', `/affiliates?affiliateId=${ann.id}`)).status).toBe(422)

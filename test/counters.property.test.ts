@@ -171,7 +171,7 @@ async function scenario(affiliateCount: number, steps: Step[]) {
         `${context}: affiliate ${i} counters`,
       ).toEqual({ earned: expected.earned / 100, signups: expected.signups })
       expect(Number.isInteger(Math.round(actual.totalEarnings * 100))).toBe(true)
-      for (const link of (await api.links.list(affiliate.id)).items) {
+      for (const link of (await api.links.list({ affiliateId: affiliate.id })).items) {
         const index = links.findIndex((l) => l.id === link.id)
         const fromModel = summary(modelLinks[index])
         expect(summary(storedLinks.get(link.referralCode)), `${context}: link ${index}, records vs model`).toEqual(fromModel)

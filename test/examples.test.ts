@@ -59,7 +59,7 @@ async function roundTrip(base: string): Promise<void> {
 
   const unauthorized = await fetch(`${base}/campaigns/list`, { headers: { 'x-auth-service': 'wrong' } })
   expect(unauthorized.status).toBe(401)
-  expect(await unauthorized.json()).toEqual({ status: 401, message: 'Invalid API key. Please check your API key and try again.' })
+  expect(await unauthorized.json()).toEqual({ status: 401, message: 'Invalid API key. Please check your API key and try again. Send it in the x-auth-service header (or as Authorization: Bearer <key>).' })
 }
 
 /** Ten requests at once against the default limit of 5 per second per key: some must be refused. */

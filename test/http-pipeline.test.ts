@@ -6,7 +6,7 @@ import { apiCampaignInput, campaignInput, KEY_A, KEY_B, setup, UNKNOWN_ID, USER_
 
 const BASE = 'http://test.local/api/v1'
 const JSON_TYPE = 'application/json; charset=utf-8'
-const UNAUTHORIZED = '{"status":401,"message":"Invalid API key. Please check your API key and try again."}'
+const UNAUTHORIZED = '{"status":401,"message":"Invalid API key. Please check your API key and try again. Send it in the x-auth-service header (or as Authorization: Bearer <key>)."}'
 const NOT_FOUND = '{"status":404,"message":"Endpoint not found"}'
 
 /** Every keyed route this suite covers, with a call that would succeed past the key check. */
@@ -141,6 +141,39 @@ describe('API key', () => {
     expect(badType.text).toBe(UNAUTHORIZED)
     const badQuery = await call('GET', '/campaigns', { key: 'wrong' })
     expect(badQuery.text).toBe(UNAUTHORIZED)
+  })
+
+  it('takes the key as Authorization: Bearer too, and refuses a bearer token that differs from x-auth-service', async () => {
+    const { call } = setup()
+    const list = (headers: Record<string, string>) => call('GET', '/campaigns/list', { key: null, headers })
+    expect((await list({ authorization: `Bearer ${KEY_A}` })).status).toBe(200)
+    expect((await list({ authorization: `bearer  ${KEY_B}` })).status).toBe(200)
+    // The same key both ways is that key; two different keys are none.
+    expect((await list({ authorization: `Bearer ${KEY_A}`, 'x-auth-service': KEY_A })).status).toBe(200)
+    for (const headers of <Record<string, string>[]>[
+      { authorization: `Bearer ${KEY_A}`, 'x-auth-service': KEY_B },
+      { authorization: `Bearer ${KEY_A}`, 'x-auth-service': 'wrong' },
+      { authorization: 'Bearer wrong', 'x-auth-service': KEY_A },
+      { authorization: 'Bearer wrong' },
+      { authorization: KEY_A },
+      { authorization: `Basic ${KEY_A}` },
+    ]) {
+      const response = await list(headers)
+      expect({ headers, status: response.status, text: response.text }).toEqual({ headers, status: 401, text: UNAUTHORIZED })
+    }
+    // Another scheme (a proxy's Basic credentials) is not a key: x-auth-service still decides.
+    expect((await list({ authorization: 'Basic dXNlcjpwYXNz', 'x-auth-service': KEY_A })).status).toBe(200)
+    // A bearer key is a key on the POST path too: the body is read after it.
+    const created = await call('POST', '/campaigns', { key: null, headers: { authorization: `Bearer ${KEY_A}` }, body: campaignInput() })
+    expect(created.status).toBe(201)
+  })
+
+  it('names the header in its 401 message', async () => {
+    const { call } = setup()
+    const response = await call('GET', '/campaigns/list', { key: null })
+    expect(response.body.message).toMatch(/^Invalid API key\. Please check your API key and try again\. /)
+    expect(response.body.message).toContain('x-auth-service')
+    expect(response.body.message).toContain('Authorization: Bearer')
   })
 
   it('lets each registered key through as its own principal', async () => {

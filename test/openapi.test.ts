@@ -28,7 +28,7 @@ describe('GET /api/v1/openapi.json', () => {
       const operation = document.paths[route.path]?.[route.method.toLowerCase()]
       expect(operation, `${route.method} ${route.path}`).toBeDefined()
       ids.push(operation.operationId)
-      expect(operation.security).toEqual([{ apiKey: [] }])
+      expect(operation.security).toEqual([{ apiKey: [] }, { bearerKey: [] }])
     }
     expect(new Set(ids).size).toBe(routes.length)
     // Every method of the typed API is an operation of the document, and the other way round.
@@ -37,6 +37,7 @@ describe('GET /api/v1/openapi.json', () => {
     )
     expect(api.sort()).toEqual(routes.map((r) => r.operation.join('.')).sort())
     expect(document.components.securitySchemes.apiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-auth-service' })
+    expect(document.components.securitySchemes.bearerKey).toMatchObject({ type: 'http', scheme: 'bearer' })
   })
 
   it('is not limited, and names the basePath the service answers under', async () => {
@@ -99,7 +100,7 @@ describe('the examples in the document', () => {
     const affiliate = await api.affiliates.create({ email: 'x@example.com', campaignId: campaign.id })
     const sale = await api.commissions.create({ campaignId: campaign.id, affiliateId: affiliate.id, referredUser: 'b@example.com', amount: 50 })
     const webhook = await api.webhooks.create({ workspaceId: WS_A, url: 'https://hooks.example.com/a', events: ['*'] })
-    const delivery = await api.webhooks.test({ webhookId: webhook.webhookId })
+    const delivery = await api.webhooks.test(webhook.webhookId)
     const ids: Record<string, string> = {
       workspaceId: WS_A,
       campaignId: campaign.id,

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { postgresStorage } from '../adapters/postgres.js'
 import { serve, type RunningServer } from '../adapters/node.js'
 import type { AffiliateCreateInput } from '../src/api/affiliates.js'
+import { csvText } from '../src/api/export-pages.js'
 import type { Payout } from '../src/domain/payout.js'
 import { at, payout as samplePayout } from '../src/storage/sample-records.js'
 import { memoryStorage, sqlJsStorage, type Storage } from '../src/index.js'
@@ -136,6 +137,19 @@ describe('GET /payouts/export', () => {
     expect(row.amount).toBe('30.50')
     const wise = rowsOf((await call('GET', '/payouts/export?format=wise')).text)
     expect(wise.find((r) => r[1] === 'eve@example.com')![0]).toBe(`'${EVIL_NAME} Smith`)
+  })
+
+  it('escapes text that starts with whitespace and then =, +, - or @ too (spreadsheets trim it first)', async () => {
+    const { api, call } = setup()
+    const { payouts } = await seed(api)
+    await api.payouts.update(payouts.ann.payoutId, { status: 'processing', externalReference: ' =HYPERLINK("http://evil.test")' })
+    await api.payouts.update(payouts.ann.payoutId, { status: 'failed', failureReason: '\u00a0\n@SUM(1+1)' })
+    const [header, ...rows] = rowsOf((await call('GET', '/payouts/export?format=csv&status=failed')).text)
+    const row = Object.fromEntries(header!.map((name, i) => [name, rows[0]![i]]))
+    expect(row.externalReference).toBe(`' =HYPERLINK("http://evil.test")`)
+    expect(row.failureReason).toBe("'\u00a0\n@SUM(1+1)")
+    // Whitespace before anything else, and a tab before a formula, are written once, as before.
+    expect(csvText([[' plain', '\t=1']])).toBe(` plain,'\t=1\r\n`)
   })
 
   it('filters: status (default pending), campaignId, repeated payoutId, workspaceId; other workspaces never appear', async () => {

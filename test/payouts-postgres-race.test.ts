@@ -166,7 +166,7 @@ describe.skipIf(!postgresUrl)(needs('Payout runs racing on PostgreSQL', POSTGRES
       // due before the round is in exactly one payout made in it, and no other is.
       const owner = new Map<string, string>()
       for (const payout of stored) {
-        const items: Commission[] = await allPages((page) => api.payouts.items({ payoutId: payout.payoutId, page, limit: 100 }))
+        const items: Commission[] = await allPages((page) => api.payouts.items(payout.payoutId, { page, limit: 100 }))
         if (payout.status === 'failed') expect(items, `${context}: a failed payout keeps no commission`).toEqual([])
         else {
           expect(payout.commissionCount, `${context}: payout ${payout.payoutId} count`).toBe(items.length)

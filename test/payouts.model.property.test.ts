@@ -269,14 +269,14 @@ async function scenario(steps: Step[], storage?: Storage) {
     const stored = await allPages((page) => api.payouts.list({ page, limit: 100 }))
     const items = new Map<string, string[]>()
     for (const p of stored) {
-      items.set(p.payoutId, (await allPages((page) => api.payouts.items({ payoutId: p.payoutId, page, limit: 100 }))).map((c) => c.commissionId).sort())
+      items.set(p.payoutId, (await allPages((page) => api.payouts.items(p.payoutId, { page, limit: 100 }))).map((c) => c.commissionId).sort())
     }
     return {
       commissions: new Map(listed.map((c) => [c.commissionId, c])),
       payouts: new Map(stored.map((p) => [p.payoutId, p])),
       items,
       affiliates: await Promise.all(affiliates.map((a) => api.affiliates.get(a.id))),
-      links: await Promise.all(affiliates.map(async (a) => (await api.links.list(a.id)).items)),
+      links: await Promise.all(affiliates.map(async (a) => (await api.links.list({ affiliateId: a.id })).items)),
       balances: await Promise.all(affiliates.map((a) => api.affiliates.balance(a.id))),
     }
   }
@@ -523,7 +523,7 @@ async function scenario(steps: Step[], storage?: Storage) {
       if (s.type === 'refund') {
         amount = { rest: left, cent: 1, half: Math.max(1, Math.floor(left / 2)), over: left + 1 }[s.amount]
         result = await outcome(() =>
-          api.commissions.refund({ commissionId: current.id, ...(s.amount === 'rest' ? {} : { amount: money(amount) }) }),
+          api.commissions.refund(current.id, { ...(s.amount === 'rest' ? {} : { amount: money(amount) }) }),
         )
         // A negative amount (more than is left of a clawback) is refused by validation, before any look-up.
         if (s.amount !== 'rest' && amount < 0) expected = 400

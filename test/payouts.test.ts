@@ -60,7 +60,7 @@ describe('due dates', () => {
     const [payout] = (await run()).payouts
     await api.payouts.update(payout!.payoutId, { status: 'processing' })
     await api.payouts.update(payout!.payoutId, { status: 'paid' })
-    await api.commissions.refund({ commissionId: a.commissionId, amount: '5.00' })
+    await api.commissions.refund(a.commissionId, { amount: '5.00' })
     const [clawback] = (await api.commissions.list({ kind: 'clawback' })).items
     await sale(ready, '10.00', 0)
     // 10.00 is held: the run has nothing due but the clawback.
@@ -89,7 +89,7 @@ describe('due dates', () => {
     await sale(ready, '10.00')
     const [payout] = (await run()).payouts
     await api.payouts.update(payout!.payoutId, { status: 'processing' })
-    await api.commissions.refund({ commissionId: a.commissionId, amount: '5.00' })
+    await api.commissions.refund(a.commissionId, { amount: '5.00' })
     const kinds = async (path: string, kind?: string) =>
       (await call('GET', `${path}?limit=100${kind ? `&kind=${kind}` : ''}`)).body.data.items.map((c: { kind: string; amount: string }) => [c.kind, c.amount]).sort()
     for (const path of ['/commissions/list', '/referred-users/list']) {
@@ -137,7 +137,7 @@ describe('refunds', () => {
     expect(res.body.message).toBe('Commission refunded successfully')
     expect(res.body.data).toMatchObject({ amount: '17.50', status: 'pending', refundedAmount: '0.00' })
     expect(await earnings(ready)).toBe(17.5)
-    expect(await api.commissions.refund({ commissionId: c.commissionId })).toMatchObject({ amount: '0.00', status: 'refunded' })
+    expect(await api.commissions.refund(c.commissionId)).toMatchObject({ amount: '0.00', status: 'refunded' })
     expect(await earnings(ready)).toBe(0)
     expect((await api.commissions.list({ affiliateId: ready.id })).items).toHaveLength(1)
   })
@@ -148,7 +148,7 @@ describe('refunds', () => {
     const [payout] = (await run()).payouts
     await api.payouts.update(payout!.payoutId, { status: 'processing' })
     await api.payouts.update(payout!.payoutId, { status: 'paid' })
-    const partly = await api.commissions.refund({ commissionId: c.commissionId, amount: '15.00' })
+    const partly = await api.commissions.refund(c.commissionId, { amount: '15.00' })
     expect(partly).toMatchObject({ amount: '40.00', refundedAmount: '15.00', status: 'paid', payoutId: payout!.payoutId })
     expect(await earnings(ready)).toBe(25)
     const clawbacks = (await api.commissions.list({ affiliateId: ready.id })).items.filter((x) => x.kind === 'clawback')
@@ -167,7 +167,7 @@ describe('refunds', () => {
     await sale(ready, '50.00')
     const next = await run()
     expect(next.payouts.map((p) => [p.amount, p.commissionCount])).toEqual([['10.00', 3]])
-    expect((await api.payouts.items({ payoutId: next.payouts[0]!.payoutId })).items.map((x) => [x.kind, x.amount, x.status]).sort()).toEqual(
+    expect((await api.payouts.items(next.payouts[0]!.payoutId)).items.map((x) => [x.kind, x.amount, x.status]).sort()).toEqual(
       [['clawback', '-15.00', 'processing'], ['clawback', '-25.00', 'processing'], ['sale', '50.00', 'processing']].sort(),
     )
   })
@@ -177,13 +177,13 @@ describe('refunds', () => {
     const [a, b] = [await sale(ready, '30.00'), await sale(ready, '20.00')]
     const [payout] = (await run()).payouts
     expect(payout).toMatchObject({ amount: '50.00', commissionCount: 2 })
-    const left = await api.commissions.refund({ commissionId: a.commissionId, amount: '10.00' })
+    const left = await api.commissions.refund(a.commissionId, { amount: '10.00' })
     expect(left).toMatchObject({ amount: '20.00', status: 'pending', payoutId: null })
     expect(await api.payouts.get(payout!.payoutId)).toMatchObject({ amount: '20.00', commissionCount: 1, status: 'pending' })
-    expect(await api.commissions.refund({ commissionId: b.commissionId })).toMatchObject({ amount: '0.00', status: 'refunded', payoutId: null })
+    expect(await api.commissions.refund(b.commissionId)).toMatchObject({ amount: '0.00', status: 'refunded', payoutId: null })
     // Canceled, it keeps the amount and count it had, like a payout canceled through PUT.
     expect(await api.payouts.get(payout!.payoutId)).toMatchObject({ amount: '20.00', commissionCount: 1, status: 'canceled' })
-    expect((await api.payouts.items({ payoutId: payout!.payoutId })).items).toEqual([])
+    expect((await api.payouts.items(payout!.payoutId)).items).toEqual([])
     // The partly refunded one is due again and goes into the next payout.
     expect((await run()).payouts.map((p) => p.amount)).toEqual(['20.00'])
   })
@@ -195,18 +195,18 @@ describe('refunds', () => {
     const id = payout!.payoutId
     const events = async () => (await api.events.list({ limit: 100 })).items.filter((e) => e.type.startsWith('payout.'))
     expect((await events()).map((e) => e.type)).toEqual(['payout.created'])
-    await api.commissions.refund({ commissionId: c.commissionId, amount: '5.00' })
+    await api.commissions.refund(c.commissionId, { amount: '5.00' })
     // The 10.00 leaves it: 50.00 is still at least the 25.00 minimum, so smaller, told as payout.updated.
     const shrunk = await api.payouts.get(id)
     expect(shrunk).toMatchObject({ amount: '50.00', commissionCount: 2, status: 'pending' })
     expect((await events()).map((e) => [e.type, e.data])).toEqual([['payout.created', payout], ['payout.updated', shrunk]])
-    await api.commissions.refund({ commissionId: a.commissionId, amount: '0.01' })
+    await api.commissions.refund(a.commissionId, { amount: '0.01' })
     // The 30.00 leaves it: 20.00 is below the minimum, so canceled, and the 20.00 goes back to pending.
     const canceled = await api.payouts.get(id)
     expect(canceled).toMatchObject({ amount: '50.00', commissionCount: 2, status: 'canceled' })
     expect((await events())[2]).toEqual(expect.objectContaining({ type: 'payout.status_changed', data: { ...canceled, previousStatus: 'pending' } }))
     expect(await api.commissions.get(b.commissionId)).toMatchObject({ amount: '20.00', status: 'pending', payoutId: null })
-    expect((await api.payouts.items({ payoutId: id })).items).toEqual([])
+    expect((await api.payouts.items(id)).items).toEqual([])
     expect(await api.affiliates.balance(ready.id)).toMatchObject({ due: '54.99', inPayout: '0.00' })
   })
 
@@ -220,16 +220,16 @@ describe('refunds', () => {
     expect(exported.map((row) => [row[1], row[3]])).toEqual([['70.00', id]])
     const before = (await api.events.list({ limit: 100 })).items.length
     // 10.00 of the 30.00 back: as after payment.
-    expect(await api.commissions.refund({ commissionId: a.commissionId, amount: '10.00' })).toMatchObject({
+    expect(await api.commissions.refund(a.commissionId, { amount: '10.00' })).toMatchObject({
       amount: '30.00',
       refundedAmount: '10.00',
       status: 'processing',
       payoutId: id,
     })
     // All of the 40.00 back: it stays in the payout too, which is never canceled from processing.
-    expect(await api.commissions.refund({ commissionId: b.commissionId })).toMatchObject({ amount: '40.00', refundedAmount: '40.00', status: 'processing', payoutId: id })
+    expect(await api.commissions.refund(b.commissionId)).toMatchObject({ amount: '40.00', refundedAmount: '40.00', status: 'processing', payoutId: id })
     expect(await api.payouts.get(id)).toEqual(processing)
-    expect((await api.payouts.items({ payoutId: id })).items.map((c) => c.commissionId).sort()).toEqual([a.commissionId, b.commissionId].sort())
+    expect((await api.payouts.items(id)).items.map((c) => c.commissionId).sort()).toEqual([a.commissionId, b.commissionId].sort())
     const clawbacks = (await api.commissions.list({ affiliateId: ready.id, kind: 'clawback' })).items
     expect(clawbacks.map((c) => [c.amount, c.status, c.payoutId, c.reversesCommissionId]).sort()).toEqual(
       [['-10.00', 'pending', null, a.commissionId], ['-40.00', 'pending', null, b.commissionId]].sort(),
@@ -258,12 +258,12 @@ describe('refunds', () => {
     const a = await sale(ready, '30.00')
     const [payout] = (await run()).payouts
     await api.payouts.update(payout!.payoutId, { status: 'processing' })
-    await api.commissions.refund({ commissionId: a.commissionId, amount: '10.00' })
+    await api.commissions.refund(a.commissionId, { amount: '10.00' })
     await api.payouts.update(payout!.payoutId, { status: 'failed' })
     expect(await api.commissions.get(a.commissionId)).toMatchObject({ status: 'pending', payoutId: null, amount: '30.00', refundedAmount: '10.00' })
     expect(await api.affiliates.balance(ready.id)).toMatchObject({ due: '20.00', inPayout: '0.00', paidOut: '0.00', paidOutside: '0.00' })
     // A later refund takes the after-payment path too: what is left is 20.00.
-    expect(await outcome(() => api.commissions.refund({ commissionId: a.commissionId, amount: '20.01' }))).toBe(422)
+    expect(await outcome(() => api.commissions.refund(a.commissionId, { amount: '20.01' }))).toBe(422)
     expect(await outcome(() => api.commissions.delete(a.commissionId))).toBe(422)
     expect((await run()).payouts.map((p) => [p.amount, p.commissionCount])).toEqual([['20.00', 2]])
   })
@@ -281,11 +281,11 @@ describe('refunds', () => {
     const [payout] = (await run()).payouts
     await api.payouts.update(payout!.payoutId, { status: 'processing' })
     await api.payouts.update(payout!.payoutId, { status: 'paid' })
-    await api.commissions.refund({ commissionId: c.commissionId, amount: '4.00' })
+    await api.commissions.refund(c.commissionId, { amount: '4.00' })
     const clawback = (await api.commissions.list({ affiliateId: ready.id })).items.find((x) => x.kind === 'clawback')!
     await refuse({ commissionId: clawback.commissionId }, 422, 'A clawback cannot be refunded')
     await refuse({ commissionId: c.commissionId, amount: '6.01' }, 422, 'The refund amount is more than what is left to refund (600 minor units)')
-    await api.commissions.refund({ commissionId: c.commissionId })
+    await api.commissions.refund(c.commissionId)
     await refuse({ commissionId: c.commissionId }, 422, 'This commission is already refunded')
     expectValidation(await call('POST', '/commissions/refund', { body: { amount: -1 } }), [
       fieldError('commissionId', 'commissionId is required'),
@@ -348,7 +348,7 @@ describe('POST /payouts/run', () => {
     expect(res.body.data.skipped).toEqual(dry.body.data.skipped)
     const payoutId = res.body.data.payouts[0].payoutId
     expect(await api.payouts.get(payoutId)).toEqual(res.body.data.payouts[0])
-    const items = await api.payouts.items({ payoutId })
+    const items = await api.payouts.items(payoutId)
     expect(items.items.map((c) => [c.amount, c.status, c.payoutId]).sort()).toEqual([['10.00', 'processing', payoutId], ['15.00', 'processing', payoutId]])
     expect(await api.affiliates.balance(ready.id)).toEqual({ affiliateId: ready.id, currency: 'EUR', held: '99.00', due: '0.00', inPayout: '25.00', paidOut: '0.00', paidOutside: '0.00' })
     // Nothing is due twice.
@@ -364,7 +364,7 @@ describe('POST /payouts/run', () => {
     const [payout] = (await run()).payouts
     await api.payouts.update(payout!.payoutId, { status: 'processing' })
     await api.payouts.update(payout!.payoutId, { status: 'paid' })
-    await api.commissions.refund({ commissionId: c.commissionId })
+    await api.commissions.refund(c.commissionId)
     await sale(ready, '10.00')
     const result = await run()
     expect(result).toEqual({ payouts: [], skipped: [{ affiliateId: ready.id, reason: 'not_positive', amount: '-20.00' }] })
@@ -427,7 +427,7 @@ describe('payout moves', () => {
     const failed = await api.payouts.update(payout.payoutId, { status: 'failed', failureReason: 'PayPal account closed' })
     expect(failed).toMatchObject({ status: 'failed', failureReason: 'PayPal account closed' })
     expect(await api.commissions.get(a.commissionId)).toMatchObject({ status: 'pending', payoutId: null })
-    expect((await api.payouts.items({ payoutId: payout.payoutId })).items).toEqual([])
+    expect((await api.payouts.items(payout.payoutId)).items).toEqual([])
     expect((await api.affiliates.balance(ready.id)).due).toBe('20.00')
     const [again] = (await run()).payouts
     expect(await api.payouts.update(again!.payoutId, { status: 'canceled' })).toMatchObject({ status: 'canceled' })
@@ -513,7 +513,7 @@ describe('keeping money history', () => {
     const [payout] = (await run()).payouts
     await api.payouts.update(payout!.payoutId, { status: 'processing' })
     await api.payouts.update(payout!.payoutId, { status: 'paid' })
-    await api.commissions.refund({ commissionId: c.commissionId })
+    await api.commissions.refund(c.commissionId)
     const clawback = (await api.commissions.list({ affiliateId: ready.id })).items.find((x) => x.kind === 'clawback')!
     expect((await call('DELETE', `/commissions?commissionId=${clawback.commissionId}`)).body.message).toBe('A clawback cannot be deleted: money history is kept')
     expect((await call('DELETE', `/commissions?commissionId=${c.commissionId}`)).body.message).toBe(
@@ -535,7 +535,7 @@ describe('keeping money history', () => {
   it('a refund of a commission that was never paid may still be deleted', async () => {
     const { api, sale, ready } = await world()
     const c = await sale(ready, '10.00')
-    await api.commissions.refund({ commissionId: c.commissionId })
+    await api.commissions.refund(c.commissionId)
     expect(await api.commissions.delete(c.commissionId)).toEqual({ id: c.commissionId })
   })
 })
@@ -575,7 +575,7 @@ describe('GET /affiliates/balance', () => {
     await api.payouts.update(payout!.payoutId, { status: 'processing' })
     await api.payouts.update(payout!.payoutId, { status: 'paid' })
     // Refunded after its payment outside payouts: its clawback takes the 4.00 back in due.
-    await api.commissions.refund({ commissionId: a.commissionId, amount: '4.00' })
+    await api.commissions.refund(a.commissionId, { amount: '4.00' })
     expect(await figures()).toEqual({ held: '1.00', due: '-4.00', inPayout: '0.00', paidOut: '40.00', paidOutside: '30.00' })
     await adds()
     await api.commissions.update(a.commissionId, { status: 'refunded' })
@@ -606,7 +606,7 @@ describe.each(storages())('the money flow on %s', (_name, open) => {
       await api.payouts.update(payout!.payoutId, { status: 'processing' })
       await api.payouts.update(payout!.payoutId, { status: 'paid', externalReference: 'WISE-1' })
       expect(await api.commissions.get(first.commissionId)).toMatchObject({ status: 'paid', payoutId: payout!.payoutId })
-      await api.commissions.refund({ commissionId: first.commissionId, amount: '30.00' })
+      await api.commissions.refund(first.commissionId, { amount: '30.00' })
       expect(await api.affiliates.balance(affiliate.id)).toEqual({ affiliateId: affiliate.id, currency: 'GBP', held: '5.00', due: '-30.00', inPayout: '0.00', paidOut: '100.00', paidOutside: '0.00' })
       expect((await api.affiliates.get(affiliate.id)).totalEarnings).toBe(75)
       clock.advance(14 * DAY)
@@ -614,7 +614,7 @@ describe.each(storages())('the money flow on %s', (_name, open) => {
       const [next] = (await api.payouts.run({ workspaceId: WS_A })).payouts
       expect(next).toMatchObject({ amount: '25.00', commissionCount: 3 })
       await api.payouts.update(next!.payoutId, { status: 'failed', failureReason: 'bounced' })
-      expect((await api.payouts.items({ payoutId: next!.payoutId })).pagination.total).toBe(0)
+      expect((await api.payouts.items(next!.payoutId)).pagination.total).toBe(0)
       const [again] = (await api.payouts.run({ workspaceId: WS_A })).payouts
       expect(again).toMatchObject({ amount: '25.00', commissionCount: 3 })
       expect((await api.payouts.list({ affiliateId: affiliate.id })).items.map((p) => p.status).sort()).toEqual(['failed', 'paid', 'pending'])
@@ -635,8 +635,8 @@ describe.each(storages())('the money flow on %s', (_name, open) => {
       const [a, b] = [await sale('30.00'), await sale('40.00')]
       const [frozen] = (await api.payouts.run({ workspaceId: WS_A })).payouts
       await api.payouts.update(frozen!.payoutId, { status: 'processing' })
-      await api.commissions.refund({ commissionId: a.commissionId, amount: '10.00' })
-      await api.commissions.refund({ commissionId: b.commissionId })
+      await api.commissions.refund(a.commissionId, { amount: '10.00' })
+      await api.commissions.refund(b.commissionId)
       expect(await api.payouts.get(frozen!.payoutId)).toMatchObject({ amount: '70.00', commissionCount: 2, status: 'processing' })
       expect(await outcome(() => api.commissions.update(a.commissionId, { commissionDate: '2020-01-01T00:00:00Z' }))).toBe(422)
       await api.payouts.update(frozen!.payoutId, { status: 'paid' })
@@ -647,7 +647,7 @@ describe.each(storages())('the money flow on %s', (_name, open) => {
       const c = await sale('80.00')
       const [pending] = (await api.payouts.run({ workspaceId: WS_A })).payouts
       expect(pending).toMatchObject({ amount: '30.00', commissionCount: 3 })
-      await api.commissions.refund({ commissionId: c.commissionId, amount: '1.00' })
+      await api.commissions.refund(c.commissionId, { amount: '1.00' })
       expect(await api.payouts.get(pending!.payoutId)).toMatchObject({ status: 'canceled' })
       const events = (await api.events.list({ limit: 100 })).items.filter((e) => e.type.startsWith('payout.'))
       expect(events.at(-1)).toMatchObject({ type: 'payout.status_changed', data: { payoutId: pending!.payoutId, status: 'canceled', previousStatus: 'pending' } })

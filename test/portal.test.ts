@@ -62,7 +62,7 @@ describe('joining', () => {
     expect(dashboard.text).toContain('awaits approval')
     const refused = await signedIn.post('/portal/links', {})
     expect(refused.status).toBe(403)
-    expect((await setup.api.links.list(affiliate!.id)).items).toEqual([])
+    expect((await setup.api.links.list({ affiliateId: affiliate!.id })).items).toEqual([])
   })
 
   it('answers a bad e-mail with the form again (400), naming the field, and makes nothing', async () => {
@@ -261,7 +261,7 @@ describe('CSRF', () => {
     const out = await browser.post('/portal/sign-out', {}, { csrf })
     expect(out.status).toBe(403)
     expect(await setup.api.affiliates.get(affiliate.id)).toMatchObject({ payoutEmail: '', payoutMethod: null })
-    expect((await setup.api.links.list(affiliate.id)).items).toEqual([])
+    expect((await setup.api.links.list({ affiliateId: affiliate.id })).items).toEqual([])
     expect((await browser.get('/portal')).status).toBe(200)
   })
 
@@ -314,7 +314,7 @@ describe('one affiliate, never another', () => {
     await browser.post('/portal/settings', { payoutEmail: 'ann-pay@example.com', payoutMethod: 'PAYPAL', affiliateId: bob.id })
     await browser.post('/portal/links', { referralCode: 'ANN-2', affiliateId: bob.id })
     expect(await setup.api.affiliates.get(bob.id)).toMatchObject({ payoutEmail: 'bob-pay@example.com', payoutMethod: 'WISE' })
-    expect((await setup.api.links.list(bob.id)).items.map((l) => l.referralCode)).toEqual(['BOB-SECRET'])
+    expect((await setup.api.links.list({ affiliateId: bob.id })).items.map((l) => l.referralCode)).toEqual(['BOB-SECRET'])
     expect(await setup.api.affiliates.get(ann.id)).toMatchObject({ payoutEmail: 'ann-pay@example.com', payoutMethod: 'PAYPAL' })
     // Choosing Bob's record is refused like an unknown one.
     await browser.get('/portal')
@@ -578,13 +578,13 @@ describe('forms the API refuses', () => {
     expect(bad.status).toBe(400)
     expect(bad.text).toContain('referralCode must be 3 to 64 letters, digits, _ or -')
     expect(bad.text).toContain('value="no spaces"')
-    expect((await setup.api.links.list(affiliate.id)).items).toEqual([])
+    expect((await setup.api.links.list({ affiliateId: affiliate.id })).items).toEqual([])
   })
 
   it('makes a link with the URL parameter chosen', async () => {
     const { setup, affiliate, browser } = await signedIn()
     expect((await browser.post('/portal/links', { urlParameter: 'via' })).status).toBe(303)
-    const [link] = (await setup.api.links.list(affiliate.id)).items
+    const [link] = (await setup.api.links.list({ affiliateId: affiliate.id })).items
     expect(link!.url).toMatch(/\?via=REF-[A-Z0-9]{8}$/)
   })
 

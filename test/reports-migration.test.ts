@@ -31,7 +31,7 @@ async function writeHistory(storage: Storage): Promise<void> {
   const paid = await sale(ann.id, 'x@example.com', '40.00', '2026-02-27T23:30:00.000Z')
   await sale(ann.id, 'x@example.com', '15.00', '2026-02-26T10:00:00.000Z')
   const refunded = await sale(ann.id, 'y@example.com', '12.00', '2026-02-28T01:00:00.000Z')
-  await api.commissions.refund({ commissionId: refunded.commissionId, amount: '12.00' })
+  await api.commissions.refund(refunded.commissionId, { amount: '12.00' })
   const moved = await sale(bob.id, 'z@example.com', '7.50', '2026-02-28T05:00:00.000Z')
   await api.commissions.update(moved.commissionId, { commissionDate: '2026-02-20T05:00:00.000Z', status: 'processing' })
   const gone = await sale(bob.id, 'w@example.com', '3.00', '2026-02-21T05:00:00.000Z')
@@ -41,7 +41,7 @@ async function writeHistory(storage: Storage): Promise<void> {
   const run = await api.payouts.run({ workspaceId: WS_A })
   await api.payouts.update(run.payouts[0]!.payoutId, { status: 'processing' })
   await api.payouts.update(run.payouts[0]!.payoutId, { status: 'paid' })
-  await api.commissions.refund({ commissionId: paid.commissionId, amount: '10.00' })
+  await api.commissions.refund(paid.commissionId, { amount: '10.00' })
 }
 
 /** Every rollup row with a figure other than zero, by id. */

@@ -26,13 +26,13 @@ async function history() {
   const paid = await sale(ann.id, 'x@example.com', '40.00', '2026-03-01T13:15:00.000Z')
   await sale(ann.id, 'x@example.com', '10.00', '2026-03-02T08:00:00.000Z')
   const refunded = await sale(bob.id, 'y@example.com', '12.00', '2026-03-03T10:00:00.000Z')
-  await api.commissions.refund({ commissionId: refunded.commissionId })
+  await api.commissions.refund(refunded.commissionId)
   await sale(bob.id, 'z@example.com', '7.50', '2026-03-03T11:00:00.000Z')
   clock.set(Date.UTC(2026, 3, 5, 10))
   const run = await api.payouts.run({ workspaceId: WS_A })
   await api.payouts.update(run.payouts[0]!.payoutId, { status: 'processing' })
   await api.payouts.update(run.payouts[0]!.payoutId, { status: 'paid' })
-  await api.commissions.refund({ commissionId: paid.commissionId, amount: '15.00' })
+  await api.commissions.refund(paid.commissionId, { amount: '15.00' })
   return { ...t, campaign, ann, bob }
 }
 

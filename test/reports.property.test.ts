@@ -163,7 +163,7 @@ async function check(storage: Storage, steps: Step[], periods: Period[]) {
       case 'refund':
         if (records.length === 0) break
         clock.advance(HOUR)
-        await attempt(() => api.commissions.refund({ commissionId: pick(s.record), ...(s.cents === null ? {} : { amount: formatMoney(s.cents) }) }))
+        await attempt(() => api.commissions.refund(pick(s.record), { ...(s.cents === null ? {} : { amount: formatMoney(s.cents) }) }))
         break
       case 'delete':
         if (records.length === 0) break

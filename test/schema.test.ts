@@ -5,7 +5,8 @@ import { toAffiliate } from '../src/domain/affiliate.js'
 import { toCampaign } from '../src/domain/campaign.js'
 import { toCommission, toReferredUser } from '../src/domain/commission.js'
 import { toLink } from '../src/domain/link.js'
-import { answerJsonSchema, fieldJsonSchema, models, schema } from '../src/storage/index.js'
+import { answerJsonSchema, fieldJsonSchema, schema } from '../src/domain/schema.js'
+import { models } from '../src/storage/index.js'
 import { affiliate, campaign, commission, link } from '../src/storage/sample-records.js'
 
 // The one description of the records: the answers derived from it match their JSON Schemas, in

@@ -25,7 +25,7 @@ async function setup() {
   const sale = (extra: Record<string, unknown> = {}) => ({ campaignId: t.campaign.id, referredUser: 'buyer@example.com', amount: 40, clickId, ...extra })
   const signup = (extra: Record<string, unknown> = {}) => ({ referredTo: 'friend@example.com', clickId, ...extra })
   const totals = async () => {
-    const [link] = (await t.service.api.links.list(t.affiliate.id)).items
+    const [link] = (await t.service.api.links.list({ affiliateId: t.affiliate.id })).items
     const affiliate = await t.service.api.affiliates.get(t.affiliate.id)
     return { link: [link!.totalSignups, link!.totalEarnings], affiliate: [affiliate.totalSignups, affiliate.totalEarnings] }
   }

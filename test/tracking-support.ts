@@ -56,7 +56,7 @@ export async function trackingSetup(options: TrackingSetupOptions = {}) {
 
   const clickIdOf = (response: Response) => new URL(response.headers.get('location')!).searchParams.get('clickId')
   const counts = async () => {
-    const [l] = (await service.api.links.list(affiliate.id)).items
+    const [l] = (await service.api.links.list({ affiliateId: affiliate.id })).items
     const a = await service.api.affiliates.get(affiliate.id)
     return { linkClicks: l!.totalClicks, linkOpens: l!.totalOpens, affiliateClicks: a.totalClicks, affiliateOpens: a.totalOpens }
   }

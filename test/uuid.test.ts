@@ -1,8 +1,6 @@
 // One UUID pattern for every check, and ids derived from names (RFC 9562 version 8, SHA-256).
-import { sha256 } from '@noble/hashes/sha2'
-import { bytesToHex, concatBytes, hexToBytes, utf8ToBytes } from '@noble/hashes/utils'
 import { describe, expect, it } from 'vitest'
-import { isUuid, nameUuid, UUID_PATTERN } from '../src/uuid.js'
+import { isUuid, nameUuid, timeUuid, timeUuidFloor, UUID_PATTERN } from '../src/uuid.js'
 import * as main from '../src/index.js'
 
 const NS = '6ba7b810-9dad-11d1-80b4-00c04fd430c8' // RFC 9562's DNS namespace, a well-known UUID
@@ -30,12 +28,10 @@ describe('nameUuid', () => {
     }
   })
 
-  it('is SHA-256 over the namespace bytes then the UTF-8 name, first 128 bits, version and variant set', () => {
-    const digest = sha256(concatBytes(hexToBytes(NS.replaceAll('-', '')), utf8ToBytes('www.example.com'))).slice(0, 16)
-    digest[6] = (digest[6]! & 0x0f) | 0x80
-    digest[8] = (digest[8]! & 0x3f) | 0x80
-    const hex = bytesToHex(digest)
-    expect(nameUuid(NS, 'www.example.com')).toBe(`${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`)
+  it("gives RFC 9562's own published example: appendix B.2, DNS namespace and www.example.com, SHA-256", () => {
+    // RFC 9562 B.2 "Example of a UUIDv8 Value (Name-Based)": 5c146b14-3c52-8afd-938a-375d0df1fbf6.
+    expect(nameUuid(NS, 'www.example.com')).toBe('5c146b14-3c52-8afd-938a-375d0df1fbf6')
+    expect(nameUuid(NS.toUpperCase(), 'www.example.com')).toBe('5c146b14-3c52-8afd-938a-375d0df1fbf6')
   })
 
   it('is deterministic, and any namespace spelling (case) gives the same id', () => {
@@ -59,6 +55,33 @@ describe('nameUuid', () => {
     expect(main.nameUuid).toBe(nameUuid)
     expect(main.isUuid).toBe(isUuid)
     expect(main.UUID_PATTERN).toBe(UUID_PATTERN)
+  })
+})
+
+describe('timeUuid', () => {
+  // RFC 9562 A.6 "Example of a UUIDv7 Value": unix_ts_ms 0x017F22E279B0 (2022-02-22T19:22:22Z), ver 7,
+  // rand_a 0xCC3, var 0b10, rand_b 0x18C4DC0C0C07398F.
+  const VECTOR = '017F22E2-79B0-7CC3-98C4-DC0C0C07398F'
+  const MS = 0x017f22e279b0
+
+  it("lays out RFC 9562's published v7 example's fields: its 48-bit time, version 7, variant 10, the rest random", () => {
+    expect(new Date(MS).toISOString()).toBe('2022-02-22T19:22:22.000Z')
+    const ids = Array.from({ length: 64 }, () => timeUuid(MS))
+    for (const id of ids) {
+      expect(id).toMatch(/^017f22e2-79b0-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+      // The same fixed bits as the vector: time, version nibble, variant bits.
+      expect(id.slice(0, 15)).toBe(VECTOR.toLowerCase().slice(0, 15))
+    }
+    expect(new Set(ids).size).toBe(ids.length)
+  })
+
+  it("puts the floor of the vector's instant below the vector and below every id of that instant, and above the instant before", () => {
+    const floor = timeUuidFloor(MS)
+    expect(floor).toBe('017f22e2-79b0-0000-0000-000000000000')
+    expect(floor < VECTOR.toLowerCase()).toBe(true)
+    expect(timeUuid(MS - 1) < floor).toBe(true)
+    expect(timeUuid(MS) >= floor).toBe(true)
+    expect(timeUuidFloor(MS + 1) > VECTOR.toLowerCase()).toBe(true)
   })
 })
 

@@ -16,9 +16,17 @@ export const EXPORT_PAGE = 500
 export type Row = readonly (string | number | bigint | boolean | null)[]
 
 /**
+ * Text a spreadsheet may still run as a formula after `escape_formulas`: one starting with
+ * whitespace (spaces, line breaks, no-break spaces) and then `=`, `+`, `-` or `@` (or their
+ * full-width forms), which spreadsheets trim before they look for a formula.
+ */
+const SPACED_FORMULA = /^\s+[=+\-@\uFF1D\uFF0B\uFF0D\uFF20]/
+
+/**
  * CSV text of `rows` (RFC 4180: CRLF line ends, quotes where needed). `escape_formulas` puts a `'`
- * before any text starting with `=`, `+`, `-`, `@`, tab or CR, so a spreadsheet opening the file
- * shows an affiliate's name or a reference rather than running it as a formula (OWASP "CSV
+ * before any text starting with `=`, `+`, `-`, `@`, tab or CR, and the string cast puts one before
+ * text starting with whitespace and then one of those (`SPACED_FORMULA`), so a spreadsheet opening
+ * the file shows an affiliate's name or a reference rather than running it as a formula (OWASP "CSV
  * Injection"). Numbers are exempt, so money goes in as a bigint of minor units: a clawback's
  * `-12.50` stays a number. Booleans are written `true` / `false`.
  */
@@ -28,7 +36,11 @@ export const csvText = (rows: readonly Row[]): string =>
     : stringify(rows as Row[], {
         record_delimiter: 'windows',
         escape_formulas: true,
-        cast: { bigint: (minor) => formatMoney(Number(minor)), boolean: (value) => String(value) },
+        cast: {
+          bigint: (minor) => formatMoney(Number(minor)),
+          boolean: (value) => String(value),
+          string: (value) => (SPACED_FORMULA.test(value) ? `'${value}` : value),
+        },
       })
 
 /**

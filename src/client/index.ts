@@ -1,9 +1,9 @@
-import type { ResourceApi } from '../api/index.js'
+import type { ResourceApi } from '../http/typed-api.js'
 import { AffiliateError, type FieldError } from '../errors.js'
-import { requestOf, routes, type Route } from '../http/routes.js'
+import { apiOf, requestOf, type RouteInfo } from '../http/route-table.js'
 
 export { AffiliateError, type FieldError } from '../errors.js'
-export type { ResourceApi } from '../api/index.js'
+export type { ResourceApi } from '../http/typed-api.js'
 
 /** The typed API over HTTP: the same namespaces, methods and types as `service.api`. */
 export type AffiliateClient = ResourceApi
@@ -92,7 +92,7 @@ export function createAffiliateClient(options: AffiliateClientOptions): Affiliat
   const send = options.fetch ?? ((request: Request) => globalThis.fetch(request))
   const base = options.baseUrl.replace(/\/+$/, '')
 
-  async function call(route: Route, args: unknown[]): Promise<unknown> {
+  async function call(route: RouteInfo, args: unknown[]): Promise<unknown> {
     const { query, body } = requestOf(route, args)
     const url = base + route.path + queryString(query)
     const file = route.answer === 'csv'
@@ -128,10 +128,5 @@ export function createAffiliateClient(options: AffiliateClientOptions): Affiliat
     }
   }
 
-  const client: Record<string, Record<string, (...args: unknown[]) => Promise<unknown>>> = {}
-  for (const route of routes) {
-    const [namespace, name] = route.operation
-    ;(client[namespace] ??= {})[name] = (...args) => call(route, args)
-  }
-  return client as unknown as AffiliateClient
+  return apiOf<AffiliateClient>((route, _operation, args) => call(route, args))
 }

@@ -39,7 +39,27 @@ export interface HandlerOptions {
 /** A Request as itty-router hands it on: the Request, with the fields the router sets. */
 type Routed = Request & IRequest
 
-const unauthorized = () => new AffiliateError(401, 'Invalid API key. Please check your API key and try again.')
+/** The 401 message: the seed's sentence, then where the key goes. */
+export const UNAUTHORIZED_MESSAGE =
+  'Invalid API key. Please check your API key and try again. Send it in the x-auth-service header (or as Authorization: Bearer <key>).'
+const unauthorized = () => new AffiliateError(401, UNAUTHORIZED_MESSAGE)
+
+const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i
+
+/**
+ * The API key of a request: `x-auth-service`, or the token of `Authorization: Bearer <key>`. Both
+ * present and different is no key at all (a 401); another `Authorization` scheme (say Basic, from
+ * a proxy in front) is not a key and is ignored.
+ */
+export function apiKeyOf(headers: Headers): string | null {
+  const key = headers.get('x-auth-service')
+  const authorization = headers.get('authorization')
+  if (authorization === null) return key
+  const bearer = BEARER.exec(authorization)?.[1]
+  if (bearer === undefined) return key
+  if (key !== null && key !== bearer) return null
+  return bearer
+}
 const endpointNotFound = () => new AffiliateError(404, 'Endpoint not found')
 const methodNotAllowed = (allow: readonly string[]) => new AffiliateError(405, 'Method not allowed', undefined, { allow: allow.join(', ') })
 
@@ -136,7 +156,7 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
   const keyed = (route: Route) => async (request: Routed, context: unknown) => {
     const address = failedKeys ? clientAddressOf(request, context) : undefined
     if (address !== undefined) failedKeys!.check(address)
-    const key = request.headers.get('x-auth-service')
+    const key = apiKeyOf(request.headers)
     const principal = key ? await keyStore.resolve(key) : null
     // A publishable key is public (it sits in web pages): on a keyed route it is no key at all.
     if (!principal || principal.publishable) {

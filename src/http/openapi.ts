@@ -179,7 +179,7 @@ const ref = (kind: 'schemas' | 'responses' | 'headers' | 'parameters', name: str
 /** The errors every keyed route may answer, by status; the route's own come from its shape. */
 const ERRORS: Record<number, string> = {
   400: 'Validation error (with `errors`), a malformed body, or a bad `Idempotency-Key`',
-  401: 'Missing or unknown `x-auth-service` key',
+  401: 'Missing or unknown key (`x-auth-service`, or `Authorization: Bearer`; both sent and different is refused too)',
   403: 'The key has no access to the workspace named',
   404: 'No such record in the workspaces the key sees',
   405: 'The path exists, the method does not (see `Allow`)',
@@ -248,7 +248,8 @@ function operation(route: Route): Record<string, unknown> {
     summary: route.message.replace(/ successfully$/, ''),
     description: `Typed API: \`${namespace}.${name}\``,
     tags: [namespace],
-    security: [{ apiKey: [] }],
+    // Either scheme: the key in `x-auth-service` (the documented one) or as a bearer token.
+    security: [{ apiKey: [] }, { bearerKey: [] }],
     ...(parameters.length ? { parameters } : {}),
     ...(route.body
       ? {
@@ -394,6 +395,11 @@ function components(): Record<string, unknown> {
   return {
     securitySchemes: {
       apiKey: { type: 'apiKey', in: 'header', name: 'x-auth-service', description: 'An API key; it names the workspaces it may use.' },
+      bearerKey: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'The same API key as `Authorization: Bearer <key>`, for clients that only send bearer tokens. Sent with a different `x-auth-service`: 401.',
+      },
       publishableKey: {
         type: 'apiKey',
         in: 'header',

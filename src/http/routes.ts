@@ -17,7 +17,10 @@ import { linkAffiliate, linkCreate, linkId, linkTrack, linkTrackBatch } from '..
 import { payoutExport, payoutId, payoutItems, payoutList, payoutRun, payoutUpdate } from '../schemas/payouts.js'
 import { affiliateExport, commissionExport, reportSummary, reportTimeseries, reportTopAffiliates } from '../schemas/reports.js'
 import type { Schema } from '../schemas/validate.js'
+import { routeEntries, type Namespace, type RouteInfo, type RouteTable } from './route-table.js'
 import { deliveryList, deliveryRetry, eventId, eventList, webhookCreate, webhookId, webhookList, webhookRotate, webhookTest, webhookUpdate } from '../schemas/webhooks.js'
+
+export { requestOf, routeTable, type Answer, type Method, type Model, type Namespace, type RouteInfo } from './route-table.js'
 
 /** The query string as name -> value; a name given more than once -> every value, in order. */
 export type Query = Record<string, string | string[]>
@@ -28,53 +31,26 @@ export interface Call {
   body: Record<string, unknown> | undefined
 }
 
-export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
-export type Namespace = keyof Operations
-
-/**
- * What a route answers in the envelope's `data`: one record, a page of them, all of them, or the
- * id deleted; or `csv`, a file streamed as it is (`{ filename, contentType, body }`), no envelope.
- */
-export type Answer = { one: Model } | { page: Model } | { items: Model } | 'deleted' | 'csv'
-export type Model =
-  | 'campaign' | 'affiliate' | 'link' | 'linkTrack' | 'commission' | 'referredUser' | 'payout' | 'payoutRun' | 'balance'
-  | 'webhook'
-  | 'webhookWithSecret'
-  | 'delivery'
-  | 'event'
-  | 'eventPage'
-  | 'reportSummary' | 'reportTimeseries' | 'topAffiliates'
-
-/**
- * One route, described once. The HTTP handler, the typed API (`service.api`), the HTTP client and
- * `openapi.json` are all made from this table, so none of them can leave the others behind.
- *
- * The arguments of the typed API follow from the method: POST takes the body; GET and DELETE take
- * the value of `id` (the one query field that names the record) or, without `id`, the whole query;
- * PUT takes the `id` value and the body.
- */
-export interface Route {
-  method: Method
-  path: string
-  /** Where the operation lives: `service.api[namespace][name]`, `client[namespace][name]`. */
-  operation: readonly [Namespace, string]
-  /** The envelope's `message` on success, and the OpenAPI summary. */
-  message: string
-  /** @default 201 for POST, else 200 */
-  status?: number
-  /** Another success status, answered when the body's `field` is `true` (a dry run writes nothing: 200). */
-  statusIf?: { field: string; status: number }
+/** How a route's request is validated, and an example body for the OpenAPI document. */
+export interface Validation {
   /** The query as the operation validates it. */
-  query?: Schema<any>
+  readonly query?: Schema<any>
   /** The body as the operation validates it (POST and PUT). */
-  body?: Schema<any>
+  readonly body?: Schema<any>
   /** Another body the operation takes instead (a batch), told apart by its fields. */
-  alternativeBody?: Schema<any>
-  /** The query field the typed API takes as its first argument. */
-  id?: string
-  answer: Answer
+  readonly alternativeBody?: Schema<any>
   /** A body to show in the OpenAPI document. */
-  example?: Record<string, unknown>
+  readonly example?: Record<string, unknown>
+}
+
+/**
+ * One route, described once: its metadata (`route-table.ts`) and its validation here. The HTTP
+ * handler, the typed API (`service.api`), the HTTP client and `openapi.json` are all made from
+ * the table, so none of them can leave the others behind.
+ */
+export interface Route extends RouteInfo, Validation {
+  /** Where the operation lives: `service.api[namespace][name]`, `client[namespace][name]`. */
+  readonly operation: readonly [Namespace, string]
 }
 
 const WORKSPACE = '3f9a1c2e-5b7d-4e8f-9a0b-1c2d3e4f5a6b'
@@ -84,66 +60,86 @@ const COMMISSION = '7c1e9a4d-2b3f-4c5d-8e6f-0a1b2c3d4e5f'
 const WEBHOOK = '2a7b9c1d-3e4f-4a5b-9c6d-7e8f9a0b1c2d'
 const DELIVERY = '9b8a7c6d-5e4f-4d3c-8b2a-1f0e9d8c7b6a'
 
-const route = (r: Route) => r
+/** Each route's validation, keyed as the route table is: a route missing here fails to compile. */
+export const validation = {
+  campaigns: {
+    list: { query: campaignList },
+    get: { query: campaignId },
+    create: { body: campaignCreate, example: { campaignName: 'Spring launch', workspaceId: WORKSPACE, commissionType: 'percentage', amount: 20, url: 'https://shop.example.com/' } },
+    update: { query: campaignId, body: campaignUpdate },
+    delete: { query: campaignId },
+  },
+  affiliates: {
+    list: { query: affiliateList },
+    get: { query: affiliateId },
+    create: { body: affiliateCreate, example: { email: 'ann@example.com', campaignId: CAMPAIGN, firstName: 'Ann' } },
+    update: { query: affiliateId, body: affiliateUpdate },
+    delete: { query: affiliateId },
+    balance: { query: affiliateId },
+  },
+  links: {
+    list: { query: linkAffiliate },
+    create: { body: linkCreate, example: { affiliateId: AFFILIATE, urlParameter: 'ref' } },
+    delete: { query: linkId },
+    track: { body: linkTrack, alternativeBody: linkTrackBatch, example: { referralCode: 'REF-7K2M9QXD', event: 'click' } },
+  },
+  commissions: {
+    list: { query: commissionList },
+    get: { query: commissionId },
+    create: { body: commissionCreate, example: { campaignId: CAMPAIGN, affiliateId: AFFILIATE, amount: 49.5, referredUser: 'buyer@example.com' } },
+    update: { query: commissionId, body: commissionUpdate },
+    delete: { query: commissionId },
+    refund: { body: commissionRefund, example: { commissionId: COMMISSION, amount: '10.00' } },
+  },
+  referredUsers: {
+    list: { query: referredUserList },
+    get: { query: referredUserEmail },
+    create: { body: referredUserCreate, example: { referredTo: 'friend@example.com', affiliateId: AFFILIATE } },
+    update: { query: commissionId, body: referredUserUpdate },
+    delete: { query: commissionId },
+  },
+  payouts: {
+    run: { body: payoutRun, example: { workspaceId: WORKSPACE, dryRun: true } },
+    list: { query: payoutList },
+    get: { query: payoutId },
+    update: { query: payoutId, body: payoutUpdate },
+    export: { query: payoutExport },
+    items: { query: payoutItems },
+  },
+  webhooks: {
+    create: { body: webhookCreate, example: { workspaceId: WORKSPACE, url: 'https://hooks.example.com/affiliates', events: ['commission.created', 'commission.refunded'] } },
+    list: { query: webhookList },
+    get: { query: webhookId },
+    update: { query: webhookId, body: webhookUpdate },
+    delete: { query: webhookId },
+    rotateSecret: { body: webhookRotate, example: { webhookId: WEBHOOK, overlapHours: 24 } },
+    test: { body: webhookTest, example: { webhookId: WEBHOOK } },
+    deliveries: { query: deliveryList },
+    retryDelivery: { body: deliveryRetry, example: { deliveryId: DELIVERY } },
+  },
+  events: {
+    list: { query: eventList },
+    get: { query: eventId },
+  },
+  reports: {
+    summary: { query: reportSummary },
+    timeseries: { query: reportTimeseries },
+    topAffiliates: { query: reportTopAffiliates },
+  },
+  exports: {
+    commissions: { query: commissionExport },
+    affiliates: { query: affiliateExport },
+  },
+} as const satisfies { readonly [N in Namespace]: { readonly [M in keyof RouteTable[N]]: Validation } }
+
+export type Validations = typeof validation
 
 /** Every keyed route under `basePath`. */
-export const routes: readonly Route[] = [
-  route({ method: 'GET', path: '/campaigns/list', operation: ['campaigns', 'list'], message: 'Campaigns retrieved successfully', query: campaignList, answer: { page: 'campaign' } }),
-  route({ method: 'GET', path: '/campaigns', operation: ['campaigns', 'get'], message: 'Campaign retrieved successfully', query: campaignId, id: 'campaignId', answer: { one: 'campaign' } }),
-  route({ method: 'POST', path: '/campaigns', operation: ['campaigns', 'create'], message: 'Campaign created successfully', body: campaignCreate, answer: { one: 'campaign' }, example: { campaignName: 'Spring launch', workspaceId: WORKSPACE, commissionType: 'percentage', amount: 20, url: 'https://shop.example.com/' } }),
-  route({ method: 'PUT', path: '/campaigns', operation: ['campaigns', 'update'], message: 'Campaign updated successfully', query: campaignId, id: 'campaignId', body: campaignUpdate, answer: { one: 'campaign' } }),
-  route({ method: 'DELETE', path: '/campaigns', operation: ['campaigns', 'delete'], message: 'Campaign deleted successfully', query: campaignId, id: 'campaignId', answer: 'deleted' }),
-
-  route({ method: 'GET', path: '/affiliates/list', operation: ['affiliates', 'list'], message: 'Affiliates retrieved successfully', query: affiliateList, answer: { page: 'affiliate' } }),
-  route({ method: 'GET', path: '/affiliates', operation: ['affiliates', 'get'], message: 'Affiliate retrieved successfully', query: affiliateId, id: 'affiliateId', answer: { one: 'affiliate' } }),
-  route({ method: 'POST', path: '/affiliates', operation: ['affiliates', 'create'], message: 'Affiliate created successfully', body: affiliateCreate, answer: { one: 'affiliate' }, example: { email: 'ann@example.com', campaignId: CAMPAIGN, firstName: 'Ann' } }),
-  route({ method: 'PUT', path: '/affiliates', operation: ['affiliates', 'update'], message: 'Affiliate updated successfully', query: affiliateId, id: 'affiliateId', body: affiliateUpdate, answer: { one: 'affiliate' } }),
-  route({ method: 'DELETE', path: '/affiliates', operation: ['affiliates', 'delete'], message: 'Affiliate deleted successfully', query: affiliateId, id: 'affiliateId', answer: 'deleted' }),
-  route({ method: 'GET', path: '/affiliates/balance', operation: ['affiliates', 'balance'], message: 'Affiliate balance retrieved successfully', query: affiliateId, id: 'affiliateId', answer: { one: 'balance' } }),
-
-  route({ method: 'GET', path: '/links', operation: ['links', 'list'], message: 'Links retrieved successfully', query: linkAffiliate, id: 'affiliateId', answer: { items: 'link' } }),
-  route({ method: 'POST', path: '/links', operation: ['links', 'create'], message: 'Link created successfully', body: linkCreate, answer: { one: 'link' }, example: { affiliateId: AFFILIATE, urlParameter: 'ref' } }),
-  route({ method: 'DELETE', path: '/links', operation: ['links', 'delete'], message: 'Link deleted successfully', query: linkId, id: 'linkId', answer: 'deleted' }),
-  route({ method: 'POST', path: '/links/track', operation: ['links', 'track'], message: 'Link event tracked successfully', status: 200, body: linkTrack, alternativeBody: linkTrackBatch, answer: { one: 'linkTrack' }, example: { referralCode: 'REF-7K2M9QXD', event: 'click' } }),
-
-  route({ method: 'GET', path: '/commissions/list', operation: ['commissions', 'list'], message: 'Commissions retrieved successfully', query: commissionList, answer: { page: 'commission' } }),
-  route({ method: 'GET', path: '/commissions', operation: ['commissions', 'get'], message: 'Commission retrieved successfully', query: commissionId, id: 'commissionId', answer: { one: 'commission' } }),
-  route({ method: 'POST', path: '/commissions', operation: ['commissions', 'create'], message: 'Commission created successfully', body: commissionCreate, answer: { one: 'commission' }, example: { campaignId: CAMPAIGN, affiliateId: AFFILIATE, amount: 49.5, referredUser: 'buyer@example.com' } }),
-  route({ method: 'PUT', path: '/commissions', operation: ['commissions', 'update'], message: 'Commission updated successfully', query: commissionId, id: 'commissionId', body: commissionUpdate, answer: { one: 'commission' } }),
-  route({ method: 'DELETE', path: '/commissions', operation: ['commissions', 'delete'], message: 'Commission deleted successfully', query: commissionId, id: 'commissionId', answer: 'deleted' }),
-  route({ method: 'POST', path: '/commissions/refund', operation: ['commissions', 'refund'], message: 'Commission refunded successfully', status: 200, body: commissionRefund, answer: { one: 'commission' }, example: { commissionId: COMMISSION, amount: '10.00' } }),
-
-  route({ method: 'GET', path: '/referred-users/list', operation: ['referredUsers', 'list'], message: 'Referred users retrieved successfully', query: referredUserList, answer: { page: 'referredUser' } }),
-  route({ method: 'GET', path: '/referred-users', operation: ['referredUsers', 'get'], message: 'Referred user retrieved successfully', query: referredUserEmail, id: 'referredUser', answer: { one: 'referredUser' } }),
-  route({ method: 'POST', path: '/referred-users', operation: ['referredUsers', 'create'], message: 'Referred user created successfully', body: referredUserCreate, answer: { one: 'referredUser' }, example: { referredTo: 'friend@example.com', affiliateId: AFFILIATE } }),
-  route({ method: 'PUT', path: '/referred-users', operation: ['referredUsers', 'update'], message: 'Referred user updated successfully', query: commissionId, id: 'commissionId', body: referredUserUpdate, answer: { one: 'referredUser' } }),
-  route({ method: 'DELETE', path: '/referred-users', operation: ['referredUsers', 'delete'], message: 'Referred user deleted successfully', query: commissionId, id: 'commissionId', answer: 'deleted' }),
-
-  route({ method: 'POST', path: '/payouts/run', operation: ['payouts', 'run'], message: 'Payout run completed successfully', statusIf: { field: 'dryRun', status: 200 }, body: payoutRun, answer: { one: 'payoutRun' }, example: { workspaceId: WORKSPACE, dryRun: true } }),
-  route({ method: 'GET', path: '/payouts/list', operation: ['payouts', 'list'], message: 'Payouts retrieved successfully', query: payoutList, answer: { page: 'payout' } }),
-  route({ method: 'GET', path: '/payouts', operation: ['payouts', 'get'], message: 'Payout retrieved successfully', query: payoutId, id: 'payoutId', answer: { one: 'payout' } }),
-  route({ method: 'PUT', path: '/payouts', operation: ['payouts', 'update'], message: 'Payout updated successfully', query: payoutId, id: 'payoutId', body: payoutUpdate, answer: { one: 'payout' } }),
-  route({ method: 'GET', path: '/payouts/export', operation: ['payouts', 'export'], message: 'Payouts exported successfully', query: payoutExport, answer: 'csv' }),
-  route({ method: 'GET', path: '/payouts/items', operation: ['payouts', 'items'], message: 'Payout items retrieved successfully', query: payoutItems, answer: { page: 'commission' } }),
-
-  route({ method: 'POST', path: '/webhooks', operation: ['webhooks', 'create'], message: 'Webhook created successfully', body: webhookCreate, answer: { one: 'webhookWithSecret' }, example: { workspaceId: WORKSPACE, url: 'https://hooks.example.com/affiliates', events: ['commission.created', 'commission.refunded'] } }),
-  route({ method: 'GET', path: '/webhooks/list', operation: ['webhooks', 'list'], message: 'Webhooks retrieved successfully', query: webhookList, answer: { page: 'webhook' } }),
-  route({ method: 'GET', path: '/webhooks', operation: ['webhooks', 'get'], message: 'Webhook retrieved successfully', query: webhookId, id: 'webhookId', answer: { one: 'webhook' } }),
-  route({ method: 'PUT', path: '/webhooks', operation: ['webhooks', 'update'], message: 'Webhook updated successfully', query: webhookId, id: 'webhookId', body: webhookUpdate, answer: { one: 'webhook' } }),
-  route({ method: 'DELETE', path: '/webhooks', operation: ['webhooks', 'delete'], message: 'Webhook deleted successfully', query: webhookId, id: 'webhookId', answer: 'deleted' }),
-  route({ method: 'POST', path: '/webhooks/rotate-secret', operation: ['webhooks', 'rotateSecret'], message: 'Webhook secret rotated successfully', status: 200, body: webhookRotate, answer: { one: 'webhookWithSecret' }, example: { webhookId: WEBHOOK, overlapHours: 24 } }),
-  route({ method: 'POST', path: '/webhooks/test', operation: ['webhooks', 'test'], message: 'Webhook test queued successfully', body: webhookTest, answer: { one: 'delivery' }, example: { webhookId: WEBHOOK } }),
-  route({ method: 'GET', path: '/webhooks/deliveries', operation: ['webhooks', 'deliveries'], message: 'Webhook deliveries retrieved successfully', query: deliveryList, answer: { page: 'delivery' } }),
-  route({ method: 'POST', path: '/webhooks/deliveries/retry', operation: ['webhooks', 'retryDelivery'], message: 'Webhook delivery scheduled successfully', status: 200, body: deliveryRetry, answer: { one: 'delivery' }, example: { deliveryId: DELIVERY } }),
-
-  route({ method: 'GET', path: '/events/list', operation: ['events', 'list'], message: 'Events retrieved successfully', query: eventList, answer: { one: 'eventPage' } }),
-  route({ method: 'GET', path: '/events', operation: ['events', 'get'], message: 'Event retrieved successfully', query: eventId, id: 'eventId', answer: { one: 'event' } }),
-  route({ method: 'GET', path: '/reports/summary', operation: ['reports', 'summary'], message: 'Report summary retrieved successfully', query: reportSummary, answer: { one: 'reportSummary' } }),
-  route({ method: 'GET', path: '/reports/timeseries', operation: ['reports', 'timeseries'], message: 'Report time series retrieved successfully', query: reportTimeseries, answer: { one: 'reportTimeseries' } }),
-  route({ method: 'GET', path: '/reports/top-affiliates', operation: ['reports', 'topAffiliates'], message: 'Top affiliates retrieved successfully', query: reportTopAffiliates, answer: { one: 'topAffiliates' } }),
-  route({ method: 'GET', path: '/exports/commissions', operation: ['exports', 'commissions'], message: 'Commissions exported successfully', query: commissionExport, answer: 'csv' }),
-  route({ method: 'GET', path: '/exports/affiliates', operation: ['exports', 'affiliates'], message: 'Affiliates exported successfully', query: affiliateExport, answer: 'csv' }),
-]
+export const routes: readonly Route[] = routeEntries().map(([namespace, name, info]) => ({
+  ...info,
+  ...(validation[namespace] as Record<string, Validation>)[name],
+  operation: [namespace, name] as const,
+}))
 
 /** The status a route answers on success: `statusIf`'s when the body asks for it, else `status`, else 201 for POST and 200 for the others. */
 export function successStatus(route: Route, body?: unknown): number {
@@ -158,23 +154,10 @@ type Operation = (access: Access, ...args: unknown[]) => Promise<unknown>
  * Runs a route's operation with a request's query and body. POST operations take
  * `(access, body, query)`, PUT `(access, query, body)`, the others `(access, query)`.
  */
-export function runRoute(route: Route, ops: Operations, call: Call): Promise<unknown> {
+export function runRoute(route: Pick<Route, 'method' | 'operation'>, ops: Operations, call: Call): Promise<unknown> {
   const [namespace, name] = route.operation
   const target = ops[namespace] as unknown as Record<string, Operation>
   if (route.method === 'POST') return target[name]!(call.access, call.body, call.query)
   if (route.method === 'PUT') return target[name]!(call.access, call.query, call.body)
   return target[name]!(call.access, call.query)
-}
-
-/** The query and body a call of the typed API (or the client) stands for: see `Route`. */
-export function requestOf(route: Route, args: readonly unknown[]): { query: Record<string, unknown>; body: unknown } {
-  const [first, second] = args
-  switch (route.method) {
-    case 'POST':
-      return { query: {}, body: first }
-    case 'PUT':
-      return { query: { [route.id!]: first }, body: second }
-    default:
-      return { query: route.id ? { [route.id]: first } : ((first ?? {}) as Record<string, unknown>), body: undefined }
-  }
 }

@@ -1,24 +1,61 @@
+import type { Struct } from 'superstruct'
 import { accessOf, trusted, type Access } from '../api/access.js'
-import type { AffiliateApi, Operations, ResourceApi } from '../api/index.js'
-import { requestOf, routes, runRoute, type Query } from './routes.js'
+import type { Operations } from '../api/index.js'
+import type { Principal } from '../keys/types.js'
+import { apiOf, requestOf, type Namespace, type RouteInfo, type RouteTable } from './route-table.js'
+import { runRoute, type Query, type Validations } from './routes.js'
 
 // The typed API (`service.api`) is the route table's other face: the same operations, called with
-// the arguments each route's entry says, without HTTP in between.
+// the arguments each route's entry says, without HTTP in between. Its type is computed from the
+// table too: the input from the route's schemas, the answer from its operation.
+
+type SchemaType<S> = S extends { struct: Struct<infer T, any> } ? T : never
+type BodyOf<V> = (V extends { body: infer B } ? SchemaType<B> : never) | (V extends { alternativeBody: infer B } ? SchemaType<B> : never)
+type QueryOf<V> = V extends { query: infer Q } ? SchemaType<Q> : Record<string, never>
+type AnswerOf<F> = F extends (...args: any[]) => Promise<infer R> ? R : never
+type Without<T, K> = Omit<T, K & keyof T>
 
 /**
- * The typed API over the operations, made from the route table: each method takes the arguments
- * the table says (see `Route`) and runs the same operation as its HTTP route.
+ * One method of the typed API, from its route: POST `create(input)` or, with an `id`, an action
+ * `verb(id, input?)`; PUT `update(id, changes)`; GET and DELETE `get(id, query?)` with an `id`,
+ * else `list(query)`.
  */
-function bind(ops: Operations, access: Access): ResourceApi {
-  const api: Record<string, Record<string, (...args: unknown[]) => Promise<unknown>>> = {}
-  for (const route of routes) {
-    const [namespace, name] = route.operation
-    ;(api[namespace] ??= {})[name] = (...args) => {
-      const { query, body } = requestOf(route, args)
-      return runRoute(route, ops, { access, query: query as Query, body: body as Record<string, unknown> | undefined })
-    }
+export type Verb<R extends RouteInfo, V, F> = R extends { method: 'POST'; id: string }
+  ? {} extends Without<BodyOf<V>, R['id']>
+    ? (id: string, input?: Without<BodyOf<V>, R['id']>) => Promise<AnswerOf<F>>
+    : (id: string, input: Without<BodyOf<V>, R['id']>) => Promise<AnswerOf<F>>
+  : R extends { method: 'POST' }
+    ? (input: BodyOf<V>) => Promise<AnswerOf<F>>
+    : R extends { method: 'PUT' }
+      ? (id: string, changes: BodyOf<V>) => Promise<AnswerOf<F>>
+      : R extends { id: string }
+        ? {} extends Without<QueryOf<V>, R['id']>
+          ? (id: string, query?: Without<QueryOf<V>, R['id']>) => Promise<AnswerOf<F>>
+          : (id: string, query: Without<QueryOf<V>, R['id']>) => Promise<AnswerOf<F>>
+        : {} extends QueryOf<V>
+          ? (query?: QueryOf<V>) => Promise<AnswerOf<F>>
+          : (query: QueryOf<V>) => Promise<AnswerOf<F>>
+
+/** One namespace per resource, one method per route. Validation and rules are those of HTTP; failures throw `AffiliateError`. */
+export type ResourceApi = {
+  [N in Namespace]: {
+    [M in keyof RouteTable[N]]: Verb<RouteTable[N][M] & RouteInfo, Validations[N][M & keyof Validations[N]], M extends keyof Operations[N] ? Operations[N][M] : never>
   }
-  return api as unknown as ResourceApi
+}
+
+/**
+ * The typed API. Called directly it acts as the embedding app, trusted with every workspace;
+ * `as(principal)` gives the same API limited to that principal's workspaces, exactly as over HTTP.
+ */
+export interface AffiliateApi extends ResourceApi {
+  as(principal: Principal): ResourceApi
+}
+
+function bind(ops: Operations, access: Access): ResourceApi {
+  return apiOf<ResourceApi>((route, operation, args) => {
+    const { query, body } = requestOf(route, args)
+    return runRoute({ ...route, operation }, ops, { access, query: query as Query, body: body as Record<string, unknown> | undefined })
+  })
 }
 
 export const createApi = (ops: Operations): AffiliateApi => ({

@@ -242,7 +242,7 @@ export function createPortal(options: PortalOptions, deps: PortalDeps): Portal {
     const page_ = Number.isSafeInteger(pageNumber) && pageNumber >= 1 && pageNumber <= 100_000 ? pageNumber : 1
     const [campaign, links, commissions, balance, payouts, choices] = await Promise.all([
       api.campaigns.get(affiliate.campaignId),
-      api.links.list(affiliate.id),
+      api.links.list({ affiliateId: affiliate.id }),
       api.commissions.list({ affiliateId: affiliate.id, page: page_, limit: 10 }),
       api.affiliates.balance(affiliate.id),
       api.payouts.list({ affiliateId: affiliate.id, limit: 10 }),

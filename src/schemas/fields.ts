@@ -103,15 +103,24 @@ export const uuids = (max: number): Struct<string[], JsonSchema> =>
 export const oneOf = <T extends string>(values: readonly T[]) =>
   field<T>('oneOf', { type: 'string', enum: [...values] }, (value) => values.includes(value as T) || `must be one of: ${values.join(', ')}`)
 
-export const httpUrl = field<string>('httpUrl', { type: 'string', format: 'uri', maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?:' }, (value) => {
-  if (typeof value !== 'string' || value.length > 2048) return 'must be an http or https URL of at most 2048 characters'
-  try {
-    const url = new URL(value)
-    return url.protocol === 'http:' || url.protocol === 'https:' || 'must be an http or https URL'
-  } catch {
-    return 'must be an http or https URL'
-  }
-})
+// C0 and C1 controls and DEL. The URL parser drops tabs and line breaks silently, so without this
+// check a url with CR/LF would pass and be stored (and shown, and exported) as sent.
+const URL_CONTROL = /[\u0000-\u001f\u007f-\u009f]/
+
+export const httpUrl = field<string>(
+  'httpUrl',
+  { type: 'string', format: 'uri', maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?:[^\\u0000-\\u001f\\u007f-\\u009f]*$' },
+  (value) => {
+    if (typeof value !== 'string' || value.length > 2048) return 'must be an http or https URL of at most 2048 characters'
+    if (URL_CONTROL.test(value)) return 'must be an http or https URL without control characters (such as CR, LF or tab)'
+    try {
+      const url = new URL(value)
+      return url.protocol === 'http:' || url.protocol === 'https:' || 'must be an http or https URL'
+    } catch {
+      return 'must be an http or https URL'
+    }
+  },
+)
 
 /** A non-negative amount with at most two decimals, as a JSON number or a decimal string. */
 export const money = (max: number) =>

@@ -27,7 +27,7 @@ export type {
 } from './types.js'
 export { models, modelNames } from './models.js'
 export type { ColumnKind, ModelDefinition, UniqueConstraint } from './models.js'
-export { answerJsonSchema, fieldJsonSchema, schema } from '../domain/schema.js'
+export { schema } from '../domain/schema.js'
 export type { FieldKind, FieldSpec, ModelSchema } from '../domain/schema.js'
 export type * from '../domain/records.js'
 export * as sampleRecords from './sample-records.js'
