@@ -510,11 +510,20 @@ describe('DELETE /commissions: money history is kept', () => {
     expect(await api.affiliates.get(ann.id)).toMatchObject({ totalEarnings: 0, totalSignups: 0 })
   })
 
-  it('deletes a refunded commission that once was paid (no payout held it)', async () => {
+  it('refuses to delete a sale refunded after it was paid outside payouts (its clawback still nets): 422, nothing changed', async () => {
     const { call, api, ann, body } = await world()
     const created = await api.commissions.create(body(ann, { status: 'paid' }))
     await api.commissions.update(created.commissionId, { status: 'refunded' })
-    expect((await call('DELETE', `/commissions?commissionId=${created.commissionId}`)).status).toBe(200)
+    const before = { commissions: await api.commissions.list({ limit: 100 }), ann: await api.affiliates.get(ann.id), balance: await api.affiliates.balance(ann.id) }
+    expect(before.commissions.items.map((c) => [c.kind, c.status, c.amount, c.refundedAmount]).sort()).toEqual([
+      ['clawback', 'pending', '-10.00', '0.00'],
+      ['sale', 'refunded', '10.00', '10.00'],
+    ])
+    expect((await call('DELETE', `/commissions?commissionId=${created.commissionId}`)).body).toEqual({
+      status: 422,
+      message: 'A commission refunded after payment cannot be deleted: its clawback and money history are kept',
+    })
+    expect({ commissions: await api.commissions.list({ limit: 100 }), ann: await api.affiliates.get(ann.id), balance: await api.affiliates.balance(ann.id) }).toEqual(before)
   })
 })
 

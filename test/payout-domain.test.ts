@@ -58,12 +58,17 @@ describe('payout state machine', () => {
     expect(commissionEffect('canceled')).toEqual({ status: 'pending', payoutId: 'clear' })
   })
 
-  it('recomputes a payout a commission left; one left at zero or less is canceled, keeping its amount and count', () => {
+  it('recomputes a pending payout a commission left; one left at zero or less, or below the minimum, is canceled, keeping its amount and count', () => {
     expect(payoutAfterRemoval({ status: 'pending', amountMinor: 1000, commissionCount: 3 }, 300)).toEqual({ status: 'pending', amountMinor: 700, commissionCount: 2 })
-    expect(payoutAfterRemoval({ status: 'processing', amountMinor: 1000, commissionCount: 2 }, 300)).toEqual({ status: 'processing', amountMinor: 700, commissionCount: 1 })
     expect(payoutAfterRemoval({ status: 'pending', amountMinor: 1000, commissionCount: 1 }, 1000)).toEqual({ status: 'canceled', amountMinor: 1000, commissionCount: 1 })
-    expect(payoutAfterRemoval({ status: 'processing', amountMinor: 500, commissionCount: 2 }, 800)).toEqual({ status: 'canceled', amountMinor: 500, commissionCount: 2 })
-    for (const status of ['paid', 'failed', 'canceled'] as PayoutStatus[]) {
+    expect(payoutAfterRemoval({ status: 'pending', amountMinor: 500, commissionCount: 2 }, 800)).toEqual({ status: 'canceled', amountMinor: 500, commissionCount: 2 })
+    // The minimum: 700 left is still at least 700, 699 is below it.
+    expect(payoutAfterRemoval({ status: 'pending', amountMinor: 1000, commissionCount: 3 }, 300, 700)).toEqual({ status: 'pending', amountMinor: 700, commissionCount: 2 })
+    expect(payoutAfterRemoval({ status: 'pending', amountMinor: 1000, commissionCount: 3 }, 301, 700)).toEqual({ status: 'canceled', amountMinor: 1000, commissionCount: 3 })
+  })
+
+  it('never takes a commission out of a payout from processing on: it is frozen', () => {
+    for (const status of ['processing', 'paid', 'failed', 'canceled'] as PayoutStatus[]) {
       expect(() => payoutAfterRemoval({ status, amountMinor: 1000, commissionCount: 1 }, 1)).toThrow(TypeError)
     }
   })
@@ -77,6 +82,7 @@ const sale = (over: Partial<RefundableCommission> = {}): RefundableCommission =>
   amountMinor: 1000,
   refundedMinor: 0,
   payoutId: null,
+  payoutStatus: null,
   ...over,
 })
 const refused = (result: unknown, message: RegExp): void => {
@@ -112,8 +118,8 @@ describe('planRefund', () => {
     })
   })
 
-  it('takes a commission out of its payout on any refund, back to pending when something is left', () => {
-    const inPayout = sale({ status: 'processing', payoutId: 'p1' })
+  it('takes a commission out of its pending payout on any refund, back to pending when something is left', () => {
+    const inPayout = sale({ status: 'processing', payoutId: 'p1', payoutStatus: 'pending' })
     expect(planRefund(inPayout, 400, NOW)).toEqual({
       type: 'unpaid',
       refundMinor: 400,
@@ -132,8 +138,28 @@ describe('planRefund', () => {
     })
   })
 
+  it('refunds a commission in a processing payout as after payment: it stays in the frozen payout, a clawback takes the refund back', () => {
+    const frozen = sale({ status: 'processing', payoutId: 'p1', payoutStatus: 'processing' })
+    expect(planRefund(frozen, 400, NOW)).toEqual({
+      type: 'paid',
+      refundMinor: 400,
+      refundedMinor: 400,
+      status: 'processing',
+      clawback: { kind: 'clawback', amountMinor: -400, status: 'pending', dueAt: NOW, reversesCommissionId: 'c1', payoutId: null, refundedMinor: 0 },
+    })
+    // All of it: it stays processing (its payout makes it refunded when paid).
+    expect(planRefund(frozen, undefined, NOW)).toMatchObject({ type: 'paid', refundMinor: 1000, refundedMinor: 1000, status: 'processing' })
+    expect(planRefund({ ...frozen, refundedMinor: 400 }, 601, NOW)).toBeInstanceOf(AffiliateError)
+  })
+
+  it('refunds a commission that was refunded after payment before (back from a failed payout) through clawbacks too', () => {
+    const back = sale({ status: 'pending', refundedMinor: 400 })
+    expect(planRefund(back, undefined, NOW)).toMatchObject({ type: 'paid', refundMinor: 600, refundedMinor: 1000, status: 'pending', clawback: { amountMinor: -600 } })
+    refused(planRefund(back, 601, NOW), /more than what is left.*600/)
+  })
+
   it('raises refundedAmount of a paid commission and creates a clawback due now', () => {
-    const paid = sale({ status: 'paid', payoutId: 'p1', refundedMinor: 200 })
+    const paid = sale({ status: 'paid', payoutId: 'p1', payoutStatus: 'paid', refundedMinor: 200 })
     expect(planRefund(paid, 300, NOW)).toEqual({
       type: 'paid',
       refundMinor: 300,
@@ -152,7 +178,7 @@ describe('planRefund', () => {
   })
 
   it('makes a paid commission refunded when nothing is left, by default refunding what is left', () => {
-    const paid = sale({ status: 'paid', payoutId: 'p1', refundedMinor: 200 })
+    const paid = sale({ status: 'paid', payoutId: 'p1', payoutStatus: 'paid', refundedMinor: 200 })
     expect(planRefund(paid, undefined, NOW)).toMatchObject({ refundMinor: 800, refundedMinor: 1000, status: 'refunded', clawback: { amountMinor: -800 } })
     expect(planRefund(paid, 800, NOW)).toMatchObject({ status: 'refunded' })
     expect(planRefund(paid, 799, NOW)).toMatchObject({ refundedMinor: 999, status: 'paid', clawback: { amountMinor: -799 } })
@@ -234,17 +260,24 @@ describe('earningsOf', () => {
 })
 
 describe('balanceOf', () => {
-  it('splits pending commissions by due date and payouts by status', () => {
+  it('splits pending commissions by due date, payouts by status, and counts commissions paid outside payouts', () => {
     const asOf = '2026-11-23T00:00:00.000Z'
+    const old = '2026-10-01T00:00:00.000Z'
     expect(
       balanceOf(
         [
-          { status: 'pending', amountMinor: 1000, dueAt: '2026-11-23T00:00:00.001Z', payoutId: null },
-          { status: 'pending', amountMinor: 400, dueAt: asOf, payoutId: null },
-          { status: 'pending', amountMinor: -600, dueAt: '2026-11-01T00:00:00.000Z', payoutId: null },
-          { status: 'processing', amountMinor: 2500, dueAt: '2026-10-01T00:00:00.000Z', payoutId: 'p1' },
-          { status: 'paid', amountMinor: 900, dueAt: '2026-10-01T00:00:00.000Z', payoutId: 'p2' },
-          { status: 'refunded', amountMinor: 0, dueAt: '2026-10-01T00:00:00.000Z', payoutId: null },
+          { status: 'pending', amountMinor: 1000, refundedMinor: 0, dueAt: '2026-11-23T00:00:00.001Z', payoutId: null },
+          { status: 'pending', amountMinor: 400, refundedMinor: 0, dueAt: asOf, payoutId: null },
+          { status: 'pending', amountMinor: -600, refundedMinor: 0, dueAt: '2026-11-01T00:00:00.000Z', payoutId: null },
+          { status: 'processing', amountMinor: 2500, refundedMinor: 0, dueAt: old, payoutId: 'p1' },
+          { status: 'paid', amountMinor: 900, refundedMinor: 0, dueAt: old, payoutId: 'p2' },
+          { status: 'refunded', amountMinor: 0, refundedMinor: 0, dueAt: old, payoutId: null },
+          // Outside payouts: set processing or paid by hand, or refunded after such a payment.
+          { status: 'processing', amountMinor: 30, refundedMinor: 0, dueAt: old, payoutId: null },
+          { status: 'paid', amountMinor: 40, refundedMinor: 10, dueAt: old, payoutId: null },
+          { status: 'refunded', amountMinor: 50, refundedMinor: 50, dueAt: old, payoutId: null },
+          // Refunded before payment: it counts nowhere.
+          { status: 'refunded', amountMinor: 70, refundedMinor: 0, dueAt: old, payoutId: null },
         ],
         [
           { status: 'pending', amountMinor: 2000 },
@@ -255,136 +288,10 @@ describe('balanceOf', () => {
         ],
         asOf,
       ),
-    ).toEqual({ held: 1000, due: -200, inPayout: 2500, paidOut: 900 })
+    ).toEqual({ held: 1000, due: -200, inPayout: 2500, paidOut: 900, paidOutside: 120 })
   })
 
   it('is all zero for nothing', () => {
-    expect(balanceOf([], [], NOW)).toEqual({ held: 0, due: 0, inPayout: 0, paidOut: 0 })
-  })
-})
-
-describe('planPayoutRun', () => {
-  const asOf = '2026-11-23T00:00:00.000Z'
-  const past = '2026-11-01T00:00:00.000Z'
-  const campaigns: RunCampaign[] = [
-    { id: 'camp-a', minimumPayoutMinor: 5000, currency: 'EUR' },
-    { id: 'camp-b', minimumPayoutMinor: 0 },
-  ]
-  const aff = (id: string, over: Partial<RunAffiliate> = {}): RunAffiliate => ({
-    id,
-    isBanned: false,
-    payoutMethod: 'PAYPAL',
-    payoutEmail: `${id}@example.com`,
-    ...over,
-  })
-  let n = 0
-  const com = (affiliateId: string, campaignId: string, amountMinor: number, over: Partial<RunCommission> = {}): RunCommission => ({
-    id: `c${String(++n).padStart(3, '0')}`,
-    affiliateId,
-    campaignId,
-    kind: amountMinor < 0 ? 'clawback' : 'sale',
-    status: 'pending',
-    amountMinor,
-    dueAt: past,
-    payoutId: null,
-    ...over,
-  })
-
-  it('selects due commissions, nets them per affiliate and campaign, and skips with the SPEC reasons', () => {
-    n = 0
-    const commissions = [
-      com('a-ok', 'camp-a', 4000, { dueAt: '2026-11-20T00:00:00.000Z' }),
-      com('a-ok', 'camp-a', 3000),
-      com('a-ok', 'camp-a', -1000),
-      com('a-ok', 'camp-a', 9999, { dueAt: '2026-11-23T00:00:00.001Z' }), // not due yet
-      com('a-ok', 'camp-a', 9999, { status: 'processing', payoutId: 'p-old' }), // in a payout
-      com('a-ok', 'camp-a', 9999, { status: 'paid', payoutId: 'p-old' }),
-      com('a-ok', 'camp-a', 0, { status: 'refunded' }),
-      com('a-ok', 'camp-a', 9999, { status: 'pending', payoutId: 'p-weird' }), // claimed already
-      com('a-low', 'camp-a', 4999),
-      com('a-neg', 'camp-a', 1000),
-      com('a-neg', 'camp-a', -1000),
-      com('a-ban', 'camp-a', 100_000),
-      com('a-nodet', 'camp-a', 6000),
-      com('a-noemail', 'camp-b', 1),
-      com('b-ok', 'camp-b', 1, { dueAt: asOf }),
-      com('b-claw', 'camp-b', -50),
-    ]
-    const affiliates = [
-      aff('a-ok'),
-      aff('a-low'),
-      aff('a-neg'),
-      aff('a-ban', { isBanned: true, payoutMethod: null }),
-      aff('a-nodet', { payoutMethod: null }),
-      aff('a-noemail', { payoutMethod: 'WISE', payoutEmail: '' }),
-      aff('b-ok', { payoutMethod: 'BANK_TRANSFER' }),
-      aff('b-claw'),
-      aff('idle'),
-    ]
-    const plan = planPayoutRun({ commissions, affiliates, campaigns, asOf })
-    expect(plan.payouts).toEqual([
-      {
-        affiliateId: 'a-ok',
-        campaignId: 'camp-a',
-        amountMinor: 6000,
-        commissionIds: ['c002', 'c003', 'c001'],
-        currency: 'EUR',
-        payoutMethod: 'PAYPAL',
-        payoutEmail: 'a-ok@example.com',
-      },
-      {
-        affiliateId: 'b-ok',
-        campaignId: 'camp-b',
-        amountMinor: 1,
-        commissionIds: ['c015'],
-        currency: 'USD',
-        payoutMethod: 'BANK_TRANSFER',
-        payoutEmail: 'b-ok@example.com',
-      },
-    ])
-    expect(plan.skipped).toEqual([
-      { affiliateId: 'a-ban', campaignId: 'camp-a', reason: 'banned', amountMinor: 100_000 },
-      { affiliateId: 'a-low', campaignId: 'camp-a', reason: 'below_minimum', amountMinor: 4999 },
-      { affiliateId: 'a-neg', campaignId: 'camp-a', reason: 'not_positive', amountMinor: 0 },
-      { affiliateId: 'a-nodet', campaignId: 'camp-a', reason: 'no_payout_details', amountMinor: 6000 },
-      { affiliateId: 'a-noemail', campaignId: 'camp-b', reason: 'no_payout_details', amountMinor: 1 },
-      { affiliateId: 'b-claw', campaignId: 'camp-b', reason: 'not_positive', amountMinor: -50 },
-    ])
-  })
-
-  it('checks the reasons in order: banned, not_positive, below_minimum, no_payout_details', () => {
-    n = 0
-    const run = (amount: number, a: RunAffiliate) =>
-      planPayoutRun({ commissions: [com(a.id, 'camp-a', amount)], affiliates: [a], campaigns, asOf }).skipped[0]?.reason
-    expect(run(-5, aff('x', { isBanned: true, payoutMethod: null }))).toBe('banned')
-    expect(run(-5, aff('x', { payoutMethod: null }))).toBe('not_positive')
-    expect(run(10, aff('x', { payoutMethod: null }))).toBe('below_minimum')
-    expect(run(5000, aff('x', { payoutEmail: null }))).toBe('no_payout_details')
-    expect(run(5000, aff('x'))).toBeUndefined()
-  })
-
-  it('pays a zero minimum from one minor unit, and nothing at zero', () => {
-    n = 0
-    const at = (amount: number) =>
-      planPayoutRun({ commissions: [com('x', 'camp-b', amount)], affiliates: [aff('x')], campaigns, asOf })
-    expect(at(1).payouts).toHaveLength(1)
-    expect(at(0).skipped).toEqual([{ affiliateId: 'x', campaignId: 'camp-b', reason: 'not_positive', amountMinor: 0 }])
-  })
-
-  it('answers the same plan whatever the input order', () => {
-    n = 0
-    const commissions = [com('x', 'camp-b', 5), com('y', 'camp-b', 7), com('x', 'camp-b', 3), com('y', 'camp-a', 9000)]
-    const affiliates = [aff('x'), aff('y')]
-    const one = planPayoutRun({ commissions, affiliates, campaigns, asOf })
-    const two = planPayoutRun({ commissions: [...commissions].reverse(), affiliates: [...affiliates].reverse(), campaigns: [...campaigns].reverse(), asOf })
-    expect(two).toEqual(one)
-    expect(one.payouts.map((p) => [p.campaignId, p.affiliateId])).toEqual([['camp-a', 'y'], ['camp-b', 'x'], ['camp-b', 'y']])
-  })
-
-  it('refuses a commission whose affiliate or campaign was not loaded, and a bad asOf', () => {
-    n = 0
-    expect(() => planPayoutRun({ commissions: [com('ghost', 'camp-b', 5)], affiliates: [], campaigns, asOf })).toThrow(/Affiliate ghost/)
-    expect(() => planPayoutRun({ commissions: [com('x', 'nope', 5)], affiliates: [aff('x')], campaigns, asOf })).toThrow(/Campaign nope/)
-    expect(() => planPayoutRun({ commissions: [], affiliates: [], campaigns, asOf: 'soon' })).toThrow(/asOf/)
+    expect(balanceOf([], [], NOW)).toEqual({ held: 0, due: 0, inPayout: 0, paidOut: 0, paidOutside: 0 })
   })
 })

@@ -84,6 +84,9 @@ type Step =
   | { type: 'move'; live: boolean; payout: number; status: Move | 'next'; reference: boolean }
   | { type: 'ban'; affiliate: number; isBanned: boolean }
   | { type: 'details'; affiliate: number; set: boolean }
+  | { type: 'export' }
+  | { type: 'redate'; record: Pick; ageHours: number }
+  | { type: 'mark'; record: Pick; status: 'pending' | 'processing' | 'paid' }
 
 const cents = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom(0, 1) },
@@ -144,6 +147,9 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   },
   { weight: 1, arbitrary: fc.record({ type: fc.constant('ban' as const), affiliate: fc.nat(3), isBanned: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ type: fc.constant('details' as const), affiliate: fc.nat(3), set: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.constant({ type: 'export' as const }) },
+  { weight: 1, arbitrary: fc.record({ type: fc.constant('redate' as const), record: pick, ageHours: fc.integer({ min: -24, max: 24 * 20 }) }) },
+  { weight: 1, arbitrary: fc.record({ type: fc.constant('mark' as const), record: pick, status: fc.constantFrom('pending' as const, 'processing' as const, 'paid' as const) }) },
 )
 
 const money = formatMoney
@@ -181,6 +187,8 @@ interface ModelCommission {
   /** What it was created with or last set to: the `earned_c` of the header. */
   earned: number
   dueAt: number
+  /** commissionDate, ms. */
+  date: number
   payoutId: string | null
   reverses: string | null
   deleted: boolean
@@ -203,7 +211,7 @@ interface Snapshot {
   items: Map<string, string[]>
   affiliates: unknown[]
   links: unknown[]
-  balances: { affiliateId: string; currency: string; held: string; due: string; inPayout: string; paidOut: string }[]
+  balances: { affiliateId: string; currency: string; held: string; due: string; inPayout: string; paidOut: string; paidOutside: string }[]
 }
 
 /** What the scenarios went through, so a generator that stopped reaching the interesting states fails. */
@@ -252,6 +260,8 @@ async function scenario(steps: Step[], storage?: Storage) {
   const payoutIds: string[] = []
   /** Every payout each commission has been in. */
   const history = new Map<string, Set<string>>()
+  /** Money sent: each payout moved to processing (and exported), at its amount then; dropped when it fails. */
+  const sent = new Map<string, number>()
 
 
   async function observe(): Promise<Snapshot> {
@@ -275,13 +285,14 @@ async function scenario(steps: Step[], storage?: Storage) {
   const dueOf = (a: number, asOf: number) =>
     [...commissions.values()].filter((c) => !c.deleted && c.affiliate === a && c.status === 'pending' && c.payoutId === null && c.dueAt <= asOf)
 
-  /** Takes a commission out of its payout (a refund before payment), canceling the payout at zero or less. */
+  /** Takes a commission out of its pending payout (a refund before payment), canceling the payout at zero or less or below its minimum. */
   function leavePayout(c: ModelCommission, amountBefore: number) {
     const p = payouts.get(c.payoutId!)!
+    expect(p.status).toBe('pending')
     p.items.delete(c.id)
     c.payoutId = null
     seen.add('refunded out of a payout')
-    if (p.amount - amountBefore > 0) {
+    if (p.amount - amountBefore > 0 && p.amount - amountBefore >= CAMPAIGNS[p.campaign]!.minimumCents) {
       p.amount -= amountBefore
       p.count -= 1
     } else {
@@ -358,7 +369,7 @@ async function scenario(steps: Step[], storage?: Storage) {
     // money conserved, and earnings as the model says.
     for (const [a, affiliate] of affiliates.entries()) {
       const mine = [...s.commissions.values()].filter((c) => c.affiliateId === affiliate.id)
-      const sums = { held: 0, due: 0, inPayout: 0, paidOut: 0, refunded: 0 }
+      const sums = { held: 0, due: 0, inPayout: 0, paidOut: 0, paidOutside: 0, refunded: 0 }
       for (const c of mine) {
         const payout = c.payoutId === null ? null : s.payouts.get(c.payoutId)!
         const amount = centsOf(c.amount)
@@ -367,6 +378,8 @@ async function scenario(steps: Step[], storage?: Storage) {
           else sums.due += amount
         } else if (c.status === 'processing' && payout && (payout.status === 'pending' || payout.status === 'processing')) sums.inPayout += amount
         else if ((c.status === 'paid' || c.status === 'refunded') && payout?.status === 'paid') sums.paidOut += amount
+        else if (c.kind === 'sale' && payout === null && (c.status === 'processing' || c.status === 'paid')) sums.paidOutside += amount
+        else if (c.kind === 'sale' && payout === null && c.status === 'refunded' && c.refundedAmount !== '0.00') sums.paidOutside += amount
         else if (c.status === 'refunded' && payout === null && c.kind === 'sale') same(c.refundedAmount, '0.00', context)
         else expect.fail(`${context}: commission ${c.commissionId} is ${c.kind} ${c.status} in ${payout?.status ?? 'no'} payout`)
       }
@@ -376,8 +389,14 @@ async function scenario(steps: Step[], storage?: Storage) {
       expect(payoutSum(['paid']), `${context}: affiliate ${a} paidOut by payouts`).toBe(sums.paidOut)
 
       const balance = s.balances[a]!
-      const shown = { held: centsOf(balance.held), due: centsOf(balance.due), inPayout: centsOf(balance.inPayout), paidOut: centsOf(balance.paidOut) }
-      expect(shown, `${context}: affiliate ${a} balance`).toEqual({ held: sums.held, due: sums.due, inPayout: sums.inPayout, paidOut: sums.paidOut })
+      const shown = {
+        held: centsOf(balance.held),
+        due: centsOf(balance.due),
+        inPayout: centsOf(balance.inPayout),
+        paidOut: centsOf(balance.paidOut),
+        paidOutside: centsOf(balance.paidOutside),
+      }
+      expect(shown, `${context}: affiliate ${a} balance`).toEqual({ held: sums.held, due: sums.due, inPayout: sums.inPayout, paidOut: sums.paidOut, paidOutside: sums.paidOutside })
       expect(balance.currency).toBe('USD')
 
       let earned = 0
@@ -391,8 +410,24 @@ async function scenario(steps: Step[], storage?: Storage) {
         refunded += c.earned - amount + (stored.status === 'refunded' ? amount : refundedAmount)
         if (c.status !== 'refunded') earnings += c.amount - c.refunded
       }
-      expect(shown.held + shown.due + shown.inPayout + shown.paidOut + refunded, `${context}: affiliate ${a} money conserved`).toBe(earned)
-      expect(Math.round((s.affiliates[a] as { totalEarnings: number }).totalEarnings * 100), `${context}: affiliate ${a} totalEarnings`).toBe(earnings)
+      expect(shown.held + shown.due + shown.inPayout + shown.paidOut + shown.paidOutside + refunded, `${context}: affiliate ${a} money conserved`).toBe(earned)
+      const totalEarnings = Math.round((s.affiliates[a] as { totalEarnings: number }).totalEarnings * 100)
+      expect(totalEarnings, `${context}: affiliate ${a} totalEarnings`).toBe(earnings)
+      // 5. The balance reconciles: its five figures add up to what the affiliate earned.
+      expect(shown.held + shown.due + shown.inPayout + shown.paidOut + shown.paidOutside, `${context}: affiliate ${a} balance reconciles`).toBe(totalEarnings)
+      // 6. Money sent (every payout from processing on, at the amount it had when it was sent and
+      //    exported) never exceeds net earnings, but by what clawbacks still claim back (a negative
+      //    due); exactly, sent + what is still owed = earnings. A sent payout keeps its amount.
+      let sentOut = 0
+      for (const [id, amount] of sent) {
+        const p = payouts.get(id)!
+        if (p.affiliate !== a) continue
+        sentOut += amount
+        same(centsOf(s.payouts.get(id)!.amount), amount, `${context}: payout ${id} (${p.status}) changed after it was sent`)
+      }
+      const owed = shown.held + shown.due + payoutSum(['pending']) + shown.paidOutside
+      expect(sentOut, `${context}: affiliate ${a} sent more than earned`).toBeLessThanOrEqual(totalEarnings + Math.max(0, -shown.due))
+      expect(sentOut + owed, `${context}: affiliate ${a} sent + owed = earnings`).toBe(totalEarnings)
       const linkEarnings = live.filter((c) => c.link === a && c.kind === 'sale' && c.status !== 'refunded').reduce((sum, c) => sum + c.amount - c.refunded, 0)
       const link = (s.links[a] as { totalEarnings: number }[])[0]!
       expect(Math.round(link.totalEarnings * 100), `${context}: link ${a} totalEarnings`).toBe(linkEarnings)
@@ -447,6 +482,7 @@ async function scenario(steps: Step[], storage?: Storage) {
           refunded: 0,
           earned: s.cents,
           dueAt: commissionDate + CAMPAIGNS[AFFILIATES[s.affiliate]!.campaign]!.payoutTerm * DAY,
+          date: commissionDate,
           payoutId: null,
           reverses: null,
           deleted: false,
@@ -454,6 +490,16 @@ async function scenario(steps: Step[], storage?: Storage) {
       }
     } else if (s.type === 'advance') {
       clock.advance(s.hours * HOUR)
+    } else if (s.type === 'export') {
+      // The file the host uploads: every processing payout, at the amount that is sent.
+      const response = await call('GET', '/payouts/export?format=csv&status=processing')
+      status = response.status
+      const [header, ...rows] = (response.text as string).trim().split('\n').map((line: string) => line.split(','))
+      const at = (name: string) => header!.indexOf(name)
+      const file = rows.map((row) => [row[at('payoutId')], centsOf(row[at('amount')]!)]).sort()
+      const model = [...payouts.values()].filter((p) => p.status === 'processing').map((p) => [p.id, sent.get(p.id)]).sort()
+      expect(file, `${context}: exported`).toEqual(model)
+      if (file.length > 0) seen.add('payout exported')
     } else if (s.type === 'ban') {
       await api.affiliates.update(affiliates[s.affiliate]!.id, { isBanned: s.isBanned })
       banned[s.affiliate] = s.isBanned
@@ -464,10 +510,16 @@ async function scenario(steps: Step[], storage?: Storage) {
     } else if (s.type === 'refund' || s.type === 'refundStatus') {
       if (!current) continue
       refundedId = current.id
-      // What a refund would take, and of how much is left.
-      const left = current.status === 'paid' ? current.amount - current.refunded : current.amount
+      // What a refund would take, of how much is left, and whether it is one after payment: the
+      // commission is paid, or its payout is frozen (processing or later), or it was refunded after
+      // payment before (back from a payout that failed).
+      const left = current.amount - current.refunded
+      const payoutStatus = current.payoutId === null ? null : payouts.get(current.payoutId)!.status
+      const afterPayment = current.status === 'paid' || current.refunded > 0 || (payoutStatus !== null && payoutStatus !== 'pending')
       let amount: number
       let result: { status: number }
+      /** What a successful step does: a clawback, a lower amount, or only the status. */
+      let path: 'after' | 'before' | 'status' = afterPayment ? 'after' : 'before'
       if (s.type === 'refund') {
         amount = { rest: left, cent: 1, half: Math.max(1, Math.floor(left / 2)), over: left + 1 }[s.amount]
         result = await outcome(() =>
@@ -480,25 +532,28 @@ async function scenario(steps: Step[], storage?: Storage) {
       } else {
         amount = left
         result = await outcome(() => api.commissions.update(current.id, { status: 'refunded' }))
+        const throughRefund = current.status === 'paid' || (current.refunded > 0 && current.payoutId === null)
         if (current.deleted) expected = 404
         else if (current.kind === 'clawback') expected = 422
         else if (current.status === 'refunded') expected = 200 // already there: a no-op
-        else if (current.status === 'paid') expected = left > 0 ? 200 : 422 // a paid 0.00 is still in its payout
-        else if (current.payoutId !== null) expected = 422 // in a payout: refund it, or move the payout
-        else expected = 200
+        else if (throughRefund && left > 0) path = 'after'
+        else if (current.refunded > 0) expected = 422 // nothing left, and its clawbacks took it all
+        else if (current.payoutId !== null) expected = 422 // in a payout (a paid 0.00 too): refund it, or move the payout
+        else path = 'status'
       }
       status = result.status
       if (expected === 200 && current.status !== 'refunded') {
-        if (current.status === 'paid') {
+        if (path === 'after') {
+          if (current.status !== 'paid') seen.add(current.payoutId === null ? 'refund after a failed payout' : 'refund in a frozen payout')
           current.refunded += amount
-          if (current.refunded === current.amount) current.status = 'refunded'
+          if (current.status === 'paid' && current.refunded === current.amount) current.status = 'refunded'
           clawback = [current, amount]
-        } else if (s.type === 'refundStatus') {
+        } else if (path === 'status') {
           current.status = 'refunded'
         } else {
           const amountBefore = current.amount
           current.amount -= amount
-          // Out of its payout and back to pending for the next run.
+          // Out of its pending payout and back to pending for the next run.
           if (current.payoutId !== null) {
             current.status = 'pending'
             leavePayout(current, amountBefore)
@@ -514,6 +569,7 @@ async function scenario(steps: Step[], storage?: Storage) {
       else if (!changes) expected = 200
       else if (current.kind === 'clawback' || current.status === 'paid' || current.status === 'refunded' || current.payoutId !== null) expected = 422
       else if (banned[current.affiliate] && s.cents > current.amount) expected = 422
+      else if (s.cents < current.refunded) expected = 422
       if (expected === 200 && changes) {
         current.earned += s.cents - current.amount
         current.amount = s.cents
@@ -522,8 +578,38 @@ async function scenario(steps: Step[], storage?: Storage) {
       if (!current) continue
       status = (await outcome(() => api.commissions.delete(current.id))).status
       if (current.deleted) expected = 404
-      else if (current.status === 'paid' || current.kind === 'clawback' || current.payoutId !== null) expected = 422
+      // Money history: paid, a clawback, in a payout, or refunded after payment (a clawback reverses it).
+      else if (current.status === 'paid' || current.kind === 'clawback' || current.payoutId !== null || current.refunded > 0) expected = 422
       if (expected === 200) current.deleted = true
+    } else if (s.type === 'redate') {
+      if (!current) continue
+      const date = now - s.ageHours * HOUR
+      status = (await outcome(() => api.commissions.update(current.id, { commissionDate: iso(date) }))).status
+      const changes = date !== current.date
+      if (current.deleted) expected = 404
+      else if (!changes) expected = 200
+      // Clawbacks change only through payouts; a commission in a payout keeps the date it was taken on.
+      else if (current.kind === 'clawback' || current.payoutId !== null) expected = 422
+      if (expected === 200 && changes) {
+        seen.add('redated')
+        current.date = date
+        current.dueAt = date + CAMPAIGNS[AFFILIATES[current.affiliate]!.campaign]!.payoutTerm * DAY
+      }
+    } else if (s.type === 'mark') {
+      if (!current) continue
+      // Paid (or being paid) by hand, outside payouts, or back to pending.
+      status = (await outcome(() => api.commissions.update(current.id, { status: s.status }))).status
+      const to = s.status
+      const moves = to !== current.status
+      const allowed: Record<string, readonly string[]> = { pending: ['processing', 'paid'], processing: ['paid', 'pending'], paid: [], refunded: [] }
+      if (current.deleted) expected = 404
+      else if (!moves) expected = 200
+      else if (current.kind === 'clawback' || current.payoutId !== null || !allowed[current.status]!.includes(to)) expected = 422
+      else if (banned[current.affiliate] && to !== 'pending') expected = 422
+      if (expected === 200 && moves) {
+        seen.add(`marked ${to}`)
+        current.status = to
+      }
     } else if (s.type === 'run') {
       const asOf = s.backHours === null ? now : now - s.backHours * HOUR
       if (asOf > now) expected = 422
@@ -611,9 +697,13 @@ async function scenario(steps: Step[], storage?: Storage) {
       if (expected === 200 && moves) {
         seen.add(`payout ${to}`)
         p.status = to
+        // From processing on the money is on its way; a payout that fails was not sent.
+        if (to === 'processing') sent.set(p.id, p.amount)
+        if (to === 'failed') sent.delete(p.id)
         for (const id of p.items) {
           const c = commissions.get(id)!
-          if (to === 'paid') c.status = 'paid'
+          // Refunded in full while it was frozen: nothing of it is left to pay.
+          if (to === 'paid') c.status = c.refunded > 0 && c.refunded === c.amount ? 'refunded' : 'paid'
           else if (to === 'failed' || to === 'canceled') Object.assign(c, { status: 'pending', payoutId: null })
         }
         if (to === 'failed' || to === 'canceled') p.items.clear()
@@ -642,6 +732,7 @@ async function scenario(steps: Step[], storage?: Storage) {
         refunded: 0,
         earned: 0,
         dueAt: now,
+        date: now,
         payoutId: null,
         reverses: sale.id,
         deleted: false,
@@ -675,6 +766,7 @@ describe('payouts and clawbacks against a model', () => {
       'refunded out of a payout', 'payout canceled by a refund',
       'skipped banned', 'skipped not_positive', 'skipped below_minimum', 'skipped no_payout_details',
       'refused create', 'refused refund', 'refused refundStatus', 'refused edit', 'refused delete', 'refused run', 'refused move',
+      'refund in a frozen payout', 'payout exported', 'redated', 'refused redate', 'marked paid', 'marked processing', 'refused mark',
     ]
     expect(wanted.filter((w) => !seen.has(w))).toEqual([])
   }, 60_000)
@@ -722,6 +814,38 @@ describe('payouts and clawbacks against a model', () => {
       run({ backHours: -1 }), // asOf in the future: refused
       { type: 'delete', record: any(4) }, // pending, in no payout: deleted
       { type: 'refund', record: any(4), amount: 'rest' }, // gone: 404
+    ])
+  })
+
+  it('holds over the walk of issue 26: a refund inside a payout being paid, re-dating, deletes, paid outside payouts', async () => {
+    await scenario([
+      { type: 'create', affiliate: 0, cents: 3000, ageHours: 24 * 8, link: 'own' }, // c0
+      { type: 'create', affiliate: 0, cents: 4000, ageHours: 24 * 8, link: null }, // c1
+      run(), // P0: 70.00
+      next(0), // processing
+      { type: 'export' }, // the file says 70.00
+      { type: 'refund', record: any(0), amount: 'cent' }, // frozen: c0 stays, clawback k0 = -0.01
+      { type: 'refund', record: any(1), amount: 'rest' }, // frozen: c1 stays, clawback k1 = -40.00
+      { type: 'export' },
+      { type: 'redate', record: any(0), ageHours: 1 }, // in a payout: refused
+      { type: 'redate', record: any(2), ageHours: 24 * 30 }, // a clawback: refused
+      next(0), // paid: c0 paid, c1 refunded
+      { type: 'delete', record: any(1) }, // refunded after payment: refused
+      run(), // -40.01: not positive
+      { type: 'create', affiliate: 0, cents: 5000, ageHours: 24 * 8, link: null }, // c4
+      { type: 'mark', record: any(4), status: 'paid' }, // paid outside payouts
+      { type: 'refund', record: any(4), amount: 'half' }, // a clawback k2 = -25.00
+      { type: 'delete', record: any(4) }, // paid: refused
+      { type: 'refundStatus', record: any(4) }, // the rest: clawback k3 = -25.00
+      { type: 'delete', record: any(4) }, // refunded after payment: refused
+      { type: 'create', affiliate: 0, cents: 9000, ageHours: 24 * 8, link: null }, // c5
+      run(), // P1: 90.00 - 40.01 - 50.00 = -0.01: not positive
+      { type: 'create', affiliate: 0, cents: 100, ageHours: 24 * 8, link: null }, // c6
+      run(), // P1: 0.99
+      next(0),
+      { type: 'move', live: true, payout: 0, status: 'failed', reference: false }, // not sent
+      { type: 'redate', record: any(8), ageHours: 0 }, // c6, back in no payout: held again
+      run(), // c6 held: -0.01, not positive
     ])
   })
 

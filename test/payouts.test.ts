@@ -54,6 +54,54 @@ describe('due dates', () => {
     expect(moved.dueAt).toBe('2024-03-01T12:00:00.000Z')
   })
 
+  it('a clawback cannot be re-dated, nor a commission in a payout (422, nothing changed); setting the same date is a no-op', async () => {
+    const { api, call, sale, ready, run } = await world({ minimum: 0 })
+    const [a, b] = [await sale(ready, '30.00'), await sale(ready, '40.00')]
+    const [payout] = (await run()).payouts
+    await api.payouts.update(payout!.payoutId, { status: 'processing' })
+    await api.payouts.update(payout!.payoutId, { status: 'paid' })
+    await api.commissions.refund(a.commissionId, { amount: '5.00' })
+    const [clawback] = (await api.commissions.list({ kind: 'clawback' })).items
+    await sale(ready, '10.00', 0)
+    // 10.00 is held: the run has nothing due but the clawback.
+    expect((await run()).skipped).toEqual([{ affiliateId: ready.id, reason: 'not_positive', amount: '-5.00' }])
+    const snapshot = async () => ({ commissions: await api.commissions.list({ limit: 100 }), balance: await api.affiliates.balance(ready.id), payouts: await api.payouts.list() })
+    const before = await snapshot()
+    const later = new Date(Date.parse(clawback!.commissionDate) + 90 * DAY).toISOString()
+    expect((await call('PUT', `/commissions?commissionId=${clawback!.commissionId}`, { body: { commissionDate: later } })).body).toEqual({
+      status: 422,
+      message: 'A clawback changes only through payouts: its status, amounts and commissionDate cannot be set',
+    })
+    expect((await call('PUT', `/commissions?commissionId=${b.commissionId}`, { body: { commissionDate: later } })).body).toEqual({
+      status: 422,
+      message: 'A commission in a payout cannot be re-dated: money history is kept',
+    })
+    expect((await call('PUT', `/referred-users?commissionId=${b.commissionId}`, { body: { commissionDate: later } })).status).toBe(422)
+    expect(await snapshot()).toEqual(before)
+    // The same date changes nothing and is no refusal.
+    expect(await api.commissions.update(clawback!.commissionId, { commissionDate: clawback!.commissionDate })).toEqual(clawback)
+    expect(await api.commissions.update(b.commissionId, { commissionDate: b.commissionDate })).toMatchObject({ commissionDate: b.commissionDate, status: 'paid' })
+  })
+
+  it('GET /commissions/list and /referred-users/list filter by kind', async () => {
+    const { api, call, sale, ready, run } = await world({ minimum: 0 })
+    const a = await sale(ready, '30.00')
+    await sale(ready, '10.00')
+    const [payout] = (await run()).payouts
+    await api.payouts.update(payout!.payoutId, { status: 'processing' })
+    await api.commissions.refund(a.commissionId, { amount: '5.00' })
+    const kinds = async (path: string, kind?: string) =>
+      (await call('GET', `${path}?limit=100${kind ? `&kind=${kind}` : ''}`)).body.data.items.map((c: { kind: string; amount: string }) => [c.kind, c.amount]).sort()
+    for (const path of ['/commissions/list', '/referred-users/list']) {
+      expect(await kinds(path, 'clawback')).toEqual([['clawback', '-5.00']])
+      expect(await kinds(path, 'sale')).toEqual([['sale', '10.00'], ['sale', '30.00']])
+      expect(await kinds(path)).toHaveLength(3)
+      expectValidation(await call('GET', `${path}?kind=refund`), [fieldError('kind', 'kind must be one of: sale, clawback', 'query')])
+    }
+    expect((await api.commissions.list({ kind: 'clawback', status: 'pending' })).pagination.total).toBe(1)
+    expect((await api.referredUsers.list({ kind: 'sale', status: 'pending' })).pagination.total).toBe(0)
+  })
+
   it('refuses the fields the service sets, naming each as read-only', async () => {
     const { call, campaign, ready } = await world()
     const res = await call('POST', '/commissions', {
@@ -107,7 +155,7 @@ describe('refunds', () => {
     expect(clawbacks).toEqual([
       expect.objectContaining({ amount: '-15.00', status: 'pending', payoutId: null, reversesCommissionId: c.commissionId, dueAt: new Date(clock.now()).toISOString(), referredUser: c.referredUser }),
     ])
-    expect(await api.affiliates.balance(ready.id)).toEqual({ affiliateId: ready.id, currency: 'EUR', held: '0.00', due: '-15.00', inPayout: '0.00', paidOut: '40.00' })
+    expect(await api.affiliates.balance(ready.id)).toEqual({ affiliateId: ready.id, currency: 'EUR', held: '0.00', due: '-15.00', inPayout: '0.00', paidOut: '40.00', paidOutside: '0.00' })
 
     // The rest, through PUT status refunded: the same path.
     const rest = await api.commissions.update(c.commissionId, { status: 'refunded' })
@@ -124,7 +172,7 @@ describe('refunds', () => {
     )
   })
 
-  it('a commission in a payout leaves it: the payout shrinks, and is canceled when nothing is left', async () => {
+  it('a commission in a pending payout leaves it: the payout shrinks, and is canceled when nothing is left', async () => {
     const { api, sale, ready, run } = await world({ minimum: 0 })
     const [a, b] = [await sale(ready, '30.00'), await sale(ready, '20.00')]
     const [payout] = (await run()).payouts
@@ -132,13 +180,92 @@ describe('refunds', () => {
     const left = await api.commissions.refund(a.commissionId, { amount: '10.00' })
     expect(left).toMatchObject({ amount: '20.00', status: 'pending', payoutId: null })
     expect(await api.payouts.get(payout!.payoutId)).toMatchObject({ amount: '20.00', commissionCount: 1, status: 'pending' })
-    await api.payouts.update(payout!.payoutId, { status: 'processing' })
     expect(await api.commissions.refund(b.commissionId)).toMatchObject({ amount: '0.00', status: 'refunded', payoutId: null })
     // Canceled, it keeps the amount and count it had, like a payout canceled through PUT.
     expect(await api.payouts.get(payout!.payoutId)).toMatchObject({ amount: '20.00', commissionCount: 1, status: 'canceled' })
     expect((await api.payouts.items(payout!.payoutId)).items).toEqual([])
     // The partly refunded one is due again and goes into the next payout.
     expect((await run()).payouts.map((p) => p.amount)).toEqual(['20.00'])
+  })
+
+  it('a pending payout a refund leaves below the campaign minimum is canceled and its commissions return; each change writes its payout event', async () => {
+    const { api, sale, ready, run } = await world({ minimum: 25 })
+    const [a, b, c] = [await sale(ready, '30.00'), await sale(ready, '20.00'), await sale(ready, '10.00')]
+    const [payout] = (await run()).payouts
+    const id = payout!.payoutId
+    const events = async () => (await api.events.list({ limit: 100 })).items.filter((e) => e.type.startsWith('payout.'))
+    expect((await events()).map((e) => e.type)).toEqual(['payout.created'])
+    await api.commissions.refund(c.commissionId, { amount: '5.00' })
+    // The 10.00 leaves it: 50.00 is still at least the 25.00 minimum, so smaller, told as payout.updated.
+    const shrunk = await api.payouts.get(id)
+    expect(shrunk).toMatchObject({ amount: '50.00', commissionCount: 2, status: 'pending' })
+    expect((await events()).map((e) => [e.type, e.data])).toEqual([['payout.created', payout], ['payout.updated', shrunk]])
+    await api.commissions.refund(a.commissionId, { amount: '0.01' })
+    // The 30.00 leaves it: 20.00 is below the minimum, so canceled, and the 20.00 goes back to pending.
+    const canceled = await api.payouts.get(id)
+    expect(canceled).toMatchObject({ amount: '50.00', commissionCount: 2, status: 'canceled' })
+    expect((await events())[2]).toEqual(expect.objectContaining({ type: 'payout.status_changed', data: { ...canceled, previousStatus: 'pending' } }))
+    expect(await api.commissions.get(b.commissionId)).toMatchObject({ amount: '20.00', status: 'pending', payoutId: null })
+    expect((await api.payouts.items(id)).items).toEqual([])
+    expect(await api.affiliates.balance(ready.id)).toMatchObject({ due: '54.99', inPayout: '0.00' })
+  })
+
+  it('a refund inside a payout already processing does not pay twice: the payout is frozen, the commission stays, a clawback nets into the next payout', async () => {
+    const { api, call, sale, ready, run, earnings } = await world({ minimum: 0 })
+    const [a, b] = [await sale(ready, '30.00'), await sale(ready, '40.00')]
+    const [payout] = (await run()).payouts
+    const id = payout!.payoutId
+    const processing = await api.payouts.update(id, { status: 'processing' })
+    const exported = (await call('GET', '/payouts/export?format=paypal&status=processing')).text.trim().split('\n').map((line) => line.split(','))
+    expect(exported.map((row) => [row[1], row[3]])).toEqual([['70.00', id]])
+    const before = (await api.events.list({ limit: 100 })).items.length
+    // 10.00 of the 30.00 back: as after payment.
+    expect(await api.commissions.refund(a.commissionId, { amount: '10.00' })).toMatchObject({
+      amount: '30.00',
+      refundedAmount: '10.00',
+      status: 'processing',
+      payoutId: id,
+    })
+    // All of the 40.00 back: it stays in the payout too, which is never canceled from processing.
+    expect(await api.commissions.refund(b.commissionId)).toMatchObject({ amount: '40.00', refundedAmount: '40.00', status: 'processing', payoutId: id })
+    expect(await api.payouts.get(id)).toEqual(processing)
+    expect((await api.payouts.items(id)).items.map((c) => c.commissionId).sort()).toEqual([a.commissionId, b.commissionId].sort())
+    const clawbacks = (await api.commissions.list({ affiliateId: ready.id, kind: 'clawback' })).items
+    expect(clawbacks.map((c) => [c.amount, c.status, c.payoutId, c.reversesCommissionId]).sort()).toEqual(
+      [['-10.00', 'pending', null, a.commissionId], ['-40.00', 'pending', null, b.commissionId]].sort(),
+    )
+    // The payout did not change, so no payout event; the refunds and clawbacks have theirs.
+    expect((await api.events.list({ limit: 100 })).items.slice(before).map((e) => e.type)).toEqual([
+      'commission.clawback_created',
+      'commission.refunded',
+      'commission.clawback_created',
+      'commission.refunded',
+    ])
+    expect(await earnings(ready)).toBe(20)
+    expect(await api.affiliates.balance(ready.id)).toMatchObject({ due: '-50.00', inPayout: '70.00', paidOut: '0.00', paidOutside: '0.00' })
+    await api.payouts.update(id, { status: 'paid' })
+    expect(await api.commissions.get(a.commissionId)).toMatchObject({ status: 'paid', refundedAmount: '10.00' })
+    expect(await api.commissions.get(b.commissionId)).toMatchObject({ status: 'refunded', refundedAmount: '40.00' })
+    // The next run nets the clawbacks: 70.00 sent for 20.00 earned, so a 60.00 sale pays 10.00.
+    expect((await run()).skipped).toEqual([{ affiliateId: ready.id, reason: 'not_positive', amount: '-50.00' }])
+    await sale(ready, '60.00')
+    expect((await run()).payouts.map((p) => p.amount)).toEqual(['10.00'])
+    expect(await earnings(ready)).toBe(80)
+  })
+
+  it('a frozen payout that fails hands back its refunded commissions with their refunds: the clawbacks still net, nothing is paid twice', async () => {
+    const { api, sale, ready, run } = await world({ minimum: 0 })
+    const a = await sale(ready, '30.00')
+    const [payout] = (await run()).payouts
+    await api.payouts.update(payout!.payoutId, { status: 'processing' })
+    await api.commissions.refund(a.commissionId, { amount: '10.00' })
+    await api.payouts.update(payout!.payoutId, { status: 'failed' })
+    expect(await api.commissions.get(a.commissionId)).toMatchObject({ status: 'pending', payoutId: null, amount: '30.00', refundedAmount: '10.00' })
+    expect(await api.affiliates.balance(ready.id)).toMatchObject({ due: '20.00', inPayout: '0.00', paidOut: '0.00', paidOutside: '0.00' })
+    // A later refund takes the after-payment path too: what is left is 20.00.
+    expect(await outcome(() => api.commissions.refund(a.commissionId, { amount: '20.01' }))).toBe(422)
+    expect(await outcome(() => api.commissions.delete(a.commissionId))).toBe(422)
+    expect((await run()).payouts.map((p) => [p.amount, p.commissionCount])).toEqual([['20.00', 2]])
   })
 
   it('refuses more than is left, a clawback, a refunded commission and a zero amount (422), and unknown ids (404), changing nothing', async () => {
@@ -223,7 +350,7 @@ describe('POST /payouts/run', () => {
     expect(await api.payouts.get(payoutId)).toEqual(res.body.data.payouts[0])
     const items = await api.payouts.items(payoutId)
     expect(items.items.map((c) => [c.amount, c.status, c.payoutId]).sort()).toEqual([['10.00', 'processing', payoutId], ['15.00', 'processing', payoutId]])
-    expect(await api.affiliates.balance(ready.id)).toEqual({ affiliateId: ready.id, currency: 'EUR', held: '99.00', due: '0.00', inPayout: '25.00', paidOut: '0.00' })
+    expect(await api.affiliates.balance(ready.id)).toEqual({ affiliateId: ready.id, currency: 'EUR', held: '99.00', due: '0.00', inPayout: '25.00', paidOut: '0.00', paidOutside: '0.00' })
     // Nothing is due twice.
     expect((await api.payouts.run({ workspaceId: WS_A })).payouts).toEqual([])
     // Once the held one is due, it is paid on its own.
@@ -287,7 +414,7 @@ describe('payout moves', () => {
       const read = await api.referredUsers.get(c.referredUser)
       expect(read).toMatchObject({ status: 'paid', payoutId: payout.payoutId, payoutDate: now })
     }
-    expect(await api.affiliates.balance(ready.id)).toMatchObject({ due: '0.00', inPayout: '0.00', paidOut: '20.00' })
+    expect(await api.affiliates.balance(ready.id)).toMatchObject({ due: '0.00', inPayout: '0.00', paidOut: '20.00', paidOutside: '0.00' })
     expect((await api.affiliates.get(ready.id)).totalEarnings).toBe(20)
     // Setting what is there changes nothing, not even updatedAt.
     clock.advance(1000)
@@ -422,10 +549,40 @@ describe('GET /affiliates/balance', () => {
     expect(res.body).toEqual({
       status: 200,
       message: 'Affiliate balance retrieved successfully',
-      data: { affiliateId: ready.id, currency: 'EUR', held: '3.00', due: '4.00', inPayout: '0.00', paidOut: '0.00' },
+      data: { affiliateId: ready.id, currency: 'EUR', held: '3.00', due: '4.00', inPayout: '0.00', paidOut: '0.00', paidOutside: '0.00' },
     })
     expect((await call('GET', `/affiliates/balance?affiliateId=${bare.id}`)).body.data).toMatchObject({ held: '0.00', due: '0.00' })
     expect((await call('GET', `/affiliates/balance?affiliateId=${ready.id}`, { key: KEY_B })).status).toBe(404)
+  })
+
+  it('counts commissions paid outside payouts in paidOutside, so held + due + inPayout + paidOut + paidOutside is totalEarnings', async () => {
+    const { api, call, sale, ready, run, earnings } = await world({ minimum: 0 })
+    const figures = async () => {
+      const { held, due, inPayout, paidOut, paidOutside } = (await call('GET', `/affiliates/balance?affiliateId=${ready.id}`)).body.data
+      return { held, due, inPayout, paidOut, paidOutside }
+    }
+    const adds = async () => {
+      const f = await figures()
+      expect(Object.values(f).reduce((sum, v) => sum + Math.round(Number(v) * 100), 0)).toBe(Math.round((await earnings(ready)) * 100))
+    }
+    const [a, b, c] = [await sale(ready, '10.00'), await sale(ready, '20.00'), await sale(ready, '40.00')]
+    await sale(ready, '1.00', 0)
+    await api.commissions.update(a.commissionId, { status: 'paid' })
+    await api.commissions.update(b.commissionId, { status: 'processing' })
+    expect(await figures()).toEqual({ held: '1.00', due: '40.00', inPayout: '0.00', paidOut: '0.00', paidOutside: '30.00' })
+    await adds()
+    const [payout] = (await run()).payouts
+    await api.payouts.update(payout!.payoutId, { status: 'processing' })
+    await api.payouts.update(payout!.payoutId, { status: 'paid' })
+    // Refunded after its payment outside payouts: its clawback takes the 4.00 back in due.
+    await api.commissions.refund(a.commissionId, { amount: '4.00' })
+    expect(await figures()).toEqual({ held: '1.00', due: '-4.00', inPayout: '0.00', paidOut: '40.00', paidOutside: '30.00' })
+    await adds()
+    await api.commissions.update(a.commissionId, { status: 'refunded' })
+    await api.commissions.update(b.commissionId, { status: 'pending' })
+    expect(await figures()).toEqual({ held: '1.00', due: '10.00', inPayout: '0.00', paidOut: '40.00', paidOutside: '10.00' })
+    await adds()
+    expect((await api.commissions.get(c.commissionId)).status).toBe('paid')
   })
 })
 
@@ -450,7 +607,7 @@ describe.each(storages())('the money flow on %s', (_name, open) => {
       await api.payouts.update(payout!.payoutId, { status: 'paid', externalReference: 'WISE-1' })
       expect(await api.commissions.get(first.commissionId)).toMatchObject({ status: 'paid', payoutId: payout!.payoutId })
       await api.commissions.refund(first.commissionId, { amount: '30.00' })
-      expect(await api.affiliates.balance(affiliate.id)).toEqual({ affiliateId: affiliate.id, currency: 'GBP', held: '5.00', due: '-30.00', inPayout: '0.00', paidOut: '100.00' })
+      expect(await api.affiliates.balance(affiliate.id)).toEqual({ affiliateId: affiliate.id, currency: 'GBP', held: '5.00', due: '-30.00', inPayout: '0.00', paidOut: '100.00', paidOutside: '0.00' })
       expect((await api.affiliates.get(affiliate.id)).totalEarnings).toBe(75)
       clock.advance(14 * DAY)
       await sale('50.00', 30)
@@ -462,6 +619,43 @@ describe.each(storages())('the money flow on %s', (_name, open) => {
       expect(again).toMatchObject({ amount: '25.00', commissionCount: 3 })
       expect((await api.payouts.list({ affiliateId: affiliate.id })).items.map((p) => p.status).sort()).toEqual(['failed', 'paid', 'pending'])
       expect((await api.payouts.list({ status: 'failed' })).items.map((p) => p.payoutId)).toEqual([next!.payoutId])
+    } finally {
+      await (storage as { close?: () => Promise<void> }).close?.()
+    }
+  })
+
+  it('issue 26: a frozen payout keeps what was sent, a pending one shrinks or is canceled with its events, paidOutside reconciles, kind filters', async () => {
+    const storage = await open()
+    try {
+      const { api } = setup({ storage })
+      const campaign = await api.campaigns.create(apiCampaignInput({ commissionType: 'fixed', amount: 10, payoutTerm: 0, minimumPayoutAmount: 25 }))
+      const affiliate = await api.affiliates.create({ email: 'frozen@example.com', campaignId: campaign.id, payoutMethod: 'PAYPAL', payoutEmail: 'f@example.com' })
+      let n = 0
+      const sale = (amount: string) => api.commissions.create({ campaignId: campaign.id, affiliateId: affiliate.id, referredUser: `f${++n}@example.com`, amount })
+      const [a, b] = [await sale('30.00'), await sale('40.00')]
+      const [frozen] = (await api.payouts.run({ workspaceId: WS_A })).payouts
+      await api.payouts.update(frozen!.payoutId, { status: 'processing' })
+      await api.commissions.refund(a.commissionId, { amount: '10.00' })
+      await api.commissions.refund(b.commissionId)
+      expect(await api.payouts.get(frozen!.payoutId)).toMatchObject({ amount: '70.00', commissionCount: 2, status: 'processing' })
+      expect(await outcome(() => api.commissions.update(a.commissionId, { commissionDate: '2020-01-01T00:00:00Z' }))).toBe(422)
+      await api.payouts.update(frozen!.payoutId, { status: 'paid' })
+      expect([(await api.commissions.get(a.commissionId)).status, (await api.commissions.get(b.commissionId)).status]).toEqual(['paid', 'refunded'])
+      expect((await api.commissions.list({ kind: 'clawback' })).items.map((c) => c.amount).sort()).toEqual(['-10.00', '-40.00'])
+      expect(await outcome(() => api.commissions.delete(b.commissionId))).toBe(422)
+      // Pending payout: 80.00 - 50.00 net of the clawbacks = 30.00; a refund leaving 20.00 cancels it.
+      const c = await sale('80.00')
+      const [pending] = (await api.payouts.run({ workspaceId: WS_A })).payouts
+      expect(pending).toMatchObject({ amount: '30.00', commissionCount: 3 })
+      await api.commissions.refund(c.commissionId, { amount: '1.00' })
+      expect(await api.payouts.get(pending!.payoutId)).toMatchObject({ status: 'canceled' })
+      const events = (await api.events.list({ limit: 100 })).items.filter((e) => e.type.startsWith('payout.'))
+      expect(events.at(-1)).toMatchObject({ type: 'payout.status_changed', data: { payoutId: pending!.payoutId, status: 'canceled', previousStatus: 'pending' } })
+      // Paid by hand outside payouts: the balance reconciles with the earnings.
+      await api.commissions.update(c.commissionId, { status: 'paid' })
+      const balance = await api.affiliates.balance(affiliate.id)
+      expect(balance).toMatchObject({ held: '0.00', due: '-50.00', inPayout: '0.00', paidOut: '70.00', paidOutside: '79.00' })
+      expect((await api.affiliates.get(affiliate.id)).totalEarnings).toBe(99)
     } finally {
       await (storage as { close?: () => Promise<void> }).close?.()
     }

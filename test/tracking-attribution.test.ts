@@ -71,6 +71,22 @@ describe.each([
     expect((await t.post(path, backdated)).status).toBe(201)
   })
 
+  it('refuses a commissionDate before the click (422, like one after the window) and changes nothing; at the click itself it counts', async () => {
+    const t = await setup()
+    const clickedAt = t.clock.now()
+    t.clock.advance(86_400_000)
+    const at = (ms: number, who: string) =>
+      kind === 'sale' ? t.sale({ referredUser: who, commissionDate: new Date(ms).toISOString() }) : t.signup({ referredTo: who, commissionDate: new Date(ms).toISOString() })
+    expect(await t.post(path, at(clickedAt - 1, 'early@example.com'))).toEqual({
+      status: 422,
+      body: { status: 422, message: 'Click is outside the attribution window: commissionDate is before the click' },
+    })
+    expect(await t.post(path, at(clickedAt - 86_400_000, 'early@example.com'))).toMatchObject({ status: 422 })
+    expect(await t.totals()).toEqual({ link: [0, 0], affiliate: [0, 0] })
+    expect((await t.post(path, at(clickedAt, 'on-time@example.com'))).status).toBe(201)
+    expect((await t.totals()).link[0]).toBe(1)
+  })
+
   it("answers an unknown clickId, or another workspace's, with the same 422", async () => {
     const t = await setup()
     const message = 'Unknown clickId: no such click is kept (clicks are kept for the longest attribution window of the campaigns)'

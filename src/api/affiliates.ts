@@ -97,7 +97,7 @@ export function affiliateOperations({ storage, clock }: Deps) {
       })
     },
 
-    /** Where the affiliate's money stands now: held, due, in payouts, paid out. */
+    /** Where the affiliate's money stands now: held, due, in payouts, paid out, paid outside payouts. */
     async balance(access: Access, query: unknown): Promise<AffiliateBalance> {
       const { affiliateId: id } = parse([affiliateId, query]).query
       return inTransaction(
@@ -105,9 +105,12 @@ export function affiliateOperations({ storage, clock }: Deps) {
         async (tx) => {
           const affiliate = await findAffiliate(tx, access, id)
           const campaign = await tx.get('campaigns', affiliate.campaignId)
-          const pending = await tx.find('commissions', { where: { affiliateId: affiliate.id, status: 'pending' } })
-          const payouts = await tx.find('payouts', { where: { affiliateId: affiliate.id } })
-          const balance = balanceOf(pending, payouts, isoAt(clock))
+          // Those in payouts count through their payouts' amounts: only the others are read.
+          const loose = await tx.select('commissions', ['status', 'amountMinor', 'refundedMinor', 'dueAt', 'payoutId'], {
+            where: { affiliateId: affiliate.id, payoutId: null },
+          })
+          const payouts = await tx.select('payouts', ['status', 'amountMinor'], { where: { affiliateId: affiliate.id } })
+          const balance = balanceOf(loose, payouts, isoAt(clock))
           return {
             affiliateId: affiliate.id,
             currency: campaign?.currency ?? 'USD',
@@ -115,6 +118,7 @@ export function affiliateOperations({ storage, clock }: Deps) {
             due: formatMoney(balance.due),
             inPayout: formatMoney(balance.inPayout),
             paidOut: formatMoney(balance.paidOut),
+            paidOutside: formatMoney(balance.paidOutside),
           }
         },
         readOnly,

@@ -3,11 +3,12 @@ import { newId } from '../crypto.js'
 import { bannedChangeError, deletionError, earnedMinor, statusChangeError } from '../domain/commission-status.js'
 import { DAY_MS, dueAt } from '../domain/due.js'
 import { commissionEffect, payoutAfterRemoval } from '../domain/payout-status.js'
-import type { AffiliateRecord, CampaignRecord, CommissionRecord, CommissionStatus, LinkRecord } from '../domain/records.js'
+import type { AffiliateRecord, CampaignRecord, CommissionRecord, CommissionStatus, LinkRecord, PayoutRecord } from '../domain/records.js'
 import { planRefund, refundableMinor } from '../domain/refund.js'
 import { notFound, unprocessable } from '../errors.js'
 import { toCommission } from '../domain/commission.js'
-import { announce } from '../events/outbox.js'
+import { announce, emitChange } from '../events/outbox.js'
+import { PAYOUT_EVENTS, toPayout } from '../domain/payout.js'
 import type { StorageTransaction } from '../storage/types.js'
 import { canSee, visible, type Access } from './access.js'
 import { findAffiliate } from './affiliates.js'
@@ -86,7 +87,8 @@ async function countRecord(tx: StorageTransaction, record: CommissionRecord, dir
 /**
  * The link a `clickId` attributes to, checked: the click must be kept and its link visible (else
  * 422: unknown), its affiliate the one named (if one is), its link the `referralCode` named (if
- * one is), and no older at `commissionDate` than its campaign's `attributionWindowDays`.
+ * one is), not after `commissionDate` (a sale cannot come from a later click) and no older at
+ * `commissionDate` than its campaign's `attributionWindowDays`.
  */
 export async function clickedLink(tx: StorageTransaction, access: Access, input: NewCommission, clickId: string, commissionDate: string): Promise<LinkRecord> {
   const click = await tx.get('clicks', clickId.toLowerCase())
@@ -97,9 +99,9 @@ export async function clickedLink(tx: StorageTransaction, access: Access, input:
   if (input.affiliateId !== undefined && input.affiliateId.toLowerCase() !== link.affiliateId) throw unprocessable('The clickId belongs to another affiliate')
   if (input.referralCode !== undefined && input.referralCode !== link.referralCode) throw unprocessable('The referralCode is not the link of the clickId')
   const campaign = await campaignOf(tx, link.campaignId)
-  if (Date.parse(commissionDate) - Date.parse(click.createdAt) > campaign.attributionWindowDays * DAY_MS) {
-    throw unprocessable('Click is outside the attribution window')
-  }
+  const sinceClick = Date.parse(commissionDate) - Date.parse(click.createdAt)
+  if (sinceClick < 0) throw unprocessable('Click is outside the attribution window: commissionDate is before the click')
+  if (sinceClick > campaign.attributionWindowDays * DAY_MS) throw unprocessable('Click is outside the attribution window')
   return link
 }
 
@@ -178,15 +180,25 @@ export async function updateCommission(tx: StorageTransaction, clock: Clock, cur
   const status = patch.status ?? current.status
   const amountMinor = patch.amountMinor ?? current.amountMinor
   const amountsChange = amountMinor !== current.amountMinor || (patch.adminEarnedMinor ?? current.adminEarnedMinor) !== current.adminEarnedMinor
-  if (current.kind === 'clawback' && (status !== current.status || amountsChange)) {
-    throw unprocessable('A clawback changes only through payouts: its status and amounts cannot be set')
+  const redates = patch.commissionDate !== undefined && patch.commissionDate !== current.commissionDate
+  if (current.kind === 'clawback' && (status !== current.status || amountsChange || redates)) {
+    throw unprocessable('A clawback changes only through payouts: its status, amounts and commissionDate cannot be set')
   }
-  // Refunding a paid commission is a refund: the refund path keeps the money it already paid.
-  if (status === 'refunded' && current.status === 'paid' && refundableMinor(current) > 0) {
-    const { amountMinor: _a, adminEarnedMinor: _b, status: _s, ...rest } = patch
-    if (amountsChange) throw unprocessable('The amounts of a paid commission cannot change')
-    const refunded = await refundCommission(tx, clock, current, undefined)
-    return Object.keys(rest).length ? updateCommission(tx, clock, refunded, rest) : refunded
+  // Its dueAt decided which run took it: a new date would leave it in a payout it was not due for.
+  if (redates && current.payoutId !== null) {
+    throw unprocessable('A commission in a payout cannot be re-dated: money history is kept')
+  }
+  // Refunding a paid commission (or one with refunds after payment already, back from a failed
+  // payout) is a refund: the refund path keeps the money it already paid, through a clawback.
+  const afterPayment = current.status === 'paid' || (current.refundedMinor > 0 && current.payoutId === null)
+  if (status === 'refunded' && current.status !== 'refunded' && afterPayment) {
+    if (refundableMinor(current) > 0) {
+      const { amountMinor: _a, adminEarnedMinor: _b, status: _s, ...rest } = patch
+      if (amountsChange) throw unprocessable(`The amounts of a ${current.status} commission being refunded cannot change`)
+      const refunded = await refundCommission(tx, clock, current, undefined)
+      return Object.keys(rest).length ? updateCommission(tx, clock, refunded, rest) : refunded
+    }
+    if (current.refundedMinor > 0) throw unprocessable('Nothing is left to refund on this commission: its refunds after payment took all of it')
   }
   if (current.payoutId !== null && status !== current.status) {
     throw unprocessable('A commission in a payout cannot have its status set: refund it, or move the payout')
@@ -198,6 +210,9 @@ export async function updateCommission(tx: StorageTransaction, clock: Clock, cur
   }
   if (amountsChange && current.payoutId !== null) {
     throw unprocessable('The amounts of a commission in a payout cannot change: refund it instead')
+  }
+  if (amountsChange && amountMinor < current.refundedMinor) {
+    throw unprocessable(`The amount cannot go below what refunds after payment took back (${current.refundedMinor} minor units)`)
   }
   // A banned affiliate earns nothing: read it only when the change could make it earn.
   const bannedRefusal = bannedChangeError(current, { status, amountMinor })
@@ -229,7 +244,9 @@ export async function refundCommission(
   amountMinor: number | undefined,
 ): Promise<CommissionRecord> {
   const now = isoAt(clock)
-  const plan = planRefund(current, amountMinor, now)
+  const payout = current.payoutId === null ? null : await tx.get('payouts', current.payoutId)
+  if (current.payoutId !== null && !payout) throw new Error(`Payout ${current.payoutId} is missing`)
+  const plan = planRefund({ ...current, payoutStatus: payout?.status ?? null }, amountMinor, now)
   if (plan instanceof Error) throw plan
   if (plan.type === 'paid') {
     const updated = (await tx.update('commissions', current.id, { refundedMinor: plan.refundedMinor, status: plan.status, updatedAt: now }))!
@@ -263,21 +280,25 @@ export async function refundCommission(
   }))!
   await moveEarnings(tx, current, updated)
   await moveCommission(tx, current, updated)
-  if (plan.leavesPayoutId !== null) await removeFromPayout(tx, plan.leavesPayoutId, plan.removedFromPayoutMinor, now)
+  if (payout && plan.leavesPayoutId !== null) await removeFromPayout(tx, clock, payout, plan.removedFromPayoutMinor, now)
   return updated
 }
 
-/** A payout after one of its commissions left it: a smaller amount, or canceled (releasing the rest) at zero or less. */
-async function removeFromPayout(tx: StorageTransaction, payoutId: string, removedMinor: number, now: string): Promise<void> {
-  const payout = await tx.get('payouts', payoutId)
-  if (!payout) throw new Error(`Payout ${payoutId} is missing`)
-  const next = payoutAfterRemoval(payout, removedMinor)
-  await tx.update('payouts', payoutId, { ...next, updatedAt: now })
+/**
+ * A `pending` payout after one of its commissions left it: a smaller amount, or canceled (releasing
+ * the rest) at zero or less or below its campaign's minimum; `payout.updated` or
+ * `payout.status_changed` tells of it in the same transaction.
+ */
+async function removeFromPayout(tx: StorageTransaction, clock: Clock, payout: PayoutRecord, removedMinor: number, now: string): Promise<void> {
+  const campaign = await campaignOf(tx, payout.campaignId)
+  const next = payoutAfterRemoval(payout, removedMinor, campaign.minimumPayoutMinor)
+  const updated = (await tx.update('payouts', payout.id, { ...next, updatedAt: now }))!
   if (next.status === 'canceled') {
     const effect = commissionEffect('canceled')
-    await moveCommissionStatus(tx, await tx.find('commissions', { where: { payoutId } }), effect.status!)
-    await tx.updateMany('commissions', { payoutId }, { status: effect.status!, payoutId: null, updatedAt: now })
+    await moveCommissionStatus(tx, await tx.find('commissions', { where: { payoutId: payout.id } }), effect.status!)
+    await tx.updateMany('commissions', { payoutId: payout.id }, { status: effect.status!, payoutId: null, updatedAt: now })
   }
+  await emitChange(tx, clock, PAYOUT_EVENTS, payout, updated, toPayout(updated))
 }
 
 export async function deleteCommission(tx: StorageTransaction, record: CommissionRecord): Promise<void> {

@@ -3,7 +3,7 @@ import { isoAt } from '../clock.js'
 import { newId } from '../crypto.js'
 import { instant } from '../domain/due.js'
 import { formatMoney } from '../domain/money.js'
-import { toPayout, type Payout, type PayoutRunResult } from '../domain/payout.js'
+import { PAYOUT_EVENTS, toPayout, type Payout, type PayoutRunResult } from '../domain/payout.js'
 import { planPayoutRun, type PlannedPayout } from '../domain/payout-run.js'
 import { commissionEffect, payoutMoveError } from '../domain/payout-status.js'
 import type { CommissionRecord, PayoutRecord } from '../domain/records.js'
@@ -39,6 +39,9 @@ async function byIds<M extends 'affiliates' | 'campaigns', F extends keyof Recor
 /** What a run reads of each due commission: what the plan and the rollups look at. */
 const RUN_FIELDS = ['workspaceId', 'affiliateId', 'campaignId', 'kind', 'status', 'amountMinor', 'refundedMinor', 'dueAt', 'payoutId', 'commissionDate'] as const
 type RunRecord = Pick<CommissionRecord, (typeof RUN_FIELDS)[number] | 'id'>
+
+/** A commission whose refunds after payment (made while its payout was frozen) took all of it: paid, it is `refunded`. */
+const fullyRefunded = (c: CommissionRecord): boolean => c.refundedMinor > 0 && c.refundedMinor === c.amountMinor
 
 export const findPayout = async (tx: StorageTransaction, access: Access, id: string): Promise<PayoutRecord> =>
   visible(access, await tx.get('payouts', id.toLowerCase()), 'Payout')
@@ -92,7 +95,6 @@ async function makePayouts(
   await emitEach(tx, clock, 'payout.created', workspaceId, answers)
 }
 
-const PAYOUT_EVENTS = { updated: 'payout.updated', statusChanged: 'payout.status_changed' } as const
 
 export function payoutOperations({ storage, clock }: Deps) {
   return {
@@ -162,8 +164,15 @@ export function payoutOperations({ storage, clock }: Deps) {
             const commissions: Partial<CommissionRecord> = { status: effect.status, updatedAt: now }
             if (effect.payoutId === 'clear') commissions.payoutId = null
             if (input.status === 'paid') commissions.payoutDate = now
-            await moveCommissionStatus(tx, await tx.find('commissions', { where: { payoutId: current.id } }), effect.status)
+            const items = await tx.find('commissions', { where: { payoutId: current.id } })
+            // Refunded in full while the payout was frozen: paid, and nothing of it left (its clawbacks took it all).
+            const spent = effect.status === 'paid' ? items.filter(fullyRefunded) : []
+            await moveCommissionStatus(tx, items.filter((c) => !spent.includes(c)), effect.status)
             await tx.updateMany('commissions', { payoutId: current.id }, commissions)
+            if (spent.length > 0) {
+              await moveCommissionStatus(tx, spent, 'refunded')
+              await tx.updateEach('commissions', spent.map((c) => ({ id: c.id, patch: { status: 'refunded' as const } })))
+            }
           }
         }
         const changed = Object.entries(patch).some(([field, value]) => value !== current[field as keyof PayoutRecord])

@@ -96,12 +96,14 @@ export async function listPage<M extends ModelName, T>(
   return { items: items.map(map), pagination: { page, limit, total, totalPages: Math.ceil(total / limit) } }
 }
 
-/** The filters a list query may hold besides the page: the workspace, and ids or a status to match. */
+/** The filters a list query may hold besides the page: the workspace, and ids, a status or a kind to match. */
 export interface ListFilters {
   workspaceId?: string | undefined
   affiliateId?: string | undefined
   campaignId?: string | undefined
   status?: string | undefined
+  /** Commissions and referred users only: `sale` or `clawback`. */
+  kind?: string | undefined
 }
 
 /** The `where` of a list: the caller's workspaces (or the one asked for), then each filter given, ids lower-cased. */
@@ -111,5 +113,6 @@ export function listWhere(access: Access, q: ListFilters) {
     ...(q.affiliateId === undefined ? {} : { affiliateId: q.affiliateId.toLowerCase() }),
     ...(q.campaignId === undefined ? {} : { campaignId: q.campaignId.toLowerCase() }),
     ...(q.status === undefined ? {} : { status: q.status }),
+    ...(q.kind === undefined ? {} : { kind: q.kind }),
   }
 }

@@ -37,9 +37,11 @@ export const earnedMinor = (c: EarningCommission): number =>
 /**
  * Why a commission cannot be deleted, or null when it may be: money history is kept. The one place
  * deletion rules live: not `paid`, not in a payout (a refunded one that was paid keeps its payoutId,
- * so it stays too), not a clawback (it is how a refund after payment is recovered).
+ * so it stays too), not a clawback (it is how a refund after payment is recovered), not a sale
+ * refunded after payment (`refundedMinor > 0`: paid outside payouts, or while its payout was frozen),
+ * which is the only kind of sale a clawback reverses.
  */
-export function deletionError(commission: { status: CommissionStatus; kind: CommissionKind; payoutId: string | null }): string | null {
+export function deletionError(commission: { status: CommissionStatus; kind: CommissionKind; payoutId: string | null; refundedMinor: number }): string | null {
   if (commission.status === 'paid') return 'A paid commission cannot be deleted: money history is kept'
   if (commission.kind === 'clawback') return 'A clawback cannot be deleted: money history is kept'
   if (commission.payoutId !== null) {
@@ -47,6 +49,7 @@ export function deletionError(commission: { status: CommissionStatus; kind: Comm
       ? 'A refunded commission that was paid cannot be deleted: money history is kept'
       : 'A commission in a payout cannot be deleted: refund it or cancel the payout first'
   }
+  if (commission.refundedMinor > 0) return 'A commission refunded after payment cannot be deleted: its clawback and money history are kept'
   return null
 }
 

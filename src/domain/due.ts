@@ -55,6 +55,7 @@ export function earningsOf(commissions: readonly EarningCommission[]): number {
 export interface BalanceCommission {
   status: CommissionStatus
   amountMinor: number
+  refundedMinor: number
   dueAt: string
   payoutId: string | null
 }
@@ -75,12 +76,26 @@ export interface Balance {
   inPayout: number
   /** Paid payouts. */
   paidOut: number
+  /**
+   * Commissions set `processing` or `paid` by hand (`PUT /commissions`) outside any payout, and
+   * those refunded after such a payment (their clawbacks take the refund back in `due`).
+   */
+  paidOutside: number
 }
 
 /**
- * One affiliate's balance at `asOf` from its commissions (both kinds) and its payouts. A commission
- * with status `processing` or `paid` outside any payout (set by hand through `PUT /commissions`)
- * counts in none of the four: the balance follows money through payouts only.
+ * Whether a commission in no payout was paid (or is being paid) outside payouts: set `processing` or
+ * `paid` by hand, or `refunded` after that (`refundedMinor > 0`).
+ */
+const paidOutside = (c: BalanceCommission): boolean =>
+  c.payoutId === null && (c.status === 'processing' || c.status === 'paid' || (c.status === 'refunded' && c.refundedMinor > 0))
+
+/**
+ * One affiliate's balance at `asOf` from its commissions (both kinds; those in payouts are not looked
+ * at, so the caller may pass only those in none) and its payouts. Every commission counts in exactly
+ * one figure, or in none when refunded before payment, so the five add up to the affiliate's
+ * `totalEarnings` (sales less refunds; clawbacks take back what refunds after payment took):
+ * held + due + inPayout + paidOut + paidOutside = earnings.
  */
 export function balanceOf(
   commissions: readonly BalanceCommission[],
@@ -88,8 +103,9 @@ export function balanceOf(
   asOf: string,
 ): Balance {
   const at = instant(asOf, 'asOf')
-  const balance: Balance = { held: 0, due: 0, inPayout: 0, paidOut: 0 }
+  const balance: Balance = { held: 0, due: 0, inPayout: 0, paidOut: 0, paidOutside: 0 }
   for (const c of commissions) {
+    if (paidOutside(c)) balance.paidOutside += c.amountMinor
     if (c.status !== 'pending' || c.payoutId !== null) continue
     if (instant(c.dueAt, 'dueAt') <= at) balance.due += c.amountMinor
     else balance.held += c.amountMinor

@@ -71,19 +71,20 @@ export interface PayoutAmountState {
 }
 
 /**
- * A payout after a commission left it (a refund of a `processing` commission takes it out): its
- * amount goes down by the commission's amount before the refund and its count by one. One that
- * would be left at zero or less is `canceled` instead, keeping the amount and count it had, as a
- * payout canceled through `PUT /payouts` does (a payout's amount is always above zero); its other
- * commissions then follow `commissionEffect('canceled')`. This is a move the service makes, not one
- * a caller asks for, so it may cancel a `processing` payout, which `PUT /payouts` may not. Only a
- * `pending` or `processing` payout can lose a commission.
+ * A `pending` payout after a commission left it (a refund before payment takes it out): its amount
+ * goes down by the commission's amount before the refund and its count by one. One that would be
+ * left at zero or less, or below `minimumMinor` (its campaign's `minimumPayoutAmount`, which a run
+ * would not have paid), is `canceled` instead, keeping the amount and count it had, as a payout
+ * canceled through `PUT /payouts` does (a payout's amount is always above zero); its other
+ * commissions then follow `commissionEffect('canceled')`. From `processing` on a payout is frozen
+ * (its money is on its way): a refund of its commissions is one after payment, which leaves them in
+ * it (see `refundsAfterPayment`), so only a `pending` payout can lose a commission.
  */
-export function payoutAfterRemoval(payout: PayoutAmountState, removedMinor: number): PayoutAmountState {
-  if (payout.status !== 'pending' && payout.status !== 'processing') {
-    throw new TypeError(`A ${payout.status} payout cannot lose a commission`)
-  }
+export function payoutAfterRemoval(payout: PayoutAmountState, removedMinor: number, minimumMinor = 0): PayoutAmountState {
+  if (payout.status !== 'pending') throw new TypeError(`A ${payout.status} payout cannot lose a commission`)
   const amountMinor = payout.amountMinor - removedMinor
-  if (amountMinor <= 0) return { status: 'canceled', amountMinor: payout.amountMinor, commissionCount: payout.commissionCount }
+  if (amountMinor <= 0 || amountMinor < minimumMinor) {
+    return { status: 'canceled', amountMinor: payout.amountMinor, commissionCount: payout.commissionCount }
+  }
   return { status: payout.status, amountMinor, commissionCount: payout.commissionCount - 1 }
 }

@@ -24,6 +24,9 @@ export interface Payout {
 
 export const toPayout = answerMapper<'payouts', Payout>('payouts', 'payout')
 
+/** The events of a change to a payout: its amount or count (`payout.updated`), or its status. */
+export const PAYOUT_EVENTS = { updated: 'payout.updated', statusChanged: 'payout.status_changed' } as const
+
 /** An affiliate a payout run left out, and why. */
 export interface SkippedAffiliate {
   affiliateId: string
@@ -48,6 +51,11 @@ export interface AffiliateBalance {
   due: string
   /** In payouts not yet paid. */
   inPayout: string
-  /** Paid out. */
+  /** Paid out: the sum of its paid payouts. */
   paidOut: string
+  /**
+   * Commissions set `processing` or `paid` by hand outside any payout (and those refunded after such
+   * a payment). held + due + inPayout + paidOut + paidOutside = the affiliate's `totalEarnings`.
+   */
+  paidOutside: string
 }

@@ -2,7 +2,7 @@
 // refund does to a commission, or why it is refused. The service applies the plan in one transaction.
 
 import { AffiliateError } from '../errors.js'
-import type { CommissionKind, CommissionStatus } from './records.js'
+import type { CommissionKind, CommissionStatus, PayoutStatus } from './records.js'
 
 export type { CommissionKind }
 
@@ -14,7 +14,19 @@ export interface RefundableCommission {
   amountMinor: number
   refundedMinor: number
   payoutId: string | null
+  /** The status of the payout it is in (null when in none): from `processing` on a payout is frozen. */
+  payoutStatus: PayoutStatus | null
 }
+
+/**
+ * Whether a refund of this commission is one after payment (a clawback takes the money back) rather
+ * than one before (its amount goes down): it is `paid`; or its payout is `processing` or later, so the
+ * money is on its way (the payout file may be exported already) and the payout is frozen; or part of
+ * it was refunded after payment already (it came back from a payout that failed after that refund,
+ * and its clawback still nets that part), so every later refund takes the same path.
+ */
+export const refundsAfterPayment = (c: Pick<RefundableCommission, 'status' | 'refundedMinor' | 'payoutStatus'>): boolean =>
+  c.status === 'paid' || c.refundedMinor > 0 || (c.payoutStatus !== null && c.payoutStatus !== 'pending')
 
 /** The clawback a refund of a `paid` commission creates; the caller copies workspace, campaign and affiliate. */
 export interface ClawbackPlan {
@@ -28,9 +40,10 @@ export interface ClawbackPlan {
 }
 
 /**
- * A refund of a `pending` or `processing` commission: its amount goes down. A commission in a payout
- * leaves it (`leavesPayoutId`; the payout loses `removedFromPayoutMinor`, see `payoutAfterRemoval`)
- * and, when something is left, goes back to `pending` so the next run picks it up again.
+ * A refund before payment, of a `pending` or `processing` commission in no payout or in a `pending`
+ * one: its amount goes down. A commission in a payout leaves it (`leavesPayoutId`; the payout loses
+ * `removedFromPayoutMinor`, see `payoutAfterRemoval`) and, when something is left, goes back to
+ * `pending` so the next run picks it up again.
  */
 export interface UnpaidRefundPlan {
   type: 'unpaid'
@@ -43,20 +56,24 @@ export interface UnpaidRefundPlan {
   removedFromPayoutMinor: number
 }
 
-/** A refund of a `paid` commission: its `refundedAmount` goes up and a clawback is created. */
+/**
+ * A refund after payment (see `refundsAfterPayment`): its `refundedAmount` goes up, a clawback is
+ * created, and the commission stays where it is (in its payout, if any). A `paid` one becomes
+ * `refunded` when nothing is left; any other keeps its status (a frozen payout's commission becomes
+ * `refunded` rather than `paid` when its payout is paid, if nothing is left of it).
+ */
 export interface PaidRefundPlan {
   type: 'paid'
   refundMinor: number
   refundedMinor: number
-  status: 'paid' | 'refunded'
+  status: CommissionStatus
   clawback: ClawbackPlan
 }
 
 export type RefundPlan = UnpaidRefundPlan | PaidRefundPlan
 
-/** What is left to refund: the amount of an unpaid commission, the amount less refunds of a paid one. */
-export const refundableMinor = (c: RefundableCommission): number =>
-  c.status === 'paid' ? c.amountMinor - c.refundedMinor : c.amountMinor
+/** What is left to refund: the amount less what refunds after payment took back (nothing, for most unpaid ones). */
+export const refundableMinor = (c: Pick<RefundableCommission, 'amountMinor' | 'refundedMinor'>): number => c.amountMinor - c.refundedMinor
 
 /**
  * The plan for refunding `amountMinor` (default: what is left) of `commission` at `now` (ISO), or
@@ -81,13 +98,13 @@ export function planRefund(
   if (refund > left) {
     return new AffiliateError(422, `The refund amount is more than what is left to refund (${left} minor units)`)
   }
-  if (commission.status === 'paid') {
+  if (refundsAfterPayment(commission)) {
     const refundedMinor = commission.refundedMinor + refund
     return {
       type: 'paid',
       refundMinor: refund,
       refundedMinor,
-      status: refundedMinor === commission.amountMinor ? 'refunded' : 'paid',
+      status: commission.status === 'paid' && refundedMinor === commission.amountMinor ? 'refunded' : commission.status,
       clawback: {
         kind: 'clawback',
         amountMinor: -refund,

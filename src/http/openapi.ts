@@ -50,7 +50,10 @@ const MODELS = {
         held: moneyString('Pending commissions not yet due.'),
         due: moneyString('Pending, due and in no payout; negative when clawbacks outweigh sales.'),
         inPayout: moneyString('In payouts not yet paid.'),
-        paidOut: moneyString('Paid out.'),
+        paidOut: moneyString('Paid out: the sum of its paid payouts.'),
+        paidOutside: moneyString(
+          'Commissions set processing or paid by hand outside any payout (and those refunded after such a payment). held + due + inPayout + paidOut + paidOutside = totalEarnings.',
+        ),
       }),
   ],
   customer: ['Customer', () => answerJsonSchema('customers', 'customer')],

@@ -289,6 +289,7 @@ function moneyCard(view: DashboardView): Html {
 <div><dt>Due</dt><dd>${money(balance.due, c)}</dd></div>
 <div><dt>In payouts</dt><dd>${money(balance.inPayout, c)}</dd></div>
 <div><dt>Paid out</dt><dd>${money(balance.paidOut, c)}</dd></div>
+${balance.paidOutside === '0.00' ? '' : html`<div><dt>Paid outside payouts</dt><dd>${money(balance.paidOutside, c)}</dd></div>`}
 </dl>
 ${view.campaign.payoutTerm > 0 ? html`<p class="muted">Commissions are held ${view.campaign.payoutTerm} days after the sale, then due.</p>` : ''}
 ${

@@ -47,7 +47,7 @@ export const commissionUpdate = schema(allOptional(commissionEditable), [
 export const commissionId = schema({ commissionId: uuid })
 
 const orderFields = ['createdAt', 'updatedAt', 'commissionDate', 'amount', 'status'] as const
-const filters = { affiliateId: uuid, campaignId: uuid, status }
+const filters = { affiliateId: uuid, campaignId: uuid, status, kind: oneOf(['sale', 'clawback'] as const) }
 
 export const commissionList = listQuery(orderFields, filters)
 
