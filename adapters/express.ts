@@ -1,8 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { OnError } from '../src/on-error.js'
+import { AffiliateError } from '../src/errors.js'
+import { errorAnswer, toResponse } from '../src/http/respond.js'
 import type { AffiliateService } from '../src/service.js'
 import { answer } from './node/answer.js'
 import type { BodyOverride } from './node/request.js'
+import { writeResponse } from './node/response.js'
 
 type Fetch = Pick<AffiliateService, 'fetch'> & {
   readonly basePath?: string
@@ -24,6 +27,18 @@ interface MaybeParsed extends IncomingMessage {
 /** A middleware with Express's `(req, res, next)` shape, typed without depending on Express. */
 export type ExpressMiddleware = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void
 
+/** An error-handling middleware, Express's `(error, req, res, next)` shape (four parameters). */
+export type ExpressErrorMiddleware = (error: unknown, req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void
+
+/** What body-parser (`express.json()`, Express 4 and 5) puts on the errors it hands to `next`. */
+interface ParserError {
+  type?: unknown
+  /** The raw text it could not parse (`entity.parse.failed`). */
+  body?: unknown
+  /** Its byte limit (`entity.too.large`). */
+  limit?: unknown
+}
+
 /**
  * The body a parser upstream already took off the stream, in the bytes the service will read:
  * text and bytes as they are, a parsed value re-serialized as JSON. Undefined when the stream is
@@ -40,6 +55,15 @@ function parsedBody(req: MaybeParsed): BodyOverride | undefined {
 const under = (basePath: string) => (path: string) =>
   path.startsWith(basePath) && (path.length === basePath.length || path[basePath.length] === '/' || path[basePath.length] === '?')
 
+/** Whether a path (below the mount) is the service's: its API or its portal. */
+function pathsOf(service: Fetch): (path: string) => boolean {
+  const api = under(service.basePath ?? '/api/v1')
+  const portal = service.portalPath ? under(service.portalPath) : () => false
+  return (path) => api(path) || portal(path)
+}
+
+const clientAddress = (req: MaybeParsed) => req.ip ?? req.socket.remoteAddress
+
 /**
  * Express middleware serving the service, for Express 4 and 5. Mount it anywhere: under
  * `app.use('/affiliates', ...)` the API answers at `/affiliates/api/v1/...`. Requests outside the
@@ -48,24 +72,22 @@ const under = (basePath: string) => (path: string) =>
  * Express's own `app.set('trust proxy', ...)` decides whether `X-Forwarded-For` is believed.
  *
  * It works with or without `express.json()` before it. Without, the service reads the stream
- * itself, with its own limit (413), content-type (415) and JSON (400) answers. After a parser, the
- * parsed body is re-serialized as JSON for the service; the parser's own limit and errors then
- * apply first, answered by Express's error handler. Mount the adapter before `express.json()` to
- * keep the service's error envelope for every request.
+ * itself, with its own limit (413), content-type (415) and JSON (400) answers. After a parser
+ * (`req.body` set and the stream read), the parsed body is re-serialized as JSON for the service;
+ * the parser's own limit and errors then apply first. Mount `expressErrorHandler(service)` right
+ * after the adapter, at the same path, so those are answered in the service's JSON envelope too.
  *
  * @example
  * import express from 'express'
  * import { expressAdapter } from 'affiliate-service/express'
  *
  * const app = express()
- * app.use('/affiliates', expressAdapter(service))
+ * app.use(express.json()) // optional
+ * app.use('/affiliates', expressAdapter(service), expressErrorHandler(service))
  * app.listen(3000) // http://localhost:3000/affiliates/api/v1/health
  */
 export function expressAdapter(service: Fetch): ExpressMiddleware {
-  const api = under(service.basePath ?? '/api/v1')
-  const portal = service.portalPath ? under(service.portalPath) : () => false
-  const servesPath = (path: string) => api(path) || portal(path)
-  const clientAddress = (req: MaybeParsed) => req.ip ?? req.socket.remoteAddress
+  const servesPath = pathsOf(service)
   return (req, res, next) => {
     // Inside a mount, `req.url` is the path below the mount point (Express keeps the rest in `originalUrl`).
     const path = req.url ?? '/'
@@ -75,5 +97,44 @@ export function expressAdapter(service: Fetch): ExpressMiddleware {
     }
     const body = parsedBody(req)
     answer(service, req, res, body === undefined ? { path, clientAddress } : { path, body, clientAddress }).catch(next)
+  }
+}
+
+/**
+ * Express error middleware answering a body parser's errors on the service's paths in the
+ * service's JSON envelope, as it answers them when it reads the body itself: malformed JSON goes
+ * through the service with the text the parser could not parse (so the key is checked first, then
+ * 400 `Invalid JSON body`); a body over the parser's limit is 413, an unsupported charset or
+ * encoding 415. Every other error, and errors on other paths, go on to `next(error)`. Mount it
+ * right after `expressAdapter`, at the same path.
+ *
+ * @example app.use('/affiliates', expressAdapter(service), expressErrorHandler(service))
+ */
+export function expressErrorHandler(service: Fetch): ExpressErrorMiddleware {
+  const servesPath = pathsOf(service)
+  // Four parameters: Express tells error middleware by its arity.
+  return function affiliateErrors(error, req, res, next) {
+    const path = req.url ?? '/'
+    const parser = (typeof error === 'object' && error !== null ? error : {}) as ParserError
+    if (!servesPath(path) || res.headersSent || typeof parser.type !== 'string') {
+      next(error)
+      return
+    }
+    if (parser.type === 'entity.parse.failed' && typeof parser.body === 'string') {
+      answer(service, req, res, { path, body: parser.body, clientAddress }).catch(next)
+      return
+    }
+    let refusal: AffiliateError
+    if (parser.type === 'entity.too.large') {
+      refusal = new AffiliateError(413, typeof parser.limit === 'number' ? `Request body is larger than the limit of ${parser.limit} bytes` : 'Request body is too large')
+    } else if (parser.type === 'charset.unsupported' || parser.type === 'encoding.unsupported') {
+      refusal = new AffiliateError(415, 'Content-Type must be application/json')
+    } else {
+      next(error)
+      return
+    }
+    // The rest of the body is unread: the connection cannot carry another request.
+    res.shouldKeepAlive = false
+    void writeResponse(toResponse(errorAnswer(refusal)), res)?.catch(next)
   }
 }

@@ -118,3 +118,128 @@ export function reachableUrl(url: string): string {
   else if (parsed.hostname === '[::]') parsed.hostname = '[::1]'
   return parsed.href.replace(/\/$/, '')
 }
+
+/** A whole number (or, with `fraction`, any number) above 0 from `variable`, else a plain failure. */
+function positive(env: NodeJS.ProcessEnv, variable: string, fraction = false): number | undefined {
+  const text = env[variable]
+  if (text === undefined || text === '') return undefined
+  const value = Number(text)
+  if (!Number.isFinite(value) || value <= 0 || (!fraction && !Number.isInteger(value))) {
+    fail(`${variable} must be a ${fraction ? 'number' : 'whole number'} above 0, got ${text}`)
+  }
+  return value
+}
+
+const OFF = /^(off|false|0|no)$/i
+const ON = /^(on|true|1|yes)$/i
+
+/** A yes/no variable: undefined when unset, else on (`1`, `true`, `yes`, `on`) or off. */
+function flag(env: NodeJS.ProcessEnv, variable: string): boolean | undefined {
+  const text = env[variable]
+  if (text === undefined || text === '') return undefined
+  if (ON.test(text)) return true
+  if (OFF.test(text)) return false
+  return fail(`${variable} must be 1 or 0 (true/false, yes/no, on/off), got ${text}`)
+}
+
+/** The per-key rate limit: AFFILIATE_RATE_LIMIT=off, or its capacity, refill and in-flight cap (each optional). */
+export interface EnvRateLimit {
+  off: boolean
+  capacity?: number
+  refillPerSecond?: number
+  maxInFlight?: number | false
+}
+
+export function rateLimitFromEnv(env: NodeJS.ProcessEnv = process.env): EnvRateLimit {
+  const switched = env.AFFILIATE_RATE_LIMIT
+  const parts = ['AFFILIATE_RATE_LIMIT_CAPACITY', 'AFFILIATE_RATE_LIMIT_REFILL', 'AFFILIATE_RATE_LIMIT_IN_FLIGHT'].filter((name) => env[name])
+  if (switched !== undefined && switched !== '') {
+    if (!OFF.test(switched) && !ON.test(switched)) fail(`AFFILIATE_RATE_LIMIT must be off or on, got ${switched}`)
+    if (OFF.test(switched)) {
+      if (parts.length > 0) fail(`AFFILIATE_RATE_LIMIT=off turns the limit off: unset ${parts.join(', ')}`)
+      return { off: true }
+    }
+  }
+  const inFlight = env.AFFILIATE_RATE_LIMIT_IN_FLIGHT
+  const capacity = positive(env, 'AFFILIATE_RATE_LIMIT_CAPACITY')
+  const refillPerSecond = positive(env, 'AFFILIATE_RATE_LIMIT_REFILL', true)
+  const maxInFlight = inFlight && OFF.test(inFlight) ? false : positive(env, 'AFFILIATE_RATE_LIMIT_IN_FLIGHT')
+  return {
+    off: false,
+    ...(capacity !== undefined ? { capacity } : {}),
+    ...(refillPerSecond !== undefined ? { refillPerSecond } : {}),
+    ...(maxInFlight !== undefined ? { maxInFlight } : {}),
+  }
+}
+
+/** Webhooks' development mode: AFFILIATE_WEBHOOKS_ALLOW_HTTP, AFFILIATE_WEBHOOKS_ALLOW_PRIVATE (both off by default). */
+export function webhooksFromEnv(env: NodeJS.ProcessEnv = process.env): { allowHttp: boolean; allowPrivateAddresses: boolean } {
+  return { allowHttp: flag(env, 'AFFILIATE_WEBHOOKS_ALLOW_HTTP') ?? false, allowPrivateAddresses: flag(env, 'AFFILIATE_WEBHOOKS_ALLOW_PRIVATE') ?? false }
+}
+
+/** The portal's settings from the environment, or undefined when AFFILIATE_PORTAL_SECRET is unset (portal off). */
+export interface EnvPortal {
+  secret: string
+  publicUrl: string
+  sendSignInLink: (email: string, url: string) => Promise<void>
+  /** Plain-text notices (a changed payout e-mail, told to the old address). */
+  sendNotice: (email: string, subject: string, text: string) => Promise<void>
+  /** Where the mail goes, fit to print (never a password). */
+  mail: string
+  close(): void
+}
+
+/**
+ * AFFILIATE_PORTAL_SECRET (32+ characters) turns the portal on; it then needs AFFILIATE_PUBLIC_URL
+ * (the origin of the e-mailed links), SMTP_URL (`smtp://` or `smtps://`, user and password in it)
+ * and AFFILIATE_MAIL_FROM. The mail goes out with `nodemailer`, loaded only then (an optional peer).
+ */
+export async function portalFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<EnvPortal | undefined> {
+  const secret = env.AFFILIATE_PORTAL_SECRET
+  const portalOnly = ['AFFILIATE_PUBLIC_URL', 'SMTP_URL', 'AFFILIATE_MAIL_FROM'].filter((name) => env[name])
+  if (!secret) {
+    if (portalOnly.length > 0) fail(`${portalOnly.join(', ')} ${portalOnly.length > 1 ? 'are' : 'is'} for the portal: set AFFILIATE_PORTAL_SECRET (32+ characters) to turn it on`)
+    return undefined
+  }
+  if (secret.length < 32) fail('AFFILIATE_PORTAL_SECRET must be at least 32 characters')
+  const publicUrl = env.AFFILIATE_PUBLIC_URL
+  if (!publicUrl) fail('the portal needs AFFILIATE_PUBLIC_URL: the origin its e-mailed sign-in links start with, e.g. https://partners.example.com')
+  let origin: URL
+  try {
+    origin = new URL(publicUrl)
+  } catch {
+    return fail(`AFFILIATE_PUBLIC_URL must be a URL such as https://partners.example.com, got ${publicUrl}`)
+  }
+  if (origin.protocol !== 'https:' && origin.protocol !== 'http:') fail(`AFFILIATE_PUBLIC_URL must be http or https, got ${publicUrl}`)
+  const smtp = env.SMTP_URL
+  if (!smtp) fail('the portal e-mails sign-in links: set SMTP_URL (smtp://user:password@host:587 or smtps://...:465)')
+  let smtpUrl: URL
+  try {
+    smtpUrl = new URL(smtp)
+  } catch {
+    return fail(`SMTP_URL must be a URL such as smtp://user:password@mail.example.com:587, got ${redactUrl(smtp)}`)
+  }
+  if (smtpUrl.protocol !== 'smtp:' && smtpUrl.protocol !== 'smtps:') fail(`SMTP_URL must start with smtp:// or smtps://, got ${redactUrl(smtp)}`)
+  const from = env.AFFILIATE_MAIL_FROM
+  if (!from) fail('SMTP_URL needs AFFILIATE_MAIL_FROM: the sender of the sign-in e-mails, e.g. "Partners <partners@example.com>"')
+  const nodemailer = await optional(() => import('nodemailer'), 'SMTP_URL', 'nodemailer')
+  const transport = nodemailer.createTransport(smtp)
+  const title = 'Your sign-in link'
+  return {
+    secret,
+    publicUrl: origin.origin,
+    mail: `SMTP ${redactUrl(smtp)}`,
+    sendSignInLink: async (email, url) => {
+      await transport.sendMail({
+        from,
+        to: email,
+        subject: title,
+        text: `Sign in to the affiliate portal with this link (valid 15 minutes, once):\n\n${url}\n\nIf you did not ask for it, ignore this e-mail.`,
+      })
+    },
+    sendNotice: async (email, subject, text) => {
+      await transport.sendMail({ from, to: email, subject, text })
+    },
+    close: () => transport.close(),
+  }
+}

@@ -5,9 +5,13 @@
 //   REDIS_URL (rate limits shared by every instance in Redis)
 //   AFFILIATE_API_KEY with AFFILIATE_WORKSPACE_ID (that key for that workspace)
 //   AFFILIATE_SHUTDOWN_TIMEOUT_MS (default 10000)
+//   AFFILIATE_RATE_LIMIT (off), AFFILIATE_RATE_LIMIT_CAPACITY, _REFILL, _IN_FLIGHT (the per-key limit)
+//   AFFILIATE_PORTAL_SECRET with AFFILIATE_PUBLIC_URL, SMTP_URL and AFFILIATE_MAIL_FROM (the portal)
+//   AFFILIATE_WEBHOOKS_ALLOW_HTTP, AFFILIATE_WEBHOOKS_ALLOW_PRIVATE (webhooks' development mode)
+// docs/configuration.md has the table.
 import { serve } from '../adapters/node.js'
 import { createAffiliateService, isUuid, memoryKeyStore, storageKeyStore, type KeyStore, type StorageKeyStore } from '../src/index.js'
-import { envKeyUserId, fail, limiterFromEnv, reachableUrl, reason, storageFromEnv } from './env.js'
+import { envKeyUserId, fail, limiterFromEnv, portalFromEnv, rateLimitFromEnv, reachableUrl, reason, storageFromEnv, webhooksFromEnv } from './env.js'
 
 /** The environment's key (kept in memory only: it is configuration, not data) before the stored ones. */
 async function keysFromEnv(env: NodeJS.ProcessEnv, stored: StorageKeyStore): Promise<KeyStore> {
@@ -35,6 +39,10 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
   if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`PORT must be a port number, got ${env.PORT}`)
   const hostname = env.HOST || '127.0.0.1'
   const shutdownTimeout = Number(env.AFFILIATE_SHUTDOWN_TIMEOUT_MS ?? 10_000)
+  // Settings are checked before anything opens: a mistake stops the start with its reason.
+  const rateLimit = rateLimitFromEnv(env)
+  const webhooks = webhooksFromEnv(env)
+  const portal = await portalFromEnv(env)
   const { storage, where } = await storageFromEnv(env)
   const limiter = await limiterFromEnv(env)
   // Both checked before serving: a database or Redis that does not answer stops the start, plainly.
@@ -45,7 +53,14 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
     fail(`cannot reach ${limiter!.where}: ${reason((counted as PromiseRejectedResult).reason)}`)
   }
   const keyStore = await keysFromEnv(env, storageKeyStore(storage))
-  const service = createAffiliateService({ storage, keyStore, ...(limiter ? { rateLimit: { store: limiter.store } } : {}) })
+  const { off, ...rule } = rateLimit
+  const service = createAffiliateService({
+    storage,
+    keyStore,
+    rateLimit: off ? false : { ...rule, ...(limiter ? { store: limiter.store } : {}) },
+    webhooks,
+    ...(portal ? { portal: { secret: portal.secret, publicUrl: portal.publicUrl, sendSignInLink: portal.sendSignInLink, sendNotice: portal.sendNotice } } : {}),
+  })
   let running: Awaited<ReturnType<typeof serve>>
   try {
     running = await serve(service, { port, hostname })
@@ -55,7 +70,10 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
   }
   const shown = reachableUrl(running.url)
   const every = new URL(shown).hostname === new URL(running.url).hostname ? '' : `; bound to every interface, HOST=${hostname}`
-  console.log(`affiliate-service listening on ${shown} (database: ${where}; rate limits: ${limiter?.where ?? 'in memory'}${every})`)
+  // Printed before the ready line, so whoever waits for that line has read these too.
+  if (portal) console.log(`affiliate-service: portal at ${portal.publicUrl}${service.portalPath} (sign-in links by ${portal.mail})`)
+  if (webhooks.allowHttp || webhooks.allowPrivateAddresses) console.log('affiliate-service: webhooks in development mode (http or private addresses allowed): not for production')
+  console.log(`affiliate-service listening on ${shown} (database: ${where}; rate limits: ${off ? 'off' : (limiter?.where ?? 'in memory')}${every})`)
 
   let stopping = false
   const stop = async (signal: string) => {
@@ -79,6 +97,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
       console.error('affiliate-service: flushing the database failed', error)
       code = 1
     }
+    portal?.close()
     try {
       await limiter?.store.close()
     } catch (error) {

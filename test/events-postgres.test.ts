@@ -12,6 +12,19 @@ import { dropSchema, needs, POSTGRES_VAR, postgresUrl, testPool, uniqueName } fr
 const WORKSPACE = '77777777-7777-4777-8777-777777777777'
 const clock = { now: () => Date.now() }
 
+/** Resolves once a backend waits on a lock while running a statement on `schema` (checked every 10 ms, for at most 10 s). */
+async function lockWaitOn(pool: pg.Pool, schema: string): Promise<void> {
+  for (let i = 0; i < 1000; i++) {
+    const { rows } = await pool.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND position($1 in query) > 0`,
+      [`"${schema}"`],
+    )
+    if (rows[0].n > 0) return
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  throw new Error(`no statement on ${schema} came to wait on a lock in 10 s`)
+}
+
 describe.skipIf(!postgresUrl)(needs('The events cursor on PostgreSQL', POSTGRES_VAR), () => {
   const schema = uniqueName('events')
   let pool: pg.Pool
@@ -45,7 +58,8 @@ describe.skipIf(!postgresUrl)(needs('The events cursor on PostgreSQL', POSTGRES_
     const second = storage
       .transaction((tx) => emit(tx, clock, 'campaign.created', WORKSPACE, { n: 2 }))
       .then((event) => (order.push('second'), event))
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    // The signal itself: the second transaction's backend waits on a lock, on this test's schema.
+    await lockWaitOn(pool, schema)
     // A poller meanwhile sees neither, so it cannot have stepped past the first.
     expect((await api.events.list({ workspaceId: WORKSPACE })).items).toEqual([])
     expect(order).toEqual([])

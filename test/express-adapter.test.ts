@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import express4 from 'express4'
 import express5 from 'express5'
 import { afterEach, describe, expect, it } from 'vitest'
-import { expressAdapter } from '../adapters/express.js'
+import { expressAdapter, expressErrorHandler } from '../adapters/express.js'
 import { KEY_A, campaignInput, setup } from './helpers.js'
 import { checkedFetch } from './support/openapi-check.js'
 
@@ -24,13 +24,17 @@ const majors: [string, Express][] = [
 
 describe.each(majors)('%s', (_name, express) => {
   /** An app with the service under /affiliates, a route of its own, and `express.json()` where asked. */
-  async function app(options: { jsonBefore?: boolean; jsonLimit?: string } = {}) {
+  async function app(options: { jsonBefore?: boolean; jsonLimit?: string; errors?: boolean } = {}) {
     const { service } = setup()
     const app = express()
     if (options.jsonBefore) app.use(express.json(options.jsonLimit ? { limit: options.jsonLimit } : {}))
-    app.use('/affiliates', expressAdapter(service))
+    if (options.errors) app.use('/affiliates', expressAdapter(service), expressErrorHandler(service))
+    else app.use('/affiliates', expressAdapter(service))
     app.get('/hello', (_req, res) => {
       res.json({ hello: 'world' })
+    })
+    app.post('/own', (req, res) => {
+      res.json({ got: (req as { body?: unknown }).body })
     })
     const server = app.listen(0, '127.0.0.1')
     servers.push(server)
@@ -149,5 +153,28 @@ describe.each(majors)('%s', (_name, express) => {
     const byService = await loose.call('/affiliates/api/v1/campaigns', { method: 'POST', body: huge })
     expect(byService.status).toBe(413)
     expect(((await byService.json()) as { status: number }).status).toBe(413)
+  })
+
+  it('after express.json(), answers its parse errors on the service paths as the service does, with expressErrorHandler', async () => {
+    const { call } = await app({ jsonBefore: true, errors: true })
+    const malformed = await call('/affiliates/api/v1/campaigns', { method: 'POST', body: '{"campaignName":' })
+    expect(malformed.status).toBe(400)
+    expect(malformed.headers.get('content-type')).toBe('application/json; charset=utf-8')
+    expect(await malformed.json()).toEqual({ status: 400, message: 'Invalid JSON body' })
+    // The key is checked first, as when the service reads the body itself.
+    const wrongKey = await call('/affiliates/api/v1/campaigns', { method: 'POST', body: '{"campaignName":', headers: { 'x-auth-service': 'wrong' } })
+    expect(wrongKey.status).toBe(401)
+    // Over the parser's limit: 413 in the envelope, naming the parser's limit.
+    const huge = JSON.stringify(campaignInput({ campaignName: 'x'.repeat(200 * 1024) }))
+    const tooLarge = await call('/affiliates/api/v1/campaigns', { method: 'POST', body: huge })
+    expect(tooLarge.status).toBe(413)
+    expect(await tooLarge.json()).toEqual({ status: 413, message: 'Request body is larger than the limit of 102400 bytes' })
+    // The parsed body of a good request still reaches the service.
+    const created = await call('/affiliates/api/v1/campaigns', { method: 'POST', body: JSON.stringify(campaignInput()) })
+    expect(created.status).toBe(201)
+    // The app's own routes keep Express's own error handling.
+    const own = await call('/own', { method: 'POST', body: '{"x":', byExpress: true })
+    expect(own.status).toBe(400)
+    expect(own.headers.get('content-type')).toContain('text/html')
   })
 })

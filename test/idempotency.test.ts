@@ -15,22 +15,26 @@ const countCampaigns = (storage: Storage) => storage.transaction((tx) => tx.coun
 /**
  * A storage whose second write transaction (the first request's own work, after the transaction
  * that marks its key running) waits at a gate before it starts, so the key is seen running.
+ * `held` settles when that transaction reaches the gate: the key is marked running by then.
  */
 function gatedStorage() {
   const inner = memoryStorage()
   let open!: () => void
   const gate = new Promise<void>((resolve) => (open = resolve))
+  let reached!: () => void
+  const held = new Promise<void>((resolve) => (reached = resolve))
   let writes = 0
   const storage: Storage = {
     async transaction(work, options) {
-      if (!options?.readOnly && writes++ === 1) await gate
+      if (!options?.readOnly && writes++ === 1) {
+        reached()
+        await gate
+      }
       return inner.transaction(work, options)
     },
   }
-  return { storage, open }
+  return { storage, open, held }
 }
-
-const tick = () => new Promise((resolve) => setTimeout(resolve, 5))
 
 describe('Idempotency-Key', () => {
   it('a retry answers the first answer, marked replayed, and changes nothing', async () => {
@@ -70,10 +74,10 @@ describe('Idempotency-Key', () => {
   })
 
   it('a repeat while the first is still running is 409; the first then completes once', async () => {
-    const { storage, open } = gatedStorage()
+    const { storage, open, held } = gatedStorage()
     const { call } = setup({ storage })
     const first = call('POST', '/campaigns', post('slow'))
-    await tick()
+    await held
     const second = await call('POST', '/campaigns', post('slow'))
     expect(second.status).toBe(409)
     expect(second.body).toEqual({ status: 409, message: 'A request with this Idempotency-Key is still being processed' })
@@ -173,10 +177,10 @@ describe('Idempotency-Key', () => {
 
   it('a key held by a request that never finished is free again after the lease', async () => {
     // The first request never gets to run its work, as if its process had died: its key stays held.
-    const { storage } = gatedStorage()
+    const { storage, held } = gatedStorage()
     const { call, clock } = setup({ storage })
     void call('POST', '/campaigns', post('orphan'))
-    await tick()
+    await held
     expect((await call('POST', '/campaigns', post('orphan'))).status).toBe(409)
     clock.advance(60_000 - 1)
     expect((await call('POST', '/campaigns', post('orphan'))).status).toBe(409)

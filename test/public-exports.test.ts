@@ -29,7 +29,7 @@ const VALUES: Record<string, string[]> = {
     'storageKeyStore',
   ],
   'adapters/node': ['createNodeWebhookSender', 'fileJournal', 'serve', 'toNodeListener'],
-  'adapters/express': ['expressAdapter'],
+  'adapters/express': ['expressAdapter', 'expressErrorHandler'],
   'adapters/bun': ['serve'],
   'adapters/deno': ['serve'],
   'adapters/postgres': ['DEFAULT_MAX_ATTEMPTS', 'DEFAULT_SCHEMA', 'SCHEMA_VERSION', 'migrations', 'postgresStorage'],

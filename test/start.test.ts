@@ -82,6 +82,11 @@ const campaign = (workspaceId: string, name = 'Started') => ({
 })
 
 /** Sends the headers and half the body now; `finish()` sends the rest and answers status and body. */
+/**
+ * A POST whose body is held back until `finish()`. It asks `Expect: 100-continue`, and the Node
+ * adapter answers `100 Continue` only once the service starts reading the body: `reading` settles
+ * then, when the request is in the service's hands (its key checked, its body awaited).
+ */
 function slowPost(url: string, key: string, body: unknown) {
   const text = JSON.stringify(body)
   const { hostname, port, pathname } = new URL(`${url}/campaigns`)
@@ -90,7 +95,7 @@ function slowPost(url: string, key: string, body: unknown) {
     port,
     path: pathname,
     method: 'POST',
-    headers: { 'x-auth-service': key, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) },
+    headers: { 'x-auth-service': key, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), expect: '100-continue' },
   })
   const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
     req.once('response', (res) => {
@@ -100,9 +105,16 @@ function slowPost(url: string, key: string, body: unknown) {
     })
     req.once('error', reject)
   })
-  req.write(text.slice(0, 20))
+  const reading = new Promise<void>((resolve, reject) => {
+    req.once('continue', () => {
+      req.write(text.slice(0, 20))
+      resolve()
+    })
+    req.once('error', reject)
+  })
   req.flushHeaders()
   return {
+    reading,
     finish: () => {
       req.end(text.slice(20))
       return response
@@ -132,14 +144,14 @@ describe('npm start', () => {
     expect(await second.exit).toBe(0)
   })
 
-  it('on SIGTERM stops accepting, finishes the request in flight, flushes, and exits 0', async () => {
+  it('on SIGTERM stops accepting, finishes the request in flight, flushes, and exits 0', { timeout: 60_000 }, async () => {
     const db = freshDb()
     const server = await start({ AFFILIATE_DB: db })
     const key = printedKey(server.output())!
     const workspace = printedWorkspace(server.output())!
-    // Make sure the request is in the server's hands (its headers read) before the signal.
+    // The request is in the service's hands (reading its body) before the signal.
     const inFlight = slowPost(server.url, key, campaign(workspace, 'In flight'))
-    await new Promise((resolve) => setTimeout(resolve, 500))
+    await inFlight.reading
     server.child.kill('SIGTERM')
     await new Promise<void>((resolve) => {
       const check = () => server.output().includes('finishing requests in flight') && resolve()

@@ -1,6 +1,6 @@
 // Two Node processes serve the API on one PostgreSQL schema, each delivering webhooks in the
 // background (serve() starts the dispatcher): 500 events, written through both, reach a healthy
-// receiver exactly once each.
+// receiver exactly once each (counted once both have stopped, so a late duplicate cannot be missed).
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type pg from 'pg'
@@ -22,6 +22,9 @@ describe.skipIf(!postgresUrl || !redisUrl)(needs('Webhook delivery from two inst
   let instances: Started[] = []
   let server: Server
   const received: string[] = []
+  let allReceived!: () => void
+  /** Settles when every event has reached the receiver at least once. */
+  const everyEvent = new Promise<void>((resolve) => (allReceived = resolve))
   let secret = ''
   let receiverUrl = ''
 
@@ -35,6 +38,7 @@ describe.skipIf(!postgresUrl || !redisUrl)(needs('Webhook delivery from two inst
         const body = Buffer.concat(chunks).toString('utf8')
         new Webhook(secret).verify(body, req.headers as Record<string, string>)
         received.push(String(req.headers['webhook-id']))
+        if (new Set(received).size === EVENTS) allReceived()
         setTimeout(() => res.writeHead(200).end('ok'), 2)
       })
     })
@@ -62,6 +66,16 @@ describe.skipIf(!postgresUrl || !redisUrl)(needs('Webhook delivery from two inst
     server?.close()
     expect(codes).toEqual(instances.map(() => 0))
   })
+
+  /** Resolves once `n` deliveries are recorded as succeeded (checked every 20 ms, at most 60 s). */
+  const recorded = async (n: number) => {
+    for (let i = 0; i < 3000; i++) {
+      const { rows } = await pool.query(`SELECT count(*)::int AS n FROM "${schema}"."webhookDeliveries" WHERE status = 'succeeded'`)
+      if (rows[0].n >= n) return
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    throw new Error(`fewer than ${n} deliveries were recorded as succeeded in 60 s`)
+  }
 
   const call = async (i: number, method: string, path: string, body: unknown) => {
     const response = await fetch(`${instances[i]!.url}${path}`, {
@@ -91,10 +105,12 @@ describe.skipIf(!postgresUrl || !redisUrl)(needs('Webhook delivery from two inst
       }
     }
     await Promise.all(Array.from({ length: 8 }, (_, i) => writer(i)))
-    const deadline = Date.now() + 60_000
-    while (new Set(received).size < EVENTS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
-    // Room for a duplicate to show up, were there one.
-    await new Promise((r) => setTimeout(r, 1500))
+    await everyEvent
+    // Then every delivery recorded as a success (the last answers may still be on their way back), read
+    // from the table the instances write; then both stopped: nothing more can be sent, so any
+    // duplicate has already reached the receiver.
+    await recorded(EVENTS)
+    expect(await Promise.all(instances.map((instance) => instance.stop()))).toEqual([0, 0])
     expect(new Set(received).size).toBe(EVENTS)
     expect(received).toHaveLength(EVENTS)
     const rows = await pool.query(`SELECT status, attempts, count(*)::int AS n FROM "${schema}"."webhookDeliveries" GROUP BY status, attempts`)

@@ -1,7 +1,7 @@
 // The service inside an Express app (Express 4 or 5). Run it with `npm run example:express`.
 import express from 'express'
 import { createAffiliateService, memoryKeyStore, memoryStorage } from 'affiliate-service'
-import { expressAdapter } from 'affiliate-service/express'
+import { expressAdapter, expressErrorHandler } from 'affiliate-service/express'
 
 const key = process.env.AFFILIATE_API_KEY ?? `demo_${crypto.randomUUID()}`
 const workspaceId = process.env.AFFILIATE_WORKSPACE_ID ?? crypto.randomUUID()
@@ -13,8 +13,11 @@ const service = createAffiliateService({
 })
 
 const app = express()
+// The app's own body parser may run first: the service uses what it parsed, and
+// expressErrorHandler answers its errors (malformed JSON, too large) in the service's JSON envelope.
+app.use(express.json())
 // Mounted under /affiliates: the API answers at /affiliates/api/v1/...; the app keeps its other routes.
-app.use('/affiliates', expressAdapter(service))
+app.use('/affiliates', expressAdapter(service), expressErrorHandler(service))
 app.get('/', (_req, res) => {
   res.send('The app itself; the affiliate API is under /affiliates/api/v1')
 })
