@@ -446,6 +446,16 @@ CREATE INDEX sequences_created ON ${s}.sequences ("createdAt", "id");
     // as their rows move.
     up: sql((s) => `ALTER TABLE ${s}.rollups SET (fillfactor = 50);`),
   },
+  {
+    version: 13,
+    description: 'every earlier webhook secret signs until its own overlap ends: a list replaces the one previous secret',
+    up: sql(
+      (s) => `ALTER TABLE ${s}.webhooks ADD COLUMN "previousSecrets" text[] NOT NULL DEFAULT '{}';
+UPDATE ${s}.webhooks SET "previousSecrets" = ARRAY["previousSecretExpiresAt" || ' ' || "previousSecret"]
+  WHERE "previousSecret" IS NOT NULL AND "previousSecretExpiresAt" IS NOT NULL;
+ALTER TABLE ${s}.webhooks DROP COLUMN "previousSecret";`,
+    ),
+  },
 ]
 
 export const SCHEMA_VERSION = migrations[migrations.length - 1]!.version

@@ -101,6 +101,7 @@ export const toEvent = (record: EventRecord): AffiliateEvent => ({
   type: record.type as EventType,
   createdAt: record.createdAt,
   workspaceId: record.workspaceId,
+  sequence: record.sequence,
   data: JSON.parse(record.data),
 })
 

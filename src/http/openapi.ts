@@ -70,6 +70,7 @@ const MODELS = {
         type: { type: 'string', enum: [...EVENT_TYPES] },
         createdAt: { type: 'string', format: 'date-time' },
         workspaceId: { type: 'string', format: 'uuid' },
+        sequence: { type: 'integer', minimum: 1, description: 'Grows with commit order: an event committed later has a larger sequence (there may be gaps).' },
         data: { type: 'object', description: 'The resource as the API answers it, plus `previousStatus` on status changes.' },
       }),
   ],

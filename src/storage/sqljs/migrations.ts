@@ -457,6 +457,15 @@ CREATE INDEX sequences_created ON sequences (createdAt, id);`,
     // order and pruning walks it: the createdAt index goes. 1M clicks: 315 to about 240 bytes each.
     sql: 'DROP INDEX clicks_created;',
   },
+  {
+    version: 14,
+    // Every earlier webhook secret signs until its own overlap ends, however often the secret is
+    // rotated meanwhile: a list of `<expiresAt> <secret>` replaces the one previous secret.
+    sql: `ALTER TABLE webhooks ADD COLUMN previousSecrets TEXT NOT NULL DEFAULT '[]';
+UPDATE webhooks SET previousSecrets = json_array(previousSecretExpiresAt || ' ' || previousSecret)
+  WHERE previousSecret IS NOT NULL AND previousSecretExpiresAt IS NOT NULL;
+ALTER TABLE webhooks DROP COLUMN previousSecret;`,
+  },
 ]
 
 export const SCHEMA_VERSION = migrations[migrations.length - 1]!.version
