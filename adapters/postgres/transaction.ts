@@ -326,12 +326,13 @@ export class PostgresTransaction implements DriverTransaction {
   async takeSequence(name: string, count: number) {
     if (!this.open) throw new Error('This transaction has already finished')
     const sequence = sequenceName(this.context.schema, name)
-    if (!this.locked.has(name)) {
-      await this.run({ text: `SELECT pg_advisory_xact_lock(${SEQUENCE_LOCK}, $1::regclass::oid::int)`, values: [sequence] })
-      this.locked.add(name)
-    }
-    // The lock is held, so no one else draws between these two: the numbers are consecutive.
-    const { rows } = await this.run<{ first: number }>({ text: 'SELECT setval($1::regclass, nextval($1::regclass) + $2 - 1) - $2 + 1 AS first', values: [sequence, count] })
+    // The lock is held while drawing, so no one else draws between nextval and setval: the numbers
+    // are consecutive. The first time, the lock is taken by the same statement: its FROM (fenced by
+    // OFFSET 0, so it is run first and not folded into the outer query) takes it before any draw.
+    const draw = 'setval($1::regclass, nextval($1::regclass) + $2 - 1) - $2 + 1 AS first'
+    const text = this.locked.has(name) ? `SELECT ${draw}` : `SELECT ${draw} FROM (SELECT pg_advisory_xact_lock(${SEQUENCE_LOCK}, $1::regclass::oid::int) OFFSET 0) AS locked`
+    const { rows } = await this.run<{ first: number }>({ text, values: [sequence, count] })
+    this.locked.add(name)
     return Number(rows[0]!.first)
   }
 

@@ -121,6 +121,7 @@ export function withCommitHook(storage: Storage, committed: (events: EventRecord
       return result
     },
     ...(storage.close ? { close: () => storage.close!() } : {}),
+    ...(storage.health ? { health: () => storage.health!() } : {}),
   }
 }
 

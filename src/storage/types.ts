@@ -198,8 +198,21 @@ export interface TransactionOptions {
  * - **Unique constraints** of `models` are enforced by the storage itself, never by a
  *   read-then-write in the caller.
  */
+/** What `Storage.health` answers: whether the storage can serve now, and if not, why. */
+export interface StorageHealth {
+  ok: boolean
+  /** Why not, in a sentence (`GET /health` answers it with a 503). */
+  reason?: string
+}
+
 export interface Storage {
   transaction<T>(work: (tx: StorageTransaction) => Promise<T>, options?: TransactionOptions): Promise<T>
+  /**
+   * Whether the storage can serve now, answered at once (no waiting on a database): `GET /health`
+   * answers 503 with the reason when not. It may start opening the storage. Without it the storage
+   * is taken as able.
+   */
+  health?(): StorageHealth
   /** Flushes and releases what the storage holds. The service never calls it; the host does. */
   close?(): Promise<void>
 }
