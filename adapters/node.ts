@@ -5,7 +5,7 @@ import { clientBehindProxies, proxyHops, type TrustProxy } from './forwarded.js'
 import { answer, type ClientAddressOf } from './node/answer.js'
 import { createNodeWebhookSender } from './node/webhook-delivery.js'
 
-export { fileJournal } from './node/file-journal.js'
+export { fileJournal, type FileJournalOptions } from './node/file-journal.js'
 export type { TrustProxy } from './forwarded.js'
 export type { ClientAddressOf } from './node/answer.js'
 export { createNodeWebhookSender } from './node/webhook-delivery.js'

@@ -52,8 +52,9 @@ const SCHEMA = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/
 /**
  * DATABASE_URL: PostgreSQL (tables in AFFILIATE_SCHEMA, default `affiliate_service`). Otherwise
  * AFFILIATE_DB: a sql.js file path, or `:memory:` for a database that ends with the process.
+ * `lockWaitMs`: how long to wait for another process holding the file (see `fileJournal`).
  */
-export async function storageFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<EnvStorage> {
+export async function storageFromEnv(env: NodeJS.ProcessEnv = process.env, lockWaitMs?: number): Promise<EnvStorage> {
   const url = env.DATABASE_URL
   if (url) {
     if (env.AFFILIATE_DB) fail('set DATABASE_URL (PostgreSQL) or AFFILIATE_DB (the embedded database), not both')
@@ -65,7 +66,7 @@ export async function storageFromEnv(env: NodeJS.ProcessEnv = process.env): Prom
   }
   if (env.AFFILIATE_SCHEMA) fail('AFFILIATE_SCHEMA is the PostgreSQL schema: it needs DATABASE_URL')
   const path = env.AFFILIATE_DB || DEFAULT_DB
-  return { storage: sqlJsStorage(path === ':memory:' ? {} : { persist: fileJournal(path) }), where: path, kind: 'sqljs' }
+  return { storage: sqlJsStorage(path === ':memory:' ? {} : { persist: fileJournal(path, lockWaitMs === undefined ? {} : { lockWaitMs }) }), where: path, kind: 'sqljs' }
 }
 
 /**
@@ -74,7 +75,9 @@ export async function storageFromEnv(env: NodeJS.ProcessEnv = process.env): Prom
  */
 export async function openCommandStorage(db: string | undefined, env: NodeJS.ProcessEnv): Promise<EnvStorage> {
   if (db && env.DATABASE_URL) fail('--db is the embedded database file; DATABASE_URL names PostgreSQL: give one')
-  const opened = await storageFromEnv(db ? { ...env, AFFILIATE_DB: db } : env)
+  // A command refuses at once when a server holds the file (it names the server's pid): only
+  // `npm start` waits for a predecessor that is going.
+  const opened = await storageFromEnv(db ? { ...env, AFFILIATE_DB: db } : env, 0)
   try {
     await opened.storage.ready()
   } catch (error) {

@@ -38,6 +38,7 @@ function faultyStorage(faults: Faults, inner: Storage = memoryStorage()): Storag
     updateMany: (model, where, patch) => tx.updateMany(model, where, patch),
     insertMany: (model, records) => tx.insertMany(model, records),
     updateEach: (model, changes, where) => tx.updateEach(model, changes, where),
+    takeSequence: (name, count, now) => tx.takeSequence(name, count, now),
     incrementEach: (model, changes) => tx.incrementEach(model, changes),
     delete: (model, id) => tx.delete(model, id),
     deleteMany: (model, where) => tx.deleteMany(model, where),

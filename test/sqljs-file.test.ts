@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { fileJournal, frame, parseRecords } from '../adapters/node/file-journal.js'
+import { serve } from '../adapters/node.js'
+import { createAffiliateService, memoryKeyStore } from '../src/index.js'
 import { SCHEMA_VERSION } from '../src/storage/sqljs/migrations.js'
 import type { InitSqlJs } from '../src/storage/sqljs/sql-js-types.js'
 import { sqlJsStorage, type SqlJsStorage } from '../src/storage/sqljs/storage.js'
@@ -25,6 +27,31 @@ function crashImage(dir: string): string {
   const image = freshDir()
   for (const name of readdirSync(dir)) if (!name.endsWith('.lock')) copyFileSync(join(dir, name), join(image, name))
   return image
+}
+
+/** A process that opens `file` and holds it until killed. */
+function holdFile(file: string) {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '-e', `
+      const { sqlJsStorage } = await import(${JSON.stringify(new URL('../src/storage/sqljs/storage.ts', import.meta.url).href)})
+      const { fileJournal } = await import(${JSON.stringify(new URL('../adapters/node/file-journal.ts', import.meta.url).href)})
+      await sqlJsStorage({ persist: fileJournal(${JSON.stringify(file)}) }).ready()
+      console.log('ready')
+      setInterval(() => {}, 1000)
+    `],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  )
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  const ready = new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (data: Buffer) => data.toString().includes('ready') && resolve())
+    void exited.then(() => reject(new Error('the holder exited before it held the file')))
+  })
+  const kill = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+    await exited
+  }
+  return { child, ready, kill }
 }
 
 const journals = (dir: string) => readdirSync(dir).filter((name) => name.includes('.journal-')).sort()
@@ -400,7 +427,7 @@ describe('sql.js in a file', () => {
         child.stdout.on('data', (data: Buffer) => data.toString().includes('ready') && resolve())
         child.once('exit', (code) => reject(new Error(`child exited ${code}`)))
       })
-      await expect(sqlJsStorage({ persist: fileJournal(file) }).ready()).rejects.toThrow(new RegExp(`in use by process ${child.pid}`))
+      await expect(sqlJsStorage({ persist: fileJournal(file, { lockWaitMs: 0 }) }).ready()).rejects.toThrow(new RegExp(`in use by process ${child.pid}`))
     } finally {
       child.kill('SIGKILL')
       await new Promise((resolve) => child.once('exit', resolve))
@@ -412,6 +439,50 @@ describe('sql.js in a file', () => {
     await storage.close()
     expect(existsSync(`${file}.lock`)).toBe(false)
   })
+  it('serve() on a file another process holds: /health is 503 saying why, and once the holder is gone the open is tried again and all works', { timeout: 60_000 }, async () => {
+    const file = join(freshDir(), 'db.sqlite')
+    const holder = holdFile(file)
+    await holder.ready
+    const storage = sqlJsStorage({ persist: fileJournal(file, { lockWaitMs: 0 }) })
+    const service = createAffiliateService({ storage, keyStore: memoryKeyStore([{ key: 'k', userId: 'u', workspaceIds: [WORKSPACE] }]), rateLimit: false, onError: () => undefined })
+    const running = await serve(service, { port: 0 })
+    try {
+      const health = async () => {
+        const response = await fetch(`${running.url}/health`)
+        return { status: response.status, body: (await response.json()) as { status: string; reason?: string } }
+      }
+      const create = () =>
+        fetch(`${running.url}/campaigns`, {
+          method: 'POST',
+          headers: { 'x-auth-service': 'k', 'content-type': 'application/json' },
+          body: JSON.stringify({ campaignName: 'After the lock', workspaceId: WORKSPACE, commissionType: 'fixed', amount: 1, url: 'https://shop.example.com/' }),
+        })
+      // Nothing has opened it yet: health starts the open and says so.
+      expect(await health()).toMatchObject({ status: 503, body: { status: 'unavailable', reason: 'storage: the database is being opened' } })
+      await expect(storage.ready()).rejects.toThrow(/in use by process/)
+      const locked = await health()
+      expect(locked.status).toBe(503)
+      expect(locked.body.reason).toMatch(new RegExp(`^storage: the database cannot be opened \\(trying again\\): .*in use by process ${holder.child.pid}`))
+      expect((await fetch(`${running.url}/health`, { method: 'HEAD' })).status).toBe(503)
+      expect((await create()).status).toBe(500)
+
+      await holder.kill()
+      // Once the pause after the failure is over, the next call tries again: ask until it has opened.
+      for (let tries = 0; ; tries++) {
+        const opened = await storage.ready().then(() => true, () => false)
+        if (opened) break
+        expect(tries, 'the storage never opened after the holder died').toBeLessThan(600)
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      expect(await health()).toMatchObject({ status: 200, body: { status: 'ok' } })
+      expect((await create()).status).toBe(201)
+    } finally {
+      await running.close()
+      await storage.close()
+      await holder.kill()
+    }
+  })
+
   it('opens after a process was killed while taking the lock, and clears what it left', async () => {
     const dir = freshDir()
     const file = join(dir, 'db.sqlite')

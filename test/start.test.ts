@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -142,6 +142,52 @@ describe('npm start', () => {
     expect(read.status).toBe(200)
     second.child.kill('SIGINT')
     expect(await second.exit).toBe(0)
+  })
+
+  it('starts right after its predecessor was killed with kill -9 and not yet reaped (a zombie still "running" under its pid)', { timeout: 60_000 }, async () => {
+    const db = freshDb()
+    // The first server's parent is a shell that then becomes `sleep`, which never reaps it: after
+    // kill -9 it stays a zombie, whose pid still answers signals, as under a supervisor that has
+    // not yet waited for it.
+    const parent = spawn('sh', ['-c', `"$0" --import tsx "$1" & echo "server pid $!"; exec sleep 600`, process.execPath, bin('start.ts')], {
+      env: { ...process.env, ...unset, PORT: '0', AFFILIATE_DB: db },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    try {
+      let output = ''
+      const url = await new Promise<string>((resolve, reject) => {
+        const check = (data: Buffer) => {
+          output += data.toString()
+          const found = /http:\/\/127\.0\.0\.1:\d+\/api\/v1/.exec(output)
+          if (found && /server pid \d+/.test(output)) resolve(found[0])
+        }
+        parent.stdout.on('data', check)
+        parent.stderr.on('data', check)
+        parent.once('exit', (code) => reject(new Error(`exited ${code}:\n${output}`)))
+      })
+      const pid = Number(/server pid (\d+)/.exec(output)![1])
+      const key = printedKey(output)!
+      const created = await post(url, key, campaign(printedWorkspace(output)!))
+      expect(created.status).toBe(201)
+      const { data } = (await created.json()) as { data: { id: string } }
+
+      process.kill(pid, 'SIGKILL')
+      // Wait for the kernel to have made it a zombie: its lock file still names a pid that exists.
+      const state = () => {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+        return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3)
+      }
+      while (state() !== 'Z') await new Promise((resolve) => setTimeout(resolve, 20))
+      expect(readFileSync(`${db}.lock`, 'utf8').trim()).toBe(String(pid))
+
+      const next = await start({ AFFILIATE_DB: db })
+      const read = await fetch(`${next.url}/campaigns?campaignId=${data.id}`, { headers: { 'x-auth-service': key } })
+      expect(read.status).toBe(200)
+      next.child.kill('SIGTERM')
+      expect(await next.exit).toBe(0)
+    } finally {
+      parent.kill('SIGKILL')
+    }
   })
 
   it('on SIGTERM stops accepting, finishes the request in flight, flushes, and exits 0', { timeout: 60_000 }, async () => {

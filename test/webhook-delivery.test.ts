@@ -82,7 +82,8 @@ const event = (type = 'commission.created'): WebhookEvent => ({
   type,
   createdAt: new Date().toISOString(),
   workspaceId: 'ws_1',
-  data: { commissionId: `c${++sequence}`, amount: '12.50', currency: 'EUR', note: 'naïve ☕' },
+  sequence: ++sequence,
+  data: { commissionId: `c${sequence}`, amount: '12.50', currency: 'EUR', note: 'naïve ☕' },
 })
 
 describe('delivering to a real receiver', () => {

@@ -127,7 +127,7 @@ describe('secret rotation', () => {
     expect(liveSecrets(first, t0)).toEqual([first.secret])
     const rotated = rotateWebhookSecret(first, t0)
     expect(DEFAULT_OVERLAP_HOURS).toBe(24)
-    expect(rotated.previousSecret).toBe(first.secret)
+    expect(rotated.previousSecrets).toEqual([`${new Date(t0 + 24 * HOUR).toISOString()} ${first.secret}`])
     expect(rotated.previousSecretExpiresAt).toBe(new Date(t0 + 24 * HOUR).toISOString())
     expect(liveSecrets(rotated, t0)).toEqual([rotated.secret, first.secret])
     expect(liveSecrets(rotated, t0 + 24 * HOUR - 1)).toEqual([rotated.secret, first.secret])
@@ -141,16 +141,22 @@ describe('secret rotation', () => {
     expect(liveSecrets(twoHours, t0 + 2 * HOUR - 1)).toHaveLength(2)
     expect(liveSecrets(twoHours, t0 + 2 * HOUR)).toHaveLength(1)
     const none = rotateWebhookSecret(first, t0, 0)
-    expect(none).toEqual({ secret: none.secret, previousSecret: null, previousSecretExpiresAt: null })
+    expect(none).toEqual({ secret: none.secret, previousSecrets: [], previousSecretExpiresAt: null })
     expect(liveSecrets(none, t0)).toEqual([none.secret])
   })
 
-  it('drops the oldest secret when rotated again during an overlap: never more than two sign', () => {
+  it('a rotation during an overlap keeps every earlier secret until its own overlap ends', () => {
     const a = { secret: generateWebhookSecret() }
-    const b = rotateWebhookSecret(a, t0)
-    const c = rotateWebhookSecret(b, t0 + HOUR)
-    expect(liveSecrets(c, t0 + HOUR)).toEqual([c.secret, b.secret])
-    expect(liveSecrets(c, t0 + HOUR)).not.toContain(a.secret)
+    const b = rotateWebhookSecret(a, t0, 3) // a signs until t0 + 3 h
+    const c = rotateWebhookSecret(b, t0 + HOUR, 1) // b signs until t0 + 2 h
+    expect(c.previousSecretExpiresAt).toBe(new Date(t0 + 3 * HOUR).toISOString())
+    expect(liveSecrets(c, t0 + HOUR)).toEqual([c.secret, b.secret, a.secret])
+    expect(liveSecrets(c, t0 + 2 * HOUR - 1)).toEqual([c.secret, b.secret, a.secret])
+    expect(liveSecrets(c, t0 + 2 * HOUR)).toEqual([c.secret, a.secret])
+    expect(liveSecrets(c, t0 + 3 * HOUR)).toEqual([c.secret])
+    // A third rotation once a has expired drops it from the record.
+    const d = rotateWebhookSecret(c, t0 + 3 * HOUR, 24)
+    expect(d.previousSecrets).toEqual([`${new Date(t0 + 27 * HOUR).toISOString()} ${c.secret}`])
   })
 
   it('uses the new secret it is given, and refuses bad ones', () => {
@@ -164,6 +170,7 @@ describe('secret rotation', () => {
   })
 
   it('refuses a record whose expiry is not a timestamp', () => {
-    expect(() => liveSecrets({ secret: generateWebhookSecret(), previousSecret: generateWebhookSecret(), previousSecretExpiresAt: 'tomorrow' }, t0)).toThrow(TypeError)
+    expect(() => liveSecrets({ secret: generateWebhookSecret(), previousSecrets: [`tomorrow ${generateWebhookSecret()}`] }, t0)).toThrow(TypeError)
+    expect(() => liveSecrets({ secret: generateWebhookSecret(), previousSecrets: [generateWebhookSecret()] }, t0)).toThrow(TypeError)
   })
 })

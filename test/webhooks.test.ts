@@ -214,6 +214,38 @@ describe('health and retention', () => {
     expect([verifies(webhook.secret, after!), verifies(rotated.secret, after!)]).toEqual([false, true])
   })
 
+  it('a second rotation within the overlap keeps the first secret until its own expiry; each expired secret stops verifying', async () => {
+    const { api, clock, deliver } = make()
+    const target = await receiver()
+    const a = await api.webhooks.create({ workspaceId: WS_A, url: target.url, events: ['*'] })
+    const b = await api.webhooks.rotateSecret(a.webhookId, { overlapHours: 3 }) // a signs 3 h more
+    clock.advance(3_600_000)
+    const c = await api.webhooks.rotateSecret(a.webhookId, { overlapHours: 1 }) // b signs 1 h more
+    expect(c.previousSecretExpiresAt).toBe(new Date(clock.now() + 2 * 3_600_000).toISOString())
+    const secrets = [a.secret, b.secret, c.secret]
+    const verified: boolean[][] = []
+    for (let hour = 0; hour < 3; hour++) {
+      await api.campaigns.create(apiCampaignInput())
+      await deliver()
+      const received = target.received.at(-1)!
+      verified.push(secrets.map((secret) => verifies(secret, received)))
+      expect(String(received.headers['webhook-signature']).split(' ')).toHaveLength(verified.at(-1)!.filter(Boolean).length)
+      clock.advance(3_600_000)
+    }
+    expect(verified).toEqual([
+      [true, true, true], // 1 h after the first rotation: all three
+      [true, false, true], // b's hour is over, a's three are not
+      [false, false, true], // a's three hours are over
+    ])
+    // The payload carries the event's sequence, as GET /events answers it.
+    const events = (await api.events.list({ limit: 100 })).items
+    for (const received of target.received) {
+      const payload = JSON.parse(received.body) as { id: string; sequence: number }
+      expect(payload.sequence).toBe(events.find((event) => event.id === payload.id)!.sequence)
+      expect(Number.isSafeInteger(payload.sequence) && payload.sequence > 0).toBe(true)
+    }
+  })
+
   it('events and deliveries are deleted after the retention (configurable)', async () => {
     const { api, service, clock } = make({ ...local, retentionDays: 2, send: async () => ({ outcome: 'success', status: 200, durationMs: 1, responseBody: '' }) })
     await api.webhooks.create({ workspaceId: WS_A, url: 'https://hooks.example.com/x', events: ['*'] })

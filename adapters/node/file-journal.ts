@@ -68,28 +68,46 @@ const errorCode = (error: unknown): string | undefined => (error as { code?: str
 /** Files this process has open: a lock holding our own pid is ours only if listed here. */
 const openHere = new Set<string>()
 
-function isRunning(pid: number): boolean {
+/**
+ * Whether process `pid` is alive. A process that has exited but not yet been reaped by its parent
+ * (a zombie: a server just killed with `kill -9` under a supervisor that has not waited for it)
+ * still answers a signal; on Linux its state in /proc says it holds nothing any more.
+ */
+async function isRunning(pid: number): Promise<boolean> {
   try {
     process.kill(pid, 0)
-    return true
   } catch (error) {
     return errorCode(error) === 'EPERM'
   }
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null)
+  // "pid (name) S ...": the state follows the last ')', as the name may hold one.
+  const state = stat?.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3)
+  return state !== 'Z' && state !== 'X'
 }
+
+/** How long `fileJournal` waits for a live process holding the lock to let go, unless told otherwise. */
+export const DEFAULT_LOCK_WAIT_MS = 5_000
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
  * Takes `<file>.lock`, holding our pid. The lock appears whole or not at all: the pid is written to
  * `<file>.lock.<pid>`, synced, and hard-linked to `<file>.lock` (which fails if one exists), so a
  * process killed at any moment never leaves an empty lock behind. A lock whose process is gone is
- * stale (a crash or `kill -9` leaves one) and is taken over. A pid that was reused by an unrelated
- * process keeps the lock held: the error says to delete the lock file then.
+ * stale (a crash or `kill -9` leaves one) and is taken over. A live holder is waited for, up to
+ * `waitMs`, re-checked with a growing pause: a server that is exiting (stopping after SIGTERM, or
+ * being torn down after `kill -9`) lets go meanwhile, as when a supervisor restarts it at once. A
+ * pid that was reused by an unrelated process keeps the lock held: the error says to delete the
+ * lock file then.
  */
-async function lock(file: string): Promise<string> {
+async function lock(file: string, waitMs: number): Promise<string> {
   const lockPath = `${file}.lock`
   if (openHere.has(file)) throw new Error(`${file} is already open in this process: close the other storage first`)
   await removeDeadLockDrafts(file)
   const draft = `${lockPath}.${process.pid}`
   await writeSynced(draft, `${process.pid}\n`, 'w')
+  const deadline = performance.now() + waitMs
+  let wait = 25
   try {
     for (let attempt = 0; attempt < 5; attempt++) {
       if (await linkDraft(draft, lockPath)) {
@@ -102,7 +120,13 @@ async function lock(file: string): Promise<string> {
       if (Number.isInteger(pid) && pid > 0) {
         // Our own pid in a lock we do not hold: a previous process that had the same pid (a
         // container's pid 1, say) crashed. Any other live pid holds the file.
-        if (pid !== process.pid && isRunning(pid)) {
+        if (pid !== process.pid && (await isRunning(pid))) {
+          if (performance.now() < deadline) {
+            await pause(Math.min(wait, Math.max(0, deadline - performance.now())))
+            wait = Math.min(wait * 2, 500)
+            attempt--
+            continue
+          }
           throw new Error(
             `${file} is in use by process ${pid} (lock file ${lockPath}). Stop that process first; ` +
               `if it is not an affiliate-service, delete the lock file.`,
@@ -162,7 +186,7 @@ async function removeDeadLockDrafts(file: string): Promise<void> {
   for (const name of names) {
     if (!name.startsWith(prefix)) continue
     const pid = Number(name.slice(prefix.length))
-    if (Number.isInteger(pid) && pid > 0 && (pid === process.pid || !isRunning(pid))) {
+    if (Number.isInteger(pid) && pid > 0 && (pid === process.pid || !(await isRunning(pid)))) {
       await unlink(join(dirname(file), name)).catch(() => undefined)
     }
   }
@@ -396,12 +420,12 @@ async function readSegments(file: string): Promise<{ segments: Segment[]; record
 }
 
 /** Opens (creating the directory when needed) and locks a database file. See the top of this file. */
-async function openFileJournal(path: string): Promise<SqlJsJournal> {
+async function openFileJournal(path: string, waitMs: number): Promise<SqlJsJournal> {
   const file = resolve(path)
   // A directory made here must itself survive a power cut, or the acknowledged writes inside it go too.
   const created = await mkdir(dirname(file), { recursive: true })
   if (created !== undefined) await syncDirectory(dirname(created))
-  const lockPath = await lock(file)
+  const lockPath = await lock(file, waitMs)
   try {
     await rm(`${file}.tmp`, { force: true })
     const snapshot = await readSnapshot(file)
@@ -414,12 +438,23 @@ async function openFileJournal(path: string): Promise<SqlJsJournal> {
   }
 }
 
+export interface FileJournalOptions {
+  /**
+   * How long opening waits for another live process that holds the file to let go (a server that
+   * is stopping, or being torn down after `kill -9`, while its successor starts), before failing
+   * with `in use by process <pid>`. A lock whose process is gone is taken over at once.
+   * @default 5000
+   */
+  lockWaitMs?: number
+}
+
 /**
  * Keeps a sql.js database in a file (Node, Bun and Deno). Every acknowledged write is on disk
  * before its transaction resolves: it is appended to a journal beside the file
  * (`<file>.journal-<n>`) and fsynced, and the journal is folded into the file in the background
- * (see `checkpointBytes`). A `<file>.lock` keeps a second process out. Nothing is opened until
- * the storage opens.
+ * (see `checkpointBytes`). A `<file>.lock` keeps a second process out; opening waits up to
+ * `lockWaitMs` for a live holder to let go (see `FileJournalOptions`). Nothing is opened until the
+ * storage opens.
  *
  * @example
  * import { sqlJsStorage } from 'affiliate-service'
@@ -427,9 +462,11 @@ async function openFileJournal(path: string): Promise<SqlJsJournal> {
  *
  * const storage = sqlJsStorage({ persist: fileJournal('./data/affiliate.sqlite') })
  */
-export function fileJournal(path: string): SqlJsPersistence {
+export function fileJournal(path: string, options: FileJournalOptions = {}): SqlJsPersistence {
   if (typeof path !== 'string' || path === '') throw new TypeError('fileJournal takes the path of the database file')
+  const waitMs = options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS
+  if (!Number.isFinite(waitMs) || waitMs < 0) throw new RangeError(`fileJournal: lockWaitMs must be a number of milliseconds, not ${waitMs}`)
   // Looked up here rather than imported by name, so that an older Node fails only this call, plainly.
   if (typeof zlib.crc32 !== 'function') throw new Error('fileJournal needs zlib.crc32: Node.js 20.15 or later')
-  return { open: () => openFileJournal(path) }
+  return { open: () => openFileJournal(path, waitMs) }
 }

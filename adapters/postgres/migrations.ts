@@ -522,6 +522,22 @@ CREATE UNIQUE INDEX sale_refunds_workspace_refund ON ${s}."saleRefunds" ("worksp
 `,
     ),
   },
+  {
+    version: 13,
+    description:
+      'events take their sequence from a database sequence (no row every write waits on); every earlier webhook secret signs until its own overlap ends',
+    up: sql(
+      // The event sequence goes on from the counter record (or the highest stored event).
+      (s) => `CREATE SEQUENCE ${s}.events_seq AS bigint;
+SELECT setval('${s}.events_seq', greatest(1, n), n > 0)
+  FROM (SELECT greatest(coalesce((SELECT max("value") FROM ${s}.sequences WHERE "id" = 'events'), 0),
+                        coalesce((SELECT max("sequence") FROM ${s}.events), 0)) AS n) AS current;
+ALTER TABLE ${s}.webhooks ADD COLUMN "previousSecrets" text[] NOT NULL DEFAULT '{}';
+UPDATE ${s}.webhooks SET "previousSecrets" = ARRAY["previousSecretExpiresAt" || ' ' || "previousSecret"]
+  WHERE "previousSecret" IS NOT NULL AND "previousSecretExpiresAt" IS NOT NULL;
+ALTER TABLE ${s}.webhooks DROP COLUMN "previousSecret";`,
+    ),
+  },
 ]
 
 export const SCHEMA_VERSION = migrations[migrations.length - 1]!.version

@@ -4,7 +4,7 @@ import { defineStorage } from '../../src/storage/define.js'
 import type { DriverTransaction, ModelName, Storage, TransactionOptions } from '../../src/storage/types.js'
 import { DEFAULT_SCHEMA } from '../deployment.js'
 import { migrate, type MigrateResult } from './migrations.js'
-import { tableSql, type TableSql } from './sql.js'
+import { quote, tableSql, type TableSql } from './sql.js'
 import { isRetryable, PostgresTransaction, type Context } from './transaction.js'
 
 export interface PostgresStorageOptions {
@@ -34,7 +34,9 @@ export interface PostgresStorageOptions {
   /**
    * How many times a transaction is tried when PostgreSQL answers a serialization failure (40001)
    * or a deadlock (40P01): `work` runs again from the start, after a random pause that grows with
-   * each try. The last failure is thrown when every try failed.
+   * each try. From try {@link ALONE_AFTER} + 1 on it runs alone among the schema's writes (see
+   * `postgresStorage`), where contention cannot fail it; the last failure is thrown when every try
+   * failed.
    * @default 30
    */
   maxAttempts?: number
@@ -72,9 +74,17 @@ const types: CustomTypesConfig = {
 const BEGIN = 'BEGIN ISOLATION LEVEL SERIALIZABLE'
 const BEGIN_READ_ONLY = 'BEGIN ISOLATION LEVEL SERIALIZABLE READ ONLY'
 
+/** Failed tries after which a write runs alone (see `postgresStorage`). */
+export const ALONE_AFTER = 3
+/** The first key of the advisory lock that lets a write run alone; the second is the schema's oid. */
+const WRITE_LOCK = 0x61667772 // 'afwr'
+
 /** Random pause before try `attempt + 1`: up to 4 ms, doubling per try, at most 250 ms. Full jitter spreads the retries of transactions that collided. */
 const backoff = (attempt: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(250, 2 * 2 ** attempt)))
+
+/** How a try begins: read-only; a write beside others (holding the write lock shared); or alone (holding it exclusively). */
+type Mode = 'read' | 'write' | 'alone'
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown; retryable: boolean }
 
@@ -86,6 +96,12 @@ type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown; retryabl
  *   serialization failure or a deadlock, the transaction is rolled back and `work` runs again from
  *   the start (see `maxAttempts`), as the Storage contract allows: the service's work only touches
  *   storage through its transaction and is safe to repeat.
+ * - **No write fails from contention alone.** Writes that move the same rows (an affiliate's
+ *   earnings, a day's report counters) fail each other under load; after {@link ALONE_AFTER} failed
+ *   tries a write runs alone: it takes an advisory lock of the schema exclusively before it begins,
+ *   which every write otherwise holds shared for its transaction, so it starts once the writes in
+ *   flight have ended and the next ones wait for its commit. Nothing it reads or writes can then be
+ *   changed beside it, so it commits. Read-only transactions never wait for it.
  * - **Constraints in the database.** Unique indexes enforce referral codes, e-mails per campaign,
  *   invoice and charge ids per workspace (nulls never collide), idempotency scopes and key hashes;
  *   a collision is a `UniqueViolationError` naming the constraint, and the transaction stays usable.
@@ -127,8 +143,11 @@ export function postgresStorage(options: PostgresStorageOptions): PostgresStorag
       return table
     },
     types,
+    schema: quote(schema),
   }
 
+  /** The schema's oid, the second key of the write lock; known once `ready` has run. */
+  let lockId = 0
   let opening: Promise<MigrateResult> | null = null
   let closed: Promise<void> | null = null
   const inFlight = new Set<Promise<unknown>>()
@@ -138,6 +157,7 @@ export function postgresStorage(options: PostgresStorageOptions): PostgresStorag
       const client = await pool.connect()
       try {
         const result = await migrate(client, schema, { apply: options.migrate ?? true })
+        lockId = (await client.query<{ id: number }>('SELECT $1::regnamespace::oid::int AS id', [quote(schema)])).rows[0]!.id
         client.release()
         return result
       } catch (error) {
@@ -149,11 +169,18 @@ export function postgresStorage(options: PostgresStorageOptions): PostgresStorag
       throw error
     }))
 
-  async function attempt<T>(work: (tx: DriverTransaction) => Promise<T>, begin: string): Promise<Outcome<T>> {
+  async function attempt<T>(work: (tx: DriverTransaction) => Promise<T>, mode: Mode): Promise<Outcome<T>> {
     const client: PoolClient = await pool.connect()
     let broken: Error | undefined
+    let alone = false
     try {
-      await client.query(begin)
+      if (mode === 'alone') {
+        // Session-level, taken before BEGIN: the snapshot is then newer than every write that ran beside.
+        await client.query(`SELECT pg_advisory_lock(${WRITE_LOCK}, ${lockId})`)
+        alone = true
+      }
+      // One round trip: BEGIN, then the write lock shared until the transaction ends.
+      await client.query(mode === 'read' ? BEGIN_READ_ONLY : mode === 'alone' ? BEGIN : `${BEGIN}; SELECT pg_advisory_xact_lock_shared(${WRITE_LOCK}, ${lockId})`)
       const tx = new PostgresTransaction(client, context)
       let value: T
       try {
@@ -180,15 +207,23 @@ export function postgresStorage(options: PostgresStorageOptions): PostgresStorag
       broken = error as Error
       throw error
     } finally {
+      if (alone && !broken) {
+        try {
+          await client.query(`SELECT pg_advisory_unlock(${WRITE_LOCK}, ${lockId})`)
+        } catch (error) {
+          // Dropping the connection ends the session, and its lock with it.
+          broken = error as Error
+        }
+      }
       client.release(broken)
     }
   }
 
   async function run<T>(work: (tx: DriverTransaction) => Promise<T>, transactionOptions?: TransactionOptions): Promise<T> {
     await ready()
-    const begin = transactionOptions?.readOnly ? BEGIN_READ_ONLY : BEGIN
+    const readOnly = transactionOptions?.readOnly === true
     for (let tries = 1; ; tries++) {
-      const outcome = await attempt(work, begin)
+      const outcome = await attempt(work, readOnly ? 'read' : tries > ALONE_AFTER ? 'alone' : 'write')
       if (outcome.ok) return outcome.value
       if (!outcome.retryable || tries >= maxAttempts) throw outcome.error
       await backoff(tries)

@@ -29,6 +29,15 @@ import {
   type TableSql,
 } from './sql.js'
 
+/**
+ * The first key of the advisory locks that order sequences (the second is the database sequence's
+ * oid, so schemas in one database do not wait for each other).
+ */
+export const SEQUENCE_LOCK = 0x61667371 // 'afsq'
+
+/** The database sequence behind `takeSequence(name)` (migration 13 made `events_seq`). */
+export const sequenceName = (schema: string, name: string): string => `${schema}.${quote(`${name}_seq`)}`
+
 /** SQLSTATEs after which the whole transaction may succeed if run again. */
 const RETRYABLE = new Set(['40001', '40P01'])
 
@@ -45,6 +54,8 @@ export interface Context {
   table(model: ModelName): TableSql
   /** `pg`'s per-query type parsers: bigint (int8) as a JavaScript number. */
   types: CustomTypesConfig
+  /** The quoted schema name. */
+  schema: string
 }
 
 /**
@@ -300,6 +311,29 @@ export class PostgresTransaction implements DriverTransaction {
     if (statements.length === 1 && constraints.length === 0) return (await this.run(statements[0]!)).rowCount ?? 0
     const results = await this.guarded(statements, constraints, model)
     return results.reduce((sum, result) => sum + (result.rowCount ?? 0), 0)
+  }
+
+  /** The sequences whose advisory lock this transaction holds (see `takeSequence`). */
+  private readonly locked = new Set<string>()
+
+  /**
+   * Numbers from a database sequence, which never makes a transaction fail or wait on a row. For
+   * commit order, a transaction first takes the sequence's advisory lock, held until it commits or
+   * rolls back: numbers are drawn by one transaction at a time, and that one commits before the next
+   * draws. Being last in the work (events are written as it ends), the wait is short and cannot
+   * deadlock on rows in the usual case; a deadlock is retried like a serialization failure.
+   */
+  async takeSequence(name: string, count: number) {
+    if (!this.open) throw new Error('This transaction has already finished')
+    const sequence = sequenceName(this.context.schema, name)
+    // The lock is held while drawing, so no one else draws between nextval and setval: the numbers
+    // are consecutive. The first time, the lock is taken by the same statement: its FROM (fenced by
+    // OFFSET 0, so it is run first and not folded into the outer query) takes it before any draw.
+    const draw = 'setval($1::regclass, nextval($1::regclass) + $2 - 1) - $2 + 1 AS first'
+    const text = this.locked.has(name) ? `SELECT ${draw}` : `SELECT ${draw} FROM (SELECT pg_advisory_xact_lock(${SEQUENCE_LOCK}, $1::regclass::oid::int) OFFSET 0) AS locked`
+    const { rows } = await this.run<{ first: number }>({ text, values: [sequence, count] })
+    this.locked.add(name)
+    return Number(rows[0]!.first)
   }
 
   async delete(model: ModelName, id: string) {

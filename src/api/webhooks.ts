@@ -59,7 +59,7 @@ export function webhookOperations({ storage, clock, webhooks: policy }: Deps) {
         disabledReason: null,
         consecutiveDeadDeliveries: 0,
         secret: generateWebhookSecret(),
-        previousSecret: null,
+        previousSecrets: [],
         previousSecretExpiresAt: null,
         createdAt: now,
         updatedAt: now,

@@ -297,7 +297,7 @@ export type EventRecord = {
   createdAt: string
 }
 
-/** Where a workspace's events are POSTed, signed with `secret` (and `previousSecret` while it overlaps). */
+/** Where a workspace's events are POSTed, signed with `secret` (and each of `previousSecrets` while its overlap lasts). */
 export type WebhookRecord = {
   id: string
   workspaceId: string
@@ -311,7 +311,8 @@ export type WebhookRecord = {
   consecutiveDeadDeliveries: number
   /** `whsec_...`; kept as is, since signing needs it (HMAC), and never answered after creation or rotation. */
   secret: string
-  previousSecret: string | null
+  /** Each `<expiresAt> <secret>`, newest first (see `rotateWebhookSecret`). */
+  previousSecrets: string[]
   previousSecretExpiresAt: string | null
   createdAt: string
   updatedAt: string

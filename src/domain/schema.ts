@@ -267,8 +267,8 @@ export const schema: { [M in keyof ModelRecords]: ModelSchema<M> } = {
       disabledReason: { kind: 'text', nullable: true, description: 'Why it was disabled (a 410, or 5 dead deliveries in a row).' },
       consecutiveDeadDeliveries: int,
       secret: text,
-      previousSecret: nullableText,
-      previousSecretExpiresAt: { kind: 'timestamp', nullable: true, description: 'Until then the previous secret signs too.' },
+      previousSecrets: { kind: 'list', description: 'The earlier secrets that still sign, each `<expiresAt> <secret>`, newest first.' },
+      previousSecretExpiresAt: { kind: 'timestamp', nullable: true, description: 'Until then earlier secrets sign too (each until its own expiry).' },
       ...stamps,
     },
     answers: {

@@ -11,7 +11,7 @@ export interface Webhook {
   /** Why it was disabled: a 410, 5 dead deliveries in a row, or by hand. */
   disabledReason: string | null
   consecutiveDeadDeliveries: number
-  /** Until then, after a rotation, the previous secret signs too. */
+  /** Until then, after rotations, earlier secrets sign too (each until its own overlap ends). */
   previousSecretExpiresAt: string | null
   createdAt: string
   updatedAt: string

@@ -189,7 +189,7 @@ export class Dispatcher {
     if (!webhook.enabled) return 'held'
     const now = this.options.clock.now()
     const request = buildWebhookRequest(
-      { id: event.id, type: event.type, createdAt: event.createdAt, workspaceId: event.workspaceId, data: JSON.parse(event.data) },
+      { id: event.id, type: event.type, createdAt: event.createdAt, workspaceId: event.workspaceId, sequence: event.sequence, data: JSON.parse(event.data) },
       webhook.url,
       liveSecrets(webhook, now),
       now,

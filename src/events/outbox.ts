@@ -3,11 +3,12 @@
 // or refused write therefore leaves no event, and a committed one always has its deliveries, even
 // if the process dies right after the commit (the dispatcher finds them in storage).
 //
-// Order: `sequence` comes from one counter record (`sequences`, id `events`) moved with `increment`
-// inside the transaction. Transactions that emit therefore serialize on that record: on
-// PostgreSQL the second waits for the first's row lock and, under serializable isolation, is run
-// again after the first commits, so a later sequence is always committed later. A reader paging
-// with `after` can thus never miss an event that commits after it read past its sequence.
+// Order: `sequence` comes from the storage's `takeSequence('events')`, whose numbers follow commit
+// order (the memory and sql.js storages run transactions one at a time and move a `sequences`
+// record; PostgreSQL takes them from a database sequence under a transaction-long advisory lock, so
+// emitting transactions take their turn only from their first event to their commit, and never
+// fail for it). A later sequence is thus always committed later, and a reader paging with `after`
+// can never miss an event that commits after it read past its sequence.
 
 import { isoAt, type Clock } from '../clock.js'
 import { newId } from '../crypto.js'
@@ -21,13 +22,8 @@ export const EVENT_SEQUENCE = 'events'
 /** Events each open transaction has written, handed to listeners once it commits. */
 const written = new WeakMap<StorageTransaction, EventRecord[]>()
 
-/** `count` consecutive event sequences allocated in `tx` (see the comment at the top) in one move of the counter; answers the first. */
-async function nextSequences(tx: StorageTransaction, now: string, count: number): Promise<number> {
-  const counter = await tx.increment('sequences', EVENT_SEQUENCE, { value: count })
-  if (counter) return counter.value - count + 1
-  await tx.insert('sequences', { id: EVENT_SEQUENCE, value: count, createdAt: now, updatedAt: now })
-  return 1
-}
+/** `count` consecutive event sequences taken in `tx` (see the comment at the top); answers the first. */
+const nextSequences = (tx: StorageTransaction, now: string, count: number): Promise<number> => tx.takeSequence(EVENT_SEQUENCE, count, now)
 
 /** A pending delivery of `event` to `webhook`, due now. */
 export const newDelivery = (event: EventRecord, webhook: WebhookRecord): WebhookDeliveryRecord => ({
@@ -101,6 +97,7 @@ export const toEvent = (record: EventRecord): AffiliateEvent => ({
   type: record.type as EventType,
   createdAt: record.createdAt,
   workspaceId: record.workspaceId,
+  sequence: record.sequence,
   data: JSON.parse(record.data),
 })
 
@@ -124,6 +121,7 @@ export function withCommitHook(storage: Storage, committed: (events: EventRecord
       return result
     },
     ...(storage.close ? { close: () => storage.close!() } : {}),
+    ...(storage.health ? { health: () => storage.health!() } : {}),
   }
 }
 

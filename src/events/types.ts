@@ -37,6 +37,8 @@ export interface AffiliateEvent<D = unknown> {
   type: EventType
   createdAt: string
   workspaceId: string
+  /** Grows with commit order: an event committed later has a larger one (numbers may be skipped). */
+  sequence: number
   /** The resource as the API answers it (plus `previousStatus` on status changes). */
   data: D
 }

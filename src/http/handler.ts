@@ -215,8 +215,14 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
     return new Response(body, { status: successStatus(route), headers })
   }
 
-  const health = (request: Routed) =>
-    toResponse({ status: 200, body: JSON.stringify({ status: 'ok', service: SERVICE_NAME, timestamp: isoAt(clock) }) }, undefined, request.method !== 'HEAD')
+  // The storage says whether it is open: until then every other route would fail, so health is 503.
+  const health = (request: Routed) => {
+    const storage = options.storage.health?.() ?? { ok: true }
+    const body = storage.ok
+      ? { status: 'ok', service: SERVICE_NAME, timestamp: isoAt(clock) }
+      : { status: 'unavailable', service: SERVICE_NAME, timestamp: isoAt(clock), reason: `storage: ${storage.reason ?? 'not available'}` }
+    return toResponse({ status: storage.ok ? 200 : 503, body: JSON.stringify(body) }, undefined, request.method !== 'HEAD')
+  }
 
   // The document is made on first request, then kept: it depends only on the route table and basePath.
   let openapi: string | undefined

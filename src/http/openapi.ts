@@ -92,6 +92,7 @@ const MODELS = {
         type: { type: 'string', enum: [...EVENT_TYPES] },
         createdAt: { type: 'string', format: 'date-time' },
         workspaceId: { type: 'string', format: 'uuid' },
+        sequence: { type: 'integer', minimum: 1, description: 'Grows with commit order: an event committed later has a larger sequence (there may be gaps).' },
         data: { type: 'object', description: 'The resource as the API answers it, plus `previousStatus` on status changes.' },
       }),
   ],
@@ -400,6 +401,12 @@ function components(): Record<string, unknown> {
       ['status', 'message'],
     ),
     Health: closed({ status: { const: 'ok' }, service: { type: 'string' }, timestamp: { type: 'string', format: 'date-time' } }),
+    HealthUnavailable: closed({
+      status: { const: 'unavailable' },
+      service: { type: 'string' },
+      timestamp: { type: 'string', format: 'date-time' },
+      reason: { type: 'string', description: 'Why, e.g. `storage: the database cannot be opened (trying again): … is in use by process 4242 …`.' },
+    }),
   }
   for (const [name, describe] of Object.values(MODELS)) schemas[name] = describe()
 
@@ -460,7 +467,10 @@ export function openApiDocument(basePath: string): Record<string, unknown> {
         operationId: 'health',
         summary: 'Health check (no key, not limited); HEAD answers the same without a body',
         security: [],
-        responses: { 200: { description: 'Up', content: { 'application/json': { schema: ref('schemas', 'Health') } } } },
+        responses: {
+          200: { description: 'Up', content: { 'application/json': { schema: ref('schemas', 'Health') } } },
+          503: { description: 'The storage is not open (yet): every other route would fail', content: { 'application/json': { schema: ref('schemas', 'HealthUnavailable') } } },
+        },
       },
     },
     '/openapi.json': {

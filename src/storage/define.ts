@@ -139,6 +139,15 @@ class TypedTransaction implements StorageTransaction {
     for (const change of changes) if ((await tx.increment(model, change.id, change.deltas)) !== null) changed++
     return changed
   }
+  async takeSequence(name: string, count: number, now: string) {
+    const { tx } = this
+    if (!Number.isSafeInteger(count) || count < 1) throw new RangeError(`takeSequence: count must be a whole number of at least 1, not ${count}`)
+    if (tx.takeSequence) return tx.takeSequence(name, count)
+    const counter = await tx.increment('sequences', name, { value: count })
+    if (counter) return (counter.value as number) - count + 1
+    await tx.insert('sequences', { id: name, value: count, createdAt: now, updatedAt: now })
+    return 1
+  }
   delete(model: ModelName, id: string) {
     return this.tx.delete(model, id)
   }

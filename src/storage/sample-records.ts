@@ -204,7 +204,7 @@ export const webhook = (overrides: Partial<WebhookRecord> = {}): WebhookRecord =
   disabledReason: null,
   consecutiveDeadDeliveries: 0,
   secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
-  previousSecret: null,
+  previousSecrets: [],
   previousSecretExpiresAt: null,
   createdAt: at(0),
   updatedAt: at(0),

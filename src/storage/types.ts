@@ -142,6 +142,16 @@ export interface StorageTransaction {
    * appear once.
    */
   incrementEach<M extends ModelName>(model: M, changes: readonly RecordDeltas<M>[]): Promise<number>
+  /**
+   * Takes `count` consecutive numbers of the sequence `name` and answers the first. The numbers
+   * follow commit order: a transaction's numbers are larger than those of every transaction that
+   * took numbers and committed before it, and smaller than those of every one that commits after
+   * it (so a reader that has seen number n will never see a smaller one commit later). Numbers
+   * taken by a transaction that rolls back may be skipped. A storage without its own way keeps the
+   * sequence in the `sequences` record `name` (made at `now`, an ISO timestamp), moved with
+   * `increment`: on a storage that runs transactions one at a time that is commit order.
+   */
+  takeSequence(name: string, count: number, now: string): Promise<number>
   /** Removes one record; true when it existed. */
   delete<M extends ModelName>(model: M, id: string): Promise<boolean>
   /** Removes every record matching `where`; answers how many. */
@@ -188,8 +198,21 @@ export interface TransactionOptions {
  * - **Unique constraints** of `models` are enforced by the storage itself, never by a
  *   read-then-write in the caller.
  */
+/** What `Storage.health` answers: whether the storage can serve now, and if not, why. */
+export interface StorageHealth {
+  ok: boolean
+  /** Why not, in a sentence (`GET /health` answers it with a 503). */
+  reason?: string
+}
+
 export interface Storage {
   transaction<T>(work: (tx: StorageTransaction) => Promise<T>, options?: TransactionOptions): Promise<T>
+  /**
+   * Whether the storage can serve now, answered at once (no waiting on a database): `GET /health`
+   * answers 503 with the reason when not. It may start opening the storage. Without it the storage
+   * is taken as able.
+   */
+  health?(): StorageHealth
   /** Flushes and releases what the storage holds. The service never calls it; the host does. */
   close?(): Promise<void>
   /**
@@ -265,6 +288,12 @@ export interface DriverTransaction {
   updateEach?(model: ModelName, changes: readonly DriverPatch[], where: DriverWhere): Promise<number>
   /** See {@link StorageTransaction.incrementEach}; the ids are distinct. May be left out: the typed storage then increments each. */
   incrementEach?(model: ModelName, changes: readonly DriverDeltas[]): Promise<number>
+  /**
+   * See {@link StorageTransaction.takeSequence}. May be left out: the typed storage then moves the
+   * `sequences` record, which follows commit order only when transactions run one at a time (or, as
+   * with serializable isolation, when two that move it never both commit).
+   */
+  takeSequence?(name: string, count: number): Promise<number>
   delete(model: ModelName, id: string): Promise<boolean>
   deleteMany(model: ModelName, where: DriverWhere): Promise<number>
 }

@@ -501,6 +501,33 @@ export function describeStorageConformance(name: string, factory: StorageFactory
         expect(await tx(storage, (t) => t.get('sequences', counter.id))).toStrictEqual({ ...counter, value: 7, updatedAt: at(3) })
       })
 
+      test('takeSequence: consecutive numbers in commit order, across concurrent transactions; a rolled-back take holds nothing back', async (storage) => {
+        const first = await tx(storage, (t) => t.takeSequence('events', 3, at(0)))
+        expect(await tx(storage, (t) => t.takeSequence('events', 1, at(0)))).toBe(first + 3)
+        await expect(
+          tx(storage, async (t) => {
+            await t.takeSequence('events', 2, at(0))
+            throw new Error('rolled back')
+          }),
+        ).rejects.toThrow('rolled back')
+        // Concurrent takers: each transaction's numbers are consecutive, and a later commit has larger ones.
+        const committed: number[][] = []
+        await Promise.all(
+          Array.from({ length: 6 }, () =>
+            tx(storage, async (t) => {
+              const a = await t.takeSequence('events', 2, at(0))
+              const b = await t.takeSequence('events', 1, at(0))
+              expect(b).toBe(a + 2)
+              return [a, b] as const
+            }).then(([a, b]) => committed.push([a, a + 1, b])),
+          ),
+        )
+        const numbers = committed.flat()
+        expect(numbers).toStrictEqual([...numbers].sort((x, y) => x - y))
+        expect(new Set(numbers).size).toBe(18)
+        expect(numbers[0]).toBeGreaterThan(first + 3)
+      })
+
       test('serializable: concurrent updateEach claims never give one record to two claimants', (storage) =>
         concurrentClaims(storage, (t, mine, payoutId) =>
           t.updateEach('commissions', mine.map((id) => ({ id, patch: { status: 'processing' as const, payoutId } })), { status: 'pending', payoutId: null })),

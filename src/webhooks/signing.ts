@@ -32,40 +32,60 @@ export function isWebhookSecret(value: unknown): value is string {
   return bytes >= 24 && bytes <= 64
 }
 
-/** What a webhook record keeps of its secrets: the current one, and the previous one while it overlaps. */
+/** What a webhook record keeps of its secrets: the current one, and every earlier one while its own overlap lasts. */
 export interface WebhookSecrets {
   secret: string
-  /** The secret before the last rotation; it keeps signing until `previousSecretExpiresAt`. */
-  previousSecret?: string | null
-  /** ISO timestamp; after it only `secret` signs. */
+  /**
+   * The earlier secrets that still sign, each `<expiresAt> <secret>` (ISO timestamp, a space, the
+   * secret), newest first. Each keeps signing until its own `expiresAt`.
+   */
+  previousSecrets?: readonly string[]
+  /** ISO timestamp; when the last of `previousSecrets` stops signing (after it only `secret` signs). */
   previousSecretExpiresAt?: string | null
 }
 
-/** The secrets that sign at `now` (milliseconds): the current one first, then the previous one while its overlap lasts. */
+/** An entry of `previousSecrets`: a secret and when it stops signing. */
+export interface PreviousSecret {
+  secret: string
+  expiresAt: string
+}
+
+/** The entries of `previousSecrets`, read. */
+export function previousSecrets(secrets: Pick<WebhookSecrets, 'previousSecrets'>): PreviousSecret[] {
+  return (secrets.previousSecrets ?? []).map((entry) => {
+    const space = entry.indexOf(' ')
+    const expiresAt = entry.slice(0, space)
+    if (space < 0 || !Number.isFinite(Date.parse(expiresAt))) throw new TypeError(`a previous secret entry is not "<expiresAt> <secret>": ${JSON.stringify(entry.slice(0, 30))}`)
+    return { expiresAt, secret: entry.slice(space + 1) }
+  })
+}
+
+/** The secrets that sign at `now` (milliseconds): the current one first, then each earlier one whose overlap lasts, newest first. */
 export function liveSecrets(secrets: WebhookSecrets, now: number): string[] {
-  const { secret, previousSecret, previousSecretExpiresAt } = secrets
-  if (!previousSecret || !previousSecretExpiresAt || previousSecret === secret) return [secret]
-  const expires = Date.parse(previousSecretExpiresAt)
-  if (!Number.isFinite(expires)) throw new TypeError(`previousSecretExpiresAt is not a timestamp: ${JSON.stringify(previousSecretExpiresAt)}`)
-  return now < expires ? [secret, previousSecret] : [secret]
+  const live = [secrets.secret]
+  for (const { secret, expiresAt } of previousSecrets(secrets)) if (now < Date.parse(expiresAt) && !live.includes(secret)) live.push(secret)
+  return live
 }
 
 /**
- * Rotates to `newSecret` (a fresh one by default) at `now`: the current secret becomes the previous
- * one and keeps signing for `overlapHours` (0 drops it at once). A rotation during an overlap drops
- * the oldest secret: at most two ever sign.
+ * Rotates to `newSecret` (a fresh one by default) at `now`: the current secret joins the earlier
+ * ones and keeps signing for `overlapHours` (0 drops it at once). Every earlier secret keeps
+ * signing until its own overlap ends, however often the secret is rotated meanwhile; the ones whose
+ * overlap has ended are dropped.
  */
 export function rotateWebhookSecret(
   current: WebhookSecrets,
   now: number,
   overlapHours: number = DEFAULT_OVERLAP_HOURS,
   newSecret: string = generateWebhookSecret(),
-): Required<WebhookSecrets> {
+): { secret: string; previousSecrets: string[]; previousSecretExpiresAt: string | null } {
   if (!Number.isFinite(overlapHours) || overlapHours < 0) throw new RangeError(`overlapHours must be a non-negative number, not ${overlapHours}`)
   if (!isWebhookSecret(newSecret)) throw new TypeError('newSecret is not a whsec_ secret')
   if (newSecret === current.secret) throw new TypeError('newSecret is the current secret')
-  if (overlapHours === 0) return { secret: newSecret, previousSecret: null, previousSecretExpiresAt: null }
-  return { secret: newSecret, previousSecret: current.secret, previousSecretExpiresAt: new Date(now + overlapHours * HOUR_MS).toISOString() }
+  const kept = previousSecrets(current).filter(({ secret, expiresAt }) => now < Date.parse(expiresAt) && secret !== newSecret)
+  if (overlapHours > 0) kept.unshift({ secret: current.secret, expiresAt: new Date(now + overlapHours * HOUR_MS).toISOString() })
+  const last = kept.reduce<string | null>((latest, { expiresAt }) => (latest === null || expiresAt > latest ? expiresAt : latest), null)
+  return { secret: newSecret, previousSecrets: kept.map(({ secret, expiresAt }) => `${expiresAt} ${secret}`), previousSecretExpiresAt: last }
 }
 
 /** The three Standard Webhooks headers of one delivery attempt. */
@@ -88,7 +108,7 @@ export interface SignInput {
 
 /**
  * Signs one attempt: `webhook-signature` is `v1,<base64 HMAC-SHA256 of id.timestamp.body>` for each
- * secret, space-separated, so a receiver holding either secret of a rotation verifies it.
+ * secret, space-separated, so a receiver holding any live secret verifies it.
  */
 export function signWebhook({ id, timestamp, body, secrets }: SignInput): WebhookSignatureHeaders {
   if (!id || /\s/.test(id)) throw new TypeError('the webhook id must be non-empty and without white space')

@@ -35,6 +35,8 @@ const UNDO: Record<number, string> = {
   DROP TABLE saleRefunds;
   ALTER TABLE campaigns DROP COLUMN recurringMonths;
   ALTER TABLE campaigns DROP COLUMN maxCommissionsPerCustomer;`,
+  14: `ALTER TABLE webhooks ADD COLUMN previousSecret TEXT;
+  ALTER TABLE webhooks DROP COLUMN previousSecrets;`,
 }
 
 /** Undoes every migration after `version` (newest first) and sets `user_version` to it. */

@@ -530,6 +530,15 @@ CREATE INDEX saleRefunds_workspaceId ON saleRefunds (workspaceId, createdAt, id)
 CREATE INDEX saleRefunds_saleId ON saleRefunds (saleId, createdAt, id);
 CREATE UNIQUE INDEX sale_refunds_workspace_refund ON saleRefunds (workspaceId, refundId);`,
   },
+  {
+    version: 14,
+    // Every earlier webhook secret signs until its own overlap ends, however often the secret is
+    // rotated meanwhile: a list of `<expiresAt> <secret>` replaces the one previous secret.
+    sql: `ALTER TABLE webhooks ADD COLUMN previousSecrets TEXT NOT NULL DEFAULT '[]';
+UPDATE webhooks SET previousSecrets = json_array(previousSecretExpiresAt || ' ' || previousSecret)
+  WHERE previousSecret IS NOT NULL AND previousSecretExpiresAt IS NOT NULL;
+ALTER TABLE webhooks DROP COLUMN previousSecret;`,
+  },
 ]
 
 export const SCHEMA_VERSION = migrations[migrations.length - 1]!.version

@@ -2,7 +2,7 @@ import { defaultOnError } from '../../on-error.js'
 import { defineStorage } from '../define.js'
 import { modelNames } from '../models.js'
 import { quote, SEARCH_COLUMN } from '../sql.js'
-import type { DriverTransaction, Storage, TransactionOptions } from '../types.js'
+import type { DriverTransaction, Storage, StorageHealth, TransactionOptions } from '../types.js'
 import { fieldsOf } from './columns.js'
 import { Connection } from './connection.js'
 import { migrations, SCHEMA_VERSION } from './migrations.js'
@@ -53,9 +53,13 @@ export interface SqlJsStorageOptions {
 export interface SqlJsStorage extends Storage {
   /**
    * Opens the database now: loads sql.js, takes the file's lock, replays the journal, upgrades
-   * the schema. Transactions wait for this anyway; call it to fail fast at start-up.
+   * the schema. Transactions wait for this anyway; call it to fail fast at start-up. A failed open
+   * is not kept: for a pause (250 ms, doubling per failure up to 10 s) calls fail at once with its
+   * error, then the next call tries again.
    */
   ready(): Promise<void>
+  /** Open, being opened, or why it cannot be (for `GET /health`); starts opening it when nobody has. */
+  health(): StorageHealth
   /** Waits for transactions in flight, folds the journal into the file, releases the lock. */
   close(): Promise<void>
 }
@@ -361,9 +365,22 @@ async function open(options: SqlJsStorageOptions, report: (error: unknown) => vo
  * await storage.ready()
  * const service = createAffiliateService({ storage, keyStore })
  */
+/** The first pause before a failed open is tried again; it doubles per failure, up to MAX_RETRY_MS. */
+const FIRST_RETRY_MS = 250
+const MAX_RETRY_MS = 10_000
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
 export function sqlJsStorage(options: SqlJsStorageOptions = {}): SqlJsStorage {
   checkOptions(options)
   let opening: Promise<Engine> | null = null
+  let opened = false
+  /** The last failed open, while its pause lasts: calls fail with it at once, then the open is tried again. */
+  let failed: { error: unknown } | null = null
+  /** Why the last open failed, kept while the next ones are tried, until one opens. */
+  let lastError: unknown = undefined
+  let retryDelay = FIRST_RETRY_MS
+  let retryTimer: ReturnType<typeof setTimeout> | undefined
   let tail: Promise<unknown> = Promise.resolve()
   let closed: Promise<void> | null = null
   // Background failures go to whoever asked (the service's onError), else to the default onError.
@@ -372,7 +389,35 @@ export function sqlJsStorage(options: SqlJsStorageOptions = {}): SqlJsStorage {
     if (reporters.size === 0) defaultOnError(error, { source: 'storage' })
     for (const reporter of reporters) reporter(error)
   }
-  const engine = () => (opening ??= open(options, report))
+  // A failed open (a file another process holds, say) is not kept: after a pause that doubles up to
+  // MAX_RETRY_MS, the next call (a request, `ready`, `health`) tries again. Never by itself: a
+  // storage nobody uses any more must not take the file.
+  const engine = (): Promise<Engine> => {
+    if (opening) return opening
+    if (failed) return Promise.reject(failed.error)
+    const attempt = open(options, report)
+    opening = attempt
+    attempt.then(
+      () => {
+        opened = true
+        lastError = undefined
+        retryDelay = FIRST_RETRY_MS
+      },
+      (error: unknown) => {
+        opening = null
+        failed = { error }
+        lastError = error
+        retryTimer = setTimeout(() => {
+          retryTimer = undefined
+          failed = null
+        }, retryDelay)
+        // Node: the pause alone does not keep the process alive.
+        ;(retryTimer as { unref?: () => void }).unref?.()
+        retryDelay = Math.min(retryDelay * 2, MAX_RETRY_MS)
+      },
+    )
+    return attempt
+  }
   const enqueue = <T>(job: () => Promise<T>): Promise<T> => {
     const result = tail.then(job)
     tail = result.catch(() => undefined)
@@ -392,7 +437,16 @@ export function sqlJsStorage(options: SqlJsStorageOptions = {}): SqlJsStorage {
     reportErrorsTo(reporter: (error: unknown) => void) {
       reporters.add(reporter)
     },
+    health(): StorageHealth {
+      if (closed) return { ok: false, reason: 'the storage is closed' }
+      if (opened) return { ok: true }
+      // Not asked for yet, or its pause after a failure is over: start opening, so health turns ok by being asked.
+      if (!failed) engine().catch(() => undefined)
+      if (lastError !== undefined) return { ok: false, reason: `the database cannot be opened (trying again): ${messageOf(lastError)}` }
+      return { ok: false, reason: 'the database is being opened' }
+    },
     close() {
+      if (retryTimer !== undefined) clearTimeout(retryTimer)
       closed ??= enqueue(async () => {
         if (opening) await (await opening.catch(() => null))?.close()
       })
