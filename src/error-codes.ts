@@ -31,7 +31,7 @@ export const ERROR_CODES = {
   has_dependents: [422, 'The record still has others that depend on it (a campaign with affiliates, an affiliate with commissions or payouts).'],
   currency_locked: [422, "A campaign's currency cannot change once it has commissions."],
   limit_reached: [422, 'A per-record limit is reached (links per affiliate).'],
-  refund_refused: [422, 'The refund is refused: a clawback, an already refunded commission, or more than what is left.'],
+  refund_refused: [422, 'The refund is refused: a clawback, an already refunded commission, a zero amount, nothing left, or more than what is left.'],
   amount_locked: [422, "The commission's amounts or status cannot change in its state (paid, in a payout, a clawback)."],
   invalid_as_of: [422, '`asOf` is in the future: commissions are paid once due.'],
   webhook_disabled: [422, 'The webhook is disabled; enable it first.'],

@@ -82,7 +82,7 @@ describe('node adapter: requests', () => {
     const refused = await get()
     expect(refused.status).toBe(429)
     expect(refused.headers.get('retry-after')).toBe('1')
-    expect(await refused.json()).toEqual({ status: 429, message: 'Rate limit exceeded. Please retry later.' })
+    expect(await refused.json()).toEqual({ status: 429, code: 'rate_limited', message: 'Rate limit exceeded. Please retry later.' })
   })
 
   it('hands the service a Request that behaves as one, built lazily', async () => {
@@ -275,7 +275,7 @@ describe('node adapter: requests', () => {
       })
       const answer = await fetch(`${origin}/x`)
       expect(answer.status).toBe(500)
-      expect(await answer.json()).toEqual({ status: 500, message: 'Internal server error' })
+      expect(await answer.json()).toEqual({ status: 500, code: 'internal_error', message: 'Internal server error' })
       expect(logged).toHaveBeenCalledWith('affiliate-service/node: unexpected error', new Error('boom'))
     } finally {
       logged.mockRestore()

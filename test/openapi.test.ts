@@ -87,9 +87,9 @@ describe('the answer checker the HTTP suites run every answer through', () => {
     expect(mismatch(answer(200, { ...good, message: 'Campaign created successfully' }))).toMatch(/message/)
     expect(mismatch(answer(418, { status: 418, message: 'teapot' }))).toMatch(/does not document/)
     expect(mismatch(answer(200, good, { 'content-type': 'text/plain' }))).toMatch(/content-type/)
-    expect(mismatch(answer(429, { status: 429, message: 'Too many requests' }))).toMatch(/Retry-After/)
-    expect(mismatch(answer(400, { status: 400, message: 'Validation error', errors: [{ type: 'field', msg: 'x' }] }))).toMatch(/path|location/)
-    expect(mismatch(answer(404, { status: 400, message: 'Not found' }))).toMatch(/status/)
+    expect(mismatch(answer(429, { status: 429, code: 'rate_limited', message: 'Too many requests' }))).toMatch(/Retry-After/)
+    expect(mismatch(answer(400, { status: 400, code: 'validation_error', message: 'Validation error', errors: [{ type: 'field', msg: 'x' }] }))).toMatch(/path|location/)
+    expect(mismatch(answer(404, { status: 400, code: 'not_found', message: 'Not found' }))).toMatch(/status/)
   })
 })
 

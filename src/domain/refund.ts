@@ -76,6 +76,7 @@ export function planRefund(
     return new AffiliateError(
       422,
       amountMinor === undefined ? 'Nothing is left to refund on this commission' : 'The refund amount must be greater than zero',
+      { code: 'refund_refused' },
     )
   }
   if (refund > left) {
