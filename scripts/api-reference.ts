@@ -61,6 +61,22 @@ function bodyTables(doc: Json, raw: Json | undefined): string[] {
   return out
 }
 
+/** The table of every error `code` with its status and meaning, from the document's `Error` schema. */
+function errorCodes(doc: Json): string[] {
+  const codes = Object.entries((doc.components?.schemas?.Error?.['x-error-codes'] ?? {}) as Record<string, { status: number; description: string }>)
+  if (codes.length === 0) return []
+  return [
+    '## Error codes',
+    '',
+    'Every error answer carries `code`, a stable name to switch on (the `message` is for people and may change).',
+    '',
+    '| code | status | meaning |',
+    '|---|---|---|',
+    ...codes.map(([code, { status, description }]) => `| \`${code}\` | ${status} | ${cell(description)} |`),
+    '',
+  ]
+}
+
 export function apiReference(doc: Json = openApiDocument('/api/v1')): string {
   const out: string[] = [
     '# HTTP API reference',
@@ -69,9 +85,10 @@ export function apiReference(doc: Json = openApiDocument('/api/v1')): string {
     '',
     `Every path is under \`${doc.servers?.[0]?.url ?? '/api/v1'}\`. Keyed routes take \`x-auth-service: <key>\` (or`,
     '`Authorization: Bearer <key>`). Success is `{ status, message, data }`; errors are',
-    '`{ status, code, message, errors? }`: see [routes.md](routes.md) for the envelope, the list query and',
-    'every status, and `GET /openapi.json` for the machine-readable document.',
+    '`{ status, code, message, errors? }`: see [routes.md](routes.md) for the envelope and the list query,',
+    '[Error codes](#error-codes) below for every `code`, and `GET /openapi.json` for the machine-readable document.',
     '',
+    ...errorCodes(doc),
   ]
   for (const [path, item] of Object.entries(doc.paths as Json)) {
     for (const method of METHODS) {
@@ -88,7 +105,7 @@ export function apiReference(doc: Json = openApiDocument('/api/v1')): string {
       const answers = responses.filter(([status]) => Number(status) < 400).map(([status, r]) => `${status} ${cell(resolve(doc, r as Json)?.description)}`)
       const errors = responses.filter(([status]) => Number(status) >= 400).map(([status]) => status)
       out.push('', `Answers: ${answers.join('; ')}.`)
-      if (errors.length) out.push(`Errors: ${errors.join(', ')} ([statuses and codes](routes.md)).`)
+      if (errors.length) out.push(`Errors: ${errors.join(', ')} ([codes](#error-codes)).`)
       out.push('')
     }
   }

@@ -11,8 +11,7 @@ export type { ErrorContext, ErrorSource, OnError } from './on-error.js'
 export type { PortalOptions, PortalThemeVariable } from './portal/index.js'
 export type { FetchContext } from './http/client-address.js'
 export type { IdempotencyOptions } from './http/idempotency.js'
-export { AffiliateError } from './errors.js'
-export type { FieldError } from './errors.js'
+export { AffiliateError, type AffiliateErrorOptions, type ErrorCode, type FieldError } from './errors.js'
 export type { Clock } from './clock.js'
 // What an embedder uses. A storage implementer's contract (records, `models`, `Where`,
 // `defineStorage`, ...) is the `affiliate-service/storage` entry.

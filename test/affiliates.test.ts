@@ -8,8 +8,8 @@ import { campaignInput, expectValidation, fieldError, KEY_A, KEY_B, setup, UNKNO
 const JSON_TYPE = 'application/json; charset=utf-8'
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 const T0 = '2026-01-01T00:00:00.000Z'
-const FORBIDDEN = { status: 403, message: 'You do not have access to this workspace' }
-const NOT_FOUND = '{"status":404,"message":"Affiliate not found"}'
+const FORBIDDEN = { status: 403, code: 'forbidden', message: 'You do not have access to this workspace' }
+const NOT_FOUND = '{"status":404,"code":"not_found","message":"Affiliate not found"}'
 
 type Ctx = ReturnType<typeof setup>
 
@@ -220,7 +220,7 @@ describe('POST /affiliates', () => {
       const response = await ctx.call('POST', '/affiliates', { body: { email, campaignId } })
       expect(response.status).toBe(422)
       expect(response.headers.get('content-type')).toBe(JSON_TYPE)
-      expect(response.body).toEqual({ status: 422, message: 'An affiliate with this email already exists in this campaign' })
+      expect(response.body).toEqual({ status: 422, code: 'duplicate', message: 'An affiliate with this email already exists in this campaign' })
     }
     expect((await ctx.api.affiliates.list()).pagination.total).toBe(1)
   })
@@ -259,7 +259,7 @@ describe('POST /affiliates', () => {
     expect((await affiliate(ctx, { email: 'a@example.com', campaignId, workspaceId: WS_A })).workspaceId).toBe(WS_A)
     const response = await ctx.call('POST', '/affiliates', { body: { email: 'b@example.com', campaignId, workspaceId: WS_A2 } })
     expect(response.status).toBe(422)
-    expect(response.body).toEqual({ status: 422, message: "workspaceId does not match the campaign's workspace" })
+    expect(response.body).toEqual({ status: 422, code: 'workspace_mismatch', message: "workspaceId does not match the campaign's workspace" })
   })
 
   it('answers 403 for a workspaceId that is not the caller\'s', async () => {
@@ -285,7 +285,7 @@ describe('POST /affiliates', () => {
     const foreign = await ctx.call('POST', '/affiliates', { body: { email: 'a@example.com', campaignId: theirs.id } })
     expect(unknown.status).toBe(404)
     expect(foreign.text).toBe(unknown.text)
-    expect(foreign.text).toBe('{"status":404,"message":"Campaign not found"}')
+    expect(foreign.text).toBe('{"status":404,"code":"not_found","message":"Campaign not found"}')
     expect((await ctx.api.affiliates.list()).pagination.total).toBe(0)
   })
 })
@@ -413,7 +413,7 @@ describe('PUT /affiliates', () => {
     const created = await affiliate(ctx, { email: 'a@example.com', campaignId })
     const response = await ctx.call('PUT', `/affiliates?affiliateId=${created.id}`, { body: {} })
     expect(response.status).toBe(400)
-    expect(response.body).toEqual({ status: 400, message: 'Nothing to update: the request body names no field' })
+    expect(response.body).toEqual({ status: 400, code: 'invalid_body', message: 'Nothing to update: the request body names no field' })
   })
 
   it('answers 404 alike for an unknown id and another workspace\'s affiliate, and leaves theirs alone', async () => {
@@ -459,7 +459,7 @@ describe('DELETE /affiliates', () => {
     const refused = await ctx.call('DELETE', `/affiliates?affiliateId=${earner.id}`)
     expect(refused.status).toBe(422)
     expect(refused.headers.get('content-type')).toBe(JSON_TYPE)
-    expect(refused.body).toEqual({ status: 422, message: 'This affiliate still has commissions; delete them first' })
+    expect(refused.body).toEqual({ status: 422, code: 'has_dependents', message: 'This affiliate still has commissions; delete them first' })
     expect((await ctx.call('GET', `/affiliates?affiliateId=${earner.id}`)).body.data).toEqual(earner)
     expect(await linksOf(ctx, earner.id)).toEqual(['EARNER-1'])
     await ctx.storage.transaction((tx) => tx.delete('commissions', commission.id))

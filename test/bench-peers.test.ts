@@ -67,7 +67,7 @@ describe('bench peers answer our bytes', () => {
       expect({ name, status: wrongKey.status, body: wrongKey.body }).toEqual({
         name,
         status: 401,
-        body: JSON.stringify({ status: 401, message: 'Invalid API key. Please check your API key and try again. Send it in the x-auth-service header (or as Authorization: Bearer <key>).' }),
+        body: JSON.stringify({ status: 401, code: 'invalid_api_key', message: 'Invalid API key. Please check your API key and try again. Send it in the x-auth-service header (or as Authorization: Bearer <key>).' }),
       })
       const running = servers.get(name)!
       const badQuery = await fetch(`${running.origin}/api/v1/campaigns?campaignId=nope`, { headers: requestHeaders })

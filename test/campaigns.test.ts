@@ -18,8 +18,8 @@ import {
 const JSON_TYPE = 'application/json; charset=utf-8'
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 const T0 = '2026-01-01T00:00:00.000Z'
-const FORBIDDEN = { status: 403, message: 'You do not have access to this workspace' }
-const NOT_FOUND = '{"status":404,"message":"Campaign not found"}'
+const FORBIDDEN = { status: 403, code: 'forbidden', message: 'You do not have access to this workspace' }
+const NOT_FOUND = '{"status":404,"code":"not_found","message":"Campaign not found"}'
 const AMOUNT_MSG = 'amount must be a non-negative number with at most two decimals'
 const PERCENT_MSG = 'amount must be from 0 to 100 for a percentage campaign'
 
@@ -488,7 +488,7 @@ describe('PUT /campaigns', () => {
     const created = await create(ctx)
     const response = await ctx.call('PUT', `/campaigns?campaignId=${created.id}`, { body: {} })
     expect(response.status).toBe(400)
-    expect(response.body).toEqual({ status: 400, message: 'Nothing to update: the request body names no field' })
+    expect(response.body).toEqual({ status: 400, code: 'invalid_body', message: 'Nothing to update: the request body names no field' })
   })
 
   it('refuses a percentage over 100 whichever of type and amount changes', async () => {
@@ -557,7 +557,7 @@ describe('DELETE /campaigns', () => {
     const refused = await ctx.call('DELETE', `/campaigns?campaignId=${campaign.id}`)
     expect(refused.status).toBe(422)
     expect(refused.headers.get('content-type')).toBe(JSON_TYPE)
-    expect(refused.body).toEqual({ status: 422, message: 'This campaign still has affiliates; delete them first' })
+    expect(refused.body).toEqual({ status: 422, code: 'has_dependents', message: 'This campaign still has affiliates; delete them first' })
     expect((await ctx.call('GET', `/campaigns?campaignId=${campaign.id}`)).body.data).toEqual(campaign)
     expect((await ctx.call('DELETE', `/affiliates?affiliateId=${affiliate.body.data.id}`)).status).toBe(200)
     expect((await ctx.call('DELETE', `/campaigns?campaignId=${campaign.id}`)).status).toBe(200)

@@ -148,7 +148,7 @@ describe('POST /commissions', () => {
     const { call, api, ann, body, count } = await world()
     const res = await call('POST', '/commissions', { body: body(ann, overrides) })
     expect(res.status).toBe(400)
-    expect(res.body).toEqual({ status: 400, message: 'Validation error', errors: [{ type: 'field', msg, path, location: 'body' }] })
+    expect(res.body).toEqual({ status: 400, code: 'validation_error', message: 'Validation error', errors: [{ type: 'field', msg, path, location: 'body' }] })
     expect(await count()).toBe(0)
     expect(await api.affiliates.get(ann.id)).toMatchObject({ totalEarnings: 0, totalSignups: 0 })
   })
@@ -180,14 +180,14 @@ describe('POST /commissions', () => {
     const { call, ann, zed, campaignB, body, count } = await world()
     const unknownCampaign = await call('POST', '/commissions', { body: body(ann, { campaignId: UNKNOWN_ID }) })
     expect(unknownCampaign.status).toBe(404)
-    expect(unknownCampaign.body).toEqual({ status: 404, message: 'Campaign not found' })
+    expect(unknownCampaign.body).toEqual({ status: 404, code: 'not_found', message: 'Campaign not found' })
     const foreignCampaign = await call('POST', '/commissions', { body: body(ann, { campaignId: campaignB.id }) })
     expect(foreignCampaign.body).toEqual(unknownCampaign.body)
     const unknownAffiliate = await call('POST', '/commissions', { body: body(ann, { affiliateId: UNKNOWN_ID }) })
     expect(unknownAffiliate.status).toBe(404)
-    expect(unknownAffiliate.body).toEqual({ status: 404, message: 'Affiliate not found' })
+    expect(unknownAffiliate.body).toEqual({ status: 404, code: 'not_found', message: 'Affiliate not found' })
     const foreignAffiliate = await call('POST', '/commissions', { body: body(zed) })
-    expect(foreignAffiliate.body).toEqual({ status: 404, message: 'Campaign not found' })
+    expect(foreignAffiliate.body).toEqual({ status: 404, code: 'not_found', message: 'Campaign not found' })
     const foreignAffiliateOwnCampaign = await call('POST', '/commissions', { body: body(zed, { campaignId: ann.campaignId }) })
     expect(foreignAffiliateOwnCampaign.body).toEqual(unknownAffiliate.body)
     expect(await count()).toBe(0)
@@ -198,7 +198,7 @@ describe('POST /commissions', () => {
     const { call, api, ann, campaign2, body, count } = await world()
     const res = await call('POST', '/commissions', { body: body(ann, { campaignId: campaign2.id }) })
     expect(res.status).toBe(422)
-    expect(res.body).toEqual({ status: 422, message: 'The affiliate does not belong to this campaign' })
+    expect(res.body).toEqual({ status: 422, code: 'attribution_mismatch', message: 'The affiliate does not belong to this campaign' })
     expect(await count()).toBe(0)
     expect(await api.affiliates.get(ann.id)).toMatchObject({ totalEarnings: 0, totalSignups: 0 })
   })
@@ -210,7 +210,7 @@ describe('POST /commissions', () => {
     expect(ban.body.data.isBanned).toBe(true)
     const res = await call('POST', '/commissions', { body: body(ann) })
     expect(res.status).toBe(422)
-    expect(res.body).toEqual({ status: 422, message: 'This affiliate is banned and cannot earn commissions' })
+    expect(res.body).toEqual({ status: 422, code: 'affiliate_banned', message: 'This affiliate is banned and cannot earn commissions' })
     await expect(api.commissions.create(body(ann))).rejects.toMatchObject({ status: 422 })
     expect(await count()).toBe(0)
     expect(await api.affiliates.get(ann.id)).toMatchObject({ totalEarnings: 0, totalSignups: 0 })
@@ -254,7 +254,7 @@ describe('commissions attributed to a link', () => {
     await api.links.create({ affiliateId: zed.id, referralCode: 'zed-link' })
     const theirs = await call('POST', '/commissions', { body: body(ann, { referralCode: 'bob-link' }) })
     expect(theirs.status).toBe(422)
-    expect(theirs.body).toEqual({ status: 422, message: 'The referralCode belongs to another affiliate' })
+    expect(theirs.body).toEqual({ status: 422, code: 'attribution_mismatch', message: 'The referralCode belongs to another affiliate' })
     const unknown = await call('POST', '/commissions', { body: body(ann, { referralCode: 'nobody' }) })
     expect(unknown.status).toBe(404)
     const foreign = await call('POST', '/commissions', { body: body(ann, { referralCode: 'zed-link' }) })
@@ -283,7 +283,7 @@ describe('GET /commissions', () => {
     const unknown = await call('GET', `/commissions?commissionId=${UNKNOWN_ID}`)
     const foreign = await call('GET', `/commissions?commissionId=${theirs.commissionId}`)
     expect(unknown.status).toBe(404)
-    expect(unknown.body).toEqual({ status: 404, message: 'Commission not found' })
+    expect(unknown.body).toEqual({ status: 404, code: 'not_found', message: 'Commission not found' })
     expect(foreign.body).toEqual(unknown.body)
     await expect(api.as({ keyId: 'k', userId: USER_A, workspaceIds: [WS_A] }).commissions.get(theirs.commissionId)).rejects.toBeInstanceOf(
       AffiliateError,
@@ -354,7 +354,7 @@ describe('PUT /commissions', () => {
         expect(stored).toEqual(res.body.data)
       } else {
         expect(res.status).toBe(422)
-        expect(res.body).toEqual({ status: 422, message: `Cannot change status from ${from} to ${to}` })
+        expect(res.body).toEqual({ status: 422, code: 'invalid_status_transition', message: `Cannot change status from ${from} to ${to}` })
         expect(res.body.message).toContain(from)
         expect(res.body.message).toContain(to)
         expect(stored).toEqual(created)
@@ -384,6 +384,7 @@ describe('PUT /commissions', () => {
     const created = await api.commissions.create(body(ann))
     await expect(api.commissions.update(created.commissionId, { remarks: undefined })).rejects.toMatchObject({
       status: 400,
+      code: 'invalid_body',
       message: 'Nothing to update: the request body names no field',
     })
     expect(await api.commissions.get(created.commissionId)).toEqual(created)
@@ -407,6 +408,7 @@ describe('PUT /commissions', () => {
     }
     await expect(api.commissions.update(commissionId, { status: 'pending' })).rejects.toMatchObject({
       status: 422,
+      code: 'invalid_status_transition',
       message: 'Cannot change status from refunded to pending',
     })
   })
@@ -427,7 +429,7 @@ describe('PUT /commissions', () => {
     for (const change of [{ amount: 11 }, { adminEarnedAmount: 3 }, { amount: 0 }]) {
       const res = await call('PUT', `/commissions?commissionId=${created.commissionId}`, { body: change })
       expect(res.status).toBe(422)
-      expect(res.body).toEqual({ status: 422, message: `The amounts of a ${status} commission cannot change` })
+      expect(res.body).toEqual({ status: 422, code: 'amount_locked', message: `The amounts of a ${status} commission cannot change` })
     }
     // Restating the same amounts changes nothing, so it is not refused.
     expect((await call('PUT', `/commissions?commissionId=${created.commissionId}`, { body: { amount: '10.00', remarks: 'ok' } })).status).toBe(200)
@@ -484,10 +486,10 @@ describe('DELETE /commissions: money history is kept', () => {
     const before = await api.affiliates.get(ann.id)
     const res = await call('DELETE', `/commissions?commissionId=${paid.commissionId}`)
     expect(res.status).toBe(422)
-    expect(res.body).toEqual({ status: 422, message: PAID_MESSAGE })
+    expect(res.body).toEqual({ status: 422, code: 'money_history', message: PAID_MESSAGE })
     const viaReferred = await call('DELETE', `/referred-users?commissionId=${paid.commissionId}`)
-    expect(viaReferred.body).toEqual({ status: 422, message: PAID_MESSAGE })
-    await expect(api.commissions.delete(paid.commissionId)).rejects.toMatchObject({ status: 422, message: PAID_MESSAGE })
+    expect(viaReferred.body).toEqual({ status: 422, code: 'money_history', message: PAID_MESSAGE })
+    await expect(api.commissions.delete(paid.commissionId)).rejects.toMatchObject({ status: 422, code: 'money_history', message: PAID_MESSAGE })
     await expect(api.referredUsers.delete(paid.commissionId)).rejects.toBeInstanceOf(AffiliateError)
     expect(await api.commissions.get(paid.commissionId)).toEqual(moved)
     expect(await api.affiliates.get(ann.id)).toEqual(before)
@@ -548,7 +550,7 @@ describe('a banned affiliate earns nothing', () => {
     const { call, api, created, path, snapshot, before } = await banned(status)
     const res = await call('PUT', path, { body: { amount: '10.01' } })
     expect(res.status).toBe(422)
-    expect(res.body).toEqual({ status: 422, message: 'This affiliate is banned: the amount of its commissions cannot be raised' })
+    expect(res.body).toEqual({ status: 422, code: 'affiliate_banned', message: 'This affiliate is banned: the amount of its commissions cannot be raised' })
     expect((await call('PUT', `/referred-users?commissionId=${created.commissionId}`, { body: { amount: 11 } })).status).toBe(422)
     await expect(api.commissions.update(created.commissionId, { amount: 50, remarks: 'more' })).rejects.toMatchObject({ status: 422 })
     expect(await snapshot()).toEqual(before)
@@ -562,7 +564,7 @@ describe('a banned affiliate earns nothing', () => {
     const { call, api, created, path, snapshot, before } = await banned(from)
     const res = await call('PUT', path, { body: { status: to } })
     expect(res.status).toBe(422)
-    expect(res.body).toEqual({ status: 422, message: `This affiliate is banned: its commissions cannot move to ${to}` })
+    expect(res.body).toEqual({ status: 422, code: 'affiliate_banned', message: `This affiliate is banned: its commissions cannot move to ${to}` })
     expect((await call('PUT', `/referred-users?commissionId=${created.commissionId}`, { body: { status: to } })).status).toBe(422)
     // Lowering the amount does not buy the move.
     await expect(api.commissions.update(created.commissionId, { status: to, amount: 1 })).rejects.toMatchObject({ status: 422 })
@@ -599,9 +601,10 @@ describe('a banned affiliate earns nothing', () => {
     const { call, path } = await banned('paid')
     expect((await call('PUT', path, { body: { status: 'processing', amount: 99 } })).body).toEqual({
       status: 422,
+      code: 'invalid_status_transition',
       message: 'Cannot change status from paid to processing',
     })
-    expect((await call('PUT', path, { body: { amount: 99 } })).body).toEqual({ status: 422, message: 'The amounts of a paid commission cannot change' })
+    expect((await call('PUT', path, { body: { amount: 99 } })).body).toEqual({ status: 422, code: 'amount_locked', message: 'The amounts of a paid commission cannot change' })
   })
 
   it('keeps what was paid before the ban, and earns again once unbanned', async () => {
@@ -720,7 +723,7 @@ describe('deleting an affiliate with commissions', () => {
     const c = await api.commissions.create(body(ann))
     const refused = await call('DELETE', `/affiliates?affiliateId=${ann.id}`)
     expect(refused.status).toBe(422)
-    expect(refused.body).toEqual({ status: 422, message: 'This affiliate still has commissions; delete them first' })
+    expect(refused.body).toEqual({ status: 422, code: 'has_dependents', message: 'This affiliate still has commissions; delete them first' })
     expect((await api.links.list({ affiliateId: ann.id })).items).toEqual([link])
     // Even a refunded commission counts.
     await api.commissions.update(c.commissionId, { status: 'refunded' })

@@ -59,7 +59,7 @@ async function roundTrip(base: string): Promise<void> {
 
   const unauthorized = await fetch(`${base}/campaigns/list`, { headers: { 'x-auth-service': 'wrong' } })
   expect(unauthorized.status).toBe(401)
-  expect(await unauthorized.json()).toEqual({ status: 401, message: 'Invalid API key. Please check your API key and try again. Send it in the x-auth-service header (or as Authorization: Bearer <key>).' })
+  expect(await unauthorized.json()).toEqual({ status: 401, code: 'invalid_api_key', message: 'Invalid API key. Please check your API key and try again. Send it in the x-auth-service header (or as Authorization: Bearer <key>).' })
 }
 
 /** Ten requests at once against the default limit of 5 per second per key: some must be refused. */
@@ -70,7 +70,7 @@ async function burst(base: string): Promise<void> {
   const refused = answers.filter((answer) => answer.status === 429)
   expect(refused.length).toBeGreaterThan(0)
   expect(Number(refused[0]!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
-  expect(await refused[0]!.json()).toEqual({ status: 429, message: 'Rate limit exceeded. Please retry later.' })
+  expect(await refused[0]!.json()).toEqual({ status: 429, code: 'rate_limited', message: 'Rate limit exceeded. Please retry later.' })
   await Promise.all(answers.filter((answer) => !answer.bodyUsed).map((answer) => answer.body?.cancel()))
 }
 

@@ -66,7 +66,7 @@ describe.each(majors)('%s', (_name, express) => {
 
     const unknown = await call('/affiliates/api/v1/nothing-here')
     expect(unknown.status).toBe(404)
-    expect(await unknown.json()).toEqual({ status: 404, message: 'Endpoint not found' })
+    expect(await unknown.json()).toEqual({ status: 404, code: 'endpoint_not_found', message: 'Endpoint not found' })
   })
 
   for (const jsonBefore of [false, true]) {
@@ -132,7 +132,7 @@ describe.each(majors)('%s', (_name, express) => {
     const { call } = await app()
     const malformed = await call('/affiliates/api/v1/campaigns', { method: 'POST', body: '{"campaignName":' })
     expect(malformed.status).toBe(400)
-    expect(await malformed.json()).toEqual({ status: 400, message: 'Invalid JSON body' })
+    expect(await malformed.json()).toEqual({ status: 400, code: 'invalid_json', message: 'Invalid JSON body' })
 
     const huge = JSON.stringify(campaignInput({ campaignName: 'x'.repeat(200 * 1024) }))
     const tooLarge = await call('/affiliates/api/v1/campaigns', { method: 'POST', body: huge })

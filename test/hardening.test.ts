@@ -86,7 +86,7 @@ describe('a client that goes away, or never sends its body', () => {
     expect(response.status).toBe(408)
     // The rest of the body is unread: the answer tells the server and the client to end the connection.
     expect(response.headers.get('connection')).toBe('close')
-    expect(await response.json()).toEqual({ status: 408, message: 'Request body timeout' })
+    expect(await response.json()).toEqual({ status: 408, code: 'body_timeout', message: 'Request body timeout' })
     expect((await service.fetch(new Request(`${BASE}/campaigns/list`, { headers: json }))).status).toBe(200)
   })
 })
@@ -161,7 +161,7 @@ describe('basePath', () => {
     expect((await service.fetch(new Request('http://host.local/affiliates/api/v1/health'))).status).toBe(200)
     const outside = await service.fetch(new Request('http://host.local/api/v1/health'))
     expect(outside.status).toBe(404)
-    expect(await outside.json()).toEqual({ status: 404, message: 'Endpoint not found' })
+    expect(await outside.json()).toEqual({ status: 404, code: 'endpoint_not_found', message: 'Endpoint not found' })
     const keyed = await service.fetch(new Request('http://host.local/affiliates/api/v1/campaigns/list', { headers: { 'x-auth-service': KEY_A } }))
     expect(keyed.status).toBe(200)
   })

@@ -80,8 +80,9 @@ export const fieldError = (path: string, msg: string, location: 'body' | 'query'
 export function expectValidation(response: { status: number; body: any }, errors: ReturnType<typeof fieldError>[]) {
   const byPath = (list: { path: string }[]) => [...list].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
   expect(response.status).toBe(400)
-  expect(Object.keys(response.body).sort()).toEqual(['errors', 'message', 'status'])
+  expect(Object.keys(response.body).sort()).toEqual(['code', 'errors', 'message', 'status'])
   expect(response.body.status).toBe(400)
+  expect(response.body.code).toBe('validation_error')
   expect(response.body.message).toBe('Validation error')
   expect(byPath(response.body.errors)).toEqual(byPath(errors))
 }

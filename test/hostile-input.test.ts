@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { ERROR_CODES } from '../src/error-codes.js'
 import { routes } from '../src/http/routes.js'
 import { populate, snapshot } from './fixtures.js'
 import { KEY_A, setup as setupWith, UNKNOWN_ID, WS_A, WS_B } from './helpers.js'
@@ -91,7 +92,9 @@ for (const [kind, makeStorage] of storageKinds)
         expect(response.body.status).toBe(response.status)
         expect(typeof response.body.message).toBe('string')
         if (response.status >= 400) {
-          expect(Object.keys(response.body).sort()).toEqual(response.body.errors ? ['errors', 'message', 'status'] : ['message', 'status'])
+          expect(Object.keys(response.body).sort()).toEqual(response.body.errors ? ['code', 'errors', 'message', 'status'] : ['code', 'message', 'status'])
+          // A listed code, of the status answered.
+          expect(ERROR_CODES[response.body.code as keyof typeof ERROR_CODES]?.[0]).toBe(response.status)
           for (const entry of response.body.errors ?? []) {
             expect(Object.keys(entry).sort()).toEqual(['location', 'msg', 'path', 'type'])
             expect(['body', 'query']).toContain(entry.location)

@@ -6,8 +6,8 @@ import { apiCampaignInput, campaignInput, KEY_A, KEY_B, setup, UNKNOWN_ID, USER_
 
 const BASE = 'http://test.local/api/v1'
 const JSON_TYPE = 'application/json; charset=utf-8'
-const UNAUTHORIZED = '{"status":401,"message":"Invalid API key. Please check your API key and try again. Send it in the x-auth-service header (or as Authorization: Bearer <key>)."}'
-const NOT_FOUND = '{"status":404,"message":"Endpoint not found"}'
+const UNAUTHORIZED = '{"status":401,"code":"invalid_api_key","message":"Invalid API key. Please check your API key and try again. Send it in the x-auth-service header (or as Authorization: Bearer <key>)."}'
+const NOT_FOUND = '{"status":404,"code":"endpoint_not_found","message":"Endpoint not found"}'
 
 /** Every keyed route this suite covers, with a call that would succeed past the key check. */
 const keyedRoutes = [
@@ -117,7 +117,7 @@ describe('routing', () => {
       expect(response.status).toBe(405)
       expect(response.headers.get('allow')).toBe(allow)
       expect(response.headers.get('content-type')).toBe(JSON_TYPE)
-      expect(response.body).toEqual({ status: 405, message: 'Method not allowed' })
+      expect(response.body).toEqual({ status: 405, code: 'method_not_allowed', message: 'Method not allowed' })
     }
   })
 })
@@ -191,7 +191,7 @@ describe('request body', () => {
       const response = await call('POST', '/campaigns', { body: campaignInput(), headers: { 'content-type': type } })
       expect(response.status).toBe(415)
       expect(response.headers.get('content-type')).toBe(JSON_TYPE)
-      expect(response.body).toEqual({ status: 415, message: 'Content-Type must be application/json' })
+      expect(response.body).toEqual({ status: 415, code: 'unsupported_media_type', message: 'Content-Type must be application/json' })
     },
   )
 
@@ -230,7 +230,7 @@ describe('request body', () => {
     )
     expect(response.status).toBe(400)
     expect(response.headers.get('content-type')).toBe(JSON_TYPE)
-    expect(await response.text()).toBe('{"status":400,"message":"Invalid JSON body"}')
+    expect(await response.text()).toBe('{"status":400,"code":"invalid_json","message":"Invalid JSON body"}')
   })
 
   it('answers 400 Invalid JSON body to a body that is not UTF-8', async () => {
@@ -240,7 +240,7 @@ describe('request body', () => {
       new Request(`${BASE}/campaigns`, { method: 'POST', headers: { 'x-auth-service': KEY_A, 'content-type': 'application/json' }, body: bytes }),
     )
     expect(response.status).toBe(400)
-    expect(await response.json()).toEqual({ status: 400, message: 'Invalid JSON body' })
+    expect(await response.json()).toEqual({ status: 400, code: 'invalid_json', message: 'Invalid JSON body' })
   })
 
   it('answers 400 to a POST without any body', async () => {
@@ -249,7 +249,7 @@ describe('request body', () => {
       new Request(`${BASE}/campaigns`, { method: 'POST', headers: { 'x-auth-service': KEY_A, 'content-type': 'application/json' } }),
     )
     expect(response.status).toBe(400)
-    expect(await response.json()).toEqual({ status: 400, message: 'Invalid JSON body' })
+    expect(await response.json()).toEqual({ status: 400, code: 'invalid_json', message: 'Invalid JSON body' })
   })
 
   it.each([
@@ -262,7 +262,7 @@ describe('request body', () => {
     const { call } = setup()
     const response = await call('POST', '/campaigns', { body: JSON.stringify(value) })
     expect(response.status).toBe(400)
-    expect(response.body).toEqual({ status: 400, message: 'Request body must be a JSON object' })
+    expect(response.body).toEqual({ status: 400, code: 'invalid_body', message: 'Request body must be a JSON object' })
   })
 
   it('answers 413 to a declared length over the default limit of 100 KiB', async () => {
@@ -271,7 +271,7 @@ describe('request body', () => {
     const response = await call('POST', '/campaigns', { body: big })
     expect(response.status).toBe(413)
     expect(response.headers.get('content-type')).toBe(JSON_TYPE)
-    expect(response.body).toEqual({ status: 413, message: 'Request body is larger than the limit of 102400 bytes' })
+    expect(response.body).toEqual({ status: 413, code: 'body_too_large', message: 'Request body is larger than the limit of 102400 bytes' })
   })
 
   it('reads a body of exactly the limit', async () => {
@@ -317,7 +317,7 @@ describe('request body', () => {
     expect((await post(small)).status).toBe(400)
     const response = await post(JSON.stringify(campaignInput()))
     expect(response.status).toBe(413)
-    expect(await response.json()).toEqual({ status: 413, message: 'Request body is larger than the limit of 64 bytes' })
+    expect(await response.json()).toEqual({ status: 413, code: 'body_too_large', message: 'Request body is larger than the limit of 64 bytes' })
   })
 
   it('ignores a body sent with GET or DELETE', async () => {
@@ -340,6 +340,7 @@ describe('query string', () => {
     expect(response.status).toBe(400)
     expect(response.body).toEqual({
       status: 400,
+      code: 'validation_error',
       message: 'Validation error',
       errors: [{ type: 'field', msg: 'campaignId must be given once', path: 'campaignId', location: 'query' }],
     })
@@ -360,7 +361,7 @@ describe('unexpected errors', () => {
     const response = await call('GET', '/campaigns/list')
     expect(response.status).toBe(500)
     expect(response.headers.get('content-type')).toBe(JSON_TYPE)
-    expect(response.text).toBe('{"status":500,"message":"Internal server error"}')
+    expect(response.text).toBe('{"status":500,"code":"internal_error","message":"Internal server error"}')
     expect(errors).toEqual([secret])
   })
 
@@ -378,7 +379,7 @@ describe('unexpected errors', () => {
   it('answers 500 when a thrown value is not an Error at all', async () => {
     const { call, errors } = setup({ storage: brokenStorage('a string') })
     const response = await call('GET', '/affiliates/list')
-    expect(response.body).toEqual({ status: 500, message: 'Internal server error' })
+    expect(response.body).toEqual({ status: 500, code: 'internal_error', message: 'Internal server error' })
     expect(errors).toEqual(['a string'])
   })
 
@@ -396,7 +397,7 @@ describe('unexpected errors', () => {
     })
     const response = await service.fetch(new Request(`${BASE}/campaigns/list`, { headers: { 'x-auth-service': 'k' } }))
     expect(response.status).toBe(500)
-    expect(await response.json()).toEqual({ status: 500, message: 'Internal server error' })
+    expect(await response.json()).toEqual({ status: 500, code: 'internal_error', message: 'Internal server error' })
     expect(seen).toEqual([failure])
   })
 

@@ -176,7 +176,7 @@ for (const [kind, makeStorage] of storageKinds)
     for (const path of ['/campaigns/list', '/affiliates/list', '/commissions/list', '/referred-users/list', '/payouts/list', '/webhooks/list', '/webhooks/deliveries', '/events/list']) {
       const response = await call('GET', `${path}?workspaceId=${WS_A}`, { key: KEY_B })
       expect(response.status).toBe(403)
-      expect(response.body).toEqual({ status: 403, message: 'You do not have access to this workspace' })
+      expect(response.body).toEqual({ status: 403, code: 'forbidden', message: 'You do not have access to this workspace' })
     }
   })
 

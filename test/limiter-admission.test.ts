@@ -80,6 +80,7 @@ describe('limiter admission', () => {
     expect(error).toBeInstanceOf(AffiliateError)
     expect(error).toMatchObject({
       status: 429,
+      code: 'rate_limited',
       message: 'Rate limit exceeded. Please retry later.',
       headers: { 'Retry-After': '1', 'RateLimit-Limit': '1', 'RateLimit-Remaining': '0', 'RateLimit-Reset': '1' },
     })

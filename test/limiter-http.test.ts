@@ -3,7 +3,7 @@ import { createAffiliateService, memoryKeyStore, memoryLimiterStore, memoryStora
 import { campaignInput, KEY_A, KEY_B, manualClock, setup, USER_A, WS_A } from './helpers.js'
 
 const URL_BASE = 'http://test.local/api/v1'
-const RATE_LIMITED = { status: 429, message: 'Rate limit exceeded. Please retry later.' }
+const RATE_LIMITED = { status: 429, code: 'rate_limited', message: 'Rate limit exceeded. Please retry later.' }
 
 /** A request with key A unless told otherwise. */
 const request = (path: string, init: RequestInit & { key?: string } = {}) =>

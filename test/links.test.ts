@@ -135,6 +135,7 @@ describe('POST /links', () => {
     expect(res.status).toBe(400)
     expect(res.body).toEqual({
       status: 400,
+      code: 'validation_error',
       message: 'Validation error',
       errors: [{ type: 'field', msg: 'referralCode must be 3 to 64 letters, digits, _ or -', path: 'referralCode', location: 'body' }],
     })
@@ -148,7 +149,7 @@ describe('POST /links', () => {
     for (const affiliateId of [affiliate.id, other.id]) {
       const again = await call('POST', '/links', { body: { affiliateId, referralCode: 'taken' } })
       expect(again.status).toBe(422)
-      expect(again.body).toEqual({ status: 422, message: 'This referralCode is already in use' })
+      expect(again.body).toEqual({ status: 422, code: 'duplicate', message: 'This referralCode is already in use' })
     }
     const fromB = await call('POST', '/links', { key: KEY_B, body: { affiliateId: affiliateB.id, referralCode: 'taken' } })
     expect(fromB.status).toBe(422)
@@ -172,6 +173,7 @@ describe('POST /links', () => {
     expect(res.status).toBe(400)
     expect(res.body).toEqual({
       status: 400,
+      code: 'validation_error',
       message: 'Validation error',
       errors: [
         { type: 'field', msg: "urlParameter must be one of the campaign's allowedUrlParameters: via, ref", path: 'urlParameter', location: 'body' },
@@ -233,7 +235,7 @@ describe('POST /links', () => {
     for (let i = 0; i < 100; i++) links.push(await api.links.create({ affiliateId: affiliate.id }))
     const refused = await call('POST', '/links', { body: { affiliateId: affiliate.id, referralCode: 'one-too-many' } })
     expect(refused.status).toBe(422)
-    expect(refused.body).toEqual({ status: 422, message: 'An affiliate can have at most 100 links' })
+    expect(refused.body).toEqual({ status: 422, code: 'limit_reached', message: 'An affiliate can have at most 100 links' })
     await expect(api.links.create({ affiliateId: affiliate.id })).rejects.toMatchObject({ status: 422 })
     expect((await api.links.list({ affiliateId: affiliate.id })).items).toHaveLength(100)
     // The cap is per affiliate.
@@ -273,7 +275,7 @@ describe('POST /links', () => {
     const { call, api, errors, affiliate } = await world({ storage })
     const res = await call('POST', '/links', { body: { affiliateId: affiliate.id } })
     expect(res.status).toBe(500)
-    expect(res.body).toEqual({ status: 500, message: 'Internal server error' })
+    expect(res.body).toEqual({ status: 500, code: 'internal_error', message: 'Internal server error' })
     expect(attempts).toHaveLength(5)
     expect(errors).toHaveLength(1)
     expect((await api.links.list({ affiliateId: affiliate.id })).items).toEqual([])
@@ -415,7 +417,7 @@ describe('POST /links/track', () => {
     const unknown = await call('POST', '/links/track', { body: { referralCode: 'no-such-code', event: 'open' } })
     const foreign = await call('POST', '/links/track', { body: { referralCode: 'b-code', event: 'open' } })
     expect(unknown.status).toBe(404)
-    expect(unknown.body).toEqual({ status: 404, message: 'Link not found' })
+    expect(unknown.body).toEqual({ status: 404, code: 'not_found', message: 'Link not found' })
     expect(foreign.body).toEqual(unknown.body)
     expect((await api.links.list({ affiliateId: affiliateB.id })).items[0]).toMatchObject({ totalOpens: 0 })
     expect(await api.affiliates.get(affiliateB.id)).toMatchObject({ totalOpens: 0 })
@@ -553,7 +555,7 @@ describe('deleting affiliates and campaigns', () => {
     const { call, api, campaign, affiliate, other } = await world()
     const refused = await call('DELETE', `/campaigns?campaignId=${campaign.id}`)
     expect(refused.status).toBe(422)
-    expect(refused.body).toEqual({ status: 422, message: 'This campaign still has affiliates; delete them first' })
+    expect(refused.body).toEqual({ status: 422, code: 'has_dependents', message: 'This campaign still has affiliates; delete them first' })
     expect(await api.campaigns.get(campaign.id)).toEqual(campaign)
     await api.affiliates.delete(affiliate.id)
     expect((await call('DELETE', `/campaigns?campaignId=${campaign.id}`)).status).toBe(422)

@@ -119,7 +119,7 @@ describe('node adapter: requests', () => {
     const refused = await get()
     expect(refused.status).toBe(429)
     expect(refused.headers.get('retry-after')).toBe('1')
-    expect(await refused.json()).toEqual({ status: 429, message: 'Rate limit exceeded. Please retry later.' })
+    expect(await refused.json()).toEqual({ status: 429, code: 'rate_limited', message: 'Rate limit exceeded. Please retry later.' })
   })
 
   it('hands the service a Request that behaves as one, built lazily', async () => {
@@ -343,7 +343,7 @@ describe('node adapter: requests', () => {
       })
       const answer = await fetch(`${origin}/x`)
       expect(answer.status).toBe(500)
-      expect(await answer.json()).toEqual({ status: 500, message: 'Internal server error' })
+      expect(await answer.json()).toEqual({ status: 500, code: 'internal_error', message: 'Internal server error' })
       // A bare fetch handler has no onError: the default one logs it, naming the adapter and the request.
       expect(logged).toHaveBeenCalledWith('affiliate-service: unexpected error (adapter, GET /x)', new Error('boom'))
     } finally {

@@ -1,5 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { describe, expect, it } from 'vitest'
+import { ERROR_CODES } from '../src/error-codes.js'
 import { routes } from '../src/http/routes.js'
 import { createAffiliateService, memoryKeyStore, memoryStorage } from '../src/index.js'
 import { KEY_A, USER_A, WS_A, campaignInput, setup } from './helpers.js'
@@ -112,9 +113,53 @@ describe('the answer checker the HTTP suites run every answer through', () => {
     expect(mismatch(answer(200, { ...good, message: 'Campaign created successfully' }))).toMatch(/message/)
     expect(mismatch(answer(418, { status: 418, message: 'teapot' }))).toMatch(/does not document/)
     expect(mismatch(answer(200, good, { 'content-type': 'text/plain' }))).toMatch(/content-type/)
-    expect(mismatch(answer(429, { status: 429, message: 'Too many requests' }))).toMatch(/Retry-After/)
-    expect(mismatch(answer(400, { status: 400, message: 'Validation error', errors: [{ type: 'field', msg: 'x' }] }))).toMatch(/path|location/)
-    expect(mismatch(answer(404, { status: 400, message: 'Not found' }))).toMatch(/status/)
+    expect(mismatch(answer(429, { status: 429, code: 'rate_limited', message: 'Too many requests' }))).toMatch(/Retry-After/)
+    expect(mismatch(answer(400, { status: 400, code: 'validation_error', message: 'Validation error', errors: [{ type: 'field', msg: 'x' }] }))).toMatch(/path|location/)
+    expect(mismatch(answer(404, { status: 400, code: 'not_found', message: 'Not found' }))).toMatch(/status/)
+    expect(mismatch(answer(404, { status: 404, message: 'Campaign not found' }))).toMatch(/code/)
+    // A code of another status, or none the service has, is refused.
+    expect(mismatch(answer(404, { status: 404, code: 'forbidden', message: 'Campaign not found' }))).toMatch(/allowed values/)
+    expect(mismatch(answer(404, { status: 404, code: 'no_such_code', message: 'Campaign not found' }))).toMatch(/allowed values/)
+  })
+})
+
+describe('error codes in the document', () => {
+  it('lists every code of ERROR_CODES with its status and meaning, and each status answers exactly its own codes', async () => {
+    const { service } = setup()
+    const document = await (await service.fetch(new Request('http://test.local/api/v1/openapi.json'))).json()
+    const error = document.components.schemas.Error
+    expect(error.required).toEqual(['status', 'code', 'message'])
+    expect(error.properties.code.enum).toEqual(Object.keys(ERROR_CODES))
+    const listed = Object.fromEntries(Object.entries(ERROR_CODES).map(([code, [status, description]]) => [code, { status, description }]))
+    expect(error['x-error-codes']).toEqual(listed)
+    for (const [code, [status, meaning]] of Object.entries(ERROR_CODES)) {
+      expect(error.properties.code.description).toContain(`- \`${code}\` (${status}): ${meaning}`)
+      const response = document.components.responses[String(status)]
+      expect(response, `${code}: no shared response for ${status}`).toBeDefined()
+      expect(response.description).toContain(`\`${code}\``)
+    }
+    const statuses = [...new Set(Object.values(ERROR_CODES).map(([status]) => status))]
+    for (const status of statuses) {
+      const own = Object.entries(ERROR_CODES).filter(([, [s]]) => s === status).map(([code]) => code)
+      expect(document.components.responses[String(status)].content['application/json'].schema.allOf[1].properties.code).toEqual({ enum: own })
+    }
+  })
+
+  it("an error the service answers carries a documented code and passes the document's schema", async () => {
+    const { service, call } = setup()
+    const cases = [
+      { request: new Request('http://test.local/api/v1/campaigns?campaignId=00000000-0000-4000-8000-000000000000', { headers: { 'x-auth-service': KEY_A } }), path: '/api/v1/campaigns?campaignId=00000000-0000-4000-8000-000000000000', status: 404, code: 'not_found' },
+      { request: new Request('http://test.local/api/v1/campaigns?campaignId=nope', { headers: { 'x-auth-service': KEY_A } }), path: '/api/v1/campaigns?campaignId=nope', status: 400, code: 'validation_error' },
+      { request: new Request('http://test.local/api/v1/campaigns', { headers: { 'x-auth-service': 'wrong' } }), path: '/api/v1/campaigns', status: 401, code: 'invalid_api_key' },
+    ]
+    for (const { request, path, status, code } of cases) {
+      const response = await service.fetch(request)
+      const text = await response.text()
+      expect({ status: response.status, code: JSON.parse(text).code }).toEqual({ status, code })
+      expect(mismatch({ method: 'GET', path, status: response.status, headers: response.headers, text })).toBeUndefined()
+    }
+    // setup().call runs the same check on every answer of the HTTP suites.
+    expect((await call('POST', '/campaigns', { body: '{' })).body.code).toBe('invalid_json')
   })
 })
 

@@ -177,7 +177,7 @@ describe('GET /payouts/export', () => {
     const refused = await call('GET', `/payouts/export?format=paypal&workspaceId=${WS_B}`)
     expect(refused.status).toBe(403)
     expect(refused.headers.get('content-type')).toBe('application/json; charset=utf-8')
-    expect(refused.body).toEqual({ status: 403, message: 'You do not have access to this workspace' })
+    expect(refused.body).toEqual({ status: 403, code: 'forbidden', message: 'You do not have access to this workspace' })
     // The method filter and the other filters together.
     expect(rowsOf((await call('GET', `/payouts/export?format=paypal&campaignId=${campaigns.usd.id}`)).text).map((r) => r[3])).toEqual([payouts.ann.payoutId])
     expect(rowsOf((await call('GET', `/payouts/export?format=paypal&payoutId=${payouts.bob.payoutId}&status=processing`)).text)).toEqual([])

@@ -123,7 +123,7 @@ describe('campaign currency', () => {
     expect((await api.campaigns.update(campaign.id, { currency: 'GBP' })).currency).toBe('GBP')
     await sale(ready, '1.00')
     const refused = await call('PUT', `/campaigns?campaignId=${campaign.id}`, { body: { currency: 'USD' } })
-    expect(refused.body).toEqual({ status: 422, message: 'The currency of a campaign cannot change once it has commissions' })
+    expect(refused.body).toEqual({ status: 422, code: 'currency_locked', message: 'The currency of a campaign cannot change once it has commissions' })
     expect((await api.campaigns.update(campaign.id, { currency: 'GBP', campaignName: 'Same currency' })).campaignName).toBe('Same currency')
   })
 })
@@ -273,7 +273,7 @@ describe('refunds', () => {
     const c = await sale(ready, '10.00')
     const refuse = async (body: object, status: number, message: string) => {
       const res = await call('POST', '/commissions/refund', { body })
-      expect(res.body).toEqual({ status, message })
+      expect(res.body).toEqual({ status, code: status === 404 ? 'not_found' : 'refund_refused', message })
     }
     await refuse({ commissionId: c.commissionId, amount: '10.01' }, 422, 'The refund amount is more than what is left to refund (1000 minor units)')
     await refuse({ commissionId: c.commissionId, amount: 0 }, 422, 'The refund amount must be greater than zero')
@@ -378,12 +378,13 @@ describe('POST /payouts/run', () => {
     expect((await run({ asOf: tenDaysAgo })).payouts.map((p) => [p.amount, p.periodEnd])).toEqual([['5.00', tenDaysAgo]])
     expect((await call('POST', '/payouts/run', { body: { workspaceId: WS_A, asOf: '2999-01-01T00:00:00Z' } })).body).toEqual({
       status: 422,
+      code: 'invalid_as_of',
       message: 'asOf cannot be in the future: commissions are paid once due',
     })
     expect((await call('POST', '/payouts/run', { body: { workspaceId: WS_B } })).status).toBe(403)
     expect((await call('POST', '/payouts/run', { key: KEY_B, body: { workspaceId: WS_B, campaignId: campaign.id } })).status).toBe(404)
     const other = await api.campaigns.create(apiCampaignInput({ workspaceId: '22222222-2222-4222-8222-222222222222' }))
-    expect((await call('POST', '/payouts/run', { body: { workspaceId: WS_A, campaignId: other.id } })).body).toEqual({ status: 422, message: 'campaignId is not in this workspace' })
+    expect((await call('POST', '/payouts/run', { body: { workspaceId: WS_A, campaignId: other.id } })).body).toEqual({ status: 422, code: 'workspace_mismatch', message: 'campaignId is not in this workspace' })
     expectValidation(await call('POST', '/payouts/run', { body: { asOf: 'yesterday', dryRun: 'yes' } }), [
       fieldError('workspaceId', 'workspaceId is required'),
       fieldError('asOf', 'asOf must be an ISO 8601 timestamp'),
@@ -464,11 +465,13 @@ describe('payout moves', () => {
     const { api, call, payout, a } = await paidWorld()
     expect((await call('PUT', `/commissions?commissionId=${a.commissionId}`, { body: { status: 'paid' } })).body).toEqual({
       status: 422,
+      code: 'amount_locked',
       message: 'A commission in a payout cannot have its status set: refund it, or move the payout',
     })
     expect(await outcome(() => api.commissions.update(a.commissionId, { amount: '1.00' }))).toBe(422)
     expect((await call('DELETE', `/commissions?commissionId=${a.commissionId}`)).body).toEqual({
       status: 422,
+      code: 'money_history',
       message: 'A commission in a payout cannot be deleted: refund it or cancel the payout first',
     })
     expect((await api.commissions.update(a.commissionId, { remarks: 'noted' })).remarks).toBe('noted')
@@ -484,7 +487,7 @@ describe('payout moves', () => {
     expect((await call('GET', `/payouts?payoutId=${payout.payoutId}`, { key: KEY_B })).status).toBe(404)
     expect((await call('PUT', `/payouts?payoutId=${payout.payoutId}`, { key: KEY_B, body: { status: 'canceled' } })).status).toBe(404)
     expect((await call('GET', `/payouts/items?payoutId=${payout.payoutId}`, { key: KEY_B })).status).toBe(404)
-    expect((await call('GET', `/payouts?payoutId=${UNKNOWN_ID}`)).body).toEqual({ status: 404, message: 'Payout not found' })
+    expect((await call('GET', `/payouts?payoutId=${UNKNOWN_ID}`)).body).toEqual({ status: 404, code: 'not_found', message: 'Payout not found' })
   })
 })
 
@@ -528,6 +531,7 @@ describe('keeping money history', () => {
     await api.commissions.delete(gone.commissionId)
     expect((await call('DELETE', `/affiliates?affiliateId=${loner.id}`)).body).toEqual({
       status: 422,
+      code: 'money_history',
       message: 'This affiliate has payouts and cannot be deleted: money history is kept',
     })
   })

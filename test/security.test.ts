@@ -55,7 +55,7 @@ describe('keys and errors', () => {
     })
     const response = await service.fetch(new Request('http://x/api/v1/campaigns/list', { headers: { 'x-auth-service': SECRET } }))
     expect(response.status).toBe(500)
-    expect(await response.text()).toBe('{"status":500,"message":"Internal server error"}')
+    expect(await response.text()).toBe('{"status":500,"code":"internal_error","message":"Internal server error"}')
     // The default onError logged the error for the operator...
     expect(logged.length).toBeGreaterThan(0)
     const text = logged.map((args) => args.map((a) => (a instanceof Error ? `${a.message} ${a.stack}` : String(a))).join(' ')).join('\n')

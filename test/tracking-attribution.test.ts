@@ -52,7 +52,7 @@ describe.each([
     const t = await setup()
     const other = await t.service.api.affiliates.create({ email: 'bob@example.com', campaignId: t.campaign.id })
     const body = kind === 'sale' ? t.sale({ affiliateId: other.id }) : t.signup({ affiliateId: other.id })
-    expect(await t.post(path, body)).toEqual({ status: 422, body: { status: 422, message: 'The clickId belongs to another affiliate' } })
+    expect(await t.post(path, body)).toEqual({ status: 422, body: { status: 422, code: 'attribution_mismatch', message: 'The clickId belongs to another affiliate' } })
     expect(await t.totals()).toEqual({ link: [0, 0], affiliate: [0, 0] })
   })
 
@@ -64,7 +64,7 @@ describe.each([
     expect((await t.post(path, atEdge)).status).toBe(201)
     t.clock.advance(1)
     const late = kind === 'sale' ? t.sale({ referredUser: 'late@example.com' }) : t.signup({ referredTo: 'late@example.com' })
-    expect(await t.post(path, late)).toEqual({ status: 422, body: { status: 422, message: 'Click is outside the attribution window' } })
+    expect(await t.post(path, late)).toEqual({ status: 422, body: { status: 422, code: 'attribution_window', message: 'Click is outside the attribution window' } })
     expect((await t.totals()).link[0]).toBe(1)
     // A sale dated back inside the window is still the click's.
     const backdated = kind === 'sale' ? t.sale({ referredUser: 'late@example.com', commissionDate: '2026-01-03T00:00:00.000Z' }) : t.signup({ referredTo: 'late@example.com', commissionDate: '2026-01-03T00:00:00.000Z' })
@@ -91,11 +91,11 @@ describe.each([
     const t = await setup()
     const message = 'Unknown clickId: no such click is kept (clicks are kept for the longest attribution window of the campaigns)'
     const unknown = kind === 'sale' ? t.sale({ clickId: UNKNOWN_ID }) : t.signup({ clickId: UNKNOWN_ID })
-    expect(await t.post(path, unknown)).toEqual({ status: 422, body: { status: 422, message } })
+    expect(await t.post(path, unknown)).toEqual({ status: 422, body: { status: 422, code: 'unknown_click', message } })
     // Key B sees workspace B only: workspace A's click is unknown to it.
     const campaignB = await t.service.api.campaigns.create({ campaignName: 'B', workspaceId: WS_B, commissionType: 'fixed', amount: 1, url: 'https://b.example/' })
     const foreign = kind === 'sale' ? t.sale({ campaignId: campaignB.id }) : t.signup({ workspaceId: WS_B })
-    expect(await t.post(path, foreign, KEY_B)).toEqual({ status: 422, body: { status: 422, message } })
+    expect(await t.post(path, foreign, KEY_B)).toEqual({ status: 422, body: { status: 422, code: 'unknown_click', message } })
     expect(await t.totals()).toEqual({ link: [0, 0], affiliate: [0, 0] })
   })
 
@@ -113,7 +113,7 @@ describe.each([
     const t = await setup()
     await t.service.api.links.create({ affiliateId: t.affiliate.id, referralCode: 'ANN-OTHER' })
     const body = kind === 'sale' ? t.sale({ referralCode: 'ANN-OTHER' }) : t.signup({ referralCode: 'ANN-OTHER' })
-    expect(await t.post(path, body)).toEqual({ status: 422, body: { status: 422, message: 'The referralCode is not the link of the clickId' } })
+    expect(await t.post(path, body)).toEqual({ status: 422, body: { status: 422, code: 'attribution_mismatch', message: 'The referralCode is not the link of the clickId' } })
   })
 })
 

@@ -81,9 +81,9 @@ describe('POST /links/track with events', () => {
   it('is all or none: an unknown code, or one in a workspace the key lacks, is 404 naming it and counts nothing', async () => {
     const t = await setup()
     const events = [{ referralCode: 'ANN-2026', event: 'click' }, { referralCode: 'NOPE-1', event: 'click' }]
-    expect(await t.track({ events })).toEqual({ status: 404, body: { status: 404, message: 'Link NOPE-1 (events[1]) not found' } })
+    expect(await t.track({ events })).toEqual({ status: 404, body: { status: 404, code: 'not_found', message: 'Link NOPE-1 (events[1]) not found' } })
     const foreign = await t.track({ events: [{ referralCode: 'ANN-2026', event: 'open' }] }, KEY_B)
-    expect(foreign).toEqual({ status: 404, body: { status: 404, message: 'Link ANN-2026 (events[0]) not found' } })
+    expect(foreign).toEqual({ status: 404, body: { status: 404, code: 'not_found', message: 'Link ANN-2026 (events[0]) not found' } })
     expect(await t.counts()).toEqual({ linkClicks: 0, linkOpens: 0, affiliateClicks: 0, affiliateOpens: 0 })
   })
 

@@ -44,7 +44,7 @@ describe('GET /r/<referralCode>', () => {
     for (const code of ['NOPE-1', 'a', '%3Cscript%3E']) {
       const response = await t.redirect(code)
       expect(response.status).toBe(404)
-      expect(await response.json()).toEqual({ status: 404, message: 'Link not found' })
+      expect(await response.json()).toEqual({ status: 404, code: 'not_found', message: 'Link not found' })
     }
     expect((await t.redirect('ANN-2026', { 'x-auth-service': 'wrong' })).status).toBe(302)
     expect(await t.clicks()).toHaveLength(1)
@@ -174,7 +174,7 @@ describe('POST /track (the beacon)', () => {
       await t.beacon(input, { 'x-auth-service': KEY_A }, null),
     ]) {
       expect(response.status).toBe(401)
-      expect(await response.json()).toEqual({ status: 401, message: 'Invalid publishable key. Send a pk_ key in x-publishable-key.' })
+      expect(await response.json()).toEqual({ status: 401, code: 'invalid_publishable_key', message: 'Invalid publishable key. Send a pk_ key in x-publishable-key.' })
     }
     expect(await t.clicks()).toEqual([])
   })
@@ -183,7 +183,7 @@ describe('POST /track (the beacon)', () => {
     const t = await setup()
     const response = await t.beacon({ referralCode: 'ANN-2026', event: 'click' }, {}, PK_B)
     expect(response.status).toBe(404)
-    expect(await response.json()).toEqual({ status: 404, message: 'Link not found' })
+    expect(await response.json()).toEqual({ status: 404, code: 'not_found', message: 'Link not found' })
     expect(await t.clicks()).toEqual([])
   })
 
@@ -212,7 +212,7 @@ describe('CORS for the beacon', () => {
     const response = await t.beacon({ referralCode: 'ANN-2026', event: 'open' }, { origin: 'https://evil.example' })
     expect(response.status).toBe(403)
     expect(response.headers.get('access-control-allow-origin')).toBeNull()
-    expect(await response.json()).toEqual({ status: 403, message: 'Origin https://evil.example is not allowed for this publishable key' })
+    expect(await response.json()).toEqual({ status: 403, code: 'origin_not_allowed', message: 'Origin https://evil.example is not allowed for this publishable key' })
     expect(await t.clicks()).toEqual([])
     const any = await t.beacon({ referralCode: 'NOPE-1', event: 'open' }, { origin: 'https://evil.example' }, PK_B)
     expect(any.status).toBe(404)
@@ -253,7 +253,7 @@ describe('limits per client address, not per key', () => {
     const limited = await t.redirect('ANN-2026', { 'x-forwarded-for': '4.4.4.4' })
     expect(limited.status).toBe(429)
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
-    expect(await limited.json()).toEqual({ status: 429, message: 'Rate limit exceeded. Please retry later.' })
+    expect(await limited.json()).toEqual({ status: 429, code: 'rate_limited', message: 'Rate limit exceeded. Please retry later.' })
     expect((await t.beacon({ referralCode: 'ANN-2026', event: 'open' })).status).toBe(429)
     expect(await t.counts()).toMatchObject({ linkClicks: 1, linkOpens: 1 })
     // Keyed routes are not touched by it.

@@ -17,7 +17,7 @@ export const socketAddress: ClientAddressOf = (req) => req.socket.remoteAddress
 // a larger (or unsized) one closes the connection instead of being read.
 const DRAIN_LIMIT = 64 * 1024
 
-const INTERNAL_ERROR = '{"status":500,"message":"Internal server error"}'
+const INTERNAL_ERROR = '{"status":500,"code":"internal_error","message":"Internal server error"}'
 
 export interface AnswerOptions extends Omit<NodeRequestOptions, 'url'> {
   /** The path (and query) the service sees, when it is not `req.url` (inside an Express mount). */

@@ -12,7 +12,7 @@ export async function startBare(store: Store, fixture: Fixture): Promise<Running
     ['GET /api/v1/commissions/list', answer(MESSAGES.commissions, await store.commissions([WORKSPACE], { page: 2, limit: 10 }))],
     ['POST /api/v1/links/track', answer(MESSAGES.track, await store.track([WORKSPACE], fixture.referralCode, 'click'))],
   ])
-  const missing = Buffer.from(JSON.stringify({ status: 404, message: 'Endpoint not found' }))
+  const missing = Buffer.from(JSON.stringify({ status: 404, code: 'endpoint_not_found', message: 'Endpoint not found' }))
   const server = createServer((req, res) => {
     const url = req.url ?? '/'
     const query = url.indexOf('?')

@@ -35,7 +35,7 @@ export function affiliateOperations({ storage, clock }: Deps) {
       return inTransaction(storage, async (tx) => {
         const campaign = await findCampaign(tx, access, input.campaignId)
         if (workspaceId !== undefined && workspaceId !== campaign.workspaceId) {
-          throw unprocessable("workspaceId does not match the campaign's workspace")
+          throw unprocessable("workspaceId does not match the campaign's workspace", 'workspace_mismatch')
         }
         const now = isoAt(clock)
         const record: AffiliateRecord = {
@@ -85,10 +85,10 @@ export function affiliateOperations({ storage, clock }: Deps) {
       return inTransaction(storage, async (tx) => {
         const current = await findAffiliate(tx, access, id)
         if ((await tx.count('commissions', { where: { affiliateId: current.id } })) > 0) {
-          throw unprocessable('This affiliate still has commissions; delete them first')
+          throw unprocessable('This affiliate still has commissions; delete them first', 'has_dependents')
         }
         if ((await tx.count('payouts', { where: { affiliateId: current.id } })) > 0) {
-          throw unprocessable('This affiliate has payouts and cannot be deleted: money history is kept')
+          throw unprocessable('This affiliate has payouts and cannot be deleted: money history is kept', 'money_history')
         }
         await tx.deleteMany('links', { affiliateId: current.id })
         await tx.delete('affiliates', current.id)

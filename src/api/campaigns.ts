@@ -127,7 +127,7 @@ export function campaignOperations({ storage, clock }: Deps) {
         checkPercentage(patch.commissionType ?? current.commissionType, patch.amountMinor ?? current.amountMinor)
         // Money already earned is in the campaign's currency: it cannot change under it.
         if (patch.currency !== undefined && patch.currency !== current.currency && (await tx.count('commissions', { where: { campaignId: current.id } })) > 0) {
-          throw unprocessable('The currency of a campaign cannot change once it has commissions')
+          throw unprocessable('The currency of a campaign cannot change once it has commissions', 'currency_locked')
         }
         if (patch.isDefault) await clearDefault(tx, current.workspaceId, current.id, patch.updatedAt!)
         const updated = (await tx.update('campaigns', current.id, patch))!
@@ -142,7 +142,7 @@ export function campaignOperations({ storage, clock }: Deps) {
       return inTransaction(storage, async (tx) => {
         const current = await findCampaign(tx, access, id)
         if ((await tx.count('affiliates', { where: { campaignId: current.id } })) > 0) {
-          throw unprocessable('This campaign still has affiliates; delete them first')
+          throw unprocessable('This campaign still has affiliates; delete them first', 'has_dependents')
         }
         await tx.delete('campaigns', current.id)
         await emit(tx, clock, 'campaign.deleted', current.workspaceId, toCampaign(current))

@@ -94,14 +94,14 @@ export async function clickedLink(tx: StorageTransaction, access: Access, input:
   const click = await tx.get('clicks', clickId.toLowerCase())
   const link = click && (await tx.get('links', click.linkId))
   if (!click || !link || !canSee(access, link.workspaceId)) {
-    throw unprocessable('Unknown clickId: no such click is kept (clicks are kept for the longest attribution window of the campaigns)')
+    throw unprocessable('Unknown clickId: no such click is kept (clicks are kept for the longest attribution window of the campaigns)', 'unknown_click')
   }
-  if (input.affiliateId !== undefined && input.affiliateId.toLowerCase() !== link.affiliateId) throw unprocessable('The clickId belongs to another affiliate')
-  if (input.referralCode !== undefined && input.referralCode !== link.referralCode) throw unprocessable('The referralCode is not the link of the clickId')
+  if (input.affiliateId !== undefined && input.affiliateId.toLowerCase() !== link.affiliateId) throw unprocessable('The clickId belongs to another affiliate', 'attribution_mismatch')
+  if (input.referralCode !== undefined && input.referralCode !== link.referralCode) throw unprocessable('The referralCode is not the link of the clickId', 'attribution_mismatch')
   const campaign = await campaignOf(tx, link.campaignId)
   const sinceClick = Date.parse(commissionDate) - Date.parse(click.createdAt)
-  if (sinceClick < 0) throw unprocessable('Click is outside the attribution window: commissionDate is before the click')
-  if (sinceClick > campaign.attributionWindowDays * DAY_MS) throw unprocessable('Click is outside the attribution window')
+  if (sinceClick < 0) throw unprocessable('Click is outside the attribution window: commissionDate is before the click', 'attribution_window')
+  if (sinceClick > campaign.attributionWindowDays * DAY_MS) throw unprocessable('Click is outside the attribution window', 'attribution_window')
   return link
 }
 
@@ -113,17 +113,17 @@ export async function insertCommission(tx: StorageTransaction, access: Access, c
   if (affiliateId === undefined) throw new Error('insertCommission: affiliateId or clickId is required (the schema checks it)')
   const campaign = input.known?.campaign ?? (input.campaignId === undefined ? null : await findCampaign(tx, access, input.campaignId))
   const affiliate = input.known?.affiliate ?? (await findAffiliate(tx, access, affiliateId))
-  if (campaign && affiliate.campaignId !== campaign.id) throw unprocessable('The affiliate does not belong to this campaign')
+  if (campaign && affiliate.campaignId !== campaign.id) throw unprocessable('The affiliate does not belong to this campaign', 'attribution_mismatch')
   if (input.workspaceId !== undefined && input.workspaceId !== affiliate.workspaceId) {
-    throw unprocessable("workspaceId does not match the affiliate's workspace")
+    throw unprocessable("workspaceId does not match the affiliate's workspace", 'workspace_mismatch')
   }
-  if (affiliate.isBanned) throw unprocessable('This affiliate is banned and cannot earn commissions')
+  if (affiliate.isBanned) throw unprocessable('This affiliate is banned and cannot earn commissions', 'affiliate_banned')
   const ownCampaign = campaign ?? (await campaignOf(tx, affiliate.campaignId))
   let link = clicked ?? input.known?.link ?? null
   if (!link && input.referralCode !== undefined) {
     link = await findLinkByCode(tx, access, input.referralCode)
     if (!link) throw notFound('Link')
-    if (link.affiliateId !== affiliate.id) throw unprocessable('The referralCode belongs to another affiliate')
+    if (link.affiliateId !== affiliate.id) throw unprocessable('The referralCode belongs to another affiliate', 'attribution_mismatch')
   }
   const referredUserKey = input.referredUser.toLowerCase()
   const record: CommissionRecord = {
@@ -182,11 +182,11 @@ export async function updateCommission(tx: StorageTransaction, clock: Clock, cur
   const amountsChange = amountMinor !== current.amountMinor || (patch.adminEarnedMinor ?? current.adminEarnedMinor) !== current.adminEarnedMinor
   const redates = patch.commissionDate !== undefined && patch.commissionDate !== current.commissionDate
   if (current.kind === 'clawback' && (status !== current.status || amountsChange || redates)) {
-    throw unprocessable('A clawback changes only through payouts: its status, amounts and commissionDate cannot be set')
+    throw unprocessable('A clawback changes only through payouts: its status, amounts and commissionDate cannot be set', 'money_history')
   }
   // Its dueAt decided which run took it: a new date would leave it in a payout it was not due for.
   if (redates && current.payoutId !== null) {
-    throw unprocessable('A commission in a payout cannot be re-dated: money history is kept')
+    throw unprocessable('A commission in a payout cannot be re-dated: money history is kept', 'money_history')
   }
   // Refunding a paid commission (or one with refunds after payment already, back from a failed
   // payout) is a refund: the refund path keeps the money it already paid, through a clawback.
@@ -194,29 +194,29 @@ export async function updateCommission(tx: StorageTransaction, clock: Clock, cur
   if (status === 'refunded' && current.status !== 'refunded' && afterPayment) {
     if (refundableMinor(current) > 0) {
       const { amountMinor: _a, adminEarnedMinor: _b, status: _s, ...rest } = patch
-      if (amountsChange) throw unprocessable(`The amounts of a ${current.status} commission being refunded cannot change`)
+      if (amountsChange) throw unprocessable(`The amounts of a ${current.status} commission being refunded cannot change`, 'amount_locked')
       const refunded = await refundCommission(tx, clock, current, undefined)
       return Object.keys(rest).length ? updateCommission(tx, clock, refunded, rest) : refunded
     }
-    if (current.refundedMinor > 0) throw unprocessable('Nothing is left to refund on this commission: its refunds after payment took all of it')
+    if (current.refundedMinor > 0) throw unprocessable('Nothing is left to refund on this commission: its refunds after payment took all of it', 'refund_refused')
   }
   if (current.payoutId !== null && status !== current.status) {
-    throw unprocessable('A commission in a payout cannot have its status set: refund it, or move the payout')
+    throw unprocessable('A commission in a payout cannot have its status set: refund it, or move the payout', 'amount_locked')
   }
   const refusal = statusChangeError(current.status, status)
-  if (refusal) throw unprocessable(refusal)
+  if (refusal) throw unprocessable(refusal, 'invalid_status_transition')
   if (amountsChange && current.status !== 'pending' && current.status !== 'processing') {
-    throw unprocessable(`The amounts of a ${current.status} commission cannot change`)
+    throw unprocessable(`The amounts of a ${current.status} commission cannot change`, 'amount_locked')
   }
   if (amountsChange && current.payoutId !== null) {
-    throw unprocessable('The amounts of a commission in a payout cannot change: refund it instead')
+    throw unprocessable('The amounts of a commission in a payout cannot change: refund it instead', 'amount_locked')
   }
   if (amountsChange && amountMinor < current.refundedMinor) {
-    throw unprocessable(`The amount cannot go below what refunds after payment took back (${current.refundedMinor} minor units)`)
+    throw unprocessable(`The amount cannot go below what refunds after payment took back (${current.refundedMinor} minor units)`, 'amount_locked')
   }
   // A banned affiliate earns nothing: read it only when the change could make it earn.
   const bannedRefusal = bannedChangeError(current, { status, amountMinor })
-  if (bannedRefusal !== null && (await tx.get('affiliates', current.affiliateId))?.isBanned) throw unprocessable(bannedRefusal)
+  if (bannedRefusal !== null && (await tx.get('affiliates', current.affiliateId))?.isBanned) throw unprocessable(bannedRefusal, 'affiliate_banned')
   // Setting what is already there (the same status above all) is a no-op: not even updatedAt moves.
   const changes: Partial<CommissionRecord> = Object.fromEntries(
     Object.entries(patch).filter(([field, value]) => value !== undefined && value !== current[field as keyof CommissionRecord]),
@@ -303,7 +303,7 @@ async function removeFromPayout(tx: StorageTransaction, clock: Clock, payout: Pa
 
 export async function deleteCommission(tx: StorageTransaction, record: CommissionRecord): Promise<void> {
   const refusal = deletionError(record)
-  if (refusal) throw unprocessable(refusal)
+  if (refusal) throw unprocessable(refusal, 'money_history')
   await tx.delete('commissions', record.id)
   await countRecord(tx, record, -1)
   await moveCommission(tx, record, null)

@@ -45,11 +45,11 @@ async function attribute(tx: StorageTransaction, access: Access, workspaceId: st
     link = await findLinkByCode(tx, access, input.referralCode)
     if (!link || link.workspaceId !== workspaceId) throw notFound('Link')
   }
-  if (link && link.workspaceId !== workspaceId) throw unprocessable('The clickId belongs to another workspace')
+  if (link && link.workspaceId !== workspaceId) throw unprocessable('The clickId belongs to another workspace', 'workspace_mismatch')
   const affiliateId = link?.affiliateId ?? input.affiliateId
   if (affiliateId === undefined) return null
   const affiliate = await findAffiliate(tx, access, affiliateId)
-  if (affiliate.workspaceId !== workspaceId) throw unprocessable('The affiliate is not in this workspace')
+  if (affiliate.workspaceId !== workspaceId) throw unprocessable('The affiliate is not in this workspace', 'workspace_mismatch')
   return { affiliate, link, clickId: input.clickId?.toLowerCase() ?? null }
 }
 
@@ -245,7 +245,7 @@ export function conversionOperations({ storage, clock }: Deps) {
             limit: 1,
           })
           if (sale && input.invoiceId !== undefined && input.chargeId !== undefined && sale.chargeId !== input.chargeId) {
-            throw unprocessable('The chargeId is not the charge of that invoiceId')
+            throw unprocessable('The chargeId is not the charge of that invoiceId', 'attribution_mismatch')
           }
           const current = sale?.commissionId ? await tx.get('commissions', sale.commissionId) : null
           if (!sale || !current) throw notFound('Commission for this sale')
@@ -254,8 +254,8 @@ export function conversionOperations({ storage, clock }: Deps) {
           // Written before anything is checked: a repeat racing this one collides here and answers what this one answers.
           const refundRecord = { id: newId(), workspaceId, saleId: sale.id, refundId: input.refundId ?? null, amountMinor: refundMinor, commissionMinor: 0, answer: '', createdAt: now, updatedAt: now }
           await tx.insert('saleRefunds', refundRecord)
-          if (left === 0) throw unprocessable('This sale is already refunded in full')
-          if (refundMinor > left) throw unprocessable(`The refund amount is more than what is left of the sale (${left} minor units)`)
+          if (left === 0) throw unprocessable('This sale is already refunded in full', 'refund_refused')
+          if (refundMinor > left) throw unprocessable(`The refund amount is more than what is left of the sale (${left} minor units)`, 'refund_refused')
           // Its share, but never more than the commission still holds (the host may have refunded it by hand).
           const share = Math.min(refundShare(sale, refundMinor), current.status === 'refunded' ? 0 : refundableMinor(current))
           let commission = current

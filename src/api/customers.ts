@@ -88,7 +88,7 @@ export function customerOperations({ storage, clock }: Deps) {
         const patch: Partial<CustomerRecord> = {}
         if (input.affiliateId !== undefined && input.affiliateId.toLowerCase() !== current.affiliateId) {
           const affiliate = await findAffiliate(tx, access, input.affiliateId)
-          if (affiliate.workspaceId !== current.workspaceId) throw unprocessable("The affiliate is not in the customer's workspace")
+          if (affiliate.workspaceId !== current.workspaceId) throw unprocessable("The affiliate is not in the customer's workspace", 'workspace_mismatch')
           // The link and click it came through were the previous affiliate's.
           Object.assign(patch, { affiliateId: affiliate.id, campaignId: affiliate.campaignId, linkId: null, clickId: null })
         }

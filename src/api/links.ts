@@ -61,7 +61,7 @@ export function linkOperations({ storage, clock }: Deps) {
       ])
     }
     if ((await tx.count('links', { where: { affiliateId: affiliate.id } })) >= MAX_LINKS_PER_AFFILIATE) {
-      throw unprocessable(`An affiliate can have at most ${MAX_LINKS_PER_AFFILIATE} links`)
+      throw unprocessable(`An affiliate can have at most ${MAX_LINKS_PER_AFFILIATE} links`, 'limit_reached')
     }
     const now = isoAt(clock)
     const record: LinkRecord = {

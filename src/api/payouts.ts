@@ -89,7 +89,7 @@ async function makePayouts(
   )
   const claimed = await tx.updateEach('commissions', claims, { status: 'pending', payoutId: null })
   if (claimed !== claims.length) {
-    throw new AffiliateError(409, 'Another payout run took some of these commissions at the same time; run again')
+    throw new AffiliateError(409, 'Another payout run took some of these commissions at the same time; run again', { code: 'payout_run_conflict' })
   }
   await moveCommissionStatus(tx, claims.map(({ id }) => commissions.get(id)!), effect.status!)
   await emitEach(tx, clock, 'payout.created', workspaceId, answers)
@@ -104,12 +104,12 @@ export function payoutOperations({ storage, clock }: Deps) {
       requireWorkspace(access, workspaceId)
       const now = isoAt(clock)
       const asOf = input.asOf === undefined ? now : new Date(input.asOf).toISOString()
-      if (instant(asOf) > instant(now)) throw unprocessable('asOf cannot be in the future: commissions are paid once due')
+      if (instant(asOf) > instant(now)) throw unprocessable('asOf cannot be in the future: commissions are paid once due', 'invalid_as_of')
       const work = async (tx: StorageTransaction): Promise<PayoutRunResult> => {
         let campaignId: string | undefined
         if (input.campaignId !== undefined) {
           const campaign = await findCampaign(tx, access, input.campaignId)
-          if (campaign.workspaceId !== workspaceId) throw unprocessable("campaignId is not in this workspace")
+          if (campaign.workspaceId !== workspaceId) throw unprocessable("campaignId is not in this workspace", 'workspace_mismatch')
           campaignId = campaign.id
         }
         const commissions = await tx.select('commissions', RUN_FIELDS, {
@@ -148,7 +148,7 @@ export function payoutOperations({ storage, clock }: Deps) {
         if (moves && (input.status === 'processing' || input.status === 'paid')) {
           const affiliate = await tx.get('affiliates', current.affiliateId)
           if (affiliate?.isBanned) {
-            throw unprocessable(`This affiliate is banned: its payout cannot move to ${input.status}; fail or cancel it`)
+            throw unprocessable(`This affiliate is banned: its payout cannot move to ${input.status}; fail or cancel it`, 'affiliate_banned')
           }
         }
         const now = isoAt(clock)

@@ -101,13 +101,13 @@ async function scopeOf(tx: StorageTransaction, access: Access, q: Filters): Prom
   const scope: ReportScope = { workspaceId }
   if (q.campaignId !== undefined) {
     const campaign = await findCampaign(tx, access, q.campaignId)
-    if (campaign.workspaceId !== workspaceId) throw unprocessable('campaignId is not in this workspace')
+    if (campaign.workspaceId !== workspaceId) throw unprocessable('campaignId is not in this workspace', 'workspace_mismatch')
     scope.campaignId = campaign.id
   }
   if (q.affiliateId !== undefined) {
     const affiliate = await findAffiliate(tx, access, q.affiliateId)
-    if (affiliate.workspaceId !== workspaceId) throw unprocessable('affiliateId is not in this workspace')
-    if (scope.campaignId !== undefined && affiliate.campaignId !== scope.campaignId) throw unprocessable('The affiliate does not belong to this campaign')
+    if (affiliate.workspaceId !== workspaceId) throw unprocessable('affiliateId is not in this workspace', 'workspace_mismatch')
+    if (scope.campaignId !== undefined && affiliate.campaignId !== scope.campaignId) throw unprocessable('The affiliate does not belong to this campaign', 'attribution_mismatch')
     scope.affiliateId = affiliate.id
   }
   return scope

@@ -43,7 +43,7 @@ export async function inTransaction<T>(
   try {
     return await storage.transaction(work, options)
   } catch (error) {
-    if (error instanceof UniqueViolationError) throw unprocessable(conflicts[error.constraint] ?? 'This record conflicts with an existing one')
+    if (error instanceof UniqueViolationError) throw unprocessable(conflicts[error.constraint] ?? 'This record conflicts with an existing one', 'duplicate')
     throw error
   }
 }
@@ -53,7 +53,7 @@ export const readOnly = { readOnly: true } as const
 /** 400 when an update names no field (a typed-API caller may pass only `undefined` values). */
 export function requireChanges(input: object): void {
   if (Object.values(input).every((value) => value === undefined)) {
-    throw new AffiliateError(400, 'Nothing to update: the request body names no field')
+    throw new AffiliateError(400, 'Nothing to update: the request body names no field', { code: 'invalid_body' })
   }
 }
 

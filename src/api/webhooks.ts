@@ -134,7 +134,7 @@ export function webhookOperations({ storage, clock, webhooks: policy }: Deps) {
       const input = parseBody(webhookTest, body, query)
       return inTransaction(storage, async (tx) => {
         const current = await findWebhook(tx, access, input.webhookId)
-        if (!current.enabled) throw unprocessable('This webhook is disabled; enable it (PUT /webhooks) before testing it')
+        if (!current.enabled) throw unprocessable('This webhook is disabled; enable it (PUT /webhooks) before testing it', 'webhook_disabled')
         const event = await emit(tx, clock, 'webhook.test', current.workspaceId, { webhook: toWebhook(current) }, current)
         const [delivery] = await tx.find('webhookDeliveries', { where: { eventId: event.id } })
         return toDelivery(delivery!)
@@ -158,7 +158,7 @@ export function webhookOperations({ storage, clock, webhooks: policy }: Deps) {
       return inTransaction(storage, async (tx) => {
         const current = visible(access, await tx.get('webhookDeliveries', input.deliveryId.toLowerCase()), 'Delivery')
         const webhook = await tx.get('webhooks', current.webhookId)
-        if (webhook && !webhook.enabled) throw unprocessable('This webhook is disabled; enable it (PUT /webhooks) to retry its deliveries')
+        if (webhook && !webhook.enabled) throw unprocessable('This webhook is disabled; enable it (PUT /webhooks) to retry its deliveries', 'webhook_disabled')
         const now = clock.now()
         const updated = await tx.update('webhookDeliveries', current.id, { ...retryNow(now), claimToken: null, updatedAt: new Date(now).toISOString() })
         return toDelivery(updated!)

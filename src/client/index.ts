@@ -1,8 +1,8 @@
 import type { ResourceApi } from '../http/typed-api.js'
-import { AffiliateError, type FieldError } from '../errors.js'
+import { AffiliateError, codeOfStatus, type ErrorCode, type FieldError } from '../errors.js'
 import { apiOf, requestOf, type RouteInfo } from '../http/route-table.js'
 
-export { AffiliateError, type FieldError } from '../errors.js'
+export { AffiliateError, type ErrorCode, type FieldError } from '../errors.js'
 export type { ResourceApi } from '../http/typed-api.js'
 
 /** The typed API over HTTP: the same namespaces, methods and types as `service.api`. */
@@ -48,7 +48,7 @@ function queryString(query: Record<string, unknown>): string {
 }
 
 async function failure(response: Response): Promise<AffiliateError> {
-  let body: { message?: unknown; errors?: unknown } | undefined
+  let body: { code?: unknown; message?: unknown; errors?: unknown } | undefined
   try {
     body = (await response.json()) as typeof body
   } catch {
@@ -58,7 +58,9 @@ async function failure(response: Response): Promise<AffiliateError> {
   const errors = Array.isArray(body?.errors) ? (body.errors as FieldError[]) : undefined
   const headers: Record<string, string> = {}
   response.headers.forEach((value, name) => (headers[name] = value))
-  return new AffiliateError(response.status, message, errors, headers)
+  // A code this version does not know (a newer server) is kept as sent.
+  const code = typeof body?.code === 'string' ? (body.code as ErrorCode) : codeOfStatus(response.status)
+  return new AffiliateError(response.status, message, { code, ...(errors ? { errors } : {}), headers })
 }
 
 /** A file answer as the typed API gives it: its name, its type and its body, still streaming. */

@@ -29,7 +29,7 @@ export function payoutMoveError(from: PayoutStatus, to: PayoutStatus): Affiliate
   if (canMovePayout(from, to)) return undefined
   const allowed = moves[from]
   const hint = allowed.length === 0 ? `a ${from} payout is final` : `from ${from} it may move to ${allowed.join(' or ')}`
-  return new AffiliateError(422, `Cannot change payout status from ${from} to ${to}: ${hint}`)
+  return new AffiliateError(422, `Cannot change payout status from ${from} to ${to}: ${hint}`, { code: 'invalid_status_transition' })
 }
 
 /** A payout being made (`enter`) or moving to a status. */

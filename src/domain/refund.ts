@@ -85,18 +85,19 @@ export function planRefund(
   amountMinor: number | undefined,
   now: string,
 ): RefundPlan | AffiliateError {
-  if (commission.kind === 'clawback') return new AffiliateError(422, 'A clawback cannot be refunded')
-  if (commission.status === 'refunded') return new AffiliateError(422, 'This commission is already refunded')
+  if (commission.kind === 'clawback') return new AffiliateError(422, 'A clawback cannot be refunded', { code: 'refund_refused' })
+  if (commission.status === 'refunded') return new AffiliateError(422, 'This commission is already refunded', { code: 'refund_refused' })
   const left = refundableMinor(commission)
   const refund = amountMinor ?? left
   if (!Number.isSafeInteger(refund) || refund <= 0) {
     return new AffiliateError(
       422,
       amountMinor === undefined ? 'Nothing is left to refund on this commission' : 'The refund amount must be greater than zero',
+      { code: 'refund_refused' },
     )
   }
   if (refund > left) {
-    return new AffiliateError(422, `The refund amount is more than what is left to refund (${left} minor units)`)
+    return new AffiliateError(422, `The refund amount is more than what is left to refund (${left} minor units)`, { code: 'refund_refused' })
   }
   if (refundsAfterPayment(commission)) {
     const refundedMinor = commission.refundedMinor + refund

@@ -17,7 +17,7 @@ const isJsonType = (header: string | null): boolean => {
  * 408: the rest of the body may still be coming (or never will), so the answer closes the
  * connection rather than keep it alive with an unread body in it.
  */
-export const bodyTimeout = () => new AffiliateError(408, 'Request body timeout', undefined, { connection: 'close' })
+export const bodyTimeout = () => new AffiliateError(408, 'Request body timeout', { headers: { connection: 'close' } })
 
 const tooLarge = (limit: number) => new AffiliateError(413, `Request body is larger than the limit of ${limit} bytes`)
 
@@ -25,7 +25,7 @@ const tooLarge = (limit: number) => new AffiliateError(413, `Request body is lar
  * Thrown when the client goes away before its body has come: routine (it frees the request's
  * slot like any answer) and never reported as an unexpected error. Nobody reads this answer.
  */
-export const clientGone = () => new AffiliateError(400, 'The client closed the request before its body ended')
+export const clientGone = () => new AffiliateError(400, 'The client closed the request before its body ended', { code: 'client_closed' })
 
 const decoder = new TextDecoder('utf-8', { fatal: true })
 
@@ -138,8 +138,8 @@ export async function readJsonBody(request: Request, limits: BodyLimits): Promis
   try {
     value = JSON.parse(decoder.decode(bytes))
   } catch {
-    throw new AffiliateError(400, 'Invalid JSON body')
+    throw new AffiliateError(400, 'Invalid JSON body', { code: 'invalid_json' })
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new AffiliateError(400, 'Request body must be a JSON object')
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new AffiliateError(400, 'Request body must be a JSON object', { code: 'invalid_body' })
   return value as Record<string, unknown>
 }

@@ -64,8 +64,8 @@ export function apiKeyOf(headers: Headers): string | null {
   if (key !== null && key !== bearer) return null
   return bearer
 }
-const endpointNotFound = () => new AffiliateError(404, 'Endpoint not found')
-const methodNotAllowed = (allow: readonly string[]) => new AffiliateError(405, 'Method not allowed', undefined, { allow: allow.join(', ') })
+const endpointNotFound = () => new AffiliateError(404, 'Endpoint not found', { code: 'endpoint_not_found' })
+const methodNotAllowed = (allow: readonly string[]) => new AffiliateError(405, 'Method not allowed', { headers: { allow: allow.join(', ') } })
 
 /** The query string as name -> value, a repeated name -> every value in order, every name an own property. */
 function searchQuery(params: URLSearchParams): Query {

@@ -40,7 +40,7 @@ export interface IdempotentCall {
 
 /** Checks the header: 1 to 255 characters. */
 export function checkIdempotencyKey(key: string): void {
-  if (key.length < 1 || key.length > 255) throw new AffiliateError(400, 'Idempotency-Key must be 1 to 255 characters')
+  if (key.length < 1 || key.length > 255) throw new AffiliateError(400, 'Idempotency-Key must be 1 to 255 characters', { code: 'invalid_idempotency_key' })
 }
 
 /** JSON with every object's keys sorted: the same value however a client ordered its keys. */
@@ -119,10 +119,10 @@ export function createIdempotency(storage: Storage, clock: Clock, options: Idemp
       const requestHash = sha256Hex(call.fingerprint)
       const started = await begin(scopeKey, requestHash)
       if (started.kind === 'mismatch') {
-        throw new AffiliateError(422, 'This Idempotency-Key was already used with a different request')
+        throw new AffiliateError(422, 'This Idempotency-Key was already used with a different request', { code: 'idempotency_key_reused' })
       }
       if (started.kind === 'running') {
-        throw new AffiliateError(409, 'A request with this Idempotency-Key is still being processed')
+        throw new AffiliateError(409, 'A request with this Idempotency-Key is still being processed', { code: 'idempotency_in_progress' })
       }
       if (started.kind === 'replay') return replay(started.record.status, started.record.body)
 

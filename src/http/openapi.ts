@@ -10,6 +10,7 @@ import { jsonSchemaOf, MAX_FIELD_ERRORS, type Schema } from '../schemas/validate
 import { linkTrack } from '../schemas/links.js'
 import { routes, successStatus, type Answer, type Model, type Route } from './routes.js'
 import { BEACON_MESSAGE, PUBLISHABLE_KEY_HEADER } from './tracking.js'
+import { ERROR_CODES } from '../error-codes.js'
 
 // The OpenAPI 3.1 document of the service, made from the route table (paths, operations, the
 // query and body schemas that validate requests) and the one description of each record (answer
@@ -212,6 +213,19 @@ const ERRORS: Record<number, string> = {
   500: 'Unexpected error (reported to `onError`)',
 }
 
+/** The codes an error answer with this status may carry, in the order `ERROR_CODES` lists them. */
+export const codesOfStatus = (status: number): string[] =>
+  Object.entries(ERROR_CODES).filter(([, [codeStatus]]) => codeStatus === status).map(([code]) => code)
+
+/** The error schema of one status: the shared `Error` with that status and its codes. */
+const errorSchema = (status: number) => ({
+  allOf: [ref('schemas', 'Error'), { properties: { status: { const: status }, code: { enum: codesOfStatus(status) } } }],
+})
+
+/** A status's description followed by the codes it answers with and what each means. */
+const describeStatus = (status: number): string =>
+  `${ERRORS[status] ?? 'Error'}. Codes: ${codesOfStatus(status).map((code) => `\`${code}\` (${ERROR_CODES[code as keyof typeof ERROR_CODES][1].replace(/\.$/, '')})`).join('; ')}.`
+
 const errorsOf = (route: Route): number[] =>
   [400, 401, 403, 404, 405, 429, 500, ...(route.body ? [408, 413, 415] : []), ...(route.method === 'POST' ? [409] : []), 422].sort((a, b) => a - b)
 
@@ -376,8 +390,8 @@ function trackingPaths(): Record<string, Record<string, unknown>> {
 
 /** A shared error response with the beacon's CORS headers beside its own. */
 const lookupResponse = (code: number) => ({
-  description: ERRORS[code] ?? 'Error',
-  content: { 'application/json': { schema: { allOf: [ref('schemas', 'Error'), { properties: { status: { const: code } } }] } } },
+  description: describeStatus(code),
+  content: { 'application/json': { schema: errorSchema(code) } },
 })
 
 const integerHeader = (description: string, required = true) => ({ description, required, schema: { type: 'string', pattern: '^\\d+$' } })
@@ -392,14 +406,23 @@ function components(): Record<string, unknown> {
       totalPages: { type: 'integer', minimum: 0 },
     }),
     FieldError: closed({ type: { const: 'field' }, msg: { type: 'string' }, path: { type: 'string' }, location: { enum: ['body', 'query'] } }),
-    Error: closed(
-      {
-        status: { type: 'integer' },
-        message: { type: 'string' },
-        errors: { type: 'array', items: ref('schemas', 'FieldError'), minItems: 1, maxItems: MAX_FIELD_ERRORS },
-      },
-      ['status', 'message'],
-    ),
+    Error: {
+      ...closed(
+        {
+          status: { type: 'integer' },
+          code: {
+            type: 'string',
+            enum: Object.keys(ERROR_CODES),
+            description: 'What went wrong, as a stable name: switch on it, never on `message`. Each code with its status and meaning:\n\n' +
+              Object.entries(ERROR_CODES).map(([code, [status, meaning]]) => `- \`${code}\` (${status}): ${meaning}`).join('\n'),
+          },
+          message: { type: 'string', description: 'For people; its text may change.' },
+          errors: { type: 'array', items: ref('schemas', 'FieldError'), minItems: 1, maxItems: MAX_FIELD_ERRORS },
+        },
+        ['status', 'code', 'message'],
+      ),
+      'x-error-codes': Object.fromEntries(Object.entries(ERROR_CODES).map(([code, [status, description]]) => [code, { status, description }])),
+    },
     Health: closed({ status: { const: 'ok' }, service: { type: 'string' }, timestamp: { type: 'string', format: 'date-time' } }),
     HealthUnavailable: closed({
       status: { const: 'unavailable' },
@@ -411,14 +434,13 @@ function components(): Record<string, unknown> {
   for (const [name, describe] of Object.values(MODELS)) schemas[name] = describe()
 
   const responses: Record<string, unknown> = {}
-  for (const [code, description] of Object.entries(ERRORS)) {
+  for (const code of Object.keys(ERRORS)) {
     const status = Number(code)
     const headers: Record<string, unknown> = {}
     // 401 (before a key is known), 405 and 500 of an unknown path carry no key's limits.
     if (status === 429) headers['Retry-After'] = ref('headers', 'Retry-After')
     if (status === 405) headers['Allow'] = ref('headers', 'Allow')
-    const error = { allOf: [ref('schemas', 'Error'), { properties: { status: { const: status } } }] }
-    responses[code] = { description, ...(Object.keys(headers).length ? { headers } : {}), content: { 'application/json': { schema: error } } }
+    responses[code] = { description: describeStatus(status), ...(Object.keys(headers).length ? { headers } : {}), content: { 'application/json': { schema: errorSchema(status) } } }
   }
 
   return {
@@ -491,7 +513,7 @@ export function openApiDocument(basePath: string): Record<string, unknown> {
       version: '1',
       description:
         'Campaigns, affiliates, referral links, commissions and referred users, behind API keys and per-key rate limits. ' +
-        'Success is `{ status, message, data }`; errors are `{ status, message, errors? }`.',
+        'Success is `{ status, message, data }`; errors are `{ status, code, message, errors? }`, `code` one of those listed on the `Error` schema (`x-error-codes`).',
     },
     // Paths are relative to it; the root basePath ('' once normalized) is '/'.
     servers: [{ url: basePath || '/' }],

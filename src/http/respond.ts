@@ -1,4 +1,4 @@
-import { AffiliateError } from '../errors.js'
+import { AffiliateError, type ErrorCode } from '../errors.js'
 import { lightResponse, lightResponsesHere } from './light-response.js'
 
 export const JSON_TYPE = 'application/json; charset=utf-8'
@@ -20,10 +20,11 @@ export const envelope = (status: number, message: string, data: unknown): Answer
   body: JSON.stringify({ status, message, data }),
 })
 
-/** The status and body an error answers with: `{ status, message }`, plus `errors` on a validation error. */
-export function errorBody(error: unknown): { status: number; message: string; errors?: unknown[] } {
-  if (!(error instanceof AffiliateError)) return { status: 500, message: 'Internal server error' }
-  return error.errors ? { status: error.status, message: error.message, errors: error.errors } : { status: error.status, message: error.message }
+/** The status and body an error answers with: `{ status, code, message }`, plus `errors` on a validation error. */
+export function errorBody(error: unknown): { status: number; code: ErrorCode; message: string; errors?: unknown[] } {
+  if (!(error instanceof AffiliateError)) return { status: 500, code: 'internal_error', message: 'Internal server error' }
+  const body = { status: error.status, code: error.code, message: error.message }
+  return error.errors ? { ...body, errors: error.errors } : body
 }
 
 /**

@@ -57,9 +57,8 @@ const headersFor = (rule: RateLimitRule, decision: LimitDecision): Record<string
 
 /** The 429 of a refused decision, with `Retry-After` and the `RateLimit-*` headers. */
 export const tooManyRequests = (rule: RateLimitRule, decision: LimitDecision): AffiliateError =>
-  new AffiliateError(429, RATE_LIMIT_MESSAGE, undefined, {
-    ...headersFor(rule, decision),
-    'Retry-After': String(retryAfterSeconds(decision)),
+  new AffiliateError(429, RATE_LIMIT_MESSAGE, {
+    headers: { ...headersFor(rule, decision), 'Retry-After': String(retryAfterSeconds(decision)) },
   })
 
 /**

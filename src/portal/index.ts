@@ -157,7 +157,7 @@ export function createPortal(options: PortalOptions, deps: PortalDeps): Portal {
     try {
       params = new URLSearchParams(new TextDecoder('utf-8', { fatal: true }).decode(await readBody(v.request, formLimits)))
     } catch (error) {
-      if (error instanceof AffiliateError && (error.status === 413 || error.status === 408)) {
+      if (error instanceof AffiliateError && (error.code === 'body_too_large' || error.code === 'body_timeout')) {
         throw new PageError(error.status, 'Form refused', error.message, undefined, error.headers)
       }
       if (error instanceof AffiliateError) throw error
@@ -248,7 +248,7 @@ export function createPortal(options: PortalOptions, deps: PortalDeps): Portal {
     if (!session) return redirect(v, `${path}/sign-in`)
     if (session.affiliateId === null) return redirect(v, `${path}/choose`)
     const affiliate = await api.affiliates.get(session.affiliateId).catch((error: unknown) => {
-      if (error instanceof AffiliateError && error.status === 404) return null
+      if (error instanceof AffiliateError && error.code === 'not_found') return null
       throw error
     })
     if (!affiliate || affiliate.isBanned || affiliate.email.toLowerCase() !== session.email) {
@@ -413,7 +413,7 @@ export function createPortal(options: PortalOptions, deps: PortalDeps): Portal {
   async function join(v: Visit, campaignId: string, context: unknown): Promise<Response> {
     const campaign = isUuid(campaignId)
       ? await api.campaigns.get(campaignId).catch((error: unknown) => {
-          if (error instanceof AffiliateError && error.status === 404) return null
+          if (error instanceof AffiliateError && error.code === 'not_found') return null
           throw error
         })
       : null
@@ -436,7 +436,7 @@ export function createPortal(options: PortalOptions, deps: PortalDeps): Portal {
           details: info && (info.website || info.about) ? JSON.stringify(info) : null,
         })
       } catch (error) {
-        const known = error instanceof AffiliateError && error.status === 422 && /already exists/.test(error.message)
+        const known = error instanceof AffiliateError && error.code === 'duplicate'
         // Already in the campaign: answered like a new member (a sign-in link goes to the address), so the form tells nobody who is in.
         if (!known) Object.assign(errors, refusal(error, ['email', 'firstName', 'lastName']).errors)
         if (!known && Object.keys(errors).length === 0) throw error
