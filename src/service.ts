@@ -14,6 +14,7 @@ import type { Storage } from './storage/types.js'
 import { withCommitHook } from './events/outbox.js'
 import { createServiceEvents, type ServiceEvents, type WebhookOptions } from './events/service-events.js'
 import { createTracker } from './tracking/tracker.js'
+import { createClickWriter } from './tracking/click-writer.js'
 
 /** Limits on the public tracking routes (redirect and beacon), per client address. */
 export interface TrackingLimitOptions {
@@ -88,6 +89,15 @@ export interface AffiliateServiceOptions {
    */
   trackingSecret?: string
   /**
+   * The redirect and the beacon answer before their click is written: clicks, their link and
+   * affiliate counters and report rollups are written in batches, each in one transaction, at most
+   * this many ms after a batch's first click (or at once when it holds 1,000). `close()` and the
+   * adapters' `close()` write what waits; a crash loses at most the clicks not yet written. A
+   * failed write is reported to `onError` and tried again.
+   * @default 250
+   */
+  clickFlushMs?: number
+  /**
    * `Idempotency-Key` on POST: a retry with the same key and body answers the first answer
    * (`Idempotent-Replayed: true`) and changes nothing. Answers are kept in `storage`.
    * @default { ttlMs: 86_400_000, leaseMs: 60_000 }
@@ -128,6 +138,13 @@ export interface AffiliateService {
   events: ServiceEvents
   /** Where the affiliate portal's pages are (`/portal`), or null when the portal is off. */
   readonly portalPath: string | null
+  /** Writes every click answered so far (with its counters and rollups), and resolves once they are stored. */
+  flush(): Promise<void>
+  /**
+   * Writes every click answered so far, then resolves: call it before closing the storage. The
+   * adapters' `close()` and `npm start`'s SIGTERM do. The service still answers afterwards.
+   */
+  close(): Promise<void>
 }
 
 /** The longest `clickDedupeSeconds`: 7 days. */
@@ -195,6 +212,10 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
     throw new TypeError('trackingSecret must be a string of at least 16 characters')
   }
   const tracked = options.trackingLimit
+  const clickFlushMs = options.clickFlushMs ?? 250
+  if (!Number.isSafeInteger(clickFlushMs) || clickFlushMs < 0 || clickFlushMs > 60_000) {
+    throw new TypeError('clickFlushMs must be a whole number of milliseconds from 0 to 60000')
+  }
   const body = {
     maxBytes: positive('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
     timeoutMs: positive('bodyTimeoutMs', options.bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS),
@@ -203,8 +224,15 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   if (!isObject(webhooks)) throw new TypeError('webhooks must be an object: { allowHttp?, allowPrivateAddresses?, retentionDays?, send? }')
   const policy = { allowHttp: webhooks.allowHttp === true, allowPrivateAddresses: webhooks.allowPrivateAddresses === true }
   const runtime = createServiceEvents({ storage: options.storage, clock, onError: (error) => logError(error), policy }, webhooks)
+  // The one place a click batch's failure reaches the host: it has no request.
+  const clickWriteFailed = (error: unknown) => onError(error, undefined as unknown as Request)
+  const clicks = createClickWriter({ storage: options.storage, flushMs: clickFlushMs, onError: clickWriteFailed })
+  const tracker = createTracker({ storage: options.storage, clock, dedupeSeconds, secret: options.trackingSecret, writer: clicks })
+  // A link deleted here answers 404 at once (other instances stop using it within a second).
+  runtime.events.on('link.deleted', () => tracker.forgetLinks())
+  runtime.events.on('affiliate.deleted', () => tracker.forgetLinks())
   // Operations see the storage through a hook that hands each committed transaction's events to listeners.
-  const ops = createOperations({ storage: withCommitHook(options.storage, runtime.committed), clock, webhooks: policy })
+  const ops = createOperations({ storage: withCommitHook(options.storage, runtime.committed), clock, webhooks: policy, clickWritten: clicks.written })
   const fetch = createHandler({
     ops,
     storage: options.storage,
@@ -220,7 +248,7 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
     basePath,
     onError,
     tracking: {
-      tracker: createTracker({ storage: options.storage, clock, dedupeSeconds, secret: options.trackingSecret }),
+      tracker,
       keyStore: options.keyStore,
       body,
       limit:
@@ -230,7 +258,9 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
     },
   })
   const api = createApi(ops)
-  if (options.portal === undefined) return { fetch, api, basePath, portalPath: null, events: runtime.events }
+  const flush = () => clicks.flush()
+  const base = { api, basePath, events: runtime.events, flush, close: flush }
+  if (options.portal === undefined) return { ...base, fetch, portalPath: null }
   const portal = createPortal(options.portal, { api, storage: options.storage, clock, basePath, body, onError })
-  return { fetch: withPortal(portal, fetch), api, basePath, portalPath: portal.path, events: runtime.events }
+  return { ...base, fetch: withPortal(portal, fetch), portalPath: portal.path }
 }

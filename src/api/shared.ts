@@ -9,6 +9,8 @@ export interface Deps {
   clock: Clock
   /** Which webhook URLs are allowed (`webhooks` options of the service). */
   webhooks?: WebhookAddressPolicy
+  /** Resolves once the click `id` is written, when the redirect answered it and its batch waits. */
+  clickWritten?: (id: string) => Promise<void>
 }
 
 /** What each unique constraint means to a caller. */
