@@ -10,7 +10,11 @@ export type { ClientAddressOf } from './node/answer.js'
 export { connectedPeerProblem, createNodeWebhookSender, pinnedLookup, sendWebhook } from './node/webhook-delivery.js'
 export type { NodeWebhookSenderOptions, ResolveHost } from './node/webhook-delivery.js'
 
-type Fetch = Pick<AffiliateService, 'fetch'> & { readonly basePath?: string; readonly events?: Pick<AffiliateService['events'], 'start' | 'stop'> }
+type Fetch = Pick<AffiliateService, 'fetch'> & {
+  readonly basePath?: string
+  readonly events?: Pick<AffiliateService['events'], 'start' | 'stop'>
+  close?: AffiliateService['close']
+}
 
 export interface NodeListenerOptions {
   /**
@@ -62,7 +66,10 @@ export interface RunningServer {
   server: Server
   /** `http://<host>:<port><basePath>` */
   url: string
-  /** Stops accepting, lets requests in flight finish, stops webhook delivery (recording attempts in flight), then resolves. */
+  /**
+   * Stops accepting, lets requests in flight finish, stops webhook delivery (recording attempts in
+   * flight), writes the clicks waiting in a batch (`service.close()`), then resolves.
+   */
   close(): Promise<void>
 }
 
@@ -115,7 +122,7 @@ export async function serve(service: Fetch, options: ServeOptions = {}): Promise
         closing = true
         server.close((error) => {
           const stopped = delivering ? service.events!.stop() : Promise.resolve()
-          stopped.then(() => (error ? reject(error) : resolve()), reject)
+          stopped.then(() => service.close?.()).then(() => (error ? reject(error) : resolve()), reject)
         })
         server.closeIdleConnections()
       }),
