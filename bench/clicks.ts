@@ -69,14 +69,20 @@ async function runServer(variant: Variant): Promise<void> {
     return
   }
   let storage: Storage
+  let cleanUp = async () => {}
   if (variant === 'sqljs-file') storage = sqlJsStorage({ persist: fileJournal(join(dir, 'db.sqlite')) })
   else if (variant === 'postgres') {
     const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 10 })
     const schema = `bench_clicks_${process.pid}`
     storage = postgresStorage({ pool, schema })
-    process.once('SIGTERM', () => void pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).finally(() => process.exit(0)))
+    cleanUp = async () => {
+      await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+      await pool.end()
+    }
   } else storage = memoryStorage()
   const { service, link } = await makeService(storage)
+  // Stopped by the parent: the clicks waiting are written, then the schema (if any) goes.
+  process.once('SIGTERM', () => void service.close().then(cleanUp).finally(() => process.exit(0)))
   if (variant === 'bare') {
     // The floor: node:http reads the request and answers a 302 to the link's url with an id added.
     const server = createServer((req, res) => {
