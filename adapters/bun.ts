@@ -3,7 +3,11 @@ import { clientBehindProxies, proxyHops, type TrustProxy } from './forwarded.js'
 
 export type { TrustProxy } from './forwarded.js'
 
-type Fetch = Pick<AffiliateService, 'fetch'> & { readonly basePath?: string; readonly events?: Pick<AffiliateService['events'], 'start' | 'stop' | 'hasSender'> }
+type Fetch = Pick<AffiliateService, 'fetch'> & {
+  readonly basePath?: string
+  readonly events?: Pick<AffiliateService['events'], 'start' | 'stop' | 'hasSender'>
+  close?: AffiliateService['close']
+}
 
 /** The part of Bun's `Bun.serve` this adapter uses, declared here so the package needs no Bun types. */
 interface BunServer {
@@ -30,7 +34,7 @@ export interface BunRunningServer {
   server: BunServer
   /** `http://<host>:<port><basePath>` */
   url: string
-  /** Stops accepting and lets requests in flight finish. */
+  /** Stops accepting, lets requests in flight finish, then writes the clicks waiting in a batch (`service.close()`). */
   close(): Promise<void>
 }
 
@@ -65,6 +69,7 @@ export function serve(service: Fetch, options: BunServeOptions = {}): BunRunning
     close: async () => {
       await server.stop()
       if (delivering) await service.events!.stop()
+      await service.close?.()
     },
   }
 }

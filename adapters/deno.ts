@@ -3,7 +3,11 @@ import { clientBehindProxies, proxyHops, type TrustProxy } from './forwarded.js'
 
 export type { TrustProxy } from './forwarded.js'
 
-type Fetch = Pick<AffiliateService, 'fetch'> & { readonly basePath?: string; readonly events?: Pick<AffiliateService['events'], 'start' | 'stop' | 'hasSender'> }
+type Fetch = Pick<AffiliateService, 'fetch'> & {
+  readonly basePath?: string
+  readonly events?: Pick<AffiliateService['events'], 'start' | 'stop' | 'hasSender'>
+  close?: AffiliateService['close']
+}
 
 /** The part of `Deno.serve`'s server this adapter uses, declared here so the package needs no Deno types. */
 interface DenoServer {
@@ -32,7 +36,7 @@ export interface DenoRunningServer {
   server: DenoServer
   /** `http://<host>:<port><basePath>` */
   url: string
-  /** Stops accepting and lets requests in flight finish. */
+  /** Stops accepting, lets requests in flight finish, then writes the clicks waiting in a batch (`service.close()`). */
   close(): Promise<void>
 }
 
@@ -67,6 +71,7 @@ export function serve(service: Fetch, options: DenoServeOptions = {}): DenoRunni
     close: async () => {
       await server.shutdown()
       if (delivering) await service.events!.stop()
+      await service.close?.()
     },
   }
 }

@@ -16,6 +16,7 @@ type Fetch = Pick<AffiliateService, 'fetch'> & {
   readonly events?: Pick<AffiliateService['events'], 'start' | 'stop'>
   /** Where the adapter's own errors go (`source: 'adapter'`). @default the default onError */
   readonly onError?: OnError
+  close?: AffiliateService['close']
 }
 
 export interface NodeListenerOptions {
@@ -68,7 +69,10 @@ export interface RunningServer {
   server: Server
   /** `http://<host>:<port><basePath>` */
   url: string
-  /** Stops accepting, lets requests in flight finish, stops webhook delivery (recording attempts in flight), then resolves. */
+  /**
+   * Stops accepting, lets requests in flight finish, stops webhook delivery (recording attempts in
+   * flight), writes the clicks waiting in a batch (`service.close()`), then resolves.
+   */
   close(): Promise<void>
 }
 
@@ -121,7 +125,7 @@ export async function serve(service: Fetch, options: ServeOptions = {}): Promise
         closing = true
         server.close((error) => {
           const stopped = delivering ? service.events!.stop() : Promise.resolve()
-          stopped.then(() => (error ? reject(error) : resolve()), reject)
+          stopped.then(() => service.close?.()).then(() => (error ? reject(error) : resolve()), reject)
         })
         server.closeIdleConnections()
       }),

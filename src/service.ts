@@ -16,6 +16,7 @@ import { withCommitHook } from './events/outbox.js'
 import { createServiceEvents, type ServiceEvents, type WebhookOptions } from './events/service-events.js'
 import { createTracker } from './tracking/tracker.js'
 import { defaultOnError, guarded, type OnError } from './on-error.js'
+import { createClickWriter } from './tracking/click-writer.js'
 
 /** Limits on the public tracking routes (redirect and beacon), per client address. */
 export interface TrackingLimitOptions {
@@ -90,6 +91,15 @@ export interface AffiliateServiceOptions {
    */
   trackingSecret?: string
   /**
+   * The redirect and the beacon answer before their click is written: clicks, their link and
+   * affiliate counters and report rollups are written in batches, each in one transaction, at most
+   * this many ms after a batch's first click (or at once when it holds 1,000). `close()` and the
+   * adapters' `close()` write what waits; a crash loses at most the clicks not yet written. A
+   * failed write is reported to `onError` and tried again.
+   * @default 250
+   */
+  clickFlushMs?: number
+  /**
    * `Idempotency-Key` on POST: a retry with the same key and body answers the first answer
    * (`Idempotent-Replayed: true`) and changes nothing. Answers are kept in `storage`.
    * @default { ttlMs: 86_400_000, leaseMs: 60_000 }
@@ -137,6 +147,13 @@ export interface AffiliateService {
   readonly portalPath: string | null
   /** The service's `onError` (or the default): adapters report their own errors to it (`source: 'adapter'`). */
   readonly onError: OnError
+  /** Writes every click answered so far (with its counters and rollups), and resolves once they are stored. */
+  flush(): Promise<void>
+  /**
+   * Writes every click answered so far, then resolves: call it before closing the storage. The
+   * adapters' `close()` and `npm start`'s SIGTERM do. The service still answers afterwards.
+   */
+  close(): Promise<void>
 }
 
 /** The longest `clickDedupeSeconds`: 7 days. */
@@ -204,6 +221,10 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
     throw new TypeError('trackingSecret must be a string of at least 16 characters')
   }
   const tracked = options.trackingLimit
+  const clickFlushMs = options.clickFlushMs ?? 250
+  if (!Number.isSafeInteger(clickFlushMs) || clickFlushMs < 0 || clickFlushMs > 60_000) {
+    throw new TypeError('clickFlushMs must be a whole number of milliseconds from 0 to 60000')
+  }
   const body = {
     maxBytes: positive('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
     timeoutMs: positive('bodyTimeoutMs', options.bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS),
@@ -216,7 +237,13 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   options.storage.reportErrorsTo?.((error) => onError(error, { source: 'storage' }))
   // The one factory of operations: they see a storage through a hook that hands each committed
   // transaction's events to the listeners and wakes the dispatcher, with the webhook policy.
-  const operations: OperationsOn = (storage) => createOperations({ storage: withCommitHook(storage, runtime.committed), clock, webhooks: policy })
+  const clicks = createClickWriter({ storage: options.storage, flushMs: clickFlushMs, onError: (error) => onError(error, { source: 'storage' }) })
+  const tracker = createTracker({ storage: options.storage, clock, dedupeSeconds, secret: options.trackingSecret, writer: clicks })
+  // A link deleted here answers 404 at once (other instances stop using it within a second).
+  runtime.events.on('link.deleted', () => tracker.forgetLinks())
+  runtime.events.on('affiliate.deleted', () => tracker.forgetLinks())
+  const operations: OperationsOn = (storage) =>
+    createOperations({ storage: withCommitHook(storage, runtime.committed), clock, webhooks: policy, clickWritten: clicks.written })
   const ops = operations(options.storage)
   const fetch = createHandler({
     operations,
@@ -233,7 +260,7 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
     basePath,
     onError: requestError,
     tracking: {
-      tracker: createTracker({ storage: options.storage, clock, dedupeSeconds, secret: options.trackingSecret }),
+      tracker,
       keyStore: options.keyStore,
       body,
       limit:
@@ -243,7 +270,9 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
     },
   })
   const api = createApi(ops)
-  if (options.portal === undefined) return { fetch, api, basePath, portalPath: null, events: runtime.events, onError }
+  const flush = () => clicks.flush()
+  const base = { api, basePath, events: runtime.events, flush, close: flush, onError }
+  if (options.portal === undefined) return { ...base, fetch, portalPath: null }
   const portal = createPortal(options.portal, { api, storage: options.storage, clock, basePath, body, onError: requestError })
-  return { fetch: withPortal(portal, fetch), api, basePath, portalPath: portal.path, events: runtime.events, onError }
+  return { ...base, fetch: withPortal(portal, fetch), portalPath: portal.path }
 }

@@ -41,3 +41,19 @@ export function timeUuidFloor(ms: number): string {
   const hex = Math.min(Math.max(0, Math.floor(ms)), 2 ** 48 - 1).toString(16).padStart(12, '0')
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-0000-0000-000000000000`
 }
+
+/**
+ * The time-ordered UUID (version 7 layout) that `key` names at the instant `ms`: the same pair
+ * always gives the same id. Its 48 bits of milliseconds are `ms`; the other 74 bits come from
+ * SHA-256 of the key. Click records deduplicated by a key use it, so every instance that counts the
+ * same visit answers the same clickId before writing it, and the primary key is the dedupe key.
+ */
+export function keyedTimeUuid(ms: number, key: string): string {
+  const bytes = sha256(utf8ToBytes(key)).subarray(0, 16)
+  const time = Math.min(Math.max(0, Math.floor(ms)), 2 ** 48 - 1)
+  for (let i = 5, t = time; i >= 0; i--, t = Math.floor(t / 256)) bytes[i] = t % 256
+  bytes[6] = (bytes[6]! & 0x0f) | 0x70
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80
+  const hex = bytesToHex(bytes)
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+}

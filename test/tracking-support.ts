@@ -55,12 +55,17 @@ export async function trackingSetup(options: TrackingSetupOptions = {}) {
     })
 
   const clickIdOf = (response: Response) => new URL(response.headers.get('location')!).searchParams.get('clickId')
+  // The redirect answers before its click is written: read after the batch is.
   const counts = async () => {
+    await service.flush()
     const [l] = (await service.api.links.list({ affiliateId: affiliate.id })).items
     const a = await service.api.affiliates.get(affiliate.id)
     return { linkClicks: l!.totalClicks, linkOpens: l!.totalOpens, affiliateClicks: a.totalClicks, affiliateOpens: a.totalOpens }
   }
-  const clicks = () => storage.transaction((tx) => tx.find('clicks', { orderBy: { field: 'createdAt', direction: 'ASC' } }))
+  const clicks = async () => {
+    await service.flush()
+    return storage.transaction((tx) => tx.find('clicks', { orderBy: { field: 'createdAt', direction: 'ASC' } }))
+  }
 
   return { service, storage, clock, errors, campaign, affiliate, link, running, redirect, beacon, clickIdOf, counts, clicks, close: () => running.close() }
 }

@@ -291,6 +291,8 @@ describe('report rollups', () => {
     await t.beacon({ referralCode: 'ANN-2026', event: 'open' })
     await t.service.api.links.track({ events: [{ referralCode: 'ANN-2026', event: 'click' }, { referralCode: 'ANN-2026', event: 'open' }] })
     await t.service.api.links.track({ referralCode: 'ANN-2026', event: 'click' })
+    // The redirect and the beacon answer before their batch is written.
+    await t.service.flush()
     const summary = await t.service.api.reports.summary({ workspaceId: WS_A, from: '2026-01-01T00:00:00.000Z', to: '2026-01-02T00:00:00.000Z' })
     expect(summary).toMatchObject({ clicks: 3, opens: 2 })
     expect(await t.counts()).toMatchObject({ linkClicks: 3, linkOpens: 2 })

@@ -46,6 +46,8 @@ export function commissionOperations(deps: Deps) {
   return {
     async create(access: Access, body: unknown, query: unknown = {}): Promise<Commission> {
       const input = parseBody(commissionCreate, body, query)
+      // A click answered by the redirect may still wait in its batch.
+      if (input.clickId !== undefined) await deps.clickWritten?.(input.clickId.toLowerCase())
       return inTransaction(storage, async (tx) =>
         announce(tx, clock, 'commission.created', toCommission(
           await insertCommission(tx, access, clock, {

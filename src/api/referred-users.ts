@@ -28,6 +28,8 @@ export function referredUserOperations(deps: Deps) {
       const input = parseBody(referredUserCreate, body, query)
       const { referredTo, affiliateId, workspaceId, campaignId, referralCode, clickId, isSelfReferral: _ignored, ...fields } = input
       if (workspaceId !== undefined) requireWorkspace(access, workspaceId.toLowerCase())
+      // A click answered by the redirect may still wait in its batch.
+      if (input.clickId !== undefined) await deps.clickWritten?.(input.clickId.toLowerCase())
       return inTransaction(storage, async (tx) =>
         announce(tx, clock, 'referred_user.created', toReferredUser(
           await insertCommission(tx, access, clock, {

@@ -9,6 +9,8 @@ export interface Deps {
   clock: Clock
   /** Which webhook URLs are allowed (`webhooks` options of the service): required, so no path can leave it out. */
   webhooks: WebhookAddressPolicy
+  /** Resolves once the click `id` is written, when the redirect answered it and its batch waits. */
+  clickWritten?: (id: string) => Promise<void>
 }
 
 /** What each unique constraint means to a caller. */

@@ -1,13 +1,15 @@
 import { isbot } from 'isbot'
 import type { Clock } from '../clock.js'
-import type { ClickRecord, LinkRecord } from '../domain/records.js'
+import type { LinkRecord } from '../domain/records.js'
 import { notFound } from '../errors.js'
-import { countEvent } from '../api/links.js'
-import type { Storage, StorageTransaction } from '../storage/types.js'
+import { LRUCache } from 'lru-cache'
+import type { Storage } from '../storage/types.js'
 import { storedSecret } from './secret.js'
 import { DAY_MS } from '../domain/due.js'
 import { dayOf, VisitorHasher } from './visitor.js'
-import { timeUuid, timeUuidFloor } from '../uuid.js'
+import { keyedTimeUuid, timeUuid, timeUuidFloor } from '../uuid.js'
+import type { ClickWriter } from './click-writer.js'
+import { coalesced } from './coalesce.js'
 
 export type TrackEvent = 'click' | 'open'
 
@@ -23,7 +25,11 @@ export interface TrackResult {
   /** The click record answering for this event; null for a bot (nothing recorded). */
   clickId: string | null
   link: LinkRecord
-  /** Whether this event moved the counters: false for a repeat within the dedupe window and for bots. */
+  /**
+   * Whether this event was handed over to be counted: false for a repeat within the dedupe window
+   * and for bots. (Two instances counting the same visit at once both say true; it is written and
+   * counted once.)
+   */
   counted: boolean
 }
 
@@ -36,7 +42,22 @@ export interface TrackerOptions {
   secret: string | undefined
   /** How often (ms) click records past every attribution window are looked for and deleted. @default an hour */
   pruneEveryMs?: number
+  /** Writes the counted clicks, their counters and rollups in batches. */
+  writer: ClickWriter
 }
+
+/** The latest click of a visitor on a link: its id and when it was made (epoch ms). */
+interface Seen {
+  id: string
+  at: number
+}
+
+/** How long a link found by its code is used without reading it again (a deletion in this process forgets it at once). */
+const LINK_TTL_MS = 1000
+/** Codes kept (links and unknown codes); past it the cache starts over. */
+const MAX_CODES = 10_000
+/** Visitors whose latest click is kept in memory. */
+const MAX_VISITORS = 100_000
 
 /** Clicks deleted per prune transaction, and prune transactions per request that finds pruning due. */
 const PRUNE_BATCH = 500
@@ -45,13 +66,23 @@ const HOUR_MS = 3_600_000
 
 /**
  * The public click capture (redirect and beacon): bots answered and not counted, repeats of one
- * visitor deduplicated within `dedupeSeconds`, each counted event recorded as a compact click
- * record (for attribution) and counted through `countEvent`, in one transaction. Click records
- * older than the longest attribution window of any campaign are pruned, a bounded batch at a
- * time, at most every `pruneEveryMs` (an hour).
+ * visitor deduplicated within `dedupeSeconds`, each counted event handed to the click writer as a
+ * compact click record (for attribution), which writes it with its counters and rollups in a
+ * batch. Click records older than the longest attribution window of any campaign are pruned, a
+ * bounded batch at a time, at most every `pruneEveryMs` (an hour).
+ *
+ * The answer comes before the write, so the dedupe is decided from memory where it can be, and
+ * stays exact however clicks are batched or spread over instances:
+ * - a visitor's latest click (its id and time) is kept in memory, and read from the storage (many
+ *   visitors in one read) when memory does not hold one still in the window;
+ * - a counted click's id follows from what it counts after: the first click of a visitor on a
+ *   link that day (`keyedTimeUuid` of the day's start and the visitor hash), or the first one after
+ *   the latest click's window closed (of that time and the latest click's id). Two instances (or
+ *   two requests) counting the same visit at once make the same id, answer it, and the writer
+ *   stores and counts it once: the id is the dedupe key, and the primary key keeps it unique.
  */
 export function createTracker(options: TrackerOptions) {
-  const { storage, clock } = options
+  const { storage, clock, writer } = options
   const dedupeMs = options.dedupeSeconds * 1000
   const pruneEveryMs = options.pruneEveryMs ?? HOUR_MS
   let hasher: Promise<VisitorHasher> | undefined
@@ -104,19 +135,73 @@ export function createTracker(options: TrackerOptions) {
     if (ranges.length) nextPruneAt = now
   }
 
-  async function record(tx: StorageTransaction, h: VisitorHasher, link: LinkRecord, event: TrackEvent, visit: Visit, now: number): Promise<TrackResult> {
-    const visitors = visitorsOf(h, now, event, link, visit)
-    if (dedupeMs > 0) {
-      const [seen] = await tx.find('clicks', {
-        where: { visitor: visitors.length === 1 ? visitors[0]! : { in: visitors } },
-        orderBy: { field: 'createdAt', direction: 'DESC' },
-        limit: 1,
-      })
-      if (seen && seen.linkId === link.id && Date.parse(seen.createdAt) > now - dedupeMs) return { clickId: seen.id, link, counted: false }
+  const links = new Map<string, { link: LinkRecord | null; until: number }>()
+  const loadLinks = coalesced(async (codes: string[]) => {
+    const found = await storage.transaction((tx) => tx.find('links', { where: { referralCode: { in: codes } } }), { readOnly: true })
+    return new Map(found.map((link) => [link.referralCode, link]))
+  })
+
+  /** The link with `code`, or null; from memory for up to LINK_TTL_MS. */
+  async function linkOf(code: string, now: number): Promise<LinkRecord | null> {
+    const cached = links.get(code)
+    if (cached !== undefined && cached.until > now) return cached.link
+    const link = (await loadLinks(code)) ?? null
+    if (links.size >= MAX_CODES) links.clear()
+    links.set(code, { link, until: now + LINK_TTL_MS })
+    return link
+  }
+
+  const window = new LRUCache<string, Seen>({ max: MAX_VISITORS })
+  // A key is a visitor's hashes (today's first), space-separated.
+  const loadLatest = coalesced((keys: string[]) =>
+    storage.transaction(async (tx) => {
+      const out = new Map<string, Seen>()
+      for (const key of keys) {
+        const visitors = key.split(' ')
+        const [seen] = await tx.find('clicks', {
+          where: { visitor: visitors.length === 1 ? visitors[0]! : { in: visitors } },
+          orderBy: { field: 'createdAt', direction: 'DESC' },
+          limit: 1,
+        })
+        if (seen) out.set(key, { id: seen.id, at: Date.parse(seen.createdAt) })
+      }
+      return out
+    }, { readOnly: true }),
+  )
+
+  /** The latest click memory holds for any of `visitors`. */
+  function remembered(visitors: readonly string[]): Seen | undefined {
+    let latest: Seen | undefined
+    for (const visitor of visitors) {
+      const seen = window.get(visitor)
+      if (seen !== undefined && (latest === undefined || seen.at > latest.at)) latest = seen
     }
-    const click: ClickRecord = { id: timeUuid(now), linkId: link.id, event, visitor: visitors[0]!, createdAt: new Date(now).toISOString() }
-    await tx.insert('clicks', click)
-    return { clickId: click.id, link: await countEvent(tx, link, event, click.createdAt), counted: true }
+    return latest
+  }
+
+  async function record(h: VisitorHasher, link: LinkRecord, event: TrackEvent, visit: Visit, now: number): Promise<TrackResult> {
+    const visitors = visitorsOf(h, now, event, link, visit)
+    const visitor = visitors[0]!
+    const createdAt = new Date(now).toISOString()
+    let id: string
+    if (dedupeMs === 0) id = timeUuid(now)
+    else {
+      let latest = remembered(visitors)
+      if (latest === undefined || latest.at <= now - dedupeMs) {
+        const stored = await loadLatest(visitors.join(' '))
+        // Requests of this visitor may have been answered meanwhile.
+        latest = remembered(visitors)
+        if (stored !== undefined && (latest === undefined || stored.at > latest.at)) latest = stored
+      }
+      if (latest !== undefined && latest.at > now - dedupeMs) {
+        window.set(visitor, latest)
+        return { clickId: latest.id, link, counted: false }
+      }
+      id = latest === undefined ? keyedTimeUuid(dayOf(now) * DAY_MS, `first ${visitor}`) : keyedTimeUuid(latest.at + dedupeMs, `after ${latest.id}`)
+      window.set(visitor, { id, at: now })
+    }
+    await writer.add({ click: { id, linkId: link.id, event, visitor, createdAt }, link })
+    return { clickId: id, link, counted: true }
   }
 
   return {
@@ -124,6 +209,7 @@ export function createTracker(options: TrackerOptions) {
      * Records `event` on the link with `referralCode`, for `visit`. `workspaceIds` limits the links
      * found (a publishable key's workspaces); another workspace's code is 404 like an unknown one.
      * A failed prune goes to `onError` and the event is still recorded (pruning is tried again later).
+     * Resolves once the click is handed to the writer (at once, unless its buffer is full).
      */
     async track(
       referralCode: string,
@@ -136,15 +222,21 @@ export function createTracker(options: TrackerOptions) {
       const now = clock.now()
       if (now >= nextPruneAt) {
         nextPruneAt = now + pruneEveryMs
-        await prune(now).catch(onError)
+        // Clicks waiting in a batch are pruned as stored ones are (the hourly request waits for them).
+        await writer
+          .flush()
+          .then(() => prune(now))
+          .catch(onError)
       }
-      const bot = isbot(visit.userAgent)
-      return storage.transaction(async (tx) => {
-        const [link] = await tx.find('links', { where: { referralCode }, limit: 1 })
-        if (!link || (workspaceIds && !workspaceIds.includes(link.workspaceId))) throw notFound('Link')
-        if (bot) return { clickId: null, link, counted: false }
-        return record(tx, h, link, event, visit, now)
-      })
+      const link = await linkOf(referralCode, now)
+      if (!link || (workspaceIds && !workspaceIds.includes(link.workspaceId))) throw notFound('Link')
+      if (isbot(visit.userAgent)) return { clickId: null, link, counted: false }
+      return record(h, link, event, visit, now)
+    },
+
+    /** Forgets the links held in memory (a link was deleted in this process). */
+    forgetLinks(): void {
+      links.clear()
     },
   }
 }

@@ -1,4 +1,4 @@
-import { hmac } from '@noble/hashes/hmac'
+import { hmac, type HMAC } from '@noble/hashes/hmac'
 import { sha256 } from '@noble/hashes/sha2'
 import { utf8ToBytes } from '@noble/hashes/utils'
 import { base64url } from '../crypto.js'
@@ -20,6 +20,8 @@ export const dayOf = (ms: number): number => Math.floor(ms / DAY_MS)
 /** Derives daily salts from one secret, keeping the last few days' in memory. */
 export class VisitorHasher {
   private readonly salts = new Map<number, Uint8Array>()
+  /** Each day's HMAC keyed with its salt, cloned per visitor: the key's two blocks are hashed once a day, not per click. */
+  private readonly keyed = new Map<number, HMAC<ReturnType<typeof sha256.create>>>()
   private readonly secret: Uint8Array
 
   constructor(secret: string) {
@@ -39,7 +41,13 @@ export class VisitorHasher {
 
   /** The visitor hash of one event on one link by one address and user agent, under `day`'s salt. */
   visitor(day: number, event: string, linkId: string, address: string, userAgent: string): string {
-    const mac = hmac(sha256, this.salt(day), utf8ToBytes(`${event}\n${linkId}\n${address}\n${userAgent}`))
+    let keyed = this.keyed.get(day)
+    if (keyed === undefined) {
+      keyed = hmac.create(sha256, this.salt(day))
+      if (this.keyed.size >= 4) this.keyed.delete(this.keyed.keys().next().value!)
+      this.keyed.set(day, keyed)
+    }
+    const mac = keyed.clone().update(utf8ToBytes(`${event}\n${linkId}\n${address}\n${userAgent}`)).digest()
     return base64url(mac.subarray(0, VISITOR_BYTES))
   }
 }

@@ -1,0 +1,178 @@
+import type { ClickRecord, LinkRecord } from '../domain/records.js'
+import { addToRollups, type RollupEntry } from '../reports/rollup.js'
+import { chunked, IDS_PER_READ } from '../storage/batch.js'
+import { UniqueViolationError, type Storage, type StorageTransaction } from '../storage/types.js'
+
+// Clicks at traffic scale: the redirect and the beacon answer first and hand each counted click
+// here. Clicks are written in batches, each in one transaction: the click records, the link and
+// affiliate counters (summed per row) and the report rollups (summed per row by addToRollups).
+//
+// - A batch is written `flushMs` after its first click, or at once when it holds `batchSize`; while
+//   one is being written the next one fills, so under load the writes run back to back.
+// - A click whose id is already stored (a deduplicated click has an id derived from its dedupe key,
+//   see tracker.ts: another instance, or this one before a restart, wrote it) or appears twice in
+//   the handed-over clicks is written once and counted once. A click of a link deleted meanwhile is
+//   dropped.
+// - A failed write keeps the batch, reports the error and is tried again (after flushMs, doubling,
+//   at most 5 s); a unique violation (another instance wrote one of its ids between the read and
+//   the insert) is tried again at once and not reported.
+// - At most `maxPending` clicks wait: past that, `add` waits until a batch is written.
+
+/** One counted click and the link it counts on (as the tracker found it). */
+export interface PendingClick {
+  click: ClickRecord
+  link: LinkRecord
+}
+
+export interface ClickWriterOptions {
+  storage: Storage
+  /** How long a click may wait to be written, in ms. @default 250 */
+  flushMs: number
+  /** The most clicks written in one transaction. @default 1000 */
+  batchSize?: number
+  /** The most clicks waiting to be written; past it `add` waits. @default 10 batches */
+  maxPending?: number
+  /** A failed write (it is tried again). */
+  onError: (error: unknown) => void
+}
+
+const MAX_RETRY_MS = 5000
+
+interface Batch {
+  items: PendingClick[]
+  written: Promise<void>
+  resolve: () => void
+}
+
+function newBatch(): Batch {
+  let resolve!: () => void
+  const written = new Promise<void>((r) => (resolve = r))
+  return { items: [], written, resolve }
+}
+
+export function createClickWriter(options: ClickWriterOptions) {
+  const { storage, flushMs, onError } = options
+  const batchSize = options.batchSize ?? 1000
+  const maxPending = options.maxPending ?? 10 * batchSize
+  /** Oldest first; the first is being written while `running`. */
+  const batches: Batch[] = []
+  /** The batch each waiting click id is in (the first one, when an id is handed over twice). */
+  const batchOf = new Map<string, Batch>()
+  let pending = 0
+  let running: Promise<void> | null = null
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let roomWaiters: (() => void)[] = []
+
+  function start(): Promise<void> {
+    if (timer !== undefined) clearTimeout(timer)
+    timer = undefined
+    return (running ??= drain().finally(() => {
+      running = null
+      schedule()
+    }))
+  }
+
+  /** Starts writing now when the newest batch is full, else once `flushMs` passed; nothing while writing. */
+  function schedule(): void {
+    const newest = batches[batches.length - 1]
+    if (running !== null || newest === undefined) return
+    if (newest.items.length >= batchSize) void start()
+    else timer ??= setTimeout(() => void start(), flushMs)
+  }
+
+  /** Writes batches until none is left (the ones filled meanwhile too). */
+  async function drain(): Promise<void> {
+    while (batches.length > 0) {
+      const batch = batches[0]!
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await storage.transaction((tx) => write(tx, batch.items))
+          break
+        } catch (error) {
+          if (error instanceof UniqueViolationError && attempt < 3) continue
+          onError(error)
+          await new Promise((resolve) => setTimeout(resolve, Math.min(MAX_RETRY_MS, Math.max(10, flushMs) * 2 ** Math.min(attempt, 10))))
+        }
+      }
+      batches.shift()
+      pending -= batch.items.length
+      for (const { click } of batch.items) if (batchOf.get(click.id) === batch) batchOf.delete(click.id)
+      batch.resolve()
+      const waiters = roomWaiters
+      roomWaiters = []
+      for (const wake of waiters) wake()
+    }
+  }
+
+  return {
+    /**
+     * Hands a click over to be written; resolves at once, or once there is room when `maxPending`
+     * clicks already wait.
+     */
+    async add(item: PendingClick): Promise<void> {
+      while (pending >= maxPending) await new Promise<void>((resolve) => roomWaiters.push(resolve))
+      let batch = batches[batches.length - 1]
+      // The batch being written takes nothing more.
+      if (batch === undefined || batch.items.length >= batchSize || (running !== null && batch === batches[0])) batches.push((batch = newBatch()))
+      batch.items.push(item)
+      pending++
+      if (!batchOf.has(item.click.id)) batchOf.set(item.click.id, batch)
+      schedule()
+    },
+
+    /** Resolves once the click `id` is written, at once when it is not waiting (written, or never handed over). */
+    async written(id: string): Promise<void> {
+      const batch = batchOf.get(id)
+      if (batch === undefined) return
+      void start()
+      await batch.written
+    },
+
+    /** Writes every click handed over so far, and resolves once they are. */
+    async flush(): Promise<void> {
+      while (batches.length > 0) await start()
+    },
+
+    /** Clicks handed over and not yet written. */
+    get pending(): number {
+      return pending
+    },
+  }
+}
+
+export type ClickWriter = ReturnType<typeof createClickWriter>
+
+/** Adds `delta` to `field` of the row `id` in `sums`. */
+function sum(sums: Map<string, Record<string, number>>, id: string, field: string): void {
+  let row = sums.get(id)
+  if (row === undefined) sums.set(id, (row = {}))
+  row[field] = (row[field] ?? 0) + 1
+}
+
+/** One batch in one transaction: the new clicks, their counters summed per row, their rollups. */
+async function write(tx: StorageTransaction, items: readonly PendingClick[]): Promise<void> {
+  const ids = [...new Set(items.map(({ click }) => click.id))]
+  const stored = new Set<string>()
+  for (const chunk of chunked(ids, IDS_PER_READ)) for (const { id } of await tx.select('clicks', [], { where: { id: { in: chunk } } })) stored.add(id)
+  const linkIds = [...new Set(items.map(({ link }) => link.id))]
+  const live = new Set<string>()
+  for (const chunk of chunked(linkIds, IDS_PER_READ)) for (const { id } of await tx.select('links', [], { where: { id: { in: chunk } } })) live.add(id)
+  const fresh: ClickRecord[] = []
+  const links = new Map<string, Record<string, number>>()
+  const affiliates = new Map<string, Record<string, number>>()
+  const entries: RollupEntry[] = []
+  for (const { click, link } of items) {
+    if (stored.has(click.id) || !live.has(link.id)) continue
+    stored.add(click.id)
+    fresh.push(click)
+    const field = click.event === 'open' ? 'totalOpens' : 'totalClicks'
+    sum(links, link.id, field)
+    sum(affiliates, link.affiliateId, field)
+    entries.push({ scope: link, at: click.createdAt, deltas: { [click.event === 'open' ? 'opens' : 'clicks']: 1 } })
+  }
+  if (fresh.length === 0) return
+  await tx.insertMany('clicks', fresh)
+  await tx.incrementEach('links', [...links].map(([id, deltas]) => ({ id, deltas })))
+  await tx.incrementEach('affiliates', [...affiliates].map(([id, deltas]) => ({ id, deltas })))
+  await addToRollups(tx, entries)
+}
