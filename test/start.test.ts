@@ -189,7 +189,7 @@ describe('affiliate-service keys', () => {
     const listed = await cli(['keys', 'list'], env)
     expect(listed.code).toBe(0)
     expect(listed.stdout).toContain(id)
-    expect(listed.stdout).toContain(key.slice(0, 13))
+    expect(listed.stdout).toContain(`${key.slice(0, 8)}…`)
     expect(listed.stdout).toContain(workspace)
     expect(listed.stdout).toContain('checkout')
     expect(listed.stdout).not.toContain(key.slice(13))

@@ -446,6 +446,11 @@ CREATE INDEX sequences_created ON ${s}.sequences ("createdAt", "id");
     // as their rows move.
     up: sql((s) => `ALTER TABLE ${s}.rollups SET (fillfactor = 50);`),
   },
+  {
+    version: 14,
+    description: 'keys show when they were last used',
+    up: sql((s) => `ALTER TABLE ${s}."apiKeys" ADD COLUMN "lastUsedAt" text COLLATE "C";`),
+  },
 ]
 
 export const SCHEMA_VERSION = migrations[migrations.length - 1]!.version
