@@ -1,6 +1,7 @@
 export { createAffiliateService } from './service.js'
 export type { AffiliateService, AffiliateServiceOptions, FailedKeyLimitOptions } from './service.js'
 export type { PortalOptions, PortalThemeVariable } from './portal/index.js'
+export type { AdminIdentity, AdminOptions } from './admin/index.js'
 export type { FetchContext } from './http/client-address.js'
 export type { IdempotencyOptions } from './http/idempotency.js'
 export { AffiliateError } from './errors.js'

@@ -9,6 +9,7 @@ import type { KeyStore } from './keys/types.js'
 import { addressThrottle } from './limiter/address-throttle.js'
 import { createLimiter, resolveRule } from './limiter/limiter.js'
 import type { RateLimitOptions } from './limiter/types.js'
+import { createAdmin, withAdmin, type AdminOptions } from './admin/index.js'
 import { createPortal, withPortal, type PortalOptions } from './portal/index.js'
 import type { Storage } from './storage/types.js'
 import { withCommitHook } from './events/outbox.js'
@@ -111,6 +112,13 @@ export interface AffiliateServiceOptions {
    * @example portal: { secret: process.env.PORTAL_SECRET!, sendSignInLink: (email, url) => mailer.send(email, url) }
    */
   portal?: PortalOptions
+  /**
+   * The admin dashboard: HTML pages under `/admin` (beside `basePath`) where the program owner
+   * runs campaigns, affiliates, commissions, payouts, API keys and webhooks. `authorize` is your
+   * own auth: `{ userId, workspaceIds }` or null. Off unless given. See the README's "Admin dashboard".
+   * @example admin: { authorize: async (request) => (await isOwner(request)) ? { userId: 'me', workspaceIds: [workspaceId] } : null, signInUrl: '/login' }
+   */
+  admin?: AdminOptions
 }
 
 export interface AffiliateService {
@@ -128,6 +136,8 @@ export interface AffiliateService {
   events: ServiceEvents
   /** Where the affiliate portal's pages are (`/portal`), or null when the portal is off. */
   readonly portalPath: string | null
+  /** Where the admin's pages are (`/admin`), or null when the admin is off. */
+  readonly adminPath: string | null
 }
 
 /** The longest `clickDedupeSeconds`: 7 days. */
@@ -230,7 +240,18 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
     },
   })
   const api = createApi(ops)
-  if (options.portal === undefined) return { fetch, api, basePath, portalPath: null, events: runtime.events }
-  const portal = createPortal(options.portal, { api, storage: options.storage, clock, basePath, body, onError })
-  return { fetch: withPortal(portal, fetch), api, basePath, portalPath: portal.path, events: runtime.events }
+  let served = fetch
+  let portalPath: string | null = null
+  if (options.portal !== undefined) {
+    const portal = createPortal(options.portal, { api, storage: options.storage, clock, basePath, body, onError })
+    served = withPortal(portal, served)
+    portalPath = portal.path
+  }
+  let adminPath: string | null = null
+  if (options.admin !== undefined) {
+    const admin = createAdmin(options.admin, { api, storage: options.storage, keyStore: options.keyStore, clock, basePath, portalPath, body, onError })
+    served = withAdmin(admin, served)
+    adminPath = admin.path
+  }
+  return { fetch: served, api, basePath, portalPath, adminPath, events: runtime.events }
 }
