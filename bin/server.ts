@@ -5,12 +5,13 @@
 //   REDIS_URL (rate limits shared by every instance in Redis)
 //   AFFILIATE_API_KEY with AFFILIATE_WORKSPACE_ID (that key for that workspace)
 //   AFFILIATE_SHUTDOWN_TIMEOUT_MS (default 10000)
+//   AFFILIATE_ADMIN_TOKEN (32+ characters: signs in to the admin at /admin; unset: made, printed once, kept as a hash)
 import { serve } from '../adapters/node.js'
-import { createAffiliateService, isUuid, memoryKeyStore, storageKeyStore, type KeyStore, type StorageKeyStore } from '../src/index.js'
-import { envKeyUserId, fail, limiterFromEnv, reachableUrl, reason, storageFromEnv } from './env.js'
+import { createAffiliateService, isUuid, memoryKeyStore, storageKeyStore, type KeyManagement, type KeyStore, type StorageKeyStore } from '../src/index.js'
+import { adminTokenFromEnv, envKeyUserId, fail, limiterFromEnv, reachableUrl, reason, storageFromEnv } from './env.js'
 
 /** The environment's key (kept in memory only: it is configuration, not data) before the stored ones. */
-async function keysFromEnv(env: NodeJS.ProcessEnv, stored: StorageKeyStore): Promise<KeyStore> {
+async function keysFromEnv(env: NodeJS.ProcessEnv, stored: StorageKeyStore): Promise<KeyStore & KeyManagement> {
   const key = env.AFFILIATE_API_KEY
   const workspaceId = env.AFFILIATE_WORKSPACE_ID
   if (!key) {
@@ -27,7 +28,14 @@ async function keysFromEnv(env: NodeJS.ProcessEnv, stored: StorageKeyStore): Pro
   if (!workspaceId) fail('AFFILIATE_API_KEY needs AFFILIATE_WORKSPACE_ID: the workspace that key may use')
   if (!isUuid(workspaceId)) fail(`AFFILIATE_WORKSPACE_ID must be a UUID, got ${workspaceId}`)
   const fromEnv = memoryKeyStore([{ key, userId: envKeyUserId(key), workspaceIds: [workspaceId] }])
-  return { resolve: async (presented) => (await fromEnv.resolve(presented)) ?? stored.resolve(presented) }
+  // The stored keys stay manageable (the admin's Settings → Integrations); the environment's key is not listed.
+  return {
+    resolve: async (presented) => (await fromEnv.resolve(presented)) ?? stored.resolve(presented),
+    create: (input) => stored.create(input),
+    list: (filter) => stored.list(filter),
+    revoke: (keyId) => stored.revoke(keyId),
+    lastUsedAt: (keyId) => stored.lastUsedAt(keyId),
+  } satisfies KeyStore & KeyManagement
 }
 
 export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise<void> {
@@ -45,7 +53,8 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
     fail(`cannot reach ${limiter!.where}: ${reason((counted as PromiseRejectedResult).reason)}`)
   }
   const keyStore = await keysFromEnv(env, storageKeyStore(storage))
-  const service = createAffiliateService({ storage, keyStore, ...(limiter ? { rateLimit: { store: limiter.store } } : {}) })
+  const admin = await adminTokenFromEnv(env, storage)
+  const service = createAffiliateService({ storage, keyStore, admin: { tokenHash: admin.tokenHash }, ...(limiter ? { rateLimit: { store: limiter.store } } : {}) })
   let running: Awaited<ReturnType<typeof serve>>
   try {
     running = await serve(service, { port, hostname })
@@ -56,6 +65,13 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
   const shown = reachableUrl(running.url)
   const every = new URL(shown).hostname === new URL(running.url).hostname ? '' : `; bound to every interface, HOST=${hostname}`
   console.log(`affiliate-service listening on ${shown} (database: ${where}; rate limits: ${limiter?.where ?? 'in memory'}${every})`)
+  if (admin.madeToken) {
+    console.log('Made an admin token. It is shown once, here (only its hash is kept):')
+    console.log(`  ${admin.madeToken}`)
+    console.log(`Sign in at ${new URL('/admin/sign-in', shown).href} (set AFFILIATE_ADMIN_TOKEN to choose your own).`)
+  } else {
+    console.log(`Admin dashboard: ${new URL('/admin', shown).href}`)
+  }
 
   let stopping = false
   const stop = async (signal: string) => {
