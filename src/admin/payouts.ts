@@ -1,4 +1,4 @@
-import { PAYOUT_STATUSES } from '../domain/payout-status.js'
+import { canMovePayout, PAYOUT_STATUSES } from '../domain/payout-status.js'
 import type { Payout } from '../domain/payout.js'
 import { csrfField, errorSummary, input, type FieldErrors } from '../views/forms.js'
 import { html } from '../views/html.js'
@@ -39,7 +39,7 @@ ${run.payouts.length ? html`<form method="post" action="${c.path}/payouts/run" d
 
 function markForm(c: Ctx, p: Payout, values: Record<string, string> = {}, errors: FieldErrors = {}, problem?: string) {
   return html`<section class="card"><h2>Mark</h2>${errorSummary(errors, problem)}<form method="post" action="${c.path}/payouts/mark" novalidate>${csrfField(c.v.csrf)}<input type="hidden" name="payoutId" value="${p.payoutId}">
-${input({ name: 'status', label: 'New status', value: values.status ?? '', errors, required: true, options: PAYOUT_STATUSES.filter((s) => s !== p.status).map((s) => [s, s] as const) })}
+${input({ name: 'status', label: 'New status', value: values.status ?? '', errors, required: true, options: PAYOUT_STATUSES.filter((s) => s !== p.status && canMovePayout(p.status, s)).map((s) => [s, s] as const) })}
 ${input({ name: 'externalReference', label: 'Reference of the payment', value: values.externalReference, errors, hint: 'E.g. the PayPal or bank transaction id (for paid).', maxLength: 255 })}
 ${input({ name: 'failureReason', label: 'Why it failed', value: values.failureReason, errors, hint: 'For failed.', maxLength: 1000 })}
 <div class="actions"><button type="submit">Update payout</button></div></form></section>`
@@ -47,7 +47,7 @@ ${input({ name: 'failureReason', label: 'Why it failed', value: values.failureRe
 
 async function detail(c: Ctx, p: Payout, values?: Record<string, string>, errors: FieldErrors = {}, problem?: string, status = 200) {
   const items = await c.api.payouts.items({ payoutId: p.payoutId, limit: 100 })
-  const final = p.status === 'paid' || p.status === 'canceled'
+  const final = !PAYOUT_STATUSES.some((s) => s !== p.status && canMovePayout(p.status, s))
   return c.page(
     'Payout',
     html`${head(`Payout ${money(p.amount, p.currency)}`)}${noticeBox(c.notice())}
