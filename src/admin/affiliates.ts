@@ -3,8 +3,7 @@ import { csrfField, errorSummary, input, type FieldErrors } from '../views/forms
 import { html } from '../views/html.js'
 import { PageError, refusal } from '../views/http.js'
 import { pick } from './fields.js'
-import type { Handler } from './index.js'
-import { actionForm, badge, confirmation, head, money, noticeBox, pager, table, when, type Ctx } from './ui.js'
+import { actionForm, badge, confirmation, head, money, noticeBox, pager, table, when, type Ctx, type Handler } from './ui.js'
 
 const STATUSES = [['', 'Any status'], ['active', 'Active'], ['pending', 'Awaiting approval'], ['banned', 'Banned']] as const
 const statusOf = (a: Affiliate) => (a.isBanned ? 'banned' : a.isActive ? 'active' : 'awaiting-approval')

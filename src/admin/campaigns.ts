@@ -4,8 +4,7 @@ import { csrfField } from '../views/forms.js'
 import { html } from '../views/html.js'
 import { PageError, refusal } from '../views/http.js'
 import { pick } from './fields.js'
-import type { Handler } from './index.js'
-import { actionForm, confirmation, head, money, noticeBox, pager, table, type Ctx } from './ui.js'
+import { actionForm, confirmation, head, money, noticeBox, pager, table, type Ctx, type Handler } from './ui.js'
 
 const FIELDS = {
   campaignName: 'text', url: 'text', commissionType: 'text', amount: 'money', currency: 'text', minimumPayoutAmount: 'money',

@@ -4,8 +4,7 @@ import { csrfField, errorSummary, input, type FieldErrors } from '../views/forms
 import { html } from '../views/html.js'
 import { PageError, refusal } from '../views/http.js'
 import { pick } from './fields.js'
-import type { Handler } from './index.js'
-import { badge, confirmation, head, money, noticeBox, pager, table, when, type Ctx } from './ui.js'
+import { badge, confirmation, head, money, noticeBox, pager, table, when, type Ctx, type Handler } from './ui.js'
 
 const NEW = { campaignId: 'text', affiliateId: 'text', referredUser: 'text', amount: 'money', status: 'text', commissionDate: 'text', remarks: 'nullable' } as const
 

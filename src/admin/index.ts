@@ -17,7 +17,7 @@ import { overviewPages } from './overview.js'
 import { resolveAdminOptions, type AdminIdentity, type AdminOptions } from './options.js'
 import { payoutPages } from './payouts.js'
 import { settingsPages } from './settings.js'
-import { ADMIN_CSS, ADMIN_SCRIPT, adminLayout, NAV, type Ctx } from './ui.js'
+import { ADMIN_CSS, ADMIN_SCRIPT, adminLayout, NAV, type Ctx, type Handler } from './ui.js'
 
 export type { AdminIdentity, AdminOptions } from './options.js'
 
@@ -39,7 +39,7 @@ export interface Admin {
   fetch(request: Request, context?: unknown): Promise<Response>
 }
 
-export type Handler = (c: Ctx) => Promise<Response>
+
 
 const SESSION_COOKIE = 'affiliate_admin_session'
 const CSRF_COOKIE = 'affiliate_admin_csrf'

@@ -1,7 +1,6 @@
 import type { SeriesPoint } from '../reports/read.js'
 import { html, type Html } from '../views/html.js'
-import type { Handler } from './index.js'
-import { badge, head, money, noticeBox, table, when } from './ui.js'
+import { badge, head, money, noticeBox, table, when, type Handler } from './ui.js'
 
 const DAY = 86_400_000
 const PERIODS = [7, 30, 90] as const

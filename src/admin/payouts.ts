@@ -3,8 +3,7 @@ import type { Payout } from '../domain/payout.js'
 import { csrfField, errorSummary, input, type FieldErrors } from '../views/forms.js'
 import { html } from '../views/html.js'
 import { PageError, refusal } from '../views/http.js'
-import type { Handler } from './index.js'
-import { badge, confirmation, head, money, noticeBox, pager, table, when, type Ctx } from './ui.js'
+import { badge, confirmation, head, money, noticeBox, pager, table, when, type Ctx, type Handler } from './ui.js'
 
 const SKIPS: Record<string, string> = {
   banned: 'the affiliate is banned',

@@ -3,8 +3,7 @@ import { managesKeys, type KeyInfo } from '../keys/types.js'
 import { csrfField, errorSummary, input, type FieldErrors } from '../views/forms.js'
 import { html, type Html } from '../views/html.js'
 import { PageError, refusal } from '../views/http.js'
-import type { Handler } from './index.js'
-import { actionForm, badge, confirmation, head, noticeBox, table, when, type Ctx } from './ui.js'
+import { actionForm, badge, confirmation, head, noticeBox, table, when, type Ctx, type Handler } from './ui.js'
 
 const EVENTS = EVENT_TYPES.filter((type) => type !== 'webhook.test')
 const PAGE = '/settings/integrations'

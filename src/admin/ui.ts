@@ -199,3 +199,6 @@ export function actionForm(c: Ctx, action: string, fields: Record<string, string
     ([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`,
   )}<button type="submit" class="${options.danger ? 'danger' : 'quiet'}"${options.label ? html` aria-label="${options.label}"` : ''}>${button}</button></form>`
 }
+
+/** One page or form of the admin. */
+export type Handler = (c: Ctx) => Promise<Response>
