@@ -246,3 +246,27 @@ export async function portalFromEnv(env: NodeJS.ProcessEnv = process.env): Promi
     close: () => transport.close(),
   }
 }
+
+/** The `settings` record holding the SHA-256 of the admin token `npm start` made. */
+export const ADMIN_TOKEN_SETTING = 'adminTokenHash'
+
+/**
+ * The admin token's hash: of AFFILIATE_ADMIN_TOKEN (32+ characters) when set; else the one kept
+ * in storage; else a new token, made now, its hash kept and the token itself answered once (to
+ * print with a sign-in URL, never stored).
+ */
+export async function adminTokenFromEnv(env: NodeJS.ProcessEnv, storage: Storage): Promise<{ tokenHash: string; madeToken: string | null }> {
+  const { createHash, randomBytes } = await import('node:crypto')
+  const hash = (text: string) => createHash('sha256').update(text).digest('hex')
+  const given = env.AFFILIATE_ADMIN_TOKEN
+  if (given !== undefined && given !== '') {
+    if (given.length < 32) fail('AFFILIATE_ADMIN_TOKEN must be at least 32 characters (or leave it unset: one is made and printed once)')
+    return { tokenHash: hash(given), madeToken: null }
+  }
+  const kept = await storage.transaction((tx) => tx.get('settings', ADMIN_TOKEN_SETTING), { readOnly: true })
+  if (kept) return { tokenHash: kept.value, madeToken: null }
+  const token = randomBytes(32).toString('base64url')
+  const now = new Date().toISOString()
+  await storage.transaction((tx) => tx.insert('settings', { id: ADMIN_TOKEN_SETTING, value: hash(token), createdAt: now, updatedAt: now }))
+  return { tokenHash: hash(token), madeToken: token }
+}

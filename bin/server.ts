@@ -8,13 +8,14 @@
 //   AFFILIATE_RATE_LIMIT (off), AFFILIATE_RATE_LIMIT_CAPACITY, _REFILL, _IN_FLIGHT (the per-key limit)
 //   AFFILIATE_PORTAL_SECRET with AFFILIATE_PUBLIC_URL, SMTP_URL and AFFILIATE_MAIL_FROM (the portal)
 //   AFFILIATE_WEBHOOKS_ALLOW_HTTP, AFFILIATE_WEBHOOKS_ALLOW_PRIVATE (webhooks' development mode)
+//   AFFILIATE_ADMIN_TOKEN (32+ characters: signs in to the admin at /admin; unset: made, printed once, kept as a hash)
 // docs/configuration.md has the table.
 import { serve } from '../adapters/node.js'
-import { createAffiliateService, isUuid, memoryKeyStore, storageKeyStore, type KeyStore, type StorageKeyStore } from '../src/index.js'
-import { envKeyUserId, fail, limiterFromEnv, portalFromEnv, rateLimitFromEnv, reachableUrl, reason, storageFromEnv, webhooksFromEnv } from './env.js'
+import { createAffiliateService, isUuid, memoryKeyStore, storageKeyStore, type KeyManagement, type KeyStore, type StorageKeyStore } from '../src/index.js'
+import { adminTokenFromEnv, envKeyUserId, fail, limiterFromEnv, portalFromEnv, rateLimitFromEnv, reachableUrl, reason, storageFromEnv, webhooksFromEnv } from './env.js'
 
 /** The environment's key (kept in memory only: it is configuration, not data) before the stored ones. */
-async function keysFromEnv(env: NodeJS.ProcessEnv, stored: StorageKeyStore): Promise<KeyStore> {
+async function keysFromEnv(env: NodeJS.ProcessEnv, stored: StorageKeyStore): Promise<KeyStore & KeyManagement> {
   const key = env.AFFILIATE_API_KEY
   const workspaceId = env.AFFILIATE_WORKSPACE_ID
   if (!key) {
@@ -31,7 +32,14 @@ async function keysFromEnv(env: NodeJS.ProcessEnv, stored: StorageKeyStore): Pro
   if (!workspaceId) fail('AFFILIATE_API_KEY needs AFFILIATE_WORKSPACE_ID: the workspace that key may use')
   if (!isUuid(workspaceId)) fail(`AFFILIATE_WORKSPACE_ID must be a UUID, got ${workspaceId}`)
   const fromEnv = memoryKeyStore([{ key, userId: envKeyUserId(key), workspaceIds: [workspaceId] }])
-  return { resolve: async (presented) => (await fromEnv.resolve(presented)) ?? stored.resolve(presented) }
+  // The stored keys stay manageable (the admin's Settings → Integrations); the environment's key is not listed.
+  return {
+    resolve: async (presented) => (await fromEnv.resolve(presented)) ?? stored.resolve(presented),
+    create: (input) => stored.create(input),
+    list: (filter) => stored.list(filter),
+    revoke: (keyId) => stored.revoke(keyId),
+    lastUsedAt: (keyId) => stored.lastUsedAt(keyId),
+  } satisfies KeyStore & KeyManagement
 }
 
 export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise<void> {
@@ -53,12 +61,14 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
     fail(`cannot reach ${limiter!.where}: ${reason((counted as PromiseRejectedResult).reason)}`)
   }
   const keyStore = await keysFromEnv(env, storageKeyStore(storage))
+  const admin = await adminTokenFromEnv(env, storage)
   const { off, ...rule } = rateLimit
   const service = createAffiliateService({
     storage,
     keyStore,
     rateLimit: off ? false : { ...rule, ...(limiter ? { store: limiter.store } : {}) },
     webhooks,
+    admin: { tokenHash: admin.tokenHash },
     ...(portal ? { portal: { secret: portal.secret, publicUrl: portal.publicUrl, sendSignInLink: portal.sendSignInLink, sendNotice: portal.sendNotice } } : {}),
   })
   let running: Awaited<ReturnType<typeof serve>>
@@ -74,6 +84,13 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
   if (portal) console.log(`affiliate-service: portal at ${portal.publicUrl}${service.portalPath} (sign-in links by ${portal.mail})`)
   if (webhooks.allowHttp || webhooks.allowPrivateAddresses) console.log('affiliate-service: webhooks in development mode (http or private addresses allowed): not for production')
   console.log(`affiliate-service listening on ${shown} (database: ${where}; rate limits: ${off ? 'off' : (limiter?.where ?? 'in memory')}${every})`)
+  if (admin.madeToken) {
+    console.log('Made an admin token. It is shown once, here (only its hash is kept):')
+    console.log(`  ${admin.madeToken}`)
+    console.log(`Sign in at ${new URL('/admin/sign-in', shown).href} (set AFFILIATE_ADMIN_TOKEN to choose your own).`)
+  } else {
+    console.log(`Admin dashboard: ${new URL('/admin', shown).href}`)
+  }
 
   let stopping = false
   const stop = async (signal: string) => {

@@ -10,6 +10,7 @@ import type { KeyStore } from './keys/types.js'
 import { addressThrottle } from './limiter/address-throttle.js'
 import { createLimiter, resolveRule } from './limiter/limiter.js'
 import type { RateLimitOptions } from './limiter/types.js'
+import { createAdmin, withAdmin, type AdminOptions } from './admin/index.js'
 import { createPortal, withPortal, type PortalOptions } from './portal/index.js'
 import type { Storage } from './storage/types.js'
 import { withCommitHook } from './events/outbox.js'
@@ -128,6 +129,13 @@ export interface AffiliateServiceOptions {
    * @example portal: { secret: process.env.PORTAL_SECRET!, publicUrl: 'https://partners.example.com', sendSignInLink: (email, url) => mailer.send(email, url), sendNotice: (email, subject, text) => mailer.send(email, subject, text) }
    */
   portal?: PortalOptions
+  /**
+   * The admin dashboard: HTML pages under `/admin` (beside `basePath`) where the program owner
+   * runs campaigns, affiliates, commissions, payouts, API keys and webhooks. `authorize` is your
+   * own auth: `{ userId, workspaceIds }` or null. Off unless given. See the README's "Admin dashboard".
+   * @example admin: { authorize: async (request) => (await isOwner(request)) ? { userId: 'me', workspaceIds: [workspaceId] } : null, signInUrl: '/login' }
+   */
+  admin?: AdminOptions
 }
 
 export interface AffiliateService {
@@ -154,6 +162,8 @@ export interface AffiliateService {
    * adapters' `close()` and `npm start`'s SIGTERM do. The service still answers afterwards.
    */
   close(): Promise<void>
+  /** Where the admin's pages are (`/admin`), or null when the admin is off. */
+  readonly adminPath: string | null
 }
 
 /** The longest `clickDedupeSeconds`: 7 days. */
@@ -271,8 +281,18 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   })
   const api = createApi(ops)
   const flush = () => clicks.flush()
-  const base = { api, basePath, events: runtime.events, flush, close: flush, onError }
-  if (options.portal === undefined) return { ...base, fetch, portalPath: null }
-  const portal = createPortal(options.portal, { api, storage: options.storage, clock, basePath, body, onError: requestError })
-  return { ...base, fetch: withPortal(portal, fetch), portalPath: portal.path }
+  let served = fetch
+  let portalPath: string | null = null
+  if (options.portal !== undefined) {
+    const portal = createPortal(options.portal, { api, storage: options.storage, clock, basePath, body, onError: requestError })
+    served = withPortal(portal, served)
+    portalPath = portal.path
+  }
+  let adminPath: string | null = null
+  if (options.admin !== undefined) {
+    const admin = createAdmin(options.admin, { api, storage: options.storage, keyStore: options.keyStore, clock, basePath, portalPath, body, onError: requestError })
+    served = withAdmin(admin, served)
+    adminPath = admin.path
+  }
+  return { fetch: served, api, basePath, portalPath, adminPath, events: runtime.events, flush, close: flush, onError }
 }

@@ -16,7 +16,7 @@ describe.each(storages)('storageKeyStore on %s storage', (_, makeStorage) => {
     expect(new Set(made.map(({ key }) => key)).size).toBe(50)
     const { key, info } = made[7]!
     expect(await keys.resolve(key)).toEqual({ keyId: info.id, userId: info.userId, workspaceIds: [WS_A] })
-    expect(info.prefix).toBe(key.slice(0, 13))
+    expect(info.prefix).toBe(key.slice(0, 8))
   })
 
   it('keeps only the hash: neither the stored record nor list holds the key', async () => {
@@ -31,7 +31,9 @@ describe.each(storages)('storageKeyStore on %s storage', (_, makeStorage) => {
     expect(listed).toEqual([
       {
         id: info.id,
-        prefix: key.slice(0, 13),
+        keyId: info.id,
+        prefix: key.slice(0, 8),
+        lastUsedAt: null,
         userId: '44444444-4444-4444-8444-444444444444',
         workspaceIds: [WS_A],
         label: '',
@@ -57,7 +59,7 @@ describe.each(storages)('storageKeyStore on %s storage', (_, makeStorage) => {
     await storage.transaction((tx) =>
       tx.insert('apiKeys', {
         id: 'planted', hash: `${lookup}${'0'.repeat(48)}`, lookup, prefix: 'aff_live_gues', userId: 'u',
-        workspaceIds: [WS_B], label: '', revokedAt: null, kind: 'secret', allowedOrigins: [], createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
+        workspaceIds: [WS_B], label: '', revokedAt: null, kind: 'secret', allowedOrigins: [], lastUsedAt: null, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
       }),
     )
     expect(await keys.resolve(guess)).toBeNull()

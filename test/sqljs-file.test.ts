@@ -300,7 +300,7 @@ describe('sql.js in a file', () => {
     await storage.transaction((tx) =>
       tx.insert('apiKeys', {
         id: 'k1', hash: 'h'.repeat(64), lookup: 'h'.repeat(16), prefix: 'aff_live_abcd', userId: 'u', workspaceIds: [],
-        label: '', revokedAt: null, kind: 'secret', allowedOrigins: [], createdAt: at(0), updatedAt: at(0),
+        label: '', revokedAt: null, kind: 'secret', allowedOrigins: [], lastUsedAt: null, createdAt: at(0), updatedAt: at(0),
       }),
     )
     // Upgraded on disk at open, before any new record was journaled under the new schema.

@@ -19,7 +19,7 @@ let dbs = 0
 const freshDb = () => join(root, `db-${++dbs}`, 'affiliate.sqlite')
 const bin = (name: string) => join(import.meta.dirname, '..', 'bin', name)
 // What the shell running the tests may have set is not what a test means: each says what it sets.
-const unset = { DATABASE_URL: '', AFFILIATE_SCHEMA: '', AFFILIATE_DB: '', REDIS_URL: '', HOST: '' }
+const unset = { DATABASE_URL: '', AFFILIATE_SCHEMA: '', AFFILIATE_DB: '', REDIS_URL: '', HOST: '', AFFILIATE_ADMIN_TOKEN: '' }
 
 interface Server {
   child: ChildProcessByStdio<null, Readable, Readable>
@@ -247,7 +247,7 @@ describe('affiliate-service keys', () => {
     const listed = await cli(['keys', 'list'], env)
     expect(listed.code).toBe(0)
     expect(listed.stdout).toContain(id)
-    expect(listed.stdout).toContain(key.slice(0, 13))
+    expect(listed.stdout).toContain(`${key.slice(0, 8)}…`)
     expect(listed.stdout).toContain(workspace)
     expect(listed.stdout).toContain('checkout')
     expect(listed.stdout).not.toContain(key.slice(13))
@@ -441,5 +441,70 @@ describe.skipIf(!postgresUrl || !redisUrl)(needs('npm start on PostgreSQL and Re
       server.child.kill('SIGTERM')
       expect(await server.exit).toBe(0)
     }
+  })
+})
+
+/** Waits until the server's output matches (it prints as it starts). */
+async function printed(server: Server, pattern: RegExp): Promise<RegExpExecArray> {
+  for (;;) {
+    const found = pattern.exec(server.output())
+    if (found) return found
+    await new Promise((resolve) => server.child.stdout.once('data', resolve))
+  }
+}
+
+/** Signs in to the admin with a token as a browser does: the form's CSRF token, then the post; answers the cookies. */
+async function adminSignIn(origin: string, token: string): Promise<{ status: number; cookies: string[] }> {
+  const form = await fetch(`${origin}/admin/sign-in`)
+  const seed = form.headers.getSetCookie().map((c) => c.split(';')[0]!)
+  const csrf = /name="csrf" value="([^"]+)"/.exec(await form.text())![1]!
+  const sent = await fetch(`${origin}/admin/sign-in`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: seed.join('; ') },
+    body: new URLSearchParams({ csrf, token }),
+  })
+  return { status: sent.status, cookies: [...seed, ...sent.headers.getSetCookie().map((c) => c.split(';')[0]!)] }
+}
+
+describe('npm start: the admin dashboard', () => {
+  it('makes an admin token on first start, prints it once with a sign-in URL, keeps only its hash; the token signs in to every workspace', async () => {
+    const db = freshDb()
+    const first = await start({ AFFILIATE_DB: db })
+    const [, token, signIn] = await printed(first, /admin token[^\n]*\n\s+(\S{40,})\nSign in at (\S+)/)
+    const workspace = printedWorkspace(first.output())!
+    const origin = new URL(first.url).origin
+    expect(signIn).toBe(`${origin}/admin/sign-in`)
+    expect((await fetch(`${origin}/admin`, { redirect: 'manual' })).status).toBe(303)
+    expect((await adminSignIn(origin, 'x'.repeat(43))).status).toBe(401)
+    const { status, cookies } = await adminSignIn(origin, token!)
+    expect(status).toBe(303)
+    const page = await fetch(`${origin}/admin/settings/integrations`, { headers: { cookie: cookies.join('; ') } })
+    expect(page.status).toBe(200)
+    expect(await page.text()).toContain(workspace)
+    first.child.kill('SIGTERM')
+    expect(await first.exit).toBe(0)
+    const { readFileSync } = await import('node:fs')
+    expect(readFileSync(db).includes(Buffer.from(token!))).toBe(false)
+
+    const second = await start({ AFFILIATE_DB: db })
+    await printed(second, /Admin dashboard: /)
+    expect(second.output()).not.toContain(token!)
+    expect((await adminSignIn(new URL(second.url).origin, token!)).status).toBe(303)
+    second.child.kill('SIGTERM')
+    expect(await second.exit).toBe(0)
+  })
+
+  it('takes AFFILIATE_ADMIN_TOKEN of 32+ characters, and refuses a shorter one', async () => {
+    const short = await cli(['start'], { AFFILIATE_DB: ':memory:', AFFILIATE_ADMIN_TOKEN: 'too-short', PORT: '0' })
+    expect(short.code).toBe(1)
+    expect(short.stderr).toContain('AFFILIATE_ADMIN_TOKEN must be at least 32 characters')
+    const token = 't'.repeat(40)
+    const server = await start({ AFFILIATE_DB: ':memory:', AFFILIATE_ADMIN_TOKEN: token })
+    await printed(server, /Admin dashboard: /)
+    expect(server.output()).not.toContain(token)
+    expect((await adminSignIn(new URL(server.url).origin, token)).status).toBe(303)
+    server.child.kill('SIGTERM')
+    expect(await server.exit).toBe(0)
   })
 })

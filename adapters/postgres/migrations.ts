@@ -538,6 +538,11 @@ UPDATE ${s}.webhooks SET "previousSecrets" = ARRAY["previousSecretExpiresAt" || 
 ALTER TABLE ${s}.webhooks DROP COLUMN "previousSecret";`,
     ),
   },
+  {
+    version: 14,
+    description: 'keys show when they were last used',
+    up: sql((s) => `ALTER TABLE ${s}."apiKeys" ADD COLUMN "lastUsedAt" text COLLATE "C";`),
+  },
 ]
 
 export const SCHEMA_VERSION = migrations[migrations.length - 1]!.version

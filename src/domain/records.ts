@@ -231,6 +231,8 @@ export type ApiKeyRecord = {
   kind: ApiKeyKind
   /** Publishable keys: the browser origins (`https://shop.example.com`) the beacon answers CORS for. */
   allowedOrigins: string[]
+  /** When a request last used the key (written at most once a minute), or null when never. */
+  lastUsedAt: string | null
   createdAt: string
   updatedAt: string
 }

@@ -231,6 +231,7 @@ export const schema: { [M in keyof ModelRecords]: ModelSchema<M> } = {
       revokedAt: { kind: 'timestamp', nullable: true },
       kind: { kind: 'text', values: ['secret', 'publishable'] },
       allowedOrigins: { kind: 'list' },
+      lastUsedAt: { kind: 'timestamp', nullable: true },
       ...stamps,
     },
   },

@@ -1,7 +1,9 @@
-import { constantTimeEqual, sha256Hex } from '../crypto.js'
+import { constantTimeEqual, newId, sha256Hex } from '../crypto.js'
 import { isUuid } from '../uuid.js'
 import { isPublishableKey, normalizeOrigin } from './origins.js'
-import type { KeyStore, Principal } from './types.js'
+import { isoAt, systemClock, type Clock } from '../clock.js'
+import { generateApiKey, generatePublishableKey, KEY_PREFIX_LENGTH } from './storage.js'
+import type { KeyInfo, KeyManagement, KeyStore, Principal } from './types.js'
 
 export interface MemoryKeyEntry {
   /** The plaintext key callers send in `x-auth-service`. Only its SHA-256 hash is kept. */
@@ -52,23 +54,45 @@ function checkEntry(entry: MemoryKeyEntry, index: number): void {
  * @example
  * memoryKeyStore([{ key: process.env.AFFILIATE_API_KEY!, userId, workspaceIds: [workspaceId] }])
  */
-export function memoryKeyStore(entries: readonly MemoryKeyEntry[]): KeyStore {
+export interface MemoryKeyStoreOptions {
+  /** Where `createdAt`, `lastUsedAt` and `revokedAt` come from. @default the system clock */
+  clock?: Clock
+}
+
+export function memoryKeyStore(entries: readonly MemoryKeyEntry[], options: MemoryKeyStoreOptions = {}): KeyStore & KeyManagement {
   if (!Array.isArray(entries)) throw new TypeError('memoryKeyStore takes an array of { key, userId, workspaceIds }')
   entries.forEach(checkEntry)
+  const clock = options.clock ?? systemClock
   const byPrefix = new Map<string, { hash: string; principal: Principal }[]>()
-  for (const entry of entries) {
-    const hash = sha256Hex(entry.key)
+  const infos = new Map<string, KeyInfo>()
+
+  function add(key: string, entry: Omit<MemoryKeyEntry, 'key'>, label: string): KeyInfo {
+    const hash = sha256Hex(key)
+    const publishable = isPublishableKey(key)
     const principal: Principal = Object.freeze({
       keyId: entry.keyId ?? hash.slice(0, 12),
       userId: entry.userId,
       workspaceIds: Object.freeze(entry.workspaceIds.map((id: string) => id.toLowerCase())),
-      ...(isPublishableKey(entry.key)
-        ? { publishable: Object.freeze({ allowedOrigins: Object.freeze((entry.allowedOrigins ?? []).map(normalizeOrigin)) }) }
-        : {}),
+      ...(publishable ? { publishable: Object.freeze({ allowedOrigins: Object.freeze((entry.allowedOrigins ?? []).map(normalizeOrigin)) }) } : {}),
     })
     const prefix = hash.slice(0, 16)
     byPrefix.set(prefix, [...(byPrefix.get(prefix) ?? []), { hash, principal }])
+    const info: KeyInfo = {
+      keyId: principal.keyId,
+      label,
+      prefix: key.slice(0, KEY_PREFIX_LENGTH),
+      kind: publishable ? 'publishable' : 'secret',
+      workspaceIds: [...principal.workspaceIds],
+      allowedOrigins: [...(principal.publishable?.allowedOrigins ?? [])],
+      createdAt: isoAt(clock),
+      lastUsedAt: null,
+      revokedAt: null,
+    }
+    infos.set(info.keyId, info)
+    return info
   }
+  for (const entry of entries) add(entry.key, entry, '')
+
   return {
     async resolve(key) {
       const hash = sha256Hex(key)
@@ -76,7 +100,32 @@ export function memoryKeyStore(entries: readonly MemoryKeyEntry[]): KeyStore {
       for (const entry of byPrefix.get(hash.slice(0, 16)) ?? []) {
         if (constantTimeEqual(entry.hash, hash)) found = entry.principal
       }
+      const info = found && infos.get(found.keyId)
+      if (!info || info.revokedAt !== null) return null
+      info.lastUsedAt = isoAt(clock)
       return found
+    },
+    async create(input) {
+      if (!Array.isArray(input.workspaceIds) || input.workspaceIds.length === 0) throw new TypeError('A key needs at least one workspace')
+      const kind = input.kind ?? 'secret'
+      if (kind === 'secret' && input.allowedOrigins !== undefined) throw new TypeError('allowedOrigins is for publishable keys (pk_…) only')
+      const key = kind === 'publishable' ? generatePublishableKey() : generateApiKey()
+      const entry = { userId: input.userId ?? newId(), workspaceIds: input.workspaceIds, keyId: newId(), ...(input.allowedOrigins ? { allowedOrigins: input.allowedOrigins } : {}) }
+      checkEntry({ key, ...entry }, infos.size)
+      return { key, info: { ...add(key, entry, input.label ?? '') } }
+    },
+    async list(filter = {}) {
+      const workspaceId = filter.workspaceId?.toLowerCase()
+      return [...infos.values()].filter((info) => workspaceId === undefined || info.workspaceIds.includes(workspaceId)).map((info) => ({ ...info }))
+    },
+    async revoke(keyId) {
+      const info = infos.get(keyId)
+      if (!info || info.revokedAt !== null) return false
+      info.revokedAt = isoAt(clock)
+      return true
+    },
+    async lastUsedAt(keyId) {
+      return infos.get(keyId)?.lastUsedAt ?? null
     },
   }
 }

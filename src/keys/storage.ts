@@ -3,7 +3,7 @@ import { constantTimeEqual, newId, randomString, sha256Hex } from '../crypto.js'
 import type { ApiKeyKind, ApiKeyRecord } from '../domain/records.js'
 import type { Storage } from '../storage/types.js'
 import { normalizeOrigin, PUBLISHABLE_PREFIX } from './origins.js'
-import type { KeyStore, Principal } from './types.js'
+import type { KeyCreateInput, KeyInfo, KeyManagement, KeyStore, Principal } from './types.js'
 
 /** What generated keys start with: recognisable in logs and by secret scanners. */
 export const API_KEY_PREFIX = 'aff_live_'
@@ -14,6 +14,10 @@ const RANDOM_CHARACTERS = 32
 export const PUBLISHABLE_KEY_PREFIX = `${PUBLISHABLE_PREFIX}live_`
 /** The part of a key `list` shows: the prefix and four random characters. */
 const SHOWN_CHARACTERS = API_KEY_PREFIX.length + 4
+/** `lastUsedAt` is written when it is older than this: at most one write per key a minute. */
+const LAST_USED_STEP_MS = 60_000
+/** What `KeyInfo.prefix` shows of a key. */
+export const KEY_PREFIX_LENGTH = 8
 /** Longer strings are no key of ours: refused before hashing. */
 const MAX_KEY_LENGTH = 256
 
@@ -24,30 +28,15 @@ export const generateApiKey = (): string => API_KEY_PREFIX + randomString(ALPHAB
 export const generatePublishableKey = (): string => PUBLISHABLE_KEY_PREFIX + randomString(ALPHABET, RANDOM_CHARACTERS)
 
 /** A stored key as people may see it: never the key, never its hash. */
-export interface ApiKeyInfo {
+export interface ApiKeyInfo extends KeyInfo {
+  /** The same as `keyId`. */
   id: string
-  /** The key's first characters, e.g. `aff_live_Q3xZ`. */
-  prefix: string
   userId: string
-  workspaceIds: string[]
-  label: string
-  createdAt: string
-  /** When it was revoked, or null while it works. */
-  revokedAt: string | null
   /** `secret` (the API) or `publishable` (`pk_…`, the tracking beacon only). */
   kind: ApiKeyKind
-  /** Publishable keys: the origins the beacon answers CORS for; `[]` on secret keys. */
-  allowedOrigins: string[]
 }
 
-export interface ApiKeyCreateInput {
-  /** The workspaces the key may use (at least one). */
-  workspaceIds: readonly string[]
-  /** Recorded as `userId` on the links the key creates. @default a new UUID */
-  userId?: string
-  /** A note for people, e.g. `billing backend`. @default '' */
-  label?: string
-}
+export type ApiKeyCreateInput = KeyCreateInput
 
 export interface PublishableKeyCreateInput extends ApiKeyCreateInput {
   /**
@@ -59,8 +48,8 @@ export interface PublishableKeyCreateInput extends ApiKeyCreateInput {
 }
 
 /** A key store kept in the service's own storage, with the operations to manage it. */
-export interface StorageKeyStore extends KeyStore {
-  /** Makes a key. The answer holds the key itself: show it once, it cannot be read back. */
+export interface StorageKeyStore extends KeyStore, KeyManagement {
+  /** Makes a key (`kind: 'publishable'`: as `createPublishable`). The answer holds the key itself: show it once, it cannot be read back. */
   create(input: ApiKeyCreateInput): Promise<{ key: string; info: ApiKeyInfo }>
   /**
    * Makes a publishable key (`pk_live_…`): tracking only, for client-side code. Like `create`,
@@ -72,8 +61,8 @@ export interface StorageKeyStore extends KeyStore {
    * starting with `pk_` is stored as publishable, with `allowedOrigins`.
    */
   add(key: string, input: PublishableKeyCreateInput): Promise<ApiKeyInfo>
-  /** Every key, revoked ones too, oldest first. */
-  list(): Promise<ApiKeyInfo[]>
+  /** Every key, revoked ones too, oldest first; with `workspaceId`, the keys that may use it. */
+  list(filter?: { workspaceId?: string }): Promise<ApiKeyInfo[]>
   /** Revokes a key by id: it resolves to nothing from the next request on. False when no such key is active. */
   revoke(id: string): Promise<boolean>
 }
@@ -85,7 +74,9 @@ export interface StorageKeyStoreOptions {
 
 const info = (record: ApiKeyRecord): ApiKeyInfo => ({
   id: record.id,
-  prefix: record.prefix,
+  keyId: record.id,
+  prefix: record.prefix.slice(0, KEY_PREFIX_LENGTH),
+  lastUsedAt: record.lastUsedAt ?? null,
   userId: record.userId,
   workspaceIds: record.workspaceIds,
   label: record.label,
@@ -128,6 +119,7 @@ export function storageKeyStore(storage: Storage, options: StorageKeyStoreOption
       revokedAt: null,
       kind,
       allowedOrigins,
+      lastUsedAt: null,
       createdAt: now,
       updatedAt: now,
     }
@@ -143,17 +135,23 @@ export function storageKeyStore(storage: Storage, options: StorageKeyStoreOption
         readOnly: true,
       })
       let found: Principal | null = null
+      let used: ApiKeyRecord | null = null
       for (const candidate of candidates) {
         // Compare every candidate fully, whatever matched before: the time never depends on the stored hashes.
         if (constantTimeEqual(candidate.hash, hash) && candidate.revokedAt === null) {
           found = { keyId: candidate.id, userId: candidate.userId, workspaceIds: candidate.workspaceIds }
           if (candidate.kind === 'publishable') found.publishable = { allowedOrigins: candidate.allowedOrigins }
+          used = candidate
         }
+      }
+      if (used && (used.lastUsedAt == null || Date.parse(used.lastUsedAt) <= clock.now() - LAST_USED_STEP_MS)) {
+        const at = isoAt(clock)
+        await storage.transaction(async (tx) => void (await tx.update('apiKeys', used.id, { lastUsedAt: at })))
       }
       return found
     },
     async create(input) {
-      const key = generateApiKey()
+      const key = input.kind === 'publishable' ? generatePublishableKey() : generateApiKey()
       return { key, info: await add(key, input) }
     },
     async createPublishable(input) {
@@ -161,12 +159,17 @@ export function storageKeyStore(storage: Storage, options: StorageKeyStoreOption
       return { key, info: await add(key, input) }
     },
     add,
-    async list() {
+    async list(filter = {}) {
       const records = await storage.transaction(
         (tx) => tx.find('apiKeys', { orderBy: { field: 'createdAt', direction: 'ASC' } }),
         { readOnly: true },
       )
-      return records.map(info)
+      const workspaceId = filter.workspaceId?.toLowerCase()
+      return records.filter((record) => workspaceId === undefined || record.workspaceIds.includes(workspaceId)).map(info)
+    },
+    async lastUsedAt(keyId) {
+      const record = await storage.transaction((tx) => tx.get('apiKeys', keyId), { readOnly: true })
+      return record?.lastUsedAt ?? null
     },
     async revoke(id) {
       return storage.transaction(async (tx) => {

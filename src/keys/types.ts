@@ -19,3 +19,58 @@ export interface KeyStore {
   /** The principal for `key`, or null when the key is unknown or revoked. */
   resolve(key: string): Promise<Principal | null>
 }
+
+/** `secret` keys use the API; `publishable` ones (`pk_…`) only the tracking beacon. */
+export type KeyKind = 'secret' | 'publishable'
+
+/** A key as people may see it: never the key, never its hash. */
+export interface KeyInfo {
+  keyId: string
+  /** A note for people, e.g. `billing backend`. */
+  label: string
+  /** The key's first 8 characters. */
+  prefix: string
+  kind: KeyKind
+  /** The workspaces the key may use. */
+  workspaceIds: string[]
+  /** Publishable keys: the origins the beacon answers CORS for; `[]` on secret keys. */
+  allowedOrigins: string[]
+  createdAt: string
+  /** When a request last used the key (kept to the minute), or null. */
+  lastUsedAt: string | null
+  /** When it was revoked, or null while it works. */
+  revokedAt: string | null
+}
+
+export interface KeyCreateInput {
+  /** The workspaces the key may use (at least one). */
+  workspaceIds: readonly string[]
+  /** @default '' */
+  label?: string
+  /** @default 'secret' */
+  kind?: KeyKind
+  /** Publishable keys only: the browser origins the beacon answers CORS for. @default [] */
+  allowedOrigins?: readonly string[]
+  /** Recorded as `userId` on the links the key creates. @default a new UUID */
+  userId?: string
+}
+
+/**
+ * A key store that also manages its keys (the admin's Settings → Integrations uses these). Every
+ * key store of the package has them; a host's own store may leave them out, and the admin then
+ * says keys are managed elsewhere.
+ */
+export interface KeyManagement {
+  /** Makes a key. The answer holds the key itself: show it once, it cannot be read back. */
+  create(input: KeyCreateInput): Promise<{ key: string; info: KeyInfo }>
+  /** Every key (revoked ones too), oldest first; with `workspaceId`, the keys that may use it. */
+  list(filter?: { workspaceId?: string }): Promise<KeyInfo[]>
+  /** Revokes a key: it resolves to nothing from the next request on, on every instance. False when no such key is active. */
+  revoke(keyId: string): Promise<boolean>
+  /** When the key was last used, or null (never, or no such key). */
+  lastUsedAt(keyId: string): Promise<string | null>
+}
+
+/** Whether a key store manages its keys (`create`, `list`, `revoke`, `lastUsedAt`). */
+export const managesKeys = (store: KeyStore): store is KeyStore & KeyManagement =>
+  ['create', 'list', 'revoke', 'lastUsedAt'].every((name) => typeof (store as unknown as Record<string, unknown>)[name] === 'function')

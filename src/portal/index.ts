@@ -1,15 +1,14 @@
 import type { AffiliateApi } from '../http/typed-api.js'
 import type { Clock } from '../clock.js'
-import { constantTimeEqual } from '../crypto.js'
 import type { Affiliate } from '../domain/affiliate.js'
 import type { PortalTokenRecord } from '../domain/records.js'
 import { AffiliateError } from '../errors.js'
-import { readBody, type BodyLimits } from '../http/body.js'
+import type { BodyLimits } from '../http/body.js'
 import { clientAddressOf } from '../http/client-address.js'
 import { addressThrottle, type AddressThrottle } from '../limiter/address-throttle.js'
 import type { Storage } from '../storage/types.js'
 import { isUuid } from '../uuid.js'
-import { cookiesOf, setCookie } from './cookies.js'
+import { pages, PageError, refusal, type Visit as PageVisit } from '../views/http.js'
 import type { Frame } from './layout.js'
 import { resolvePortalOptions, type PortalOptions } from './options.js'
 import {
@@ -24,10 +23,10 @@ import {
   signInSentPage,
   type Choice,
   type DashboardView,
-  type FieldErrors,
 } from './pages.js'
-import { cspHash, keyedHash, randomToken } from './secrets.js'
-import { SCRIPT, STYLE } from './styles.js'
+import type { FieldErrors } from '../views/forms.js'
+import { cspHash } from '../views/secrets.js'
+import { SCRIPT, STYLE } from '../views/styles.js'
 import { portalTokens } from './tokens.js'
 
 export type { PortalOptions, PortalThemeVariable } from './options.js'
@@ -50,8 +49,6 @@ export interface Portal {
 
 const SESSION_COOKIE = 'affiliate_portal_session'
 const CSRF_COOKIE = 'affiliate_portal_csrf'
-/** Forms are small: a larger body is refused before it is read. */
-const MAX_FORM_BYTES = 16 * 1024
 /** Each e-mail has at most this many affiliate records a session may choose from. */
 const MAX_CHOICES = 100
 
@@ -62,31 +59,9 @@ const NOTICES = new Map([
   ['signed-out', 'You are signed out.'],
 ])
 
-/** A form as sent: the first value of each field, trimmed. */
-type Form = { get(name: string): string }
-
-/** What one request carries: its cookies, the CSRF seed (made now when it had none) and its answer's cookies. */
-interface Visit {
-  request: Request
-  url: URL
-  secure: boolean
-  cookies: Map<string, string>
-  seed: string
-  setCookies: string[]
+/** A request to the portal: the shared visit and the frame its pages are drawn in. */
+interface Visit extends PageVisit {
   frame: Frame
-}
-
-/** Answers a refused form or page with a status; its text is shown on a page of its own. */
-class PageError extends Error {
-  constructor(
-    readonly status: number,
-    readonly title: string,
-    message: string,
-    readonly link?: { href: string; label: string },
-    readonly headers?: Record<string, string>,
-  ) {
-    super(message)
-  }
 }
 
 /**
@@ -110,65 +85,12 @@ export function createPortal(options: PortalOptions, deps: PortalDeps): Portal {
     "frame-ancestors 'none'",
     "base-uri 'none'",
   ].join('; ')
-  const formLimits: BodyLimits = { maxBytes: Math.min(MAX_FORM_BYTES, deps.body.maxBytes), timeoutMs: deps.body.timeoutMs }
-
-  const csrfOf = (seed: string) => keyedHash(config.key, `csrf:${seed}`)
+  const shared = pages({ path, key: config.key, csrfCookie: CSRF_COOKIE, secureCookies: config.secureCookies, sameSite: 'Lax', csp, body: deps.body })
+  const { page, redirect, form } = shared
 
   function visit(request: Request): Visit {
-    const url = new URL(request.url)
-    const secure = config.secureCookies ?? url.protocol === 'https:'
-    const cookies = cookiesOf(request)
-    const setCookies: string[] = []
-    let seed = cookies.get(CSRF_COOKIE) ?? ''
-    if (!/^[A-Za-z0-9_-]{43}$/.test(seed)) {
-      seed = randomToken()
-      setCookies.push(setCookie(CSRF_COOKIE, seed, { path, secure }))
-    }
-    return { request, url, secure, cookies, seed, setCookies, frame: { path, site: config.title, style, csrf: csrfOf(seed) } }
-  }
-
-  function page(v: Visit, body: string, status = 200, headers: Record<string, string> = {}): Response {
-    const out = new Headers({
-      'content-type': 'text/html; charset=utf-8',
-      'content-security-policy': csp,
-      'x-content-type-options': 'nosniff',
-      'x-frame-options': 'DENY',
-      'referrer-policy': 'no-referrer',
-      'cache-control': 'no-store',
-      ...headers,
-    })
-    for (const cookie of v.setCookies) out.append('set-cookie', cookie)
-    return new Response(v.request.method === 'HEAD' ? null : body, { status, headers: out })
-  }
-
-  function redirect(v: Visit, to: string): Response {
-    const out = new Headers({ location: to, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' })
-    for (const cookie of v.setCookies) out.append('set-cookie', cookie)
-    return new Response(null, { status: 303, headers: out })
-  }
-
-  /** The form of a POST, after its CSRF token is checked against this browser's seed (403 otherwise). */
-  async function form(v: Visit): Promise<Form> {
-    const type = (v.request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
-    if (type !== 'application/x-www-form-urlencoded') {
-      throw new PageError(415, 'Form not understood', 'This page takes forms sent by the browser (application/x-www-form-urlencoded).')
-    }
-    let params: URLSearchParams
-    try {
-      params = new URLSearchParams(new TextDecoder('utf-8', { fatal: true }).decode(await readBody(v.request, formLimits)))
-    } catch (error) {
-      if (error instanceof AffiliateError && (error.code === 'body_too_large' || error.code === 'body_timeout')) {
-        throw new PageError(error.status, 'Form refused', error.message, undefined, error.headers)
-      }
-      if (error instanceof AffiliateError) throw error
-      throw new PageError(400, 'Form not understood', 'The form was not valid UTF-8 text.')
-    }
-    const sent = params.get('csrf') ?? ''
-    // The seed came with this request (not made now) and the token is the one made from it.
-    if (!v.cookies.has(CSRF_COOKIE) || v.cookies.get(CSRF_COOKIE) !== v.seed || !constantTimeEqual(sent, csrfOf(v.seed))) {
-      throw new PageError(403, 'Form expired', 'This form has expired or did not come from this site. Go back, reload the page and send it again.')
-    }
-    return { get: (name) => (params.get(name) ?? '').trim() }
+    const v = shared.visit(request)
+    return { ...v, frame: { path, site: config.title, style, csrf: v.csrf } }
   }
 
   /** One more sign-in or join form from this address; 429 when it has sent too many. */
@@ -227,7 +149,7 @@ export function createPortal(options: PortalOptions, deps: PortalDeps): Portal {
   }
 
   function endSession(v: Visit): void {
-    v.setCookies.push(setCookie(SESSION_COOKIE, '', { path, secure: v.secure, maxAge: 0 }))
+    shared.cookie(v, SESSION_COOKIE, '', 0)
   }
 
   /** The visit's session, when its cookie names one that lasts. */
@@ -290,15 +212,6 @@ export function createPortal(options: PortalOptions, deps: PortalDeps): Portal {
     return page(v, dashboardPage(v.frame, view), status)
   }
 
-  /** An API refusal of a form as what the page shows: its message and each field's. */
-  function refusal(error: unknown, fields: readonly string[]): { problem: string; errors: FieldErrors; status: number } {
-    if (!(error instanceof AffiliateError) || error.status >= 500 || error.status === 404) throw error
-    const errors: FieldErrors = {}
-    for (const entry of error.errors ?? []) if (fields.includes(entry.path)) errors[entry.path] = entry.msg
-    const problem = error.errors ? 'Please correct the following:' : error.message
-    return { problem, errors, status: error.status }
-  }
-
   async function signIn(v: Visit, context: unknown): Promise<Response> {
     if (v.request.method !== 'POST') {
       const notice = NOTICES.get(v.url.searchParams.get('notice') ?? '')
@@ -335,7 +248,7 @@ export function createPortal(options: PortalOptions, deps: PortalDeps): Portal {
     const previous = v.cookies.get(SESSION_COOKIE)
     if (previous) await tokens.endSession(previous)
     const session = await tokens.startSession(email, choices.length === 1 ? choices[0]!.id : null)
-    v.setCookies.push(setCookie(SESSION_COOKIE, session, { path, secure: v.secure, maxAge: Math.floor(config.sessionMs / 1000) }))
+    shared.cookie(v, SESSION_COOKIE, session, Math.floor(config.sessionMs / 1000))
     return redirect(v, choices.length === 1 ? path : `${path}/choose`)
   }
 

@@ -1,5 +1,7 @@
-import { Html, html } from './html.js'
-import { SCRIPT } from './styles.js'
+import { html, type Html } from '../views/html.js'
+import { documentShell } from '../views/layout.js'
+import { SCRIPT } from '../views/styles.js'
+import { csrfField as csrfInput } from '../views/forms.js'
 
 /** What every page of one request shares. */
 export interface Frame {
@@ -16,7 +18,7 @@ export interface Frame {
 }
 
 /** The hidden CSRF field of a form. */
-export const csrfField = (frame: Frame): Html => html`<input type="hidden" name="csrf" value="${frame.csrf}">`
+export const csrfField = (frame: Frame): Html => csrfInput(frame.csrf)
 
 /** A whole page: one style sheet and one script, both inline (the CSP allows them by hash). */
 export function layout(frame: Frame, title: string, main: Html): string {
@@ -24,23 +26,13 @@ export function layout(frame: Frame, title: string, main: Html): string {
     ? html`<span class="who">Signed in as ${frame.signedInAs}</span>
 <form class="inline" method="post" action="${frame.path}/sign-out">${csrfField(frame)}<button class="quiet" type="submit">Sign out</button></form>`
     : ''
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${title} · ${frame.site}</title>
-<style>${new Html(frame.style)}</style>
-</head>
-<body>
-<a class="skip" href="#main">Skip to content</a>
-<header class="top"><div class="bar"><a class="brand" href="${frame.path}">${frame.site}</a>${signOut}</div></header>
+  return documentShell({
+    title: `${title} · ${frame.site}`,
+    style: frame.style,
+    body: html`<header class="top"><div class="bar"><a class="brand" href="${frame.path}">${frame.site}</a>${signOut}</div></header>
 <main id="main" class="wrap">
 ${main}
-</main>
-<script>${new Html(SCRIPT)}</script>
-</body>
-</html>
-`.value
+</main>`,
+    scripts: { inline: SCRIPT },
+  })
 }

@@ -1,4 +1,4 @@
-import { THEME_DEFAULTS } from './styles.js'
+import { THEME_DEFAULTS } from '../views/styles.js'
 
 /** The theme variables a host may set (see the README's portal section for what each colours). */
 export type PortalThemeVariable = keyof typeof THEME_DEFAULTS

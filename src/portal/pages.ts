@@ -4,12 +4,10 @@ import type { Commission } from '../domain/commission.js'
 import type { ReferralLink } from '../domain/link.js'
 import type { AffiliateBalance, Payout } from '../domain/payout.js'
 import type { Pagination } from '../api/shared.js'
-import { html, paragraphs, type Html } from './html.js'
+import { html, paragraphs, type Html } from '../views/html.js'
 import { csrfField, layout, type Frame } from './layout.js'
 import { maskEmail } from './mask.js'
-
-/** Field -> what is wrong with it, shown beside the field and in a summary at the top of the form. */
-export type FieldErrors = Record<string, string>
+import { errorSummary, input, type FieldErrors } from '../views/forms.js'
 
 export const PAYOUT_METHODS = [
   ['PAYPAL', 'PayPal'],
@@ -25,45 +23,6 @@ function money(amount: string | number, currency: string): string {
   } catch {
     return `${Number(amount).toFixed(2)} ${currency}`
   }
-}
-
-const errorSummary = (errors: FieldErrors, general?: string): Html | '' => {
-  const list = Object.entries(errors)
-  if (list.length === 0 && !general) return ''
-  return html`<div class="alert" role="alert"><strong>${general ?? 'Please correct the following:'}</strong>${
-    list.length ? html`<ul>${list.map(([name, msg]) => html`<li><a href="#${name}">${msg}</a></li>`)}</ul>` : ''
-  }</div>`
-}
-
-interface InputSpec {
-  name: string
-  label: string
-  type?: string
-  value?: string
-  required?: boolean
-  autocomplete?: string
-  hint?: string
-  errors: FieldErrors
-  textarea?: boolean
-  maxLength?: number
-}
-
-/** A labelled input; its error, when it has one, is tied to it with aria-describedby. */
-function input(spec: InputSpec): Html {
-  const error = spec.errors[spec.name]
-  const described = [spec.hint ? `${spec.name}-hint` : '', error ? `${spec.name}-error` : ''].filter(Boolean).join(' ')
-  const attributes = html` id="${spec.name}" name="${spec.name}"${spec.required ? html` required` : ''}${
-    spec.autocomplete ? html` autocomplete="${spec.autocomplete}"` : ''
-  }${spec.maxLength ? html` maxlength="${spec.maxLength}"` : ''}${described ? html` aria-describedby="${described}"` : ''}${
-    error ? html` aria-invalid="true"` : ''
-  }`
-  const control = spec.textarea
-    ? html`<textarea${attributes}>${spec.value ?? ''}</textarea>`
-    : html`<input type="${spec.type ?? 'text'}"${attributes} value="${spec.value ?? ''}">`
-  return html`<label for="${spec.name}">${spec.label}${spec.required ? '' : html` <span class="hint">(optional)</span>`}</label>
-${spec.hint ? html`<span class="hint" id="${spec.name}-hint">${spec.hint}</span>` : ''}
-${control}
-${error ? html`<p class="field-error" id="${spec.name}-error">${error}</p>` : ''}`
 }
 
 export function messagePage(frame: Frame, title: string, text: string, link?: { href: string; label: string }): string {

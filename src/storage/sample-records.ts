@@ -166,6 +166,7 @@ export const apiKey = (overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord => (
   revokedAt: null,
   kind: 'secret',
   allowedOrigins: [],
+  lastUsedAt: null,
   createdAt: at(0),
   updatedAt: at(0),
   ...overrides,

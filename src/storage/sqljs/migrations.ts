@@ -539,6 +539,11 @@ UPDATE webhooks SET previousSecrets = json_array(previousSecretExpiresAt || ' ' 
   WHERE previousSecret IS NOT NULL AND previousSecretExpiresAt IS NOT NULL;
 ALTER TABLE webhooks DROP COLUMN previousSecret;`,
   },
+  {
+    version: 15,
+    // Keys show when they were last used (the admin's key list).
+    sql: 'ALTER TABLE apiKeys ADD COLUMN lastUsedAt TEXT;',
+  },
 ]
 
 export const SCHEMA_VERSION = migrations[migrations.length - 1]!.version

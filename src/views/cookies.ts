@@ -15,11 +15,13 @@ export interface CookieOptions {
   secure: boolean
   /** Seconds; 0 removes the cookie. Omitted: it lasts as long as the browser session. */
   maxAge?: number
+  /** `Strict` keeps the cookie off every request another site starts (the admin's session). @default 'Lax' */
+  sameSite?: 'Lax' | 'Strict'
 }
 
-/** A `Set-Cookie` value: always `HttpOnly` and `SameSite=Lax`; `Secure` when asked (https). */
+/** A `Set-Cookie` value: always `HttpOnly`, `SameSite=Lax` unless `Strict` is asked; `Secure` when asked (https). */
 export function setCookie(name: string, value: string, options: CookieOptions): string {
-  let out = `${name}=${value}; Path=${options.path}; HttpOnly; SameSite=Lax`
+  let out = `${name}=${value}; Path=${options.path}; HttpOnly; SameSite=${options.sameSite ?? 'Lax'}`
   if (options.maxAge !== undefined) out += `; Max-Age=${options.maxAge}`
   if (options.secure) out += '; Secure'
   return out

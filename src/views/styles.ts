@@ -1,4 +1,4 @@
-// The portal's only style sheet and script, inlined in every page and allowed by their hashes in
+// The portal's and the admin's style sheet and the portal's script, inlined in every page and allowed by their hashes in
 // the Content-Security-Policy: nothing is loaded from anywhere, this host included.
 
 /**

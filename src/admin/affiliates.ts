@@ -1,0 +1,143 @@
+import type { Affiliate } from '../domain/affiliate.js'
+import { csrfField, errorSummary, input, type FieldErrors } from '../views/forms.js'
+import { html } from '../views/html.js'
+import { PageError, refusal } from '../views/http.js'
+import { pick } from './fields.js'
+import { actionForm, badge, confirmation, head, money, noticeBox, pager, table, when, type Ctx, type Handler } from './ui.js'
+
+const STATUSES = [['', 'Any status'], ['active', 'Active'], ['pending', 'Awaiting approval'], ['banned', 'Banned']] as const
+const statusOf = (a: Affiliate) => (a.isBanned ? 'banned' : a.isActive ? 'active' : 'awaiting-approval')
+const EDIT = { firstName: 'text', lastName: 'text', notes: 'text', payoutEmail: 'text', payoutMethod: 'nullable' } as const
+const METHODS = [['', 'Not chosen'], ['PAYPAL', 'PayPal'], ['WISE', 'Wise'], ['BANK_TRANSFER', 'Bank transfer']] as const
+
+async function affiliateOf(c: Ctx, id: string): Promise<Affiliate> {
+  try {
+    return await c.api.affiliates.get(id)
+  } catch {
+    throw new PageError(404, 'Affiliate not found', 'There is no such affiliate in your workspaces.', { href: `${c.path}/affiliates`, label: 'Back to affiliates' })
+  }
+}
+
+const nameOf = (a: Affiliate) => [a.firstName, a.lastName].filter(Boolean).join(' ') || a.email
+
+function editForm(c: Ctx, a: Affiliate, values: Record<string, string>, errors: FieldErrors, problem?: string) {
+  const f = (name: string, label: string, extra: Partial<Parameters<typeof input>[0]> = {}) => input({ name, label, value: values[name], errors, ...extra })
+  return html`<section class="card" id="edit"><h2>Edit</h2>${errorSummary(errors, problem)}<form method="post" action="${c.path}/affiliates/edit?affiliateId=${a.id}" novalidate>${csrfField(c.v.csrf)}
+${f('firstName', 'First name', { maxLength: 100 })}${f('lastName', 'Last name', { maxLength: 100 })}
+${f('payoutEmail', 'Payout e-mail', { type: 'email' })}${f('payoutMethod', 'Payout method', { options: METHODS })}
+${f('notes', 'Notes', { textarea: true, maxLength: 5000 })}
+<div class="actions"><button type="submit">Save affiliate</button></div></form></section>`
+}
+
+async function detail(c: Ctx, a: Affiliate, values?: Record<string, string>, errors: FieldErrors = {}, problem?: string, status = 200) {
+  const [campaign, links, balance, commissions, payouts] = await Promise.all([
+    c.api.campaigns.get(a.campaignId),
+    c.api.links.list({ affiliateId: a.id }),
+    c.api.affiliates.balance(a.id),
+    c.api.commissions.list({ affiliateId: a.id, limit: 10 }),
+    c.api.payouts.list({ affiliateId: a.id, limit: 10 }),
+  ])
+  const cur = balance.currency
+  const state = statusOf(a)
+  const actions = a.isBanned
+    ? actionForm(c, `${c.path}/affiliates/unban`, { affiliateId: a.id }, 'Unban')
+    : html`${a.isActive ? '' : actionForm(c, `${c.path}/affiliates/approve`, { affiliateId: a.id }, 'Approve')} ${actionForm(c, `${c.path}/affiliates/ban`, { affiliateId: a.id }, 'Ban', { danger: true, confirm: `Ban ${a.email}? Their links stop earning and they cannot sign in to the portal.` })}`
+  return c.page(
+    nameOf(a),
+    html`${head(nameOf(a), actions)}${noticeBox(c.notice())}
+<div class="grid"><section class="card"><h2>Profile</h2><dl class="stats">
+<div><dt>E-mail</dt><dd class="hint">${a.email}</dd></div><div><dt>Status</dt><dd>${badge(state)}</dd></div>
+<div><dt>Campaign</dt><dd class="hint"><a href="${c.path}/campaigns/edit?campaignId=${campaign.id}">${campaign.campaignName}</a></dd></div>
+<div><dt>Joined</dt><dd class="hint">${when(a.createdAt)}</dd></div></dl></section>
+<section class="card"><h2>Balance</h2><dl class="stats"><div><dt>Held</dt><dd>${money(balance.held, cur)}</dd></div><div><dt>Due</dt><dd>${money(balance.due, cur)}</dd></div>
+<div><dt>In payouts</dt><dd>${money(balance.inPayout, cur)}</dd></div><div><dt>Paid out</dt><dd>${money(balance.paidOut, cur)}</dd></div></dl></section></div>
+<section class="card"><h2>Links</h2>${links.items.length ? table(['Code', 'URL', ['Clicks', 'num'], ['Signups', 'num']], links.items.map((l) => [html`${l.referralCode}`, html`<span class="hint">${l.url}</span>`, html`${l.totalClicks}`, html`${l.totalSignups}`])) : html`<p class="muted">No links yet.</p>`}</section>
+<section class="card"><h2>Commissions</h2>${commissions.items.length ? table(['Date', 'Customer', ['Amount', 'num'], 'Status', 'Kind'], commissions.items.map((m) => [when(m.commissionDate), html`${m.referredUser}`, html`${money(m.amount, cur)}`, badge(m.status), html`${m.kind}`])) : html`<p class="muted">No commissions yet.</p>`}
+<p><a href="${c.path}/commissions?affiliateId=${a.id}">All commissions of this affiliate</a></p></section>
+<section class="card"><h2>Payouts</h2>${payouts.items.length ? table([['Amount', 'num'], 'Method', 'Status', 'Created'], payouts.items.map((p) => [html`<a href="${c.path}/payouts/detail?payoutId=${p.payoutId}">${money(p.amount, p.currency)}</a>`, html`${p.payoutMethod}`, badge(p.status), when(p.createdAt)])) : html`<p class="muted">No payouts yet.</p>`}</section>
+${editForm(c, a, values ?? { firstName: a.firstName, lastName: a.lastName, notes: a.notes, payoutEmail: a.payoutEmail, payoutMethod: a.payoutMethod ?? '' }, errors, problem)}`,
+    status,
+  )
+}
+
+/** Approves or rejects (deletes the application of) each affiliate named, through the API. */
+async function decide(c: Ctx, verdict: 'approve' | 'reject'): Promise<Response> {
+  const form = await c.form()
+  const ids = form.all('affiliateId').filter(Boolean)
+  if (ids.length === 0) throw new PageError(400, 'Nobody selected', 'Select at least one applicant.', { href: `${c.path}/affiliates?status=pending`, label: 'Back to applicants' })
+  const affiliates = await Promise.all(ids.slice(0, 100).map((id) => affiliateOf(c, id)))
+  if (verdict === 'reject' && form.get('confirmed') !== 'yes') {
+    return confirmation(c, 'Reject applicants', `Reject ${affiliates.length} applicant${affiliates.length === 1 ? '' : 's'} (${affiliates.map((a) => a.email).join(', ')})? Their applications are deleted.`, `${c.path}/affiliates/reject`, { affiliateId: ids }, 'Reject', `${c.path}/affiliates?status=pending`)
+  }
+  for (const a of affiliates) {
+    try {
+      if (verdict === 'approve') await c.api.affiliates.update(a.id, { isActive: true })
+      else await c.api.affiliates.delete(a.id)
+    } catch (error) {
+      const { problem, status } = refusal(error, [])
+      throw new PageError(status, 'Not done', `${a.email}: ${problem}`, { href: `${c.path}/affiliates`, label: 'Back to affiliates' })
+    }
+  }
+  const back = ids.length === 1 && verdict === 'approve' && form.get('from') === 'detail' ? `${c.path}/affiliates/detail?affiliateId=${ids[0]}&` : `${c.path}/affiliates?`
+  return c.redirect(`${back}notice=${verdict === 'approve' ? 'approved' : 'rejected'}`)
+}
+
+async function ban(c: Ctx, banned: boolean): Promise<Response> {
+  const form = await c.form()
+  const a = await affiliateOf(c, form.get('affiliateId'))
+  if (banned && form.get('confirmed') !== 'yes') {
+    return confirmation(c, 'Ban affiliate', `Ban ${a.email}? Their links stop earning and they cannot sign in to the portal.`, `${c.path}/affiliates/ban`, { affiliateId: a.id }, 'Ban affiliate', `${c.path}/affiliates/detail?affiliateId=${a.id}`)
+  }
+  await c.api.affiliates.update(a.id, { isBanned: banned })
+  return c.redirect(`${c.path}/affiliates/detail?affiliateId=${a.id}&notice=${banned ? 'banned' : 'unbanned'}`)
+}
+
+export const affiliatePages: Record<string, Handler> = {
+  async 'GET /affiliates'(c) {
+    const q = c.v.url.searchParams
+    const status = q.get('status') ?? ''
+    const contains = q.get('contains') ?? ''
+    const campaignId = q.get('campaignId') ?? ''
+    const page = Number(q.get('page') ?? 1) || 1
+    // The list query has no status filter: a status filter reads a page of 100 and keeps its matches.
+    const list = await c.api.affiliates.list({ workspaceId: c.workspaceId, page, limit: status ? 100 : 20, ...(contains ? { contains } : {}), ...(campaignId ? { campaignId } : {}) })
+    const items = list.items.filter((a) => !status || (status === 'active' ? a.isActive && !a.isBanned : status === 'banned' ? a.isBanned : !a.isActive && !a.isBanned))
+    const rows = items.map((a) => [
+      a.isActive || a.isBanned ? '' : html`<input type="checkbox" name="affiliateId" value="${a.id}" aria-label="Select ${a.email}" form="bulk">`,
+      html`<a href="${c.path}/affiliates/detail?affiliateId=${a.id}">${a.email}</a>`,
+      html`${[a.firstName, a.lastName].filter(Boolean).join(' ')}`,
+      badge(statusOf(a)),
+      html`${a.totalClicks}`,
+      html`${a.totalSignups}`,
+      html`${Number(a.totalEarnings).toFixed(2)}`,
+    ])
+    const applicants = items.some((a) => !a.isActive && !a.isBanned)
+    return c.page(
+      'Affiliates',
+      html`${head('Affiliates')}${noticeBox(c.notice())}
+<form class="filters card" method="get"><div><label for="contains">Search</label><input id="contains" name="contains" value="${contains}"></div>
+<div><label for="status">Status</label><select id="status" name="status">${STATUSES.map(([value, label]) => html`<option value="${value}"${value === status ? html` selected` : ''}>${label}</option>`)}</select></div>
+<div><button type="submit">Filter</button></div></form>
+${applicants ? html`<form id="bulk" method="post" action="${c.path}/affiliates/approve" class="actions">${csrfField(c.v.csrf)}<button type="submit">Approve selected</button><button type="submit" class="danger" formaction="${c.path}/affiliates/reject">Reject selected</button></form>` : ''}
+${rows.length ? table(['Select', 'E-mail', 'Name', 'Status', ['Clicks', 'num'], ['Signups', 'num'], ['Earnings', 'num']], rows) : html`<p class="card">No affiliates match. Affiliates join through the portal's join page of a campaign, or the API.</p>`}${pager(c.v.url, list.pagination)}`,
+    )
+  },
+  async 'GET /affiliates/detail'(c) {
+    return detail(c, await affiliateOf(c, c.v.url.searchParams.get('affiliateId') ?? ''))
+  },
+  async 'POST /affiliates/edit'(c) {
+    const a = await affiliateOf(c, c.v.url.searchParams.get('affiliateId') ?? '')
+    const { values, input: body } = pick(await c.form(), EDIT, true)
+    try {
+      await c.api.affiliates.update(a.id, body as never)
+    } catch (error) {
+      const { problem, errors, status } = refusal(error, Object.keys(EDIT))
+      return detail(c, a, values, errors, problem, status)
+    }
+    return c.redirect(`${c.path}/affiliates/detail?affiliateId=${a.id}&notice=affiliate-saved`)
+  },
+  'POST /affiliates/approve': (c) => decide(c, 'approve'),
+  'POST /affiliates/reject': (c) => decide(c, 'reject'),
+  'POST /affiliates/ban': (c) => ban(c, true),
+  'POST /affiliates/unban': (c) => ban(c, false),
+}

@@ -1,0 +1,151 @@
+import { COMMISSION_STATUSES } from '../domain/commission-status.js'
+import type { Commission } from '../domain/commission.js'
+import { csrfField, errorSummary, input, type FieldErrors } from '../views/forms.js'
+import { html } from '../views/html.js'
+import { PageError, refusal } from '../views/http.js'
+import { pick } from './fields.js'
+import { badge, confirmation, head, money, noticeBox, pager, table, when, type Ctx, type Handler } from './ui.js'
+
+const NEW = { campaignId: 'text', affiliateId: 'text', referredUser: 'text', amount: 'money', status: 'text', commissionDate: 'text', remarks: 'nullable' } as const
+
+async function commissionOf(c: Ctx, id: string): Promise<Commission> {
+  try {
+    return await c.api.commissions.get(id)
+  } catch {
+    throw new PageError(404, 'Commission not found', 'There is no such commission in your workspaces.', { href: `${c.path}/commissions`, label: 'Back to commissions' })
+  }
+}
+
+async function currencyOf(c: Ctx, campaignId: string): Promise<string> {
+  return (await c.api.campaigns.get(campaignId)).currency
+}
+
+async function newForm(c: Ctx, values: Record<string, string>, errors: FieldErrors, problem?: string, status = 200) {
+  const campaigns = await c.api.campaigns.list({ workspaceId: c.workspaceId, limit: 100 })
+  const f = (name: string, label: string, extra: Partial<Parameters<typeof input>[0]> = {}) => input({ name, label, value: values[name], errors, ...extra })
+  return c.page(
+    'Add a commission',
+    html`${head('Add a commission')}${errorSummary(errors, problem)}<form class="card" method="post" action="${c.path}/commissions/new" novalidate>${csrfField(c.v.csrf)}
+${f('campaignId', 'Campaign', { required: true, options: campaigns.items.map((m) => [m.id, m.campaignName] as const) })}
+${f('affiliateId', 'Affiliate ID', { required: true, hint: 'The affiliate who referred the sale (on their page in Affiliates).' })}
+${f('referredUser', 'Customer e-mail', { required: true, type: 'email' })}
+${f('amount', 'Commission amount', { required: true, attributes: html` inputmode="decimal"` })}
+${f('status', 'Status', { options: [['', 'Pending (default)'], ...COMMISSION_STATUSES.map((s) => [s, s] as const)] })}
+${f('commissionDate', 'Date of the sale', { hint: 'An ISO date-time such as 2026-03-01T12:00:00Z; default now.' })}
+${f('remarks', 'Remarks', { textarea: true, maxLength: 5000 })}
+<div class="actions"><button type="submit">Add commission</button><a href="${c.path}/commissions">Cancel</a></div></form>`,
+    status,
+  )
+}
+
+async function refundForm(c: Ctx, m: Commission, value: string, errors: FieldErrors, problem?: string, status = 200) {
+  const currency = await currencyOf(c, m.campaignId)
+  return c.page(
+    'Refund commission',
+    html`${head('Refund commission')}${errorSummary(errors, problem)}<div class="card"><p>Commission of ${money(m.amount, currency)} for ${m.referredUser} (${m.status}).</p>
+<form method="post" action="${c.path}/commissions/refund" novalidate>${csrfField(c.v.csrf)}<input type="hidden" name="commissionId" value="${m.commissionId}">
+${input({ name: 'amount', label: 'Amount to refund', value, errors, hint: 'Leave empty to refund all that is left.', attributes: html` inputmode="decimal"` })}
+<div class="actions"><button type="submit">Review refund</button><a href="${c.path}/commissions">Cancel</a></div></form></div>`,
+    status,
+  )
+}
+
+export const commissionPages: Record<string, Handler> = {
+  async 'GET /commissions'(c) {
+    const q = c.v.url.searchParams
+    const filter = Object.fromEntries(['status', 'kind', 'affiliateId', 'campaignId', 'from', 'to'].map((name) => [name, q.get(name) ?? '']))
+    const page = Number(q.get('page') ?? 1) || 1
+    const local = Boolean(filter.kind || filter.from || filter.to)
+    let list
+    try {
+      list = await c.api.commissions.list({
+        workspaceId: c.workspaceId,
+        page,
+        limit: local ? 100 : 20,
+        ...(filter.status ? { status: filter.status as never } : {}),
+        ...(filter.affiliateId ? { affiliateId: filter.affiliateId } : {}),
+        ...(filter.campaignId ? { campaignId: filter.campaignId } : {}),
+      })
+    } catch (error) {
+      const { problem, status } = refusal(error, [])
+      throw new PageError(status, 'Filter not understood', problem, { href: `${c.path}/commissions`, label: 'Clear the filters' })
+    }
+    // Kind and period are not in the list query: they narrow the page read (100 records).
+    const items = list.items.filter(
+      (m) => (!filter.kind || m.kind === filter.kind) && (!filter.from || m.commissionDate >= filter.from) && (!filter.to || m.commissionDate.slice(0, 10) <= filter.to),
+    )
+    const campaigns = await c.api.campaigns.list({ workspaceId: c.workspaceId, limit: 100 })
+    const currency = new Map(campaigns.items.map((m) => [m.id, m.currency]))
+    const rows = items.map((m) => [
+      when(m.commissionDate),
+      html`<a href="${c.path}/affiliates/detail?affiliateId=${m.affiliateId}">${m.affiliateId.slice(0, 8)}</a>`,
+      html`${m.referredUser}`,
+      html`${money(m.amount, currency.get(m.campaignId) ?? '')}`,
+      badge(m.status),
+      html`${m.kind}`,
+      m.status === 'refunded' || m.kind === 'clawback' ? '' : html`<a href="${c.path}/commissions/refund?commissionId=${m.commissionId}" aria-label="Refund the commission of ${m.referredUser}">Refund</a>`,
+    ])
+    const select = (name: string, label: string, options: readonly (readonly [string, string])[]) =>
+      html`<div><label for="${name}">${label}</label><select id="${name}" name="${name}">${options.map(([value, text]) => html`<option value="${value}"${value === filter[name] ? html` selected` : ''}>${text}</option>`)}</select></div>`
+    const exportQuery = new URLSearchParams(Object.entries({ status: filter.status, affiliateId: filter.affiliateId, campaignId: filter.campaignId }).filter(([, v]) => v) as [string, string][])
+    return c.page(
+      'Commissions',
+      html`${head('Commissions', html`<a class="button" href="${c.path}/commissions/new">Add commission</a>`)}${noticeBox(c.notice())}
+<form class="filters card" method="get">
+${select('status', 'Status', [['', 'Any'], ...COMMISSION_STATUSES.map((s) => [s, s] as const)])}
+${select('kind', 'Kind', [['', 'Any'], ['sale', 'sale'], ['clawback', 'clawback']])}
+${select('campaignId', 'Campaign', [['', 'Any'], ...campaigns.items.map((m) => [m.id, m.campaignName] as const)])}
+<div><label for="affiliateId">Affiliate ID</label><input id="affiliateId" name="affiliateId" value="${filter.affiliateId}"></div>
+<div><label for="from">From</label><input id="from" name="from" type="date" value="${filter.from}"></div>
+<div><label for="to">To</label><input id="to" name="to" type="date" value="${filter.to}"></div>
+<div><button type="submit">Filter</button></div></form>
+<p><a href="${c.path}/commissions/export?${exportQuery.toString()}">Export CSV</a></p>
+${rows.length ? table(['Date', 'Affiliate', 'Customer', ['Amount', 'num'], 'Status', 'Kind', 'Actions'], rows) : html`<p class="card">No commissions yet. Record a sale through the API, or <a href="${c.path}/commissions/new">add one by hand</a>.</p>`}${pager(c.v.url, list.pagination)}`,
+    )
+  },
+  'GET /commissions/new': (c) => newForm(c, { campaignId: c.v.url.searchParams.get('campaignId') ?? '', affiliateId: c.v.url.searchParams.get('affiliateId') ?? '' }, {}),
+  async 'POST /commissions/new'(c) {
+    const { values, input: body } = pick(await c.form(), NEW)
+    try {
+      await c.api.commissions.create(body as never)
+    } catch (error) {
+      const { problem, errors, status } = refusal(error, Object.keys(NEW))
+      return newForm(c, values, errors, problem, status)
+    }
+    return c.redirect(`${c.path}/commissions?notice=commission-created`)
+  },
+  async 'GET /commissions/refund'(c) {
+    return refundForm(c, await commissionOf(c, c.v.url.searchParams.get('commissionId') ?? ''), '', {})
+  },
+  async 'POST /commissions/refund'(c) {
+    const form = await c.form()
+    const m = await commissionOf(c, form.get('commissionId'))
+    const amount = form.get('amount')
+    if (amount !== '' && !/^\d+(\.\d{1,2})?$/.test(amount)) return refundForm(c, m, amount, { amount: 'amount must be a non-negative number with at most two decimals' }, 'Please correct the following:', 400)
+    if (form.get('confirmed') !== 'yes') {
+      const currency = await currencyOf(c, m.campaignId)
+      const left = Number(m.amount) - Number(m.refundedAmount)
+      const take = amount === '' ? left : Number(amount)
+      const sentence =
+        m.status === 'paid'
+          ? `Refund ${money(take, currency)} of ${money(m.amount, currency)}: the commission was paid, so a clawback of -${take.toFixed(2)} ${currency} goes into the affiliate's next payout.`
+          : `Refund ${money(take, currency)} of ${money(m.amount, currency)}: the commission drops from ${money(m.amount, currency)} to ${money(Math.max(0, Number(m.amount) - take), currency)}.`
+      return confirmation(c, 'Confirm refund', sentence, `${c.path}/commissions/refund`, { commissionId: m.commissionId, amount }, 'Refund', `${c.path}/commissions`)
+    }
+    try {
+      await c.api.commissions.refund(m.commissionId, { ...(amount ? { amount } : {}) })
+    } catch (error) {
+      const { problem, errors, status } = refusal(error, ['amount'])
+      return refundForm(c, m, amount, errors, problem, status)
+    }
+    return c.redirect(`${c.path}/commissions?notice=refunded`)
+  },
+  async 'GET /commissions/export'(c) {
+    const q = c.v.url.searchParams
+    const file = await c.api.exports.commissions({
+      workspaceId: c.workspaceId,
+      ...Object.fromEntries(['status', 'affiliateId', 'campaignId'].filter((n) => q.get(n)).map((n) => [n, q.get(n)!])),
+    })
+    return new Response(file.body, { headers: { 'content-type': file.contentType, 'content-disposition': `attachment; filename="${file.filename}"`, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' } })
+  },
+}

@@ -1,0 +1,148 @@
+import { ALL_EVENTS, EVENT_TYPES } from '../events/types.js'
+import { managesKeys, type KeyInfo } from '../keys/types.js'
+import { csrfField, errorSummary, input, type FieldErrors } from '../views/forms.js'
+import { html, type Html } from '../views/html.js'
+import { PageError, refusal } from '../views/http.js'
+import { actionForm, badge, confirmation, head, noticeBox, table, when, type Ctx, type Handler } from './ui.js'
+
+const EVENTS = EVENT_TYPES.filter((type) => type !== 'webhook.test')
+const PAGE = '/settings/integrations'
+
+/** A secret shown once: in a `data-secret` element (a copy button joins it with JavaScript). */
+const secretBox = (what: string, secret: string): Html =>
+  html`<div class="notice" role="status"><p><strong>${what}</strong> You will not see it again: copy it now.</p><code class="secret" data-secret>${secret}</code></div>`
+
+function keyForm(errors: FieldErrors, values: Record<string, string>, c: Ctx, problem?: string) {
+  return html`${errorSummary(errors, problem)}<form method="post" action="${c.path}/settings/keys/create" novalidate>${csrfField(c.v.csrf)}
+${input({ name: 'label', label: 'Label', value: values.label, errors, hint: 'Where the key is used, e.g. billing backend.', maxLength: 200 })}
+${input({ name: 'kind', label: 'Kind', value: values.kind ?? 'secret', errors, required: true, options: [['secret', 'Secret (the API)'], ['publishable', 'Publishable (the tracking beacon only)']] })}
+${input({ name: 'allowedOrigins', label: 'Allowed origins', value: values.allowedOrigins, errors, hint: 'Publishable keys: the sites the beacon answers, one per line or comma-separated, e.g. https://shop.example.com.', textarea: true })}
+<div class="actions"><button type="submit">Create API key</button></div></form>`
+}
+
+function webhookForm(errors: FieldErrors, values: Record<string, string | string[]>, c: Ctx, problem?: string) {
+  const chosen = new Set(Array.isArray(values.events) ? values.events : [])
+  return html`${errorSummary(errors, problem)}<form method="post" action="${c.path}/settings/webhooks/create" novalidate>${csrfField(c.v.csrf)}
+${input({ name: 'url', label: 'Endpoint URL', type: 'url', value: values.url as string | undefined, errors, required: true })}
+<fieldset id="events"><legend>Events</legend>${[ALL_EVENTS, ...EVENTS].map(
+    (type, i) => html`<div class="check"><input type="checkbox" id="event-${i}" name="events" value="${type}"${chosen.has(type) ? html` checked` : ''}> <label for="event-${i}">${type === ALL_EVENTS ? 'Every event' : type}</label></div>`,
+  )}${errors.events ? html`<p class="field-error">${errors.events}</p>` : ''}</fieldset>
+${input({ name: 'description', label: 'Description', value: values.description as string | undefined, errors, maxLength: 500 })}
+<div class="actions"><button type="submit">Add webhook</button></div></form>`
+}
+
+async function integrations(c: Ctx, extra: { top?: Html; keyErrors?: FieldErrors; keyValues?: Record<string, string>; keyProblem?: string; hookErrors?: FieldErrors; hookValues?: Record<string, string | string[]>; hookProblem?: string } = {}, status = 200) {
+  const keys = c.keys && managesKeys(c.keys) ? await c.keys.list({ workspaceId: c.workspaceId }) : null
+  const hooks = await c.api.webhooks.list({ workspaceId: c.workspaceId, limit: 100 })
+  const keyRows = (keys ?? []).map((k) => [
+    html`${k.label || '—'}`,
+    html`<code>${k.prefix}…</code>`,
+    html`${k.kind}`,
+    when(k.createdAt),
+    k.lastUsedAt ? when(k.lastUsedAt) : 'never',
+    k.revokedAt ? badge('revoked') : actionForm(c, `${c.path}/settings/keys/revoke`, { keyId: k.keyId }, 'Revoke', { danger: true, confirm: `Revoke the key ${k.label || k.prefix}? Requests with it are refused at once.`, label: `Revoke ${k.label || k.prefix}` }),
+  ])
+  const hookRows = hooks.items.map((w) => [
+    html`<span class="hint">${w.url}</span>`,
+    html`${w.events.join(', ')}`,
+    badge(w.enabled ? 'active' : 'disabled'),
+    html`${actionForm(c, `${c.path}/settings/webhooks/test`, { webhookId: w.webhookId }, 'Send test', { label: `Send a test to ${w.url}` })} ${actionForm(c, `${c.path}/settings/webhooks/rotate`, { webhookId: w.webhookId }, 'Rotate secret', { label: `Rotate the secret of ${w.url}` })} <a href="${c.path}/settings/webhooks/deliveries?webhookId=${w.webhookId}">Deliveries</a>`,
+  ])
+  return c.page(
+    'Integrations',
+    html`${head('Settings → Integrations')}${noticeBox(c.notice())}${extra.top ?? ''}
+<section class="card" id="keys"><h2>API keys</h2>
+${keys === null ? html`<p>This service's key store does not manage keys here: keys are managed where the host configures them.</p>` : keyRows.length ? table(['Label', 'Prefix', 'Kind', 'Created', 'Last used', 'Actions'], keyRows) : html`<p class="muted">No keys for this workspace yet.</p>`}
+${keys === null ? '' : keyForm(extra.keyErrors ?? {}, extra.keyValues ?? {}, c, extra.keyProblem)}</section>
+<section class="card" id="providers"><h2>Payment providers</h2>
+<p>Stripe integration is not yet available in this version: record sales through the API (<code>POST /commissions</code>) or add commissions by hand.</p></section>
+<section class="card" id="webhooks"><h2>Webhooks</h2>
+${hookRows.length ? table(['URL', 'Events', 'State', 'Actions'], hookRows) : html`<p class="muted">No webhooks yet.</p>`}
+${webhookForm(extra.hookErrors ?? {}, extra.hookValues ?? {}, c, extra.hookProblem)}</section>`,
+    status,
+  )
+}
+
+async function keyOf(c: Ctx, keyId: string): Promise<KeyInfo> {
+  const keys = c.keys && managesKeys(c.keys) ? await c.keys.list({ workspaceId: c.workspaceId }) : []
+  const found = keys.find((k) => k.keyId === keyId && k.workspaceIds.every((id) => c.workspaces.includes(id)))
+  if (!found) throw new PageError(404, 'Key not found', 'There is no such key in your workspaces.', { href: `${c.path}${PAGE}`, label: 'Back to integrations' })
+  return found
+}
+
+export const settingsPages: Record<string, Handler> = {
+  'GET /settings': async (c) => c.redirect(`${c.path}${PAGE}`),
+  [`GET ${PAGE}`]: (c) => integrations(c),
+  async 'POST /settings/keys/create'(c) {
+    const form = await c.form()
+    const values = { label: form.get('label'), kind: form.get('kind'), allowedOrigins: form.get('allowedOrigins') }
+    const errors: FieldErrors = {}
+    if (values.kind !== 'secret' && values.kind !== 'publishable') errors.kind = 'kind must be secret or publishable'
+    if (values.label.length > 200) errors.label = 'label must be at most 200 characters'
+    const origins = values.allowedOrigins.split(/[\s,]+/).filter(Boolean)
+    if (values.kind === 'secret' && origins.length) errors.allowedOrigins = 'allowedOrigins is for publishable keys only'
+    if (!c.keys || !managesKeys(c.keys)) throw new PageError(404, 'Not available', 'This key store does not manage keys.')
+    if (Object.keys(errors).length === 0) {
+      try {
+        const { key, info } = await c.keys.create({ workspaceIds: [c.workspaceId], label: values.label, kind: values.kind as 'secret', ...(values.kind === 'publishable' ? { allowedOrigins: origins } : {}) })
+        return integrations(c, { top: secretBox(`Your new ${info.kind} key “${info.label || info.prefix}”.`, key) })
+      } catch (error) {
+        if (!(error instanceof TypeError)) throw error
+        errors.allowedOrigins = error.message
+      }
+    }
+    return integrations(c, { keyErrors: errors, keyValues: values }, 400)
+  },
+  async 'POST /settings/keys/revoke'(c) {
+    const form = await c.form()
+    const key = await keyOf(c, form.get('keyId'))
+    if (form.get('confirmed') !== 'yes') {
+      return confirmation(c, 'Revoke API key', `Revoke the key ${key.label || key.prefix} (${key.prefix}…)? Every request with it is refused at once, on every instance.`, `${c.path}/settings/keys/revoke`, { keyId: key.keyId }, 'Revoke key', `${c.path}${PAGE}`)
+    }
+    if (c.keys && managesKeys(c.keys)) await c.keys.revoke(key.keyId)
+    return c.redirect(`${c.path}${PAGE}?notice=key-revoked#keys`)
+  },
+  async 'POST /settings/webhooks/create'(c) {
+    const form = await c.form()
+    const values = { url: form.get('url'), events: form.all('events'), description: form.get('description') }
+    try {
+      const hook = await c.api.webhooks.create({ workspaceId: c.workspaceId, url: values.url, events: values.events, ...(values.description ? { description: values.description } : {}) } as never)
+      return integrations(c, { top: secretBox(`The signing secret of ${hook.url}.`, hook.secret) })
+    } catch (error) {
+      const { problem, errors, status } = refusal(error, ['url', 'events', 'description'])
+      return integrations(c, { hookErrors: errors, hookValues: values, hookProblem: problem }, status)
+    }
+  },
+  async 'POST /settings/webhooks/rotate'(c) {
+    const form = await c.form()
+    const hook = await c.api.webhooks.rotateSecret(form.get('webhookId'))
+    return integrations(c, { top: secretBox(`The new signing secret of ${hook.url} (the previous one also signs for 24 hours).`, hook.secret) })
+  },
+  async 'POST /settings/webhooks/test'(c) {
+    const form = await c.form()
+    await c.api.webhooks.test(form.get('webhookId'))
+    return c.redirect(`${c.path}/settings/webhooks/deliveries?webhookId=${encodeURIComponent(form.get('webhookId'))}&notice=webhook-test`)
+  },
+  async 'GET /settings/webhooks/deliveries'(c) {
+    const webhookId = c.v.url.searchParams.get('webhookId') ?? ''
+    const hook = await c.api.webhooks.get(webhookId)
+    const list = await c.api.webhooks.deliveries({ webhookId: hook.webhookId, limit: 50 })
+    const rows = list.items.map((d) => [
+      when(d.createdAt),
+      html`${d.eventType}`,
+      badge(d.status),
+      html`${d.attempts}`,
+      html`${d.lastStatusCode ?? ''} ${d.lastError ?? ''}`,
+      d.status === 'failed' || d.status === 'dead' ? actionForm(c, `${c.path}/settings/webhooks/retry`, { deliveryId: d.deliveryId, webhookId: hook.webhookId }, 'Retry') : '',
+    ])
+    return c.page(
+      'Deliveries',
+      html`${head(`Deliveries to ${hook.url}`)}${noticeBox(c.notice())}<p><a href="${c.path}${PAGE}#webhooks">Back to integrations</a></p>${rows.length ? table(['Created', 'Event', 'Status', ['Attempts', 'num'], 'Last answer', 'Actions'], rows) : html`<p class="card">No deliveries yet. Send a test.</p>`}`,
+    )
+  },
+  async 'POST /settings/webhooks/retry'(c) {
+    const form = await c.form()
+    await c.api.webhooks.retryDelivery(form.get('deliveryId'))
+    return c.redirect(`${c.path}/settings/webhooks/deliveries?webhookId=${encodeURIComponent(form.get('webhookId'))}&notice=delivery-retried`)
+  },
+}

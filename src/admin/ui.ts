@@ -1,0 +1,204 @@
+import type { ResourceApi } from '../http/typed-api.js'
+import type { Pagination } from '../api/shared.js'
+import type { KeyManagement, KeyStore } from '../keys/types.js'
+import { csrfField } from '../views/forms.js'
+import { html, type Html } from '../views/html.js'
+import type { Form, Visit } from '../views/http.js'
+import { documentShell } from '../views/layout.js'
+import { STYLE } from '../views/styles.js'
+import type { AdminIdentity } from './options.js'
+
+/** What every admin page handler gets. */
+export interface Ctx {
+  v: Visit
+  /** The operations as the signed-in admin: the API's rules, scoped to their workspaces. */
+  api: ResourceApi
+  who: AdminIdentity
+  /** The workspace the pages show (chosen with the switcher). */
+  workspaceId: string
+  workspaces: string[]
+  path: string
+  site: string
+  keys: (KeyStore & Partial<KeyManagement>) | null
+  /** The form of this POST (CSRF checked). */
+  form(): Promise<Form>
+  page(title: string, main: Html, status?: number): Response
+  redirect(to: string): Response
+  /** The one-time notice this URL names (`?notice=`), when it names a known one. */
+  notice(): string | undefined
+  /** The origin API links are shown with. */
+  origin: string
+  /** The service's clock. */
+  now(): number
+}
+
+export const NAV = [
+  ['', 'Overview'],
+  ['/campaigns', 'Campaigns'],
+  ['/affiliates', 'Affiliates'],
+  ['/commissions', 'Commissions'],
+  ['/payouts', 'Payouts'],
+  ['/settings/integrations', 'Settings'],
+] as const
+
+export const ADMIN_STYLE = `
+.admin{display:flex;min-height:100vh}
+.side{background:var(--portal-surface);border-right:1px solid var(--portal-border);padding:1rem;width:14rem;flex:none}
+.side ul{list-style:none;margin:1rem 0;padding:0}
+.side a{display:block;padding:.4rem .6rem;border-radius:6px;text-decoration:none}
+.side a[aria-current=page]{background:var(--portal-accent);color:var(--portal-accent-text)}
+.content{flex:1;min-width:0;padding:1rem 1.5rem}
+.head{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;justify-content:space-between}
+.head h1{margin:.5rem 0}
+a.button{display:inline-block;font-weight:600;border:1px solid var(--portal-accent);border-radius:calc(var(--portal-radius) / 2);padding:.55rem 1rem;background:var(--portal-accent);color:var(--portal-accent-text);text-decoration:none}
+a.button.quiet{background:var(--portal-surface);color:var(--portal-accent)}
+button.danger{background:var(--portal-danger);border-color:var(--portal-danger)}
+.filters{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:end}
+.filters label{margin:0 0 .25rem}
+.filters>div{min-width:9rem}
+.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(10rem,1fr));gap:.75rem;margin:0 0 1rem}
+.cards div{background:var(--portal-surface);border:1px solid var(--portal-border);border-radius:var(--portal-radius);padding:.75rem}
+.cards dt{color:var(--portal-muted);font-size:.85rem}
+.cards dd{margin:0;font-size:1.4rem;font-weight:700}
+.cards .change{font-size:.85rem;font-weight:400;color:var(--portal-muted)}
+.st-active,.st-paid,.st-succeeded{border-color:var(--portal-success);color:var(--portal-success)}
+.st-banned,.st-failed,.st-refunded,.st-dead,.st-canceled,.st-revoked{border-color:var(--portal-danger);color:var(--portal-danger)}
+.secret{font-family:ui-monospace,monospace;background:var(--portal-bg);padding:.5rem;border-radius:6px;overflow-wrap:anywhere;display:block}
+.chart svg{width:100%;height:auto;display:block}
+.check{display:flex;gap:.5rem;align-items:baseline;margin:.75rem 0}
+.check input{width:auto}
+.check label{margin:0}
+td input[type=checkbox]{width:auto}
+dialog{border:1px solid var(--portal-border);border-radius:var(--portal-radius);max-width:30rem}
+.ws{display:flex;gap:.5rem;align-items:end;flex-wrap:wrap}
+@media (max-width:48rem){
+.admin{display:block}
+.side{width:auto;border-right:0;border-bottom:1px solid var(--portal-border);padding:.5rem}
+.side ul{display:flex;flex-wrap:wrap;gap:.25rem;margin:.5rem 0}
+.content{padding:.75rem}
+}
+`.trim()
+
+export const ADMIN_CSS = `${STYLE}\n${ADMIN_STYLE}`
+
+/**
+ * Progressive enhancement, served as a file of this origin: copy buttons beside `data-secret`
+ * elements, and a dialog instead of the confirmation page for forms with `data-confirm`.
+ */
+export const ADMIN_SCRIPT = `
+document.querySelectorAll('[data-secret]').forEach(function (el) {
+  if (!navigator.clipboard) return;
+  var b = document.createElement('button'); b.type = 'button'; b.className = 'quiet'; b.textContent = 'Copy';
+  b.addEventListener('click', function () { navigator.clipboard.writeText(el.textContent.trim()).then(function () { b.textContent = 'Copied'; }); });
+  el.insertAdjacentElement('afterend', b);
+});
+document.querySelectorAll('form[data-confirm]').forEach(function (form) {
+  form.addEventListener('submit', function (event) {
+    if (form.querySelector('input[name=confirmed]')) return;
+    event.preventDefault();
+    var d = document.createElement('dialog');
+    var p = document.createElement('p'); p.textContent = form.getAttribute('data-confirm');
+    var yes = document.createElement('button'); yes.type = 'button'; yes.className = 'danger'; yes.textContent = 'Confirm';
+    var no = document.createElement('button'); no.type = 'button'; no.className = 'quiet'; no.textContent = 'Cancel';
+    var row = document.createElement('div'); row.className = 'actions'; row.append(yes, no);
+    d.append(p, row); d.setAttribute('aria-label', 'Confirm'); document.body.append(d);
+    no.addEventListener('click', function () { d.close(); d.remove(); });
+    yes.addEventListener('click', function () {
+      var i = document.createElement('input'); i.type = 'hidden'; i.name = 'confirmed'; i.value = 'yes'; form.append(i); d.close(); form.submit();
+    });
+    d.showModal();
+  });
+});
+`.trim()
+
+export function adminLayout(c: { path: string; site: string; csrf: string; current: string; workspaceId: string | null; workspaces: string[] }, title: string, main: Html): string {
+  const nav = NAV.map(
+    ([href, label]) => html`<li><a href="${c.path}${href}"${c.current === href ? html` aria-current="page"` : ''}>${label}</a></li>`,
+  )
+  const switcher =
+    c.workspaceId === null
+      ? ''
+      : c.workspaces.length > 1
+        ? html`<form class="ws" method="post" action="${c.path}/workspace">${csrfField(c.csrf)}<div><label for="workspace-switch">Workspace</label><select id="workspace-switch" name="workspaceId">${c.workspaces.map(
+            (id) => html`<option value="${id}"${id === c.workspaceId ? html` selected` : ''}>${id}</option>`,
+          )}</select></div><button class="quiet" type="submit">Switch</button></form>`
+        : html`<p class="muted">Workspace <span class="hint">${c.workspaceId}</span></p>`
+  return documentShell({
+    title: `${title} · ${c.site}`,
+    style: ADMIN_CSS,
+    body: html`<div class="admin"><nav class="side" aria-label="Admin"><a class="brand" href="${c.path}">${c.site}</a>
+${c.workspaceId === null ? '' : html`<ul>${nav}</ul>`}
+${switcher}
+${c.workspaceId === null ? '' : html`<form method="post" action="${c.path}/sign-out">${csrfField(c.csrf)}<button class="quiet" type="submit">Sign out</button></form>`}
+</nav>
+<main id="main" class="content">
+${main}
+</main></div>`,
+    scripts: { files: [`${c.path}/assets/admin.js`] },
+  })
+}
+
+/** The page head: the title and, at its right, the page's one primary action. */
+export const head = (title: string, action?: Html): Html => html`<div class="head"><h1>${title}</h1>${action ?? ''}</div>`
+
+export const noticeBox = (text: string | undefined): Html | '' => (text ? html`<p class="notice" role="status">${text}</p>` : '')
+
+/** Money with its currency and two decimals. */
+export const money = (amount: string | number, currency: string): string => `${Number(amount).toFixed(2)} ${currency}`
+
+/** A date shown in UTC, the instant in `<time datetime>`. */
+export const when = (iso: string | null | undefined): Html | '' =>
+  iso ? html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')}</time>` : ''
+
+/** A status as a word with a colour (the word is the signal, the colour a help). */
+export const badge = (status: string): Html => html`<span class="status st-${status.replace(/[^a-z-]/g, '')}">${status.replace(/-/g, ' ')}</span>`
+
+/** "41-60 of 1,203" with previous and next links keeping the query. */
+export function pager(url: URL, p: Pagination): Html {
+  if (p.total === 0) return html``
+  const first = (p.page - 1) * p.limit + 1
+  const last = Math.min(p.total, p.page * p.limit)
+  const link = (page: number) => {
+    const q = new URLSearchParams(url.search)
+    q.set('page', String(page))
+    q.delete('notice')
+    return `${url.pathname}?${q}`
+  }
+  return html`<nav class="pages" aria-label="Pages"><span>${first.toLocaleString('en-US')}-${last.toLocaleString('en-US')} of ${p.total.toLocaleString('en-US')}</span>${
+    p.page > 1 ? html`<a href="${link(p.page - 1)}">Previous</a>` : ''
+  }${p.page < p.totalPages ? html`<a href="${link(p.page + 1)}">Next</a>` : ''}</nav>`
+}
+
+/** A table in a scrolling box; each cell of a row is labelled for the phone layout. */
+export function table(columns: readonly (string | [string, 'num'])[], rows: (Html | string)[][], caption?: string): Html {
+  const names = columns.map((col) => (typeof col === 'string' ? col : col[0]))
+  return html`<div class="table"><table class="stack">${caption ? html`<caption class="muted">${caption}</caption>` : ''}<thead><tr>${columns.map((col) =>
+    typeof col === 'string' ? html`<th scope="col">${col}</th>` : html`<th scope="col" class="num">${col[0]}</th>`,
+  )}</tr></thead><tbody>${rows.map(
+    (row) => html`<tr>${row.map((cell, i) => {
+      const col = columns[i]!
+      return html`<td data-label="${names[i]!}"${typeof col !== 'string' ? html` class="num"` : ''}>${cell}</td>`
+    })}</tr>`,
+  )}</tbody></table></div>`
+}
+
+/** A confirmation page: what will happen, and the same form again with `confirmed=yes`. */
+export function confirmation(c: Ctx, title: string, sentence: string, action: string, fields: Record<string, string | string[]>, button: string, back: string): Response {
+  const hidden = Object.entries(fields).flatMap(([name, value]) => (Array.isArray(value) ? value : [value]).map((one) => html`<input type="hidden" name="${name}" value="${one}">`))
+  return c.page(
+    title,
+    html`${head(title)}<div class="card"><p>${sentence}</p>
+<form method="post" action="${action}">${csrfField(c.v.csrf)}${hidden}<input type="hidden" name="confirmed" value="yes">
+<div class="actions"><button class="danger" type="submit">${button}</button><a href="${back}">Cancel</a></div></form></div>`,
+  )
+}
+
+/** A small form of hidden fields and one button (an action on a record), confirmed when `confirm` is given. */
+export function actionForm(c: Ctx, action: string, fields: Record<string, string>, button: string, options: { confirm?: string; danger?: boolean; label?: string } = {}): Html {
+  return html`<form class="inline" method="post" action="${action}"${options.confirm ? html` data-confirm="${options.confirm}"` : ''}>${csrfField(c.v.csrf)}${Object.entries(fields).map(
+    ([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`,
+  )}<button type="submit" class="${options.danger ? 'danger' : 'quiet'}"${options.label ? html` aria-label="${options.label}"` : ''}>${button}</button></form>`
+}
+
+/** One page or form of the admin. */
+export type Handler = (c: Ctx) => Promise<Response>

@@ -1,0 +1,212 @@
+// The admin dashboard in a real browser (Debian's Chromium through playwright-core, as the portal's
+// tests): a program owner's whole day, with JavaScript on and off. Every page is checked with
+// axe-core and photographed at desktop and phone widths into docs/admin/.
+import AxeBuilder from '@axe-core/playwright'
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { serve, type RunningServer } from '../../adapters/node.js'
+import { createAffiliateService, memoryStorage, storageKeyStore, type AffiliateService } from '../../src/index.js'
+
+const CHROMIUM = process.env.AFFILIATE_TEST_CHROMIUM ?? '/usr/bin/chromium'
+const FLAGS = ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const ROOT = join(import.meta.dirname, '..', '..')
+const DOCS = join(ROOT, 'docs', 'admin')
+const DESKTOP = { width: 1280, height: 900 }
+const PHONE = { width: 390, height: 844 }
+const TOKEN = 'owner-token-owner-token-owner-token-42'
+
+let service: AffiliateService
+let server: RunningServer
+let origin: string
+let context: BrowserContext
+const foreignRequests: string[] = []
+const shot = new Set<string>()
+
+async function visitor(javaScriptEnabled: boolean): Promise<Page> {
+  await Promise.all(context.pages().map((open) => open.close()))
+  await context.clearCookies()
+  const page = await context.newPage()
+  if (!javaScriptEnabled) await (await context.newCDPSession(page)).send('Emulation.setScriptExecutionDisabled', { value: true })
+  return page
+}
+
+/** axe-core (no serious or critical violation) and the page at both widths, once per page name. */
+async function check(page: Page, name: string, js: boolean): Promise<void> {
+  if (!js || shot.has(name)) return
+  shot.add(name)
+  const { violations } = await new AxeBuilder({ page }).setLegacyMode(true).options({ resultTypes: ['violations'] }).analyze()
+  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`)
+  expect(bad, `axe on ${page.url()}`).toEqual([])
+  for (const [size, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+    await page.setViewportSize(viewport)
+    const png = await page.screenshot({ fullPage: true, path: join(DOCS, `${name}-${size}.png`) })
+    expect(png.byteLength).toBeGreaterThan(1000)
+  }
+  await page.setViewportSize(DESKTOP)
+}
+
+/** Submits a confirmed action: the dialog with JavaScript, the confirmation page without. */
+async function confirm(page: Page, js: boolean, button: string, pageButton: string): Promise<void> {
+  await page.getByRole('button', { name: button }).first().click()
+  if (js) {
+    await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click()
+  } else {
+    await page.getByRole('button', { name: pageButton }).click()
+  }
+  await page.waitForLoadState()
+}
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not at ${CHROMIUM}: install it (apt-get install -y chromium) or set AFFILIATE_TEST_CHROMIUM`)
+  mkdirSync(DOCS, { recursive: true })
+  const start = Date.UTC(2026, 2, 2, 9)
+  const began = Date.now()
+  const clock = { now: () => start + (Date.now() - began) }
+  const storage = memoryStorage()
+  const keyStore = storageKeyStore(storage, { clock })
+  await keyStore.create({ workspaceIds: ['77777777-7777-4777-8777-777777777777'], label: 'made by the first start' })
+  service = createAffiliateService({
+    storage,
+    keyStore,
+    clock,
+    // The owner's day never follows an e-mailed link, so the portal's public URL is only its origin's shape.
+    portal: { secret: 'e2e-secret-e2e-secret-e2e-secret-e2e-secret', publicUrl: 'http://127.0.0.1', sendSignInLink: () => undefined, sendNotice: () => undefined, signInLimit: false },
+    admin: { tokenHash: createHash('sha256').update(TOKEN).digest('hex') },
+  })
+  server = await serve(service, { port: 0, hostname: '127.0.0.1' })
+  origin = new URL(server.url).origin
+  const profile = join(ROOT, '.tmp', 'e2e-profiles', `admin-${process.pid}-${Date.now()}`)
+  rmSync(profile, { recursive: true, force: true })
+  context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: DESKTOP })
+  context.setDefaultTimeout(15_000)
+  context.on('request', (request) => {
+    if (!request.url().startsWith(origin)) foreignRequests.push(request.url())
+  })
+}, 60_000)
+
+afterAll(async () => {
+  await context?.close()
+  await server?.close()
+  expect(foreignRequests).toEqual([])
+})
+
+describe.each([true, false])('an owner’s day in the admin (JavaScript %s)', (js) => {
+  it('signs in, creates a campaign, approves an applicant, records a sale, refunds half, pays out, exports, makes, uses and revokes a key', async () => {
+    const tag = js ? 'js' : 'nojs'
+    const page = await visitor(js)
+    await page.goto(`${origin}/admin`)
+    expect(page.url()).toBe(`${origin}/admin/sign-in`)
+    await check(page, 'sign-in', js)
+    await page.getByLabel('Admin token').fill(TOKEN)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.waitForURL(`${origin}/admin`)
+    await check(page, 'overview', js)
+
+    // A campaign that needs approval and pays at once.
+    await page.getByRole('link', { name: 'Campaigns', exact: true }).click()
+    await check(page, 'campaigns', js)
+    await page.getByRole('link', { name: 'New campaign' }).click()
+    await check(page, 'campaign-new', js)
+    await page.getByLabel('Name').fill(`Partners ${tag}`)
+    await page.getByLabel('Website URL').fill('https://shop.example.com/')
+    await page.getByLabel('Amount', { exact: true }).fill('20')
+    await page.getByLabel('Minimum payout amount').fill('0')
+    await page.getByLabel('Payout term (days)').fill('0')
+    await page.getByLabel('Applicants need approval').check()
+    await page.getByRole('button', { name: 'Create campaign' }).click()
+    await page.getByRole('status').filter({ hasText: 'Campaign created.' }).waitFor()
+    const campaign = (await service.api.campaigns.list({ limit: 100 })).items.find((c) => c.campaignName === `Partners ${tag}`)!
+    await page.getByRole('link', { name: `Partners ${tag}` }).click()
+    await check(page, 'campaign-edit', js)
+
+    // An applicant joins through the portal.
+    const email = `applicant-${tag}@example.com`
+    await page.goto(`${origin}/portal/join/${campaign.id}`)
+    await page.getByLabel('E-mail address').fill(email)
+    await page.getByRole('button', { name: 'Apply to join' }).click()
+    await page.getByRole('heading', { name: 'Application received' }).waitFor()
+
+    // The owner approves them (the bulk form), and sets their payout details.
+    await page.goto(`${origin}/admin/affiliates?status=pending`)
+    await check(page, 'affiliates', js)
+    await page.getByLabel(`Select ${email}`).check()
+    await page.getByRole('button', { name: 'Approve selected' }).click()
+    await page.getByRole('status').filter({ hasText: 'Applicants approved.' }).waitFor()
+    await page.getByRole('link', { name: email }).click()
+    await page.getByLabel('Payout e-mail').fill(email)
+    await page.getByLabel('Payout method').selectOption('PAYPAL')
+    await page.getByRole('button', { name: 'Save affiliate' }).click()
+    await page.getByRole('status').filter({ hasText: 'Affiliate saved.' }).waitFor()
+    await check(page, 'affiliate-detail', js)
+    const affiliate = (await service.api.affiliates.list({ email, limit: 1 })).items[0]!
+    expect(affiliate).toMatchObject({ isActive: true, payoutMethod: 'PAYPAL' })
+
+    // A sale, by hand, then half of it refunded.
+    await page.getByRole('link', { name: 'Commissions', exact: true }).click()
+    await page.getByRole('link', { name: 'Add commission' }).click()
+    await check(page, 'commission-new', js)
+    await page.getByLabel('Campaign', { exact: true }).selectOption(campaign.id)
+    await page.getByLabel('Affiliate ID').fill(affiliate.id)
+    await page.getByLabel('Customer e-mail').fill(`customer-${tag}@example.com`)
+    await page.getByLabel('Commission amount').fill('100')
+    await page.getByRole('button', { name: 'Add commission' }).click()
+    await page.getByRole('status').filter({ hasText: 'Commission added.' }).waitFor()
+    await check(page, 'commissions', js)
+    await page.getByRole('link', { name: `Refund the commission of customer-${tag}@example.com` }).click()
+    await check(page, 'commission-refund', js)
+    await page.getByLabel('Amount to refund').fill('50')
+    await page.getByRole('button', { name: 'Review refund' }).click()
+    await page.getByText('Refund 50.00 USD of 100.00 USD: the commission drops from 100.00 USD to 50.00 USD.').waitFor()
+    await check(page, 'commission-refund-confirm', js)
+    await page.getByRole('button', { name: 'Refund' }).click()
+    await page.getByRole('status').filter({ hasText: 'Commission refunded.' }).waitFor()
+
+    // Payouts: preview (dry run), run, mark paid with a reference, export the PayPal file.
+    await page.getByRole('link', { name: 'Payouts', exact: true }).click()
+    await check(page, 'payouts', js)
+    await page.getByRole('button', { name: 'Preview a payout run' }).click()
+    await page.getByRole('heading', { name: 'Payout preview' }).waitFor()
+    await page.getByText('50.00 USD').waitFor()
+    await check(page, 'payout-preview', js)
+    await confirm(page, js, 'Run payouts', 'Run payouts')
+    await page.getByRole('status').filter({ hasText: 'Payouts made.' }).waitFor()
+    const payout = (await service.api.payouts.list({ affiliateId: affiliate.id })).items[0]!
+    expect(payout).toMatchObject({ amount: '50.00', status: 'pending' })
+    await page.getByRole('link', { name: email }).first().click()
+    await check(page, 'payout-detail', js)
+    await page.getByLabel('New status').selectOption('processing')
+    await page.getByRole('button', { name: 'Update payout' }).click()
+    await page.getByRole('status').filter({ hasText: 'Payout updated.' }).waitFor()
+    await page.getByLabel('New status').selectOption('paid')
+    await page.getByLabel('Reference of the payment').fill(`PP-${tag}`)
+    await page.getByRole('button', { name: 'Update payout' }).click()
+    await page.getByRole('button', { name: 'Mark paid' }).click()
+    await page.getByRole('status').filter({ hasText: 'Payout updated.' }).waitFor()
+    expect(await service.api.payouts.get(payout.payoutId)).toMatchObject({ status: 'paid', externalReference: `PP-${tag}` })
+    await page.goto(`${origin}/admin/payouts?status=paid`)
+    const href = await page.getByRole('link', { name: 'PayPal file' }).getAttribute('href')
+    const file = await page.request.get(`${origin}${href}`)
+    expect(file.status()).toBe(200)
+    expect(await file.text()).toContain(email)
+
+    // An API key: made, shown once, used, revoked.
+    await page.getByRole('link', { name: 'Settings', exact: true }).click()
+    await check(page, 'integrations', js)
+    await page.getByLabel('Label').fill(`backend ${tag}`)
+    await page.getByRole('button', { name: 'Create API key' }).click()
+    const key = (await page.locator('[data-secret]').textContent())!.trim()
+    expect(key).toMatch(/^aff_live_[A-Za-z0-9]{32}$/)
+    await page.getByText('You will not see it again').waitFor()
+    if (js) await page.getByRole('button', { name: 'Copy' }).waitFor()
+    await check(page, 'integrations-key-made', js)
+    const use = () => fetch(`${origin}/api/v1/campaigns/list`, { headers: { 'x-auth-service': key } }).then((r) => r.status)
+    expect(await use()).toBe(200)
+    await page.goto(`${origin}/admin/settings/integrations`)
+    await confirm(page, js, `Revoke backend ${tag}`, 'Revoke key')
+    await page.getByRole('status').filter({ hasText: 'API key revoked.' }).waitFor()
+    expect(await use()).toBe(401)
+  }, 240_000)
+})
