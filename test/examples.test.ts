@@ -77,6 +77,7 @@ async function burst(base: string): Promise<void> {
 const examples = [
   { name: 'node-http', script: 'example:node' },
   { name: 'express', script: 'example:express' },
+  { name: 'stripe', script: 'example:stripe' },
   { name: 'bun', script: 'example:bun' },
   { name: 'deno', script: 'example:deno' },
 ]
