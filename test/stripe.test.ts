@@ -9,8 +9,8 @@ const SECRET = 'whsec_test_5d2c8a1f0b9e'
 
 async function connected(options: { livemode?: boolean } = {}) {
   const t = setup()
-  const campaign = await t.api.campaigns.create(apiCampaignInput({ currency: 'USD' }))
-  const ann = await t.api.affiliates.create({ email: 'ann@example.com', campaignId: campaign.id })
+  const campaign = await t.api.campaigns.create(apiCampaignInput({ currency: 'USD', payoutTerm: 0 }))
+  const ann = await t.api.affiliates.create({ email: 'ann@example.com', campaignId: campaign.id, payoutMethod: 'PAYPAL', payoutEmail: 'ann.pay@example.com' })
   await t.api.links.create({ affiliateId: ann.id, referralCode: 'ANN-2026' })
   const integration = await t.api.integrations.create({ workspaceId: WS_A, provider: 'stripe', signingSecret: SECRET, ...options })
   let n = 0
@@ -110,5 +110,29 @@ describe('stripe events', () => {
     await t.send(t.event('invoice.paid', invoice('new', { id: 'in_2', total: 0, amount_paid: 0, total_excluding_tax: 0 })))
     expect((await t.log()).map((e) => e.reason).sort()).toEqual(['not_attributed', 'zero_amount'])
     expect((await t.api.commissions.list({})).items).toEqual([])
+  })
+
+  it('checkout.session.completed attributes the session\'s customer by client_reference_id; customer.updated by metadata.referral', async () => {
+    const t = await connected()
+    const session = { id: 'cs_1', object: 'checkout.session', customer: 'cus_9', client_reference_id: 'ANN-2026', customer_details: { email: 'checkout@example.com' }, metadata: { externalId: 'user-9' } }
+    expect((await t.send(t.event('checkout.session.completed', session))).status).toBe(200)
+    expect((await t.send(t.event('customer.updated', { ...customerObject, id: 'cus_8', email: 'updated@example.com' }))).status).toBe(200)
+    const customers = (await t.api.customers.list({})).items.map((c) => [c.externalId, c.stripeCustomerId, c.email, c.affiliateId]).sort()
+    expect(customers).toEqual([['cus_8', 'cus_8', 'updated@example.com', t.ann.id], ['user-9', 'cus_9', 'checkout@example.com', t.ann.id]])
+  })
+
+  it('charge.refunded found by the charge stored from the invoice claws back a paid commission; another currency is ignored', async () => {
+    const t = await connected()
+    await t.send(t.event('customer.created', customerObject))
+    await t.send(t.event('invoice.paid', invoice('new', { total_excluding_tax: 10000, total: 10000, amount_paid: 10000, status_transitions: {} })))
+    const [payout] = (await t.api.payouts.run({ workspaceId: WS_A })).payouts
+    await t.api.payouts.update(payout!.payoutId, { status: 'processing' })
+    await t.api.payouts.update(payout!.payoutId, { status: 'paid' })
+    expect((await t.send(t.event('charge.refunded', { id: 'ch_1', object: 'charge', amount_refunded: 2500 }))).status).toBe(200)
+    const clawbacks = (await t.api.commissions.list({})).items.filter((c) => c.kind === 'clawback')
+    expect(clawbacks).toHaveLength(1)
+    expect(clawbacks[0]).toMatchObject({ amount: '-5.00' })
+    await t.send(t.event('invoice.paid', invoice('old', { id: 'in_eur', currency: 'eur', charge: 'ch_eur' })))
+    expect((await t.log()).find((e) => e.type === 'invoice.paid' && e.reason !== null)).toMatchObject({ status: 'ignored', reason: 'currency_mismatch' })
   })
 })
