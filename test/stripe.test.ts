@@ -135,4 +135,11 @@ describe('stripe events', () => {
     await t.send(t.event('invoice.paid', invoice('old', { id: 'in_eur', currency: 'eur', charge: 'ch_eur' })))
     expect((await t.log()).find((e) => e.type === 'invoice.paid' && e.reason !== null)).toMatchObject({ status: 'ignored', reason: 'currency_mismatch' })
   })
+
+  it('a body over the body limit is refused (413) before it is verified, and nothing is recorded', async () => {
+    const t = await connected()
+    const big = t.event('customer.created', { ...customerObject, description: 'x'.repeat(101 * 1024) })
+    expect((await t.send(big)).status).toBe(413)
+    expect(await t.log()).toEqual([])
+  })
 })
