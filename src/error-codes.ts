@@ -7,6 +7,7 @@ export const ERROR_CODES = {
   invalid_body: [400, 'The body is not a JSON object, or a PUT names no field.'],
   invalid_idempotency_key: [400, 'The `Idempotency-Key` header is not 1 to 255 characters.'],
   client_closed: [400, 'The client closed the request before its body ended.'],
+  invalid_signature: [400, 'A provider event (Stripe) whose signature, timestamp or integration does not check out: the same answer for all three.'],
   invalid_api_key: [401, 'Missing or unknown key (`x-auth-service`, or `Authorization: Bearer`; both sent and different too).'],
   invalid_publishable_key: [401, 'Missing or unknown `pk_` key on the beacon.'],
   forbidden: [403, "A `workspaceId` that is not one of the key's workspaces."],

@@ -78,6 +78,7 @@ const examples = [
   { name: 'node-http', script: 'example:node' },
   { name: 'express', script: 'example:express' },
   { name: 'hono', script: 'example:hono', perAddress: true },
+  { name: 'stripe', script: 'example:stripe' },
   { name: 'bun', script: 'example:bun' },
   { name: 'deno', script: 'example:deno' },
 ]

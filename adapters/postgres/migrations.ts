@@ -543,6 +543,49 @@ ALTER TABLE ${s}.webhooks DROP COLUMN "previousSecret";`,
     description: 'keys show when they were last used',
     up: sql((s) => `ALTER TABLE ${s}."apiKeys" ADD COLUMN "lastUsedAt" text COLLATE "C";`),
   },
+  {
+    version: 16,
+    description: 'payment provider integrations and the log of their events (an eventId is unique per integration)',
+    up: sql(
+      (s) => `
+CREATE TABLE ${s}.integrations (
+  "id" text COLLATE "C" PRIMARY KEY,
+  "workspaceId" text COLLATE "C" NOT NULL,
+  "provider" text COLLATE "C" NOT NULL,
+  "campaignId" text COLLATE "C",
+  "livemode" boolean NOT NULL,
+  "endpointPath" text COLLATE "C" NOT NULL,
+  "description" text COLLATE "C" NOT NULL,
+  "signingSecret" text COLLATE "C" NOT NULL,
+  "createdAt" text COLLATE "C" NOT NULL,
+  "updatedAt" text COLLATE "C" NOT NULL,
+  "_search" text COLLATE "C" NOT NULL
+);
+CREATE INDEX integrations_created ON ${s}.integrations ("createdAt", "id");
+CREATE INDEX integrations_workspace ON ${s}.integrations ("workspaceId", "createdAt", "id");
+CREATE TABLE ${s}."providerEvents" (
+  "id" text COLLATE "C" PRIMARY KEY,
+  "workspaceId" text COLLATE "C" NOT NULL,
+  "integrationId" text COLLATE "C" NOT NULL,
+  "eventId" text COLLATE "C" NOT NULL,
+  "type" text COLLATE "C" NOT NULL,
+  "status" text COLLATE "C" NOT NULL,
+  "reason" text COLLATE "C",
+  "commissionId" text COLLATE "C",
+  "receivedAt" text COLLATE "C" NOT NULL,
+  "createdAt" text COLLATE "C" NOT NULL,
+  "updatedAt" text COLLATE "C" NOT NULL,
+  "_search" text COLLATE "C" NOT NULL
+);
+CREATE INDEX provider_events_created ON ${s}."providerEvents" ("createdAt", "id");
+CREATE INDEX provider_events_workspace ON ${s}."providerEvents" ("workspaceId", "createdAt", "id");
+CREATE INDEX provider_events_integration ON ${s}."providerEvents" ("integrationId", "createdAt", "id");
+CREATE INDEX provider_events_status ON ${s}."providerEvents" ("status", "createdAt", "id");
+CREATE UNIQUE INDEX provider_events_integration_event ON ${s}."providerEvents" ("integrationId", "eventId");
+CREATE INDEX provider_events_integration_status ON ${s}."providerEvents" ("integrationId", "status", "createdAt", "id");
+`,
+    ),
+  },
 ]
 
 export const SCHEMA_VERSION = migrations[migrations.length - 1]!.version

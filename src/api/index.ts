@@ -27,6 +27,7 @@ import {
 import type { Deps } from './shared.js'
 import { customerOperations } from './customers.js'
 import { conversionOperations } from './conversions.js'
+import { integrationOperations } from './integrations.js'
 import { eventOperations, type EventListQuery, type EventPage } from './events.js'
 import {
   webhookOperations,
@@ -74,4 +75,5 @@ export const createOperations = (deps: Deps) => ({
   exports: exportOperations(deps),
   customers: customerOperations(deps),
   conversions: conversionOperations(deps),
+  integrations: integrationOperations(deps),
 })

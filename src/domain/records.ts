@@ -186,6 +186,40 @@ export type SaleRefundRecord = {
   updatedAt: string
 }
 
+/** A payment provider connected to a workspace: its events become leads, sales and refunds. */
+export type IntegrationRecord = {
+  id: string
+  workspaceId: string
+  provider: 'stripe'
+  /** The campaign its leads join; null: the workspace's default campaign. */
+  campaignId: string | null
+  /** Events whose `livemode` differs are recorded `ignored`. */
+  livemode: boolean
+  /** Where the provider posts events: `/api/v1/integrations/<id>/events`. */
+  endpointPath: string
+  description: string
+  /** The provider's signing secret (`whsec_…`): read by the verifier only, never answered. */
+  signingSecret: string
+  createdAt: string
+  updatedAt: string
+}
+
+/** One provider event an integration received; its `eventId` is unique per integration (a redelivery changes nothing). */
+export type ProviderEventRecord = {
+  id: string
+  workspaceId: string
+  integrationId: string
+  /** The provider's event id (`evt_…`). */
+  eventId: string
+  type: string
+  status: 'processed' | 'ignored' | 'failed'
+  reason: string | null
+  commissionId: string | null
+  receivedAt: string
+  createdAt: string
+  updatedAt: string
+}
+
 /** Money on its way to one affiliate: the due commissions of one campaign, netted, made by a payout run. */
 export type PayoutRecord = {
   id: string
@@ -434,4 +468,6 @@ export interface ModelRecords {
   customers: CustomerRecord
   sales: SaleRecord
   saleRefunds: SaleRefundRecord
+  integrations: IntegrationRecord
+  providerEvents: ProviderEventRecord
 }

@@ -412,6 +412,41 @@ export const schema: { [M in keyof ModelRecords]: ModelSchema<M> } = {
     unique: [{ name: 'sale_refunds_workspace_refund', fields: ['workspaceId', 'refundId'] }],
     indexes: [['workspaceId', 'refundId']],
   },
+  integrations: {
+    fields: {
+      id: { kind: 'text', answerAs: 'integrationId' },
+      workspaceId: indexedText,
+      provider: { kind: 'text', values: ['stripe'] },
+      campaignId: { kind: 'text', nullable: true, description: "The campaign its leads join; null: the workspace's default campaign." },
+      livemode: { kind: 'bool', description: "Events whose livemode differs are recorded as ignored." },
+      endpointPath: { kind: 'text', description: 'Where the provider posts its events (beside the API, no key).' },
+      description: { kind: 'text', searched: true },
+      signingSecret: text,
+      ...stamps,
+    },
+    answers: {
+      integration: ['id', 'workspaceId', 'provider', 'campaignId', 'livemode', 'endpointPath', 'description', 'createdAt', 'updatedAt'],
+    },
+  },
+  providerEvents: {
+    fields: {
+      id: text,
+      workspaceId: indexedText,
+      integrationId: indexedText,
+      eventId: { kind: 'text', description: "The provider's event id." },
+      type: text,
+      status: { kind: 'text', indexed: true, values: ['processed', 'ignored', 'failed'] },
+      reason: { kind: 'text', nullable: true, description: 'Why it was ignored or failed.' },
+      commissionId: { kind: 'text', nullable: true, description: 'The commission it made or refunded.' },
+      receivedAt: timestamp,
+      ...stamps,
+    },
+    unique: [{ name: 'provider_events_integration_event', fields: ['integrationId', 'eventId'] }],
+    indexes: [['integrationId', 'eventId'], ['integrationId', 'status']],
+    answers: {
+      providerEvent: ['eventId', 'integrationId', 'type', 'status', 'reason', 'commissionId', 'receivedAt'],
+    },
+  },
   portalTokens: {
     fields: {
       id: text,

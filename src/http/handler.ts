@@ -7,12 +7,13 @@ import type { KeyStore, Principal } from '../keys/types.js'
 import type { AddressThrottle } from '../limiter/address-throttle.js'
 import type { Admission, Limiter } from '../limiter/limiter.js'
 import type { Storage } from '../storage/types.js'
-import { readJsonBody, type BodyLimits } from './body.js'
+import { readBody, readJsonBody, type BodyLimits } from './body.js'
 import { clientAddressOf } from './client-address.js'
 import { checkIdempotencyKey, createIdempotency, fingerprintOf, IDEMPOTENCY_HEADER, type IdempotencyOptions } from './idempotency.js'
 import { envelope, errorAnswer, toResponse, type Answer } from './respond.js'
 import { openApiDocument } from './openapi.js'
 import { routes, runRoute, successStatus, type Query, type Route } from './routes.js'
+import { receiveStripeEvent } from '../integrations/stripe.js'
 import { BEACON_PATH, REDIRECT_PATH, trackingRoutes, type TrackingRoutesOptions } from './tracking.js'
 
 export const SERVICE_NAME = 'affiliate-service'
@@ -47,6 +48,9 @@ type Routed = Request & IRequest
 export const UNAUTHORIZED_MESSAGE =
   'Invalid API key. Please check your API key and try again. Send it in the x-auth-service header (or as Authorization: Bearer <key>).'
 const unauthorized = () => new AffiliateError(401, UNAUTHORIZED_MESSAGE)
+
+/** Where a payment provider posts its events for an integration, under `basePath`. */
+export const PROVIDER_EVENTS_PATH = '/integrations/:integrationId/events'
 
 const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i
 
@@ -251,6 +255,18 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
     } catch (error) {
       return fail(error, request, cors)
     }
+  })
+  // A payment provider's events (SPEC wave 3): no key; limited per client address like tracking.
+  router.post(PROVIDER_EVENTS_PATH, async (request: Routed, context: unknown) => {
+    const address = clientAddressOf(request, context)
+    const limit = options.tracking.limit
+    if (address !== undefined && limit) {
+      limit.check(address)
+      limit.spend(address)
+    }
+    const raw = new TextDecoder().decode(await readBody(request, options.body))
+    const status = await receiveStripeEvent({ storage: options.storage, clock, operations: ops }, request.params.integrationId ?? '', raw, request.headers.get('stripe-signature'))
+    return toResponse({ status, body: JSON.stringify({ received: status === 200 }) })
   })
   for (const route of routes) {
     router[route.method.toLowerCase()]!(route.path, keyed(route))

@@ -75,6 +75,8 @@ const MODELS = {
         clawback: { oneOf: [ref('schemas', 'Commission'), { type: 'null' }], description: 'The clawback made when the commission had been paid.' },
       }),
   ],
+  integration: ['Integration', () => answerJsonSchema('integrations', 'integration')],
+  providerEvent: ['ProviderEvent', () => answerJsonSchema('providerEvents', 'providerEvent')],
   webhook: ['Webhook', () => answerJsonSchema('webhooks', 'webhook')],
   webhookWithSecret: [
     'WebhookWithSecret',

@@ -17,6 +17,7 @@ export type Model =
   | 'eventPage'
   | 'reportSummary' | 'reportTimeseries' | 'topAffiliates'
   | 'customer' | 'saleResult' | 'saleRefundResult'
+  | 'integration' | 'providerEvent'
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
 
@@ -154,6 +155,18 @@ export const routeTable = {
     sale: { method: 'POST', path: '/conversions/sale', message: 'Sale recorded successfully', alternativeStatus: { status: 200, description: 'No commission was made (`skipped` says why), or the invoiceId was seen before: the first answer again' }, answer: { one: 'saleResult' } },
     /** Takes back the commission's share of a refunded sale (a clawback when it was paid); a repeated `refundId` answers the first answer. */
     refund: { method: 'POST', path: '/conversions/refund', message: 'Refund recorded successfully', status: 200, answer: { one: 'saleRefundResult' } },
+  },
+  integrations: {
+    /** Connects a payment provider (Stripe); the answer names the endpoint to give it and never the signing secret. */
+    create: { method: 'POST', path: '/integrations', message: 'Integration created successfully', answer: { one: 'integration' } },
+    list: { method: 'GET', path: '/integrations/list', message: 'Integrations retrieved successfully', answer: { page: 'integration' } },
+    get: { method: 'GET', path: '/integrations', message: 'Integration retrieved successfully', id: 'integrationId', answer: { one: 'integration' } },
+    /** Changes the campaign, livemode or description, or replaces the signing secret. */
+    update: { method: 'PUT', path: '/integrations', message: 'Integration updated successfully', id: 'integrationId', answer: { one: 'integration' } },
+    /** Disconnects the provider and deletes its event log; what its events made stays. */
+    delete: { method: 'DELETE', path: '/integrations', message: 'Integration deleted successfully', id: 'integrationId', answer: 'deleted' },
+    /** The events the provider sent, by integration and status: processed, ignored or failed, and why. */
+    events: { method: 'GET', path: '/integrations/events/list', message: 'Integration events retrieved successfully', answer: { page: 'providerEvent' } },
   },
 } as const satisfies Record<string, Record<string, RouteInfo>>
 

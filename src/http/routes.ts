@@ -21,6 +21,7 @@ import { routeEntries, type Namespace, type RouteInfo, type RouteTable } from '.
 import { customerId, customerList, customerUpdate } from '../schemas/customers.js'
 import { conversionLead, conversionRefund, conversionSale } from '../schemas/conversions.js'
 import { statusChosenFor } from '../api/shared.js'
+import { integrationCreate, integrationId, integrationList, integrationUpdate, providerEventList } from '../schemas/integrations.js'
 import { deliveryList, deliveryRetry, eventId, eventList, webhookCreate, webhookId, webhookList, webhookRotate, webhookTest, webhookUpdate } from '../schemas/webhooks.js'
 
 export { requestOf, routeTable, type Answer, type Method, type Model, type Namespace, type RouteInfo } from './route-table.js'
@@ -143,6 +144,14 @@ export const validation = {
     lead: { body: conversionLead, example: { workspaceId: WORKSPACE, externalId: 'user_8812', email: 'buyer@example.com', affiliateId: AFFILIATE } },
     sale: { body: conversionSale, example: { workspaceId: WORKSPACE, externalId: 'user_8812', amount: '49.00', currency: 'USD', invoiceId: 'in_1PqR2s' } },
     refund: { body: conversionRefund, example: { workspaceId: WORKSPACE, invoiceId: 'in_1PqR2s', amount: '10.00', refundId: 're_3Kx9' } },
+  },
+  integrations: {
+    create: { body: integrationCreate, example: { workspaceId: WORKSPACE, provider: 'stripe', signingSecret: 'whsec_5d2c8a1f', livemode: true } },
+    list: { query: integrationList },
+    get: { query: integrationId },
+    update: { query: integrationId, body: integrationUpdate },
+    delete: { query: integrationId },
+    events: { query: providerEventList },
   },
 } as const satisfies { readonly [N in Namespace]: { readonly [M in keyof RouteTable[N]]: Validation } }
 

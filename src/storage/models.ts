@@ -60,6 +60,8 @@ export const models: { [M in ModelName]: ModelDefinition<M> } = {
   customers: define('customers'),
   sales: define('sales'),
   saleRefunds: define('saleRefunds'),
+  integrations: define('integrations'),
+  providerEvents: define('providerEvents'),
 }
 
 export const modelNames = Object.keys(models) as ModelName[]

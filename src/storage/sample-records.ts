@@ -6,6 +6,8 @@ import type {
   CommissionRecord,
   CustomerRecord,
   EventRecord,
+  IntegrationRecord,
+  ProviderEventRecord,
   IdempotencyRecord,
   LinkRecord,
   PayoutRecord,
@@ -342,6 +344,38 @@ export const saleRefund = (overrides: Partial<SaleRefundRecord> = {}): SaleRefun
   amountMinor: 5_00,
   commissionMinor: -1,
   answer: '{}',
+  createdAt: at(0),
+  updatedAt: at(0),
+  ...overrides,
+})
+
+export const integration = (overrides: Partial<IntegrationRecord> = {}): IntegrationRecord => {
+  const id = overrides.id ?? sampleId()
+  return {
+    id,
+    workspaceId: WORKSPACE,
+    provider: 'stripe',
+    campaignId: null,
+    livemode: true,
+    endpointPath: `/api/v1/integrations/${id}/events`,
+    description: 'Stripe ü',
+    signingSecret: 'whsec_test',
+    createdAt: at(0),
+    updatedAt: at(0),
+    ...overrides,
+  }
+}
+
+export const providerEvent = (overrides: Partial<ProviderEventRecord> = {}): ProviderEventRecord => ({
+  id: sampleId(),
+  workspaceId: WORKSPACE,
+  integrationId: sampleId(),
+  eventId: `evt_${counter + 1}`,
+  type: 'invoice.paid',
+  status: 'processed',
+  reason: null,
+  commissionId: null,
+  receivedAt: at(0),
   createdAt: at(0),
   updatedAt: at(0),
   ...overrides,

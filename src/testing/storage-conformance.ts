@@ -13,10 +13,12 @@ import {
   customer,
   event,
   idempotency,
+  integration,
   link,
   OTHER_WORKSPACE,
   payout,
   portalToken,
+  providerEvent,
   rollup,
   sale,
   saleRefund,
@@ -67,6 +69,8 @@ const samples: { [M in ModelName]: (overrides?: Partial<RecordOf<M>>) => RecordO
   customers: customer,
   sales: sale,
   saleRefunds: saleRefund,
+  integrations: integration,
+  providerEvents: providerEvent,
 }
 
 /**
@@ -971,6 +975,16 @@ export function describeStorageConformance(name: string, factory: StorageFactory
         expect((again as UniqueViolationError).constraint).toBe('sale_refunds_workspace_refund')
         expect(await tx(storage, (t) => t.count('sales', {}))).toBe(2)
         expect(await tx(storage, (t) => t.count('saleRefunds', {}))).toBe(2)
+      })
+
+      test('provider events: an eventId is unique per integration only, and listed by integration and status', async (storage) => {
+        const integrationId = sampleId()
+        const first = providerEvent({ integrationId, eventId: 'evt_1', status: 'ignored', reason: 'not_attributed' })
+        await insertAll(storage, 'providerEvents', [first, providerEvent({ eventId: 'evt_1' })])
+        const error = await tx(storage, (t) => t.insert('providerEvents', providerEvent({ integrationId, eventId: 'evt_1' }))).catch((e: unknown) => e)
+        expect((error as UniqueViolationError).constraint).toBe('provider_events_integration_event')
+        expect(await tx(storage, (t) => t.find('providerEvents', { where: { integrationId, status: 'ignored' } }))).toStrictEqual([first])
+        expect(await tx(storage, (t) => t.count('providerEvents', {}))).toBe(2)
       })
     })
 

@@ -544,6 +544,46 @@ ALTER TABLE webhooks DROP COLUMN previousSecret;`,
     // Keys show when they were last used (the admin's key list).
     sql: 'ALTER TABLE apiKeys ADD COLUMN lastUsedAt TEXT;',
   },
+  {
+    version: 17,
+    // Payment provider integrations (SPEC wave 3, "Payment provider integrations (Stripe)") and the
+    // log of the events each received: an eventId is unique per integration (a redelivery is refused).
+    sql: `CREATE TABLE integrations (
+  id TEXT PRIMARY KEY NOT NULL,
+  workspaceId TEXT NOT NULL,
+  provider TEXT NOT NULL,
+  campaignId TEXT,
+  livemode INTEGER NOT NULL,
+  endpointPath TEXT NOT NULL,
+  description TEXT NOT NULL,
+  signingSecret TEXT NOT NULL,
+  createdAt TEXT NOT NULL,
+  updatedAt TEXT NOT NULL,
+  _search TEXT NOT NULL
+) STRICT;
+CREATE INDEX integrations_created ON integrations (createdAt, id);
+CREATE INDEX integrations_workspaceId ON integrations (workspaceId, createdAt, id);
+CREATE TABLE providerEvents (
+  id TEXT PRIMARY KEY NOT NULL,
+  workspaceId TEXT NOT NULL,
+  integrationId TEXT NOT NULL,
+  eventId TEXT NOT NULL,
+  type TEXT NOT NULL,
+  status TEXT NOT NULL,
+  reason TEXT,
+  commissionId TEXT,
+  receivedAt TEXT NOT NULL,
+  createdAt TEXT NOT NULL,
+  updatedAt TEXT NOT NULL,
+  _search TEXT NOT NULL
+) STRICT;
+CREATE INDEX providerEvents_created ON providerEvents (createdAt, id);
+CREATE INDEX providerEvents_workspaceId ON providerEvents (workspaceId, createdAt, id);
+CREATE INDEX providerEvents_integrationId ON providerEvents (integrationId, createdAt, id);
+CREATE INDEX providerEvents_status ON providerEvents (status, createdAt, id);
+CREATE UNIQUE INDEX provider_events_integration_event ON providerEvents (integrationId, eventId);
+CREATE INDEX providerEvents_integrationId_status ON providerEvents (integrationId, status, createdAt, id);`,
+  },
 ]
 
 export const SCHEMA_VERSION = migrations[migrations.length - 1]!.version
