@@ -523,6 +523,7 @@ describe('DELETE /commissions: money history is kept', () => {
     ])
     expect((await call('DELETE', `/commissions?commissionId=${created.commissionId}`)).body).toEqual({
       status: 422,
+      code: 'money_history',
       message: 'A commission refunded after payment cannot be deleted: its clawback and money history are kept',
     })
     expect({ commissions: await api.commissions.list({ limit: 100 }), ann: await api.affiliates.get(ann.id), balance: await api.affiliates.balance(ann.id) }).toEqual(before)

@@ -160,7 +160,7 @@ describe.each(majors)('%s', (_name, express) => {
     const malformed = await call('/affiliates/api/v1/campaigns', { method: 'POST', body: '{"campaignName":' })
     expect(malformed.status).toBe(400)
     expect(malformed.headers.get('content-type')).toBe('application/json; charset=utf-8')
-    expect(await malformed.json()).toEqual({ status: 400, message: 'Invalid JSON body' })
+    expect(await malformed.json()).toEqual({ status: 400, code: 'invalid_json', message: 'Invalid JSON body' })
     // The key is checked first, as when the service reads the body itself.
     const wrongKey = await call('/affiliates/api/v1/campaigns', { method: 'POST', body: '{"campaignName":', headers: { 'x-auth-service': 'wrong' } })
     expect(wrongKey.status).toBe(401)
@@ -168,7 +168,7 @@ describe.each(majors)('%s', (_name, express) => {
     const huge = JSON.stringify(campaignInput({ campaignName: 'x'.repeat(200 * 1024) }))
     const tooLarge = await call('/affiliates/api/v1/campaigns', { method: 'POST', body: huge })
     expect(tooLarge.status).toBe(413)
-    expect(await tooLarge.json()).toEqual({ status: 413, message: 'Request body is larger than the limit of 102400 bytes' })
+    expect(await tooLarge.json()).toEqual({ status: 413, code: 'body_too_large', message: 'Request body is larger than the limit of 102400 bytes' })
     // The parsed body of a good request still reaches the service.
     const created = await call('/affiliates/api/v1/campaigns', { method: 'POST', body: JSON.stringify(campaignInput()) })
     expect(created.status).toBe(201)

@@ -70,10 +70,12 @@ describe('due dates', () => {
     const later = new Date(Date.parse(clawback!.commissionDate) + 90 * DAY).toISOString()
     expect((await call('PUT', `/commissions?commissionId=${clawback!.commissionId}`, { body: { commissionDate: later } })).body).toEqual({
       status: 422,
+      code: 'money_history',
       message: 'A clawback changes only through payouts: its status, amounts and commissionDate cannot be set',
     })
     expect((await call('PUT', `/commissions?commissionId=${b.commissionId}`, { body: { commissionDate: later } })).body).toEqual({
       status: 422,
+      code: 'money_history',
       message: 'A commission in a payout cannot be re-dated: money history is kept',
     })
     expect((await call('PUT', `/referred-users?commissionId=${b.commissionId}`, { body: { commissionDate: later } })).status).toBe(422)

@@ -337,6 +337,7 @@ describe('one affiliate, never another', () => {
     const followed = await setup.service.fetch(new Request(shared!))
     expect(followed.status).toBe(302)
     expect(followed.headers.get('location')).toMatch(/^https:\/\/shop\.example\.com\/landing\?ref=ANN-1&clickId=/)
+    await setup.service.flush()
     expect((await setup.api.links.list({ affiliateId: ann.id })).items[0]!.totalClicks).toBe(1)
   })
 

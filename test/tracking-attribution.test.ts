@@ -79,7 +79,7 @@ describe.each([
       kind === 'sale' ? t.sale({ referredUser: who, commissionDate: new Date(ms).toISOString() }) : t.signup({ referredTo: who, commissionDate: new Date(ms).toISOString() })
     expect(await t.post(path, at(clickedAt - 1, 'early@example.com'))).toEqual({
       status: 422,
-      body: { status: 422, message: 'Click is outside the attribution window: commissionDate is before the click' },
+      body: { status: 422, code: 'attribution_window', message: 'Click is outside the attribution window: commissionDate is before the click' },
     })
     expect(await t.post(path, at(clickedAt - 86_400_000, 'early@example.com'))).toMatchObject({ status: 422 })
     expect(await t.totals()).toEqual({ link: [0, 0], affiliate: [0, 0] })

@@ -37,6 +37,8 @@ const UNDO: Record<number, string> = {
   ALTER TABLE campaigns DROP COLUMN maxCommissionsPerCustomer;`,
   14: `ALTER TABLE webhooks ADD COLUMN previousSecret TEXT;
   ALTER TABLE webhooks DROP COLUMN previousSecrets;`,
+  15: 'ALTER TABLE apiKeys DROP COLUMN lastUsedAt;',
+  17: 'DROP TABLE integrations; DROP TABLE providerEvents;',
 }
 
 /** Undoes every migration after `version` (newest first) and sets `user_version` to it. */
