@@ -25,6 +25,8 @@ async function program(options: { campaign?: Partial<CampaignCreateInput>; stora
       new Request(`http://test.local/api/v1/r/${code}`, { redirect: 'manual', headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0' } }),
     )
     expect(response.status).toBe(302)
+    // The redirect answers before its click is written: store it, so snapshots taken next hold it.
+    await t.service.flush()
     return new URL(response.headers.get('location')!).searchParams.get('clickId')!
   }
   const totals = async () => {

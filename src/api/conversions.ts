@@ -78,7 +78,8 @@ async function orReplay<T>(storage: Storage, constraints: readonly string[], wor
   }
 }
 
-export function conversionOperations({ storage, clock }: Deps) {
+export function conversionOperations(deps: Deps) {
+  const { storage, clock } = deps
   const storedAnswer = async <T extends object>(read: (tx: StorageTransaction) => Promise<{ answer: string } | null>): Promise<T | null> => {
     const found = await storage.transaction(read, readOnly)
     return found ? withStatus(JSON.parse(found.answer) as T, 200) : null
@@ -102,6 +103,8 @@ export function conversionOperations({ storage, clock }: Deps) {
       }
       const workspaceId = input.workspaceId.toLowerCase()
       requireWorkspace(access, workspaceId)
+      // A click the redirect answered may still wait in its batch: the lead waits for it.
+      if (input.clickId !== undefined) await deps.clickWritten?.(input.clickId.toLowerCase())
       const known = async () => {
         const customer = await storage.transaction((tx) => customerByExternalId(tx, workspaceId, input.externalId), readOnly)
         return customer && withStatus(toCustomer(customer), 200)
@@ -139,6 +142,7 @@ export function conversionOperations({ storage, clock }: Deps) {
       const input = parseBody(conversionSale, body, query)
       const workspaceId = input.workspaceId.toLowerCase()
       requireWorkspace(access, workspaceId)
+      if (input.clickId !== undefined) await deps.clickWritten?.(input.clickId.toLowerCase())
       // No read first: the sale's insert collides with a repeat (one already stored, or racing), and then it is answered.
       const replay = () => saleByInvoice(workspaceId, input.invoiceId)
       const amountMinor = parseMoney(input.amount)!
