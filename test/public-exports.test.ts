@@ -21,6 +21,7 @@ const VALUES: Record<string, string[]> = {
     'generateApiKey',
     'generatePublishableKey',
     'isUuid',
+    'managesKeys',
     'memoryKeyStore',
     'memoryLimiterStore',
     'memoryStorage',

@@ -45,6 +45,8 @@ const beacon = async (forwardedFor: string) => {
 }
 
 const results = [await redirect('1.1.1.1'), await beacon('2.2.2.2'), await redirect('3.3.3.3'), await beacon('4.4.4.4')]
+// The redirect and the beacon answer before their clicks are written: store them, then read.
+await service.flush()
 const link = (await service.api.links.list({ affiliateId: affiliate.id })).items[0]!
 console.log(`tracking ${JSON.stringify({ results, totalClicks: link.totalClicks })}`)
 await running.close()
