@@ -10,7 +10,7 @@
 // The peers do what ours does: SHA-256 of the key and a Map look-up of the hash, the per-key limit
 // of their own limiter, validation of query and body with their validator (unknown fields
 // refused), the same storage and records (bench/peers/store.ts), the same JSON bytes (checked by
-// test/bench-peers.test.ts).
+// test/package/bench-peers.test.ts).
 //
 //   npm run bench -- peers
 //   BENCH_SECONDS=5 BENCH_ROUNDS=5 npm run bench -- peers      (longer; default 3 rounds of 3 s)

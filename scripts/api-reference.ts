@@ -1,6 +1,6 @@
 // Writes docs/api.md, the HTTP API reference, from the OpenAPI document, which is itself made
 // from the route table: the reference cannot drift from what the service answers
-// (test/api-reference.test.ts fails when the file is stale). Run: npm run docs:api
+// (test/package/api-reference.test.ts fails when the file is stale). Run: npm run docs:api
 import { writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { openApiDocument } from '../src/http/openapi.js'

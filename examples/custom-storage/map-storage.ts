@@ -1,5 +1,5 @@
 // A storage of your own, in ~100 lines: every collection a Map, every query a scan. It is
-// correct (it passes the conformance kit, see test/storage-custom.test.ts), not fast: use it
+// correct (it passes the conformance kit, see test/storage/storage-custom.test.ts), not fast: use it
 // as the skeleton for a storage on your own database.
 //
 // You write records in, records out (a `DriverTransaction`); `defineStorage` makes the typed

@@ -525,7 +525,7 @@ const moneyNumber_: Convert = (value) => moneyNumber(value as number)
 /**
  * The function turning a stored record into one of its API answers (see `answers`): fields in
  * answer order, renamed by `answerAs`, money in its wire form, lists copied. `T` is the answer's
- * declared type; test/schema.test.ts checks every answer against `answerJsonSchema`.
+ * declared type; test/unit/schema.test.ts checks every answer against `answerJsonSchema`.
  */
 export function answerMapper<M extends keyof ModelRecords, T>(model: M, answer: string): (record: ModelRecords[M]) => T {
   const definition: ModelSchema<M> = schema[model]

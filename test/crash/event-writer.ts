@@ -1,4 +1,4 @@
-// The child of test/events-crash.test.ts: opens the file database, delivers webhooks in the
+// The child of test/crash/events-crash.test.ts: opens the file database, delivers webhooks in the
 // background (to the receiver of the parent, which answers slowly) and writes campaigns from two
 // loops as fast as it can, printing `ack <id>` once each write has been acknowledged, until killed.
 import { writeSync } from 'node:fs'

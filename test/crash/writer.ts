@@ -1,4 +1,4 @@
-// The child of test/sqljs-crash.test.ts: writes through service.api into a file database as fast
+// The child of test/crash/sqljs-crash.test.ts: writes through service.api into a file database as fast
 // as it can from `writers` concurrent loops (default 4), printing `ack <id>` once each write has
 // been acknowledged, until it is killed.
 // Every create makes its campaign the workspace default, which clears the previous default in

@@ -1,6 +1,6 @@
 // The public redirect and beacon under Bun or Deno, served by that runtime's adapter: the client
 // address comes from the socket, and from X-Forwarded-For only with TRUST_PROXY=1. Prints one
-// JSON line of statuses and clickIds that test/tracking-runtimes.test.ts checks.
+// JSON line of statuses and clickIds that test/programs/tracking-runtimes.test.ts checks.
 import { createAffiliateService, memoryKeyStore, memoryStorage } from '../../src/index.js'
 
 const env = (name: string): string | undefined =>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Storage } from '../../src/index.js'
-import { populate } from '../fixtures.js'
-import { KEY_A, setup, WS_A } from '../helpers.js'
+import { populate } from './fixtures.js'
+import { KEY_A, setup, WS_A } from './helpers.js'
 
 // Concurrent requests through service.fetch, all started before any is awaited.
 

@@ -1,0 +1,211 @@
+import type pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { serve } from '../../adapters/node.js'
+import { postgresStorage } from '../../adapters/postgres.js'
+import type { LinkRecord } from '../../src/domain/records.js'
+import { createAffiliateService, memoryKeyStore, memoryStorage, type Storage } from '../../src/index.js'
+import { createClickWriter } from '../../src/tracking/click-writer.js'
+import { apiCampaignInput, manualClock, WS_A } from '../support/helpers.js'
+import { dropSchema, postgresUrl, testPool, uniqueName } from '../support/services.js'
+import { BROWSER } from '../support/tracking-support.js'
+
+// The redirect answers before its click is written: clicks, counters and rollups are written in
+// batches, each one transaction; the dedupe stays exact across batches and instances.
+
+/** A storage that counts its write transactions and can be made to fail or wait. */
+function watched(inner: Storage) {
+  const state = {
+    writes: 0,
+    failNext: 0,
+    gate: null as Promise<void> | null,
+    started: [] as (() => void)[],
+  }
+  const storage: Storage = {
+    async transaction(work, options) {
+      if (!options?.readOnly) {
+        state.writes++
+        for (const wake of state.started.splice(0)) wake()
+        if (state.gate) await state.gate
+        if (state.failNext > 0) {
+          state.failNext--
+          throw new Error('the disk is full')
+        }
+      }
+      return inner.transaction(work, options)
+    },
+  }
+  /** Resolves when the next write transaction starts. */
+  const nextWrite = () => new Promise<void>((resolve) => state.started.push(resolve))
+  return { storage, state, nextWrite }
+}
+
+async function setup(storage: Storage, options: { clickFlushMs?: number } = {}) {
+  const errors: unknown[] = []
+  const clock = manualClock()
+  const service = createAffiliateService({
+    storage,
+    keyStore: memoryKeyStore([]),
+    clock,
+    rateLimit: false,
+    trackingLimit: false,
+    clickFlushMs: options.clickFlushMs ?? 60_000,
+    onError: (error) => errors.push(error),
+  })
+  return { service, errors, clock }
+}
+
+async function withLink(storage: Storage, options: { clickFlushMs?: number } = {}) {
+  const t = await setup(storage, options)
+  const campaign = await t.service.api.campaigns.create(apiCampaignInput({ url: 'https://shop.example.com/landing' }))
+  const affiliate = await t.service.api.affiliates.create({ email: 'ann@example.com', campaignId: campaign.id })
+  const link = await t.service.api.links.create({ affiliateId: affiliate.id, referralCode: 'ANN-2026' })
+  return { ...t, campaign, affiliate, link }
+}
+
+type Service = ReturnType<typeof createAffiliateService>
+
+/** GET /r/ANN-2026 in process, from `visitor` (its user agent), answering the clickId. */
+async function click(service: Service, visitor: number | string = 1): Promise<string> {
+  const response = await service.fetch(new Request('http://localhost/api/v1/r/ANN-2026', { headers: { 'user-agent': `${BROWSER} v/${visitor}` } }), {
+    clientAddress: '203.0.113.7',
+  })
+  expect(response.status).toBe(302)
+  return new URL(response.headers.get('location')!).searchParams.get('clickId')!
+}
+
+const stored = (storage: Storage) => storage.transaction((tx) => tx.find('clicks', { orderBy: { field: 'createdAt', direction: 'ASC' } }), { readOnly: true })
+const totals = async (storage: Storage, link: { id: string; affiliateId: string }) =>
+  storage.transaction(async (tx) => [(await tx.get('links', link.id))!.totalClicks, (await tx.get('affiliates', link.affiliateId))!.totalClicks], { readOnly: true })
+
+describe('the redirect answers first, and a batch writes its clicks in one transaction', () => {
+  it('clicks wait until the batch is written; then clicks, counters (summed) and rollups are there together, in one write', async () => {
+    const w = watched(memoryStorage())
+    const t = await withLink(w.storage)
+    // The first request makes the salt secret and prunes: writes of their own.
+    const warm = await click(t.service, 0)
+    await t.service.flush()
+    const writesBefore = w.state.writes
+    const ids = [await click(t.service, 1), await click(t.service, 2), await click(t.service, 3), await click(t.service, 1)]
+    expect(ids[3]).toBe(ids[0])
+    expect((await stored(w.storage)).map((c) => c.id)).toEqual([warm])
+    expect(w.state.writes).toBe(writesBefore)
+    await t.service.flush()
+    expect(w.state.writes).toBe(writesBefore + 1)
+    expect((await stored(w.storage)).map((c) => c.id).filter((id) => id !== warm).sort()).toEqual([...new Set(ids)].sort())
+    expect(await totals(w.storage, t.link)).toEqual([4, 4])
+    const summary = await t.service.api.reports.summary({ workspaceId: WS_A, from: '2026-01-01T00:00:00.000Z', to: '2026-01-02T00:00:00.000Z' })
+    expect(summary).toMatchObject({ clicks: 4 })
+    expect(t.errors).toEqual([])
+  })
+
+  it('a repeat after its click was written answers the same id and counts nothing (dedupe across the batch boundary and a restart)', async () => {
+    const storage = memoryStorage()
+    const t = await withLink(storage)
+    const first = await click(t.service)
+    await t.service.close()
+    t.clock.advance(60_000)
+    expect(await click(t.service)).toBe(first)
+    // Another service on the storage, as after a restart: its memory is empty, the storage knows.
+    const again = await setup(storage)
+    again.clock.set(t.clock.now())
+    expect(await click(again.service)).toBe(first)
+    await Promise.all([t.service.flush(), again.service.flush()])
+    expect(await totals(storage, t.link)).toEqual([1, 1])
+  })
+
+  it('a commission naming a clickId still in its batch waits for it, and is attributed', async () => {
+    const storage = memoryStorage()
+    const t = await withLink(storage)
+    const clickId = await click(t.service)
+    expect(await stored(storage)).toEqual([])
+    const made = await t.service.api.commissions.create({ campaignId: t.campaign.id, referredUser: 'buyer@example.com', amount: 40, clickId })
+    expect(made).toMatchObject({ affiliateId: t.affiliate.id, referralCode: 'ANN-2026' })
+    expect(await totals(storage, t.link)).toEqual([1, 1])
+  })
+
+  it('a failed write is reported to onError, kept and tried again: nothing is lost or counted twice', async () => {
+    const w = watched(memoryStorage())
+    const t = await withLink(w.storage, { clickFlushMs: 0 })
+    const warm = await click(t.service, 0)
+    await t.service.flush()
+    w.state.failNext = 1
+    const ids = [await click(t.service, 1), await click(t.service, 2)]
+    await t.service.flush()
+    expect(t.errors).toHaveLength(1)
+    expect(String(t.errors[0])).toContain('the disk is full')
+    expect((await stored(w.storage)).map((c) => c.id).filter((id) => id !== warm).sort()).toEqual(ids.sort())
+    expect(await totals(w.storage, t.link)).toEqual([3, 3])
+  })
+
+  it("the Node adapter's close() writes the clicks waiting", async () => {
+    const storage = memoryStorage()
+    const t = await withLink(storage)
+    const running = await serve(t.service, { port: 0 })
+    const response = await fetch(`${running.url}/r/ANN-2026`, { redirect: 'manual', headers: { 'user-agent': BROWSER } })
+    const clickId = new URL(response.headers.get('location')!).searchParams.get('clickId')
+    await running.close()
+    expect((await stored(storage)).map((c) => c.id)).toEqual([clickId])
+  })
+})
+
+describe('the click writer', () => {
+  const link = { id: 'link-1', affiliateId: 'aff-1', workspaceId: 'ws', campaignId: 'c' } as LinkRecord
+  const item = (n: number) => ({ click: { id: `click-${n}`, linkId: link.id, event: 'click' as const, visitor: `v${n}`, createdAt: '2026-01-01T00:00:00.000Z' }, link })
+
+  it('writes a full batch at once, without waiting for flushMs', async () => {
+    const w = watched(memoryStorage())
+    const writer = createClickWriter({ storage: w.storage, flushMs: 60_000, batchSize: 2, onError: (error) => expect.fail(String(error)) })
+    const started = w.nextWrite()
+    await writer.add(item(1))
+    expect(w.state.writes).toBe(0)
+    await writer.add(item(2))
+    await started
+    expect(w.state.writes).toBe(1)
+  })
+
+  it('past maxPending clicks, add waits until a batch is written', async () => {
+    const w = watched(memoryStorage())
+    let open!: () => void
+    w.state.gate = new Promise((resolve) => (open = resolve))
+    const writer = createClickWriter({ storage: w.storage, flushMs: 0, batchSize: 1, maxPending: 2, onError: (error) => expect.fail(String(error)) })
+    const started = w.nextWrite()
+    await writer.add(item(1))
+    await writer.add(item(2))
+    await started
+    let third = false
+    const adding = writer.add(item(3)).then(() => (third = true))
+    // The first batch is held at the gate: the buffer stays full.
+    await Promise.resolve()
+    expect([third, writer.pending]).toEqual([false, 2])
+    open()
+    await adding
+    expect(third).toBe(true)
+    await writer.flush()
+    expect(writer.pending).toBe(0)
+  })
+})
+
+describe.runIf(postgresUrl)('two instances on one PostgreSQL schema', () => {
+  let pool: pg.Pool
+  const schema = uniqueName('clickbatch')
+  beforeAll(async () => {
+    pool = await testPool()
+  })
+  afterAll(async () => {
+    await dropSchema(pool, schema)
+    await pool.end()
+  })
+
+  it('count a visit both answered before either wrote it once, and both answered the same clickId', async () => {
+    const one = await withLink(postgresStorage({ pool, schema }))
+    const two = await setup(postgresStorage({ pool, schema }))
+    two.clock.set(one.clock.now())
+    const [a, b] = [await click(one.service), await click(two.service)]
+    expect(b).toBe(a)
+    await Promise.all([one.service.flush(), two.service.flush()])
+    const storage = postgresStorage({ pool, schema })
+    expect((await stored(storage)).map((c) => c.id)).toEqual([a])
+    expect(await totals(storage, one.link)).toEqual([1, 1])
+    expect([...one.errors, ...two.errors]).toEqual([])
+  })
+})

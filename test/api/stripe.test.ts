@@ -1,0 +1,145 @@
+import Stripe from 'stripe'
+import { describe, expect, it } from 'vitest'
+import { apiCampaignInput, setup, WS_A } from '../support/helpers.js'
+
+// POST /api/v1/integrations/<integrationId>/events (SPEC wave 3, "Payment provider integrations
+// (Stripe)"): events signed with the SDK's own generateTestHeaderString.
+
+const SECRET = 'whsec_test_5d2c8a1f0b9e'
+
+async function connected(options: { livemode?: boolean } = {}) {
+  const t = setup()
+  const campaign = await t.api.campaigns.create(apiCampaignInput({ currency: 'USD', payoutTerm: 0 }))
+  const ann = await t.api.affiliates.create({ email: 'ann@example.com', campaignId: campaign.id, payoutMethod: 'PAYPAL', payoutEmail: 'ann.pay@example.com' })
+  await t.api.links.create({ affiliateId: ann.id, referralCode: 'ANN-2026' })
+  const integration = await t.api.integrations.create({ workspaceId: WS_A, provider: 'stripe', signingSecret: SECRET, ...options })
+  let n = 0
+  /** Posts `event` signed with `secret` at the clock's time (or `timestamp`); answers the status and the body sent. */
+  const send = async (event: Record<string, unknown>, sign: { secret?: string; timestamp?: number; tamper?: boolean; path?: string } = {}) => {
+    const payload = JSON.stringify({ object: 'event', livemode: true, api_version: '2025-03-31.basil', ...event })
+    const header = Stripe.webhooks.generateTestHeaderString({ payload, secret: sign.secret ?? SECRET, timestamp: sign.timestamp ?? Math.floor(t.clock.now() / 1000) })
+    const body = sign.tamper ? payload.replace('"livemode":true', '"livemode":true ') : payload
+    const response = await t.service.fetch(
+      new Request(`http://test.local${sign.path ?? integration.endpointPath}`, { method: 'POST', headers: { 'stripe-signature': header, 'content-type': 'application/json' }, body }),
+    )
+    return { status: response.status, text: await response.text() }
+  }
+  const event = (type: string, object: Record<string, unknown>, id = `evt_${++n}`) => ({ id, type, data: { object } })
+  const log = async () => (await t.api.integrations.events({ integrationId: integration.integrationId })).items
+  return { ...t, campaign, ann, integration, send, event, log }
+}
+
+const customerObject = { id: 'cus_1', object: 'customer', email: 'buyer@example.com', metadata: { referral: 'ANN-2026' } }
+/** An invoice in the 2025+ shape (subscription under parent, charge under payments) or the older one. */
+const invoice = (shape: 'new' | 'old', overrides: Record<string, unknown> = {}) => ({
+  id: 'in_1',
+  object: 'invoice',
+  customer: 'cus_1',
+  currency: 'usd',
+  total: 5000,
+  amount_paid: 5000,
+  total_excluding_tax: 4500,
+  status_transitions: { paid_at: 1_767_225_600 },
+  ...(shape === 'new'
+    ? { parent: { subscription_details: { subscription: 'sub_1' } }, payments: { data: [{ payment: { charge: 'ch_1' } }] } }
+    : { subscription: 'sub_1', charge: 'ch_1' }),
+  ...overrides,
+})
+
+describe('stripe events', () => {
+  it.each(['new', 'old'] as const)('customer.created makes the lead; invoice.paid (%s shape) one commission; a redelivery and the same invoice in a new event change nothing', async (shape) => {
+    const t = await connected()
+    expect((await t.send(t.event('customer.created', customerObject))).status).toBe(200)
+    const [customer] = (await t.api.customers.list({})).items
+    expect(customer).toMatchObject({ externalId: 'cus_1', stripeCustomerId: 'cus_1', affiliateId: t.ann.id })
+    const paid = t.event('invoice.paid', invoice(shape))
+    expect((await t.send(paid)).status).toBe(200)
+    expect((await t.send(paid)).status).toBe(200)
+    expect((await t.send(t.event('invoice.paid', invoice(shape)))).status).toBe(200)
+    const commissions = (await t.api.commissions.list({})).items
+    expect(commissions).toHaveLength(1)
+    // The amount rule: amount_paid equals total, so total_excluding_tax (45.00) at 20%.
+    const stored = await t.storage.transaction((tx) => tx.get('commissions', commissions[0]!.commissionId))
+    expect(stored).toMatchObject({ invoiceId: 'in_1', chargeId: 'ch_1', stripeSubscriptionId: 'sub_1' })
+    expect(commissions[0]!.amount).toBe('9.00')
+    const log = await t.log()
+    expect(log.filter((e) => e.eventId === paid.id)).toHaveLength(1)
+    expect(log.find((e) => e.eventId === paid.id)).toMatchObject({ status: 'processed', commissionId: commissions[0]!.commissionId })
+  })
+
+  it.each(['new', 'old'] as const)('charge.refunded (%s shape) refunds by the growth of amount_refunded; before its invoice.paid it is recorded failed and answered 500', async (shape) => {
+    const t = await connected()
+    await t.send(t.event('customer.created', customerObject))
+    const early = t.event('charge.refunded', { id: 'ch_1', object: 'charge', amount_refunded: 1000, ...(shape === 'old' ? { invoice: 'in_1' } : {}) })
+    expect((await t.send(early)).status).toBe(500)
+    expect((await t.log()).find((e) => e.eventId === early.id)).toMatchObject({ status: 'failed' })
+    await t.send(t.event('invoice.paid', invoice(shape, { total_excluding_tax: 5000 })))
+    expect((await t.send(early)).status).toBe(200)
+    const [commission] = (await t.api.commissions.list({})).items
+    expect((await t.send(t.event('charge.refunded', { id: 'ch_1', object: 'charge', amount_refunded: 5000 }))).status).toBe(200)
+    const after = await t.api.commissions.get(commission!.commissionId)
+    expect(after.status).toBe('refunded')
+  })
+
+  it('a wrong secret, a stale timestamp, a tampered body and an unknown integration: one identical 400, nothing recorded', async () => {
+    const t = await connected()
+    const answers = [
+      await t.send(t.event('customer.created', customerObject), { secret: 'whsec_wrong' }),
+      await t.send(t.event('customer.created', customerObject), { timestamp: Math.floor(t.clock.now() / 1000) - 301 }),
+      await t.send(t.event('customer.created', customerObject), { tamper: true }),
+      await t.send(t.event('customer.created', customerObject), { path: '/api/v1/integrations/00000000-0000-4000-8000-00000000dead/events' }),
+    ]
+    expect(answers.map((a) => a.status)).toEqual([400, 400, 400, 400])
+    expect(new Set(answers.map((a) => a.text)).size).toBe(1)
+    expect(JSON.parse(answers[0]!.text).message).toMatch(/signature/i)
+    expect(await t.log()).toEqual([])
+    expect((await t.api.customers.list({})).items).toEqual([])
+  })
+
+  it('a livemode mismatch and an unhandled type answer 200 and are recorded ignored', async () => {
+    const t = await connected({ livemode: false })
+    expect((await t.send(t.event('customer.created', customerObject))).status).toBe(200)
+    expect((await t.send({ ...t.event('payment_intent.created', {}), livemode: false })).status).toBe(200)
+    expect((await t.log()).map((e) => [e.status, e.reason]).sort()).toEqual([['ignored', 'livemode_mismatch'], ['ignored', 'unhandled_type']])
+    expect((await t.api.customers.list({})).items).toEqual([])
+  })
+
+  it('an invoice of a customer not attributed is recorded ignored with not_attributed; a zero invoice is ignored', async () => {
+    const t = await connected()
+    await t.send(t.event('invoice.paid', invoice('new')))
+    await t.send(t.event('invoice.paid', invoice('new', { id: 'in_2', total: 0, amount_paid: 0, total_excluding_tax: 0 })))
+    expect((await t.log()).map((e) => e.reason).sort()).toEqual(['not_attributed', 'zero_amount'])
+    expect((await t.api.commissions.list({})).items).toEqual([])
+  })
+
+  it('checkout.session.completed attributes the session\'s customer by client_reference_id; customer.updated by metadata.referral', async () => {
+    const t = await connected()
+    const session = { id: 'cs_1', object: 'checkout.session', customer: 'cus_9', client_reference_id: 'ANN-2026', customer_details: { email: 'checkout@example.com' }, metadata: { externalId: 'user-9' } }
+    expect((await t.send(t.event('checkout.session.completed', session))).status).toBe(200)
+    expect((await t.send(t.event('customer.updated', { ...customerObject, id: 'cus_8', email: 'updated@example.com' }))).status).toBe(200)
+    const customers = (await t.api.customers.list({})).items.map((c) => [c.externalId, c.stripeCustomerId, c.email, c.affiliateId]).sort()
+    expect(customers).toEqual([['cus_8', 'cus_8', 'updated@example.com', t.ann.id], ['user-9', 'cus_9', 'checkout@example.com', t.ann.id]])
+  })
+
+  it('charge.refunded found by the charge stored from the invoice claws back a paid commission; another currency is ignored', async () => {
+    const t = await connected()
+    await t.send(t.event('customer.created', customerObject))
+    await t.send(t.event('invoice.paid', invoice('new', { total_excluding_tax: 10000, total: 10000, amount_paid: 10000, status_transitions: {} })))
+    const [payout] = (await t.api.payouts.run({ workspaceId: WS_A })).payouts
+    await t.api.payouts.update(payout!.payoutId, { status: 'processing' })
+    await t.api.payouts.update(payout!.payoutId, { status: 'paid' })
+    expect((await t.send(t.event('charge.refunded', { id: 'ch_1', object: 'charge', amount_refunded: 2500 }))).status).toBe(200)
+    const clawbacks = (await t.api.commissions.list({})).items.filter((c) => c.kind === 'clawback')
+    expect(clawbacks).toHaveLength(1)
+    expect(clawbacks[0]).toMatchObject({ amount: '-5.00' })
+    await t.send(t.event('invoice.paid', invoice('old', { id: 'in_eur', currency: 'eur', charge: 'ch_eur' })))
+    expect((await t.log()).find((e) => e.type === 'invoice.paid' && e.reason !== null)).toMatchObject({ status: 'ignored', reason: 'currency_mismatch' })
+  })
+
+  it('a body over the body limit is refused (413) before it is verified, and nothing is recorded', async () => {
+    const t = await connected()
+    const big = t.event('customer.created', { ...customerObject, description: 'x'.repeat(101 * 1024) })
+    expect((await t.send(big)).status).toBe(413)
+    expect(await t.log()).toEqual([])
+  })
+})

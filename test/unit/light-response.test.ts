@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest'
+import { lightResponse, lightResponsesHere, untouchedParts } from '../../src/http/light-response.js'
+import { setup } from '../support/helpers.js'
+
+const make = () => lightResponse({ status: 201, headers: { 'content-type': 'application/json; charset=utf-8', 'x-a': '1' }, body: '{"ok":true}' })
+
+describe('lightResponse', () => {
+  it('is what the service answers on Node (Bun, Deno and workers get real Responses: their servers read them natively)', async () => {
+    expect(lightResponsesHere).toBe(true)
+    const response = await setup().service.fetch(new Request('http://test.local/api/v1/health'))
+    expect(untouchedParts(response)?.status).toBe(200)
+  })
+
+  it('is a Response to anyone who checks, with its status and headers', () => {
+    const response = make()
+    expect(response).toBeInstanceOf(Response)
+    expect([response.status, response.ok]).toEqual([201, true])
+    expect(response.headers.get('x-a')).toBe('1')
+    expect([...response.headers.keys()]).toEqual(['content-type', 'x-a'])
+    expect(response.statusText).toBe('')
+    expect(response.type).toBe('default')
+  })
+
+  it('gives its text once, like a real body', async () => {
+    const response = make()
+    expect(response.bodyUsed).toBe(false)
+    expect(await response.text()).toBe('{"ok":true}')
+    expect(response.bodyUsed).toBe(true)
+    await expect(response.text()).rejects.toThrow(TypeError)
+    await expect(response.arrayBuffer()).rejects.toThrow(TypeError)
+    expect(await make().json()).toEqual({ ok: true })
+  })
+
+  it('becomes a real Response for anything else, keeping headers set before', async () => {
+    const response = make()
+    response.headers.set('x-b', '2')
+    const copy = response.clone()
+    expect(copy.headers.get('x-b')).toBe('2')
+    expect(await new Response(response.body).text()).toBe('{"ok":true}')
+    expect(await copy.text()).toBe('{"ok":true}')
+    expect(new Uint8Array(await make().arrayBuffer())).toEqual(new TextEncoder().encode('{"ok":true}'))
+  })
+
+  it('hands its parts to a server only while untouched', async () => {
+    expect(untouchedParts(make())).toEqual({ status: 201, headers: { 'content-type': 'application/json; charset=utf-8', 'x-a': '1' }, body: '{"ok":true}' })
+    const read = make()
+    await read.text()
+    expect(untouchedParts(read)).toBeUndefined()
+    const changed = make()
+    changed.headers.set('x-b', '2')
+    expect(untouchedParts(changed)).toBeUndefined()
+    const streamed = make()
+    void streamed.body
+    expect(untouchedParts(streamed)).toBeUndefined()
+    expect(untouchedParts(new Response('x'))).toBeUndefined()
+  })
+
+  it('answers a HEAD without a body', async () => {
+    const head = lightResponse({ status: 200, headers: {}, body: null })
+    expect(head.body).toBeNull()
+    expect(await lightResponse({ status: 200, headers: {}, body: null }).text()).toBe('')
+  })
+})
+
+describe('the Node adapter and a host that changes the answer', () => {
+  it('writes what the host changed, not the parts it started from', async () => {
+    const { createServer } = await import('node:http')
+    const { toNodeListener } = await import('../../adapters/node.js')
+    const { setup } = await import('../support/helpers.js')
+    const { service } = setup()
+    const server = createServer(
+      toNodeListener({
+        fetch: async (request: Request) => {
+          const response = await service.fetch(request)
+          response.headers.set('x-host', 'was-here')
+          return response
+        },
+      }),
+    )
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const { port } = server.address() as { port: number }
+      const answer = await fetch(`http://127.0.0.1:${port}/api/v1/health`)
+      expect(answer.headers.get('x-host')).toBe('was-here')
+      expect((await answer.json()).status).toBe('ok')
+    } finally {
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
+    }
+  })
+})
