@@ -1,13 +1,15 @@
 // Web Crypto and @noble/hashes only: the core runs unchanged on Node, Bun, Deno and workers.
+import { hmac } from '@noble/hashes/hmac'
 import { sha256 } from '@noble/hashes/sha2'
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils'
 
 export const newId = (): string => crypto.randomUUID()
 
 interface NativeHash {
-  createHash(algorithm: 'sha256'): { update(text: string, encoding: 'utf8'): { digest(encoding: 'hex'): string } }
+  createHash(algorithm: 'sha256'): { update(text: string, encoding: 'utf8'): { digest(encoding: 'hex'): string; digest(): Uint8Array } }
+  createHmac(algorithm: 'sha256', key: Uint8Array): { update(text: string, encoding: 'utf8'): { digest(): Uint8Array } }
   /** One-shot hash (Node 20.12+): no Hash object per call. */
-  hash?(algorithm: 'sha256', text: string, encoding: 'hex'): string
+  hash?: ((algorithm: 'sha256', text: string, encoding: 'hex') => string) & ((algorithm: 'sha256', text: string, encoding: 'buffer') => Uint8Array)
 }
 
 // The runtime's own SHA-256 where it offers one without an import (Node 20.16+ and Bun through
@@ -27,6 +29,25 @@ export const sha256Hex: (text: string) => string = native
     ? (text) => native.hash!('sha256', text, 'hex')
     : (text) => native.createHash('sha256').update(text, 'utf8').digest('hex')
   : sha256HexPortable
+
+/**
+ * SHA-256 of a UTF-8 string, as bytes: the runtime's own hash where there is one (as `sha256Hex`),
+ * else @noble/hashes. Every click derives its id with it (`keyedTimeUuid`).
+ */
+export const sha256Bytes: (text: string) => Uint8Array = native
+  ? typeof native.hash === 'function'
+    ? (text) => native.hash!('sha256', text, 'buffer')
+    : (text) => native.createHash('sha256').update(text, 'utf8').digest()
+  : (text) => sha256(utf8ToBytes(text))
+
+/**
+ * HMAC-SHA256 of a UTF-8 string under `key`: the runtime's own where there is one, else
+ * @noble/hashes (the same bytes). Every click hashes its visitor with it; the native one costs a
+ * third of the JavaScript one (BENCHMARKS.md, row 8c).
+ */
+export const hmacSha256: (key: Uint8Array, text: string) => Uint8Array = native
+  ? (key, text) => native.createHmac('sha256', key).update(text, 'utf8').digest()
+  : (key, text) => hmac(sha256, key, utf8ToBytes(text))
 
 /** Bytes as standard base64, padded. */
 export function base64(bytes: Uint8Array): string {

@@ -2,6 +2,7 @@
 import { sha256 } from '@noble/hashes/sha2'
 import { bytesToHex, concatBytes, hexToBytes, utf8ToBytes } from '@noble/hashes/utils'
 import { v7 as uuidV7 } from 'uuid'
+import { sha256Bytes } from './crypto.js'
 
 /** A UUID in its text form, any version, either case: `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`. */
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -49,7 +50,7 @@ export function timeUuidFloor(ms: number): string {
  * same visit answers the same clickId before writing it, and the primary key is the dedupe key.
  */
 export function keyedTimeUuid(ms: number, key: string): string {
-  const bytes = sha256(utf8ToBytes(key)).subarray(0, 16)
+  const bytes = sha256Bytes(key).subarray(0, 16)
   const time = Math.min(Math.max(0, Math.floor(ms)), 2 ** 48 - 1)
   for (let i = 5, t = time; i >= 0; i--, t = Math.floor(t / 256)) bytes[i] = t % 256
   bytes[6] = (bytes[6]! & 0x0f) | 0x70

@@ -43,3 +43,7 @@ export function toResponse(answer: Answer, extra?: Record<string, string>, withB
   const body = withBody ? answer.body : null
   return lightResponsesHere ? lightResponse({ status: answer.status, headers, body }) : new Response(body, { status: answer.status, headers })
 }
+
+/** A Response with no body (a redirect, a preflight): light where the runtime allows, as `toResponse`. */
+export const emptyResponse = (status: number, headers: Record<string, string>): Response =>
+  lightResponsesHere ? lightResponse({ status, headers, body: null }) : new Response(null, { status, headers })

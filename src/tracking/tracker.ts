@@ -10,6 +10,7 @@ import { dayOf, VisitorHasher } from './visitor.js'
 import { keyedTimeUuid, timeUuid, timeUuidFloor } from '../uuid.js'
 import type { ClickWriter } from './click-writer.js'
 import { coalesced } from './coalesce.js'
+import { chunked, IDS_PER_READ } from '../storage/batch.js'
 
 export type TrackEvent = 'click' | 'open'
 
@@ -152,18 +153,27 @@ export function createTracker(options: TrackerOptions) {
   }
 
   const window = new LRUCache<string, Seen>({ max: MAX_VISITORS })
-  // A key is a visitor's hashes (today's first), space-separated.
+  // A key is a visitor's hashes (today's first), space-separated. Every visitor of a round is read
+  // in one select per IDS_PER_READ hashes (a query per visitor cost more than the batch's write).
   const loadLatest = coalesced((keys: string[]) =>
     storage.transaction(async (tx) => {
+      const latest = new Map<string, Seen>()
+      const hashes = [...new Set(keys.flatMap((key) => key.split(' ')))]
+      for (const chunk of chunked(hashes, IDS_PER_READ)) {
+        for (const click of await tx.select('clicks', ['id', 'visitor', 'createdAt'], { where: { visitor: { in: chunk } } })) {
+          const at = Date.parse(click.createdAt)
+          const known = latest.get(click.visitor)
+          if (known === undefined || at > known.at) latest.set(click.visitor, { id: click.id, at })
+        }
+      }
       const out = new Map<string, Seen>()
       for (const key of keys) {
-        const visitors = key.split(' ')
-        const [seen] = await tx.find('clicks', {
-          where: { visitor: visitors.length === 1 ? visitors[0]! : { in: visitors } },
-          orderBy: { field: 'createdAt', direction: 'DESC' },
-          limit: 1,
-        })
-        if (seen) out.set(key, { id: seen.id, at: Date.parse(seen.createdAt) })
+        let seen: Seen | undefined
+        for (const visitor of key.split(' ')) {
+          const found = latest.get(visitor)
+          if (found !== undefined && (seen === undefined || found.at > seen.at)) seen = found
+        }
+        if (seen) out.set(key, seen)
       }
       return out
     }, { readOnly: true }),

@@ -1,7 +1,5 @@
-import { hmac, type HMAC } from '@noble/hashes/hmac'
-import { sha256 } from '@noble/hashes/sha2'
 import { utf8ToBytes } from '@noble/hashes/utils'
-import { base64url } from '../crypto.js'
+import { base64url, hmacSha256 } from '../crypto.js'
 import { DAY_MS } from '../domain/due.js'
 
 // Who clicked, kept unrecognisable. A click record holds no address and no user agent, only
@@ -20,8 +18,6 @@ export const dayOf = (ms: number): number => Math.floor(ms / DAY_MS)
 /** Derives daily salts from one secret, keeping the last few days' in memory. */
 export class VisitorHasher {
   private readonly salts = new Map<number, Uint8Array>()
-  /** Each day's HMAC keyed with its salt, cloned per visitor: the key's two blocks are hashed once a day, not per click. */
-  private readonly keyed = new Map<number, HMAC<ReturnType<typeof sha256.create>>>()
   private readonly secret: Uint8Array
 
   constructor(secret: string) {
@@ -32,7 +28,7 @@ export class VisitorHasher {
   salt(day: number): Uint8Array {
     let salt = this.salts.get(day)
     if (!salt) {
-      salt = hmac(sha256, this.secret, utf8ToBytes(`affiliate-service click salt ${day}`))
+      salt = hmacSha256(this.secret, `affiliate-service click salt ${day}`)
       if (this.salts.size >= 4) this.salts.delete(this.salts.keys().next().value!)
       this.salts.set(day, salt)
     }
@@ -41,13 +37,7 @@ export class VisitorHasher {
 
   /** The visitor hash of one event on one link by one address and user agent, under `day`'s salt. */
   visitor(day: number, event: string, linkId: string, address: string, userAgent: string): string {
-    let keyed = this.keyed.get(day)
-    if (keyed === undefined) {
-      keyed = hmac.create(sha256, this.salt(day))
-      if (this.keyed.size >= 4) this.keyed.delete(this.keyed.keys().next().value!)
-      this.keyed.set(day, keyed)
-    }
-    const mac = keyed.clone().update(utf8ToBytes(`${event}\n${linkId}\n${address}\n${userAgent}`)).digest()
+    const mac = hmacSha256(this.salt(day), `${event}\n${linkId}\n${address}\n${userAgent}`)
     return base64url(mac.subarray(0, VISITOR_BYTES))
   }
 }

@@ -1,6 +1,9 @@
+import { hmac } from '@noble/hashes/hmac'
+import { sha256 } from '@noble/hashes/sha2'
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { base64, base64url, sha256Hex, sha256HexPortable } from '../../src/crypto.js'
+import { base64, base64url, hmacSha256, sha256Bytes, sha256Hex, sha256HexPortable } from '../../src/crypto.js'
 
 describe('sha256Hex', () => {
   it('gives the known digests', () => {
@@ -10,6 +13,23 @@ describe('sha256Hex', () => {
 
   it('answers exactly as the portable @noble/hashes path, for any text (native on Node)', () => {
     fc.assert(fc.property(fc.string({ unit: 'binary' }), (text) => sha256Hex(text) === sha256HexPortable(text)), { numRuns: 500 })
+  })
+})
+
+describe('hmacSha256 and sha256Bytes', () => {
+  it('give RFC 4231 test case 2 and the known digest', () => {
+    expect(bytesToHex(hmacSha256(utf8ToBytes('Jefe'), 'what do ya want for nothing?'))).toBe('5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843')
+    expect(bytesToHex(sha256Bytes('abc'))).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad')
+  })
+
+  it('answer exactly as @noble/hashes does, for any key and text (native on Node)', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 80 }), fc.string({ unit: 'binary' }), (key, text) => {
+        expect(bytesToHex(hmacSha256(key, text))).toBe(bytesToHex(hmac(sha256, key, utf8ToBytes(text))))
+        expect(bytesToHex(sha256Bytes(text))).toBe(bytesToHex(sha256(utf8ToBytes(text))))
+      }),
+      { numRuns: 300 },
+    )
   })
 })
 
