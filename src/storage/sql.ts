@@ -23,6 +23,18 @@ export const searchText = (model: ModelName, record: Record<string, unknown>): s
   models[model].search.map((field) => String(record[field] ?? '').toLowerCase()).join(SEARCH_SEPARATOR)
 
 /** Parameters of one statement, and how the dialect names them. */
+/**
+ * Longer sqlite `in` lists are bound as one JSON array (`IN (SELECT value FROM json_each(?))`): the
+ * SQL is the same whatever the length, so its prepared statement is reused, where a list of `?` per
+ * value makes new SQL (and a prepare) for every length. The tracker's visitor look-ups vary in
+ * length with every round: preparing them cost more than the clicks' writes (BENCHMARKS.md, row 8d).
+ */
+const SQLITE_LIST_LIMIT = 8
+
+/** A value JSON surely carries to SQLite unchanged: a string without surrogates, or a finite number. */
+const jsonExact = (value: unknown): boolean =>
+  (typeof value === 'string' && !/[\uD800-\uDFFF]/.test(value)) || (typeof value === 'number' && Number.isFinite(value))
+
 export class Params {
   readonly values: unknown[] = []
   constructor(readonly dialect: Dialect) {}
@@ -79,7 +91,9 @@ export function conditions(model: ModelName, where: DriverWhere | undefined, par
         parts.push(
           params.dialect === 'postgres'
             ? `${column} = ANY(${params.add(present)})`
-            : `${column} IN (${present.map((v) => params.add(v)).join(', ')})`,
+            : present.length > SQLITE_LIST_LIMIT && present.every(jsonExact)
+              ? `${column} IN (SELECT value FROM json_each(${params.add(JSON.stringify(present))}))`
+              : `${column} IN (${present.map((v) => params.add(v)).join(', ')})`,
         )
       }
       if (present.length < distinct.length) parts.push(`${column} IS NULL`)

@@ -612,6 +612,10 @@ export function describeStorageConformance(name: string, factory: StorageFactory
           [{ where: { dueAt: { lte: at(13) }, workspaceId: WORKSPACE } }, [0, 1, 2, 3]],
           [{ where: { dueAt: { gt: at(10) }, workspaceId: { in: [OTHER_WORKSPACE] } } }, [4]],
           [{ where: { amountMinor: { gte: 250 }, dueAt: { lt: at(13) } } }, [1, 2]],
+          // Long lists (a backend may bind them differently from short ones), of numbers and of text, with a null.
+          [{ where: { amountMinor: { in: [1, 2, 3, 4, 5, 6, 7, 8, 9, 900, 250] } } }, [1, 2, 4]],
+          [{ where: { workspaceId: { in: [...Array.from({ length: 12 }, () => sampleId()), OTHER_WORKSPACE] } } }, [4]],
+          [{ where: { payoutDate: { in: [null, ...Array.from({ length: 12 }, (_, i) => at(40 + i)), at(21)] } } }, [0, 1, 2, 4]],
           // A null field lies in no range, whichever way it is bounded.
           [{ where: { payoutDate: { gte: at(0) } } }, [1, 3]],
           [{ where: { payoutDate: { lt: at(99) } } }, [1, 3]],
