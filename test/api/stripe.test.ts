@@ -41,30 +41,29 @@ async function connected(options: { livemode?: boolean; storage?: Storage; campa
   return { ...t, campaign, ann, integration, send, event, log, click }
 }
 
-/**
- * A memory storage that, once armed, throws on the next write of an event's outcome (a
- * `providerEvents` record or patch saying `processed`): the event log failing after the effects.
- */
-function failingEventLog() {
+/** A memory storage whose transactions' calls go through `spy` first: it may throw, or answer in their place (anything but undefined). */
+function intercepted(spy: (call: { name: string; model: string; args: unknown[] }) => unknown): Storage {
   const storage = memoryStorage()
-  let armed = false
-  const failing = (tx: StorageTransaction): StorageTransaction =>
+  const wrap = (tx: StorageTransaction): StorageTransaction =>
     new Proxy(tx, {
       get(target, name) {
         const value = Reflect.get(target, name, target)
         if (typeof value !== 'function') return value
-        if (name !== 'insert' && name !== 'update') return value.bind(target)
-        return (model: string, ...rest: unknown[]) => {
-          if (armed && model === 'providerEvents' && (rest.at(-1) as { status?: string }).status === 'processed') {
-            armed = false
-            throw new Error('the event log is unavailable')
-          }
-          return value.call(target, model, ...rest)
-        }
+        return (model: string, ...args: unknown[]) => spy({ name: String(name), model, args }) ?? value.call(target, model, ...args)
       },
     })
-  const wrapped: Storage = { transaction: (work, options) => storage.transaction((tx) => work(failing(tx)), options) }
-  return { storage: wrapped, arm: () => void (armed = true) }
+  return { transaction: (work, options) => storage.transaction((tx) => work(wrap(tx)), options) }
+}
+
+/** Once armed, the next write of an event's outcome (a `providerEvents` record or patch saying `processed`) throws: the event log failing after the effects. */
+function failingEventLog() {
+  let armed = false
+  const storage = intercepted(({ name, model, args }) => {
+    if (!armed || model !== 'providerEvents' || (name !== 'insert' && name !== 'update') || (args.at(-1) as { status?: string }).status !== 'processed') return undefined
+    armed = false
+    throw new Error('the event log is unavailable')
+  })
+  return { storage, arm: () => void (armed = true) }
 }
 
 /** Every record but the event log's: what an event's effects changed. */
@@ -255,5 +254,21 @@ describe('stripe events', () => {
     // 20% of 50.00 is 10.00; a fifth of the sale refunded takes 2.00 back, once.
     expect(commission!.amount).toBe('8.00')
     expect((await t.log()).filter((e) => e.eventId === early.id)).toMatchObject([{ status: 'processed', reason: null, commissionId: commission!.commissionId }])
+  })
+
+  it('a collision rolls the event back whole and it is tried again: the same invoice made by another event meanwhile is found then', async () => {
+    // The next look for a sale misses it, as a transaction on PostgreSQL would that began before the other event's committed.
+    let hide = false
+    const t = await connected({ storage: intercepted(({ name, model }) => (hide && name === 'find' && model === 'sales' ? ((hide = false), Promise.resolve([])) : undefined)) })
+    await t.send(t.event('customer.created', customerObject))
+    expect((await t.send(t.event('invoice.paid', invoice('new')))).status).toBe(200)
+    const [commission] = (await t.api.commissions.list({})).items
+    hide = true
+    const again = t.event('invoice.paid', invoice('old'))
+    expect((await t.send(again)).status).toBe(200)
+    expect(hide).toBe(false)
+    expect((await t.api.commissions.list({})).items).toHaveLength(1)
+    expect((await t.api.customers.list({})).items[0]).toMatchObject({ salesCount: 1 })
+    expect((await t.log()).find((e) => e.eventId === again.id)).toMatchObject({ status: 'ignored', reason: 'duplicate_invoice', commissionId: commission!.commissionId })
   })
 })
