@@ -1,5 +1,5 @@
 // Stripe events through the HTTP API (`service.fetch`): `POST {basePath}/integrations/<id>/events`
-// with a signed `invoice.paid` (verified by the stripe SDK, recorded in the event log, then the sale)
+// with a signed `invoice.paid` (verified by the stripe SDK, then the sale and its event log record in one transaction)
 // against `POST /conversions/sale` with the same sale, on the sql.js file, in alternating rounds.
 // Goal: events per second >= 0.8 of sales.
 //

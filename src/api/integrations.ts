@@ -9,6 +9,7 @@ import { parse, parseBody } from '../schemas/validate.js'
 import type { StorageTransaction } from '../storage/types.js'
 import { requireWorkspace, visible, workspaceScope, type Access } from './access.js'
 import { findCampaign } from './campaigns.js'
+import { receiveStripeEvent } from './provider-events.js'
 import { inTransaction, listPage, readOnly, requireChanges, type Deps, type Page } from './shared.js'
 
 export type IntegrationCreateInput = Infer<typeof integrationCreate.struct>
@@ -27,7 +28,8 @@ async function campaignOf(tx: StorageTransaction, access: Access, workspaceId: s
   return campaign.id
 }
 
-export function integrationOperations({ storage, clock }: Deps) {
+export function integrationOperations(deps: Deps) {
+  const { storage, clock } = deps
   return {
     /** Connects a payment provider; the answer names the endpoint to give it, never the signing secret. */
     async create(access: Access, body: unknown, query: unknown = {}): Promise<Integration> {
@@ -89,6 +91,14 @@ export function integrationOperations({ storage, clock }: Deps) {
         await tx.delete('integrations', current.id)
         return { id: current.id }
       })
+    },
+
+    /**
+     * Receives one event at an integration's endpoint (no key: its signature is checked), and
+     * records it once with its effects. Answers the HTTP status to send the provider.
+     */
+    receive(integrationId: string, rawBody: string, signature: string | null): Promise<number> {
+      return receiveStripeEvent(deps, integrationId, rawBody, signature)
     },
 
     /** The events the integrations received, newest first, by integration and status. */

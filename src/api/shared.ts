@@ -36,6 +36,10 @@ export function withStatus<T extends object>(answer: T, status: number): T {
 export const statusChosenFor = (answer: unknown): number | undefined =>
   typeof answer === 'object' && answer !== null ? chosenStatus.get(answer) : undefined
 
+/** The 422 (`duplicate`) a unique-constraint violation answers, saying what is taken. */
+export const duplicateOf = (error: UniqueViolationError): AffiliateError =>
+  unprocessable(conflicts[error.constraint] ?? 'This record conflicts with an existing one', 'duplicate')
+
 /** Runs `work` in a storage transaction and turns a unique-constraint violation into a 422. */
 export async function inTransaction<T>(
   storage: Storage,
@@ -45,7 +49,7 @@ export async function inTransaction<T>(
   try {
     return await storage.transaction(work, options)
   } catch (error) {
-    if (error instanceof UniqueViolationError) throw unprocessable(conflicts[error.constraint] ?? 'This record conflicts with an existing one', 'duplicate')
+    if (error instanceof UniqueViolationError) throw duplicateOf(error)
     throw error
   }
 }

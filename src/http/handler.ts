@@ -13,7 +13,6 @@ import { checkIdempotencyKey, createIdempotency, fingerprintOf, IDEMPOTENCY_HEAD
 import { envelope, errorAnswer, toResponse, type Answer } from './respond.js'
 import { openApiDocument } from './openapi.js'
 import { routes, runRoute, successStatus, type Query, type Route } from './routes.js'
-import { receiveStripeEvent } from '../integrations/stripe.js'
 import { BEACON_PATH, REDIRECT_PATH, trackingRoutes, type TrackingRoutesOptions } from './tracking.js'
 
 export const SERVICE_NAME = 'affiliate-service'
@@ -265,7 +264,7 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
       limit.spend(address)
     }
     const raw = new TextDecoder().decode(await readBody(request, options.body))
-    const status = await receiveStripeEvent({ storage: options.storage, clock, operations: ops }, request.params.integrationId ?? '', raw, request.headers.get('stripe-signature'))
+    const status = await ops.integrations.receive(request.params.integrationId ?? '', raw, request.headers.get('stripe-signature'))
     return toResponse({ status, body: JSON.stringify({ received: status === 200 }) })
   })
   for (const route of routes) {

@@ -1,15 +1,9 @@
-import { isoAt, type Clock } from '../clock.js'
-import { newId } from '../crypto.js'
-import type { IntegrationRecord, ProviderEventRecord } from '../domain/records.js'
 import { AffiliateError } from '../errors.js'
-import { trusted } from '../api/access.js'
-import type { createOperations } from '../api/index.js'
-import { UniqueViolationError, type Storage } from '../storage/types.js'
 
-// The Stripe events endpoint (SPEC wave 3, "Payment provider integrations (Stripe)"). The `stripe`
-// package is imported here only, and lazily: a host that never receives a Stripe event loads none of it.
-
-type Operations = ReturnType<typeof createOperations>
+// Stripe events (SPEC wave 3, "Payment provider integrations (Stripe)"): verified, then read into
+// what they ask of the conversions. `src/api/provider-events.ts` records each with its effects.
+// The `stripe` package is imported here only, and lazily: a host that never receives a Stripe
+// event loads none of it.
 
 /** The one answer to a bad or missing signature, a stale timestamp and an unknown integration. */
 export const invalidSignature = () => new AffiliateError(400, 'Invalid signature: the event is not signed by this integration', { code: 'invalid_signature' })
@@ -41,14 +35,6 @@ export async function verifyStripeEvent(rawBody: string, signature: string | nul
   }
 }
 
-type Outcome = Pick<ProviderEventRecord, 'status' | 'reason' | 'commissionId'>
-
-const ignored = (reason: string): Outcome => ({ status: 'ignored', reason, commissionId: null })
-const processed = (commissionId: string | null = null): Outcome => ({ status: 'processed', reason: null, commissionId })
-
-/** Thrown when an event cannot be handled yet (a refund before its sale): recorded `failed`, answered 500 once. */
-class NotYet extends Error {}
-
 const idOf = (value: unknown): string | null => (typeof value === 'string' ? value : value && typeof value === 'object' && typeof (value as { id?: unknown }).id === 'string' ? (value as { id: string }).id : null)
 
 /** An invoice's subscription, in the older (`subscription`) or the 2025+ (`parent.subscription_details`) shape. */
@@ -60,114 +46,69 @@ export const chargeOf = (invoice: Record<string, any>): string | null =>
   idOf(invoice.charge) ?? idOf(invoice.payments?.data?.[0]?.payment?.charge)
 
 /** Major units as the API's decimal string, from Stripe's minor units. */
-const decimal = (minor: number): string => (minor / 100).toFixed(2)
+export const decimal = (minor: number): string => (minor / 100).toFixed(2)
 
-/** Maps one verified event to the conversions operations: what the event log records. */
-async function handle(ops: Operations, storage: Storage, integration: IntegrationRecord, event: StripeEvent): Promise<Outcome> {
+/**
+ * What one event asks of the conversions, read from the event alone (the records it needs are
+ * looked up where it is carried out): a lead, a sale of a Stripe customer, a refund of a charge's
+ * sale by `amount_refunded`, or nothing (with the reason the event log records).
+ */
+export type StripePlan =
+  | { kind: 'ignore'; reason: string }
+  | { kind: 'lead'; stripeCustomerId: string; externalId: string; email: string; by: { clickId: string } | { referralCode: string } }
+  | {
+      kind: 'sale'
+      stripeCustomerId: string | null
+      sale: { amount: string; currency: string; invoiceId: string; chargeId?: string; subscriptionId?: string; paidAt?: string }
+    }
+  | { kind: 'refund'; chargeId: string; invoiceId: string | null; amountRefundedMinor: number }
+
+const ignore = (reason: string): StripePlan => ({ kind: 'ignore', reason })
+
+function referralLead(customerId: string | null, referral: unknown, email: unknown, externalId: unknown): StripePlan {
+  if (!customerId || typeof referral !== 'string' || !referral) return ignore('not_attributed')
+  if (typeof email !== 'string' || !email) return ignore('missing_email')
+  const by = /^[0-9a-f-]{36}$/i.test(referral) ? { clickId: referral } : { referralCode: referral }
+  return { kind: 'lead', stripeCustomerId: customerId, externalId: typeof externalId === 'string' && externalId ? externalId : customerId, email, by }
+}
+
+/** Reads `event` into what it asks for; `livemode` is the integration's (an event of the other mode is ignored). */
+export function planStripeEvent(event: StripeEvent, livemode: boolean): StripePlan {
+  if (event.livemode !== livemode) return ignore('livemode_mismatch')
   const object = event.data.object
-  const workspaceId = integration.workspaceId
-  const referralLead = async (customerId: string | null, referral: string | undefined, email: string | null, externalId: string | null) => {
-    if (!customerId || !referral) return ignored('not_attributed')
-    if (!email) return ignored('missing_email')
-    const by = /^[0-9a-f-]{36}$/i.test(referral) ? { clickId: referral } : { referralCode: referral }
-    await ops.conversions.lead(trusted, { workspaceId, externalId: externalId ?? customerId, email, stripeCustomerId: customerId, ...by })
-    return processed()
-  }
   switch (event.type) {
     case 'checkout.session.completed':
       return referralLead(
         idOf(object.customer),
         object.client_reference_id ?? object.metadata?.clickId ?? object.metadata?.referral,
-        object.customer_details?.email ?? null,
-        object.metadata?.externalId ?? null,
+        object.customer_details?.email,
+        object.metadata?.externalId,
       )
     case 'customer.created':
     case 'customer.updated':
-      return referralLead(idOf(object.id), object.metadata?.referral, object.email ?? null, object.metadata?.externalId ?? null)
+      return referralLead(idOf(object.id), object.metadata?.referral, object.email, object.metadata?.externalId)
     case 'invoice.paid': {
       const amount = object.amount_paid === object.total ? object.total_excluding_tax ?? object.amount_paid : object.amount_paid
-      if (!amount) return ignored('zero_amount')
-      const stripeCustomerId = idOf(object.customer)
-      const customer = stripeCustomerId
-        ? (await storage.transaction((tx) => tx.find('customers', { where: { workspaceId, stripeCustomerId }, limit: 1 }), { readOnly: true }))[0]
-        : undefined
-      if (!customer) return ignored('not_attributed')
-      const result = await ops.conversions.sale(trusted, {
-        workspaceId,
-        externalId: customer.externalId,
-        amount: decimal(amount),
-        currency: String(object.currency).toUpperCase(),
-        invoiceId: object.id,
-        ...(chargeOf(object) ? { chargeId: chargeOf(object) } : {}),
-        ...(subscriptionOf(object) ? { subscriptionId: subscriptionOf(object) } : {}),
-        ...(object.status_transitions?.paid_at ? { paidAt: new Date(object.status_transitions.paid_at * 1000).toISOString() } : {}),
-      })
-      return result.commission ? processed(result.commission.commissionId) : ignored(result.skipped ?? 'not_attributed')
-    }
-    case 'charge.refunded': {
-      const chargeId = object.id as string
-      const invoiceId = idOf(object.invoice)
-      const where = invoiceId ? { workspaceId, invoiceId } : { workspaceId, chargeId }
-      const [sale] = await storage.transaction((tx) => tx.find('sales', { where, limit: 1 }), { readOnly: true })
-      if (!sale) throw new NotYet('charge.refunded before its invoice.paid')
-      if (!sale.commissionId) return ignored('no_commission')
-      const grown = Number(object.amount_refunded ?? 0) - sale.refundedMinor
-      if (grown <= 0) return ignored('nothing_refunded')
-      await ops.conversions.refund(trusted, { workspaceId, invoiceId: sale.invoiceId, amount: decimal(grown), refundId: `${event.id}` })
-      return processed(sale.commissionId)
-    }
-    default:
-      return ignored('unhandled_type')
-  }
-}
-
-export interface StripeEndpointDeps {
-  storage: Storage
-  clock: Clock
-  operations: Operations
-}
-
-/**
- * Receives one Stripe event for an integration: verifies it, then records it once (a redelivery
- * answers 200 and changes nothing) with what it made. Answers the HTTP status to send.
- */
-export async function receiveStripeEvent(deps: StripeEndpointDeps, integrationId: string, rawBody: string, signature: string | null): Promise<number> {
-  const { storage, clock, operations } = deps
-  const integration = /^[0-9a-f-]{36}$/i.test(integrationId)
-    ? await storage.transaction((tx) => tx.get('integrations', integrationId.toLowerCase()), { readOnly: true })
-    : null
-  if (!integration) {
-    // The same work as a known one, so the answer says nothing about whether the id exists.
-    await verifyStripeEvent(rawBody, signature, 'whsec_unknown', clock.now()).catch(() => undefined)
-    throw invalidSignature()
-  }
-  const event = await verifyStripeEvent(rawBody, signature, integration.signingSecret, clock.now())
-  const [seen] = await storage.transaction((tx) => tx.find('providerEvents', { where: { integrationId: integration.id, eventId: event.id }, limit: 1 }), { readOnly: true })
-  if (seen && seen.status !== 'failed') return 200
-  let outcome: Outcome
-  let status = 200
-  try {
-    outcome = event.livemode !== integration.livemode ? ignored('livemode_mismatch') : await handle(operations, storage, integration, event)
-  } catch (error) {
-    if (!(error instanceof NotYet) || seen) throw error
-    outcome = { status: 'failed', reason: error.message, commissionId: null }
-    status = 500
-  }
-  const now = isoAt(clock)
-  try {
-    await storage.transaction(async (tx) => {
-      if (seen) {
-        await tx.update('providerEvents', seen.id, { ...outcome, updatedAt: now })
-        return
+      if (!amount) return ignore('zero_amount')
+      const chargeId = chargeOf(object)
+      const subscriptionId = subscriptionOf(object)
+      const paidAt = object.status_transitions?.paid_at
+      return {
+        kind: 'sale',
+        stripeCustomerId: idOf(object.customer),
+        sale: {
+          amount: decimal(amount),
+          currency: String(object.currency).toUpperCase(),
+          invoiceId: object.id,
+          ...(chargeId ? { chargeId } : {}),
+          ...(subscriptionId ? { subscriptionId } : {}),
+          ...(paidAt ? { paidAt: new Date(paidAt * 1000).toISOString() } : {}),
+        },
       }
-      await tx.insert('providerEvents', {
-        id: newId(), workspaceId: integration.workspaceId, integrationId: integration.id, eventId: event.id, type: event.type,
-        ...outcome, receivedAt: now, createdAt: now, updatedAt: now,
-      })
-    })
-  } catch (error) {
-    // Another instance recorded it first: its effects are the ones (the operations are idempotent on invoice and refund ids).
-    if (!(error instanceof UniqueViolationError)) throw error
+    }
+    case 'charge.refunded':
+      return { kind: 'refund', chargeId: object.id, invoiceId: idOf(object.invoice), amountRefundedMinor: Number(object.amount_refunded ?? 0) }
+    default:
+      return ignore('unhandled_type')
   }
-  return status
 }

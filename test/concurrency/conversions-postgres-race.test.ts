@@ -3,68 +3,41 @@
 // refundId). SPEC "Customers and conversions": a repeat of an invoiceId answers the first answer
 // and changes nothing, across instances. The unique index on (workspaceId, invoiceId) of the sales
 // decides; no instance reads first and then inserts.
-import type pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { postgresStorage } from '../../adapters/postgres.js'
-import { createAffiliateService, memoryKeyStore } from '../../src/index.js'
+import { expect, it } from 'vitest'
 import { centsOf } from '../support/helpers.js'
-import { dropSchema, needs, POSTGRES_VAR, postgresUrl, testPool, uniqueName } from '../support/services.js'
+import { RACE_KEY, racingOnPostgres } from '../support/race-suite.js'
 
-const WORKSPACE = '55555555-5555-4555-8555-555555555555'
-const KEY = 'race-key'
 const ROUNDS = 15
 
-describe.skipIf(!postgresUrl)(needs('Sales racing on PostgreSQL', POSTGRES_VAR), () => {
-  const schema = uniqueName('salerace')
-  const pools: pg.Pool[] = []
-
-  beforeAll(async () => {
-    pools.push(await testPool(), await testPool())
-    await postgresStorage({ pool: pools[0]!, schema }).ready()
-  }, 30_000)
-
-  afterAll(async () => {
-    if (pools[0]) await dropSchema(pools[0], schema)
-    await Promise.all(pools.map((pool) => pool.end()))
-  })
-
+racingOnPostgres('Sales racing on PostgreSQL', 'salerace', (start) => {
   it('the same invoiceId sent four times at once to two instances makes one sale and one commission; every answer is the first', async () => {
-    const [one, two] = pools.map((pool) =>
-      createAffiliateService({
-        storage: postgresStorage({ pool, schema }),
-        keyStore: memoryKeyStore([{ key: KEY, userId: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', workspaceIds: [WORKSPACE] }]),
-        rateLimit: false,
-      }),
-    )
+    const { one, two, api, workspaceId, affiliate } = await start()
     const post = async (service: typeof one, path: string, body: unknown) => {
-      const response = await service!.fetch(
-        new Request(`http://race.local/api/v1${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-auth-service': KEY }, body: JSON.stringify(body) }),
+      const response = await service.fetch(
+        new Request(`http://race.local/api/v1${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-auth-service': RACE_KEY }, body: JSON.stringify(body) }),
       )
       return { status: response.status, body: (await response.json()) as { data: any; message: string } }
     }
-    const { api } = one!
-    const campaign = await api.campaigns.create({ campaignName: 'Race', workspaceId: WORKSPACE, commissionType: 'percentage', amount: 30, url: 'https://shop.example.com/' })
-    const affiliate = await api.affiliates.create({ email: 'racer@example.com', campaignId: campaign.id })
     let expectedCents = 0
     for (let round = 1; round <= ROUNDS; round++) {
       const externalId = `user-${round}`
-      await api.conversions.lead({ workspaceId: WORKSPACE, externalId, email: `buyer${round}@example.com`, affiliateId: affiliate.id })
-      const sale = { workspaceId: WORKSPACE, externalId, amount: `${round + 10}.${String((round * 7) % 100).padStart(2, '0')}`, currency: 'USD', invoiceId: `in_${round}` }
-      const answers = await Promise.all([one, two, one, two].map((service) => post(service!, '/conversions/sale', sale)))
+      await api.conversions.lead({ workspaceId, externalId, email: `buyer${round}@example.com`, affiliateId: affiliate.id })
+      const sale = { workspaceId, externalId, amount: `${round + 10}.${String((round * 7) % 100).padStart(2, '0')}`, currency: 'USD', invoiceId: `in_${round}` }
+      const answers = await Promise.all([one, two, one, two].map((service) => post(service, '/conversions/sale', sale)))
       for (const answer of answers) expect(answer.status, JSON.stringify(answer.body)).toBeLessThan(300)
       // One made it (201); the others answer what it answered (200).
       expect(answers.filter((a) => a.status === 201), `round ${round}`).toHaveLength(1)
       const made = answers.find((a) => a.status === 201)!.body.data
       for (const answer of answers) expect(answer.body.data).toEqual(made)
-      const stored = await api.commissions.list({ workspaceId: WORKSPACE, limit: 100 })
+      const stored = await api.commissions.list({ workspaceId, limit: 100 })
       expect(stored.items.filter((c) => c.commissionId === made.commission.commissionId)).toHaveLength(1)
       expect(stored.pagination.total).toBe(round)
-      expect((await api.customers.list({ workspaceId: WORKSPACE, limit: 100 })).items.find((c) => c.externalId === externalId)?.salesCount).toBe(1)
+      expect((await api.customers.list({ workspaceId, limit: 100 })).items.find((c) => c.externalId === externalId)?.salesCount).toBe(1)
       expectedCents += centsOf(made.commission.amount)
 
       // The same refund, twice to each instance at once: taken once.
-      const refund = { workspaceId: WORKSPACE, invoiceId: `in_${round}`, amount: '1.00', refundId: `re_${round}` }
-      const refunds = await Promise.all([one, two, one, two].map((service) => post(service!, '/conversions/refund', refund)))
+      const refund = { workspaceId, invoiceId: `in_${round}`, amount: '1.00', refundId: `re_${round}` }
+      const refunds = await Promise.all([one, two, one, two].map((service) => post(service, '/conversions/refund', refund)))
       for (const answer of refunds) expect(answer, JSON.stringify(answer.body)).toMatchObject({ status: 200, body: { data: refunds[0]!.body.data } })
       const refunded = await api.commissions.get(made.commission.commissionId)
       // 30% of 1.00 taken, once.

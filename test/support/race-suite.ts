@@ -1,7 +1,10 @@
-import { describe, expect, it } from 'vitest'
-import type { Storage } from '../../src/index.js'
+import type pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { postgresStorage } from '../../adapters/postgres.js'
+import { createAffiliateService, memoryKeyStore, type AffiliateService, type Storage } from '../../src/index.js'
 import { populate } from './fixtures.js'
 import { KEY_A, setup, WS_A } from './helpers.js'
+import { dropSchema, needs, POSTGRES_VAR, postgresUrl, testPool, uniqueName } from './services.js'
 
 // Concurrent requests through service.fetch, all started before any is awaited.
 
@@ -70,3 +73,43 @@ export const raceSuite = (name: string, makeStorage: () => Promise<Storage> | St
       expect(after.totalEarnings).toBe(10)
     })
   })
+
+/** The key the instances of `racingOnPostgres` know, seeing only their workspace. */
+export const RACE_KEY = 'race-key'
+
+/**
+ * A suite of races between two service instances, each with its own pool, on one PostgreSQL schema
+ * of its own (dropped after it); skipped, saying so, without PostgreSQL. `start()`, called in a
+ * test, makes the two instances on a fresh workspace, with a campaign (30% of each sale) and its
+ * affiliate made through the first.
+ */
+export const racingOnPostgres = (what: string, tag: string, tests: (start: () => ReturnType<typeof startRace>) => void) =>
+  describe.skipIf(!postgresUrl)(needs(what, POSTGRES_VAR), () => {
+    const schema = uniqueName(tag)
+    const pools: pg.Pool[] = []
+    beforeAll(async () => {
+      pools.push(await testPool(), await testPool())
+      await postgresStorage({ pool: pools[0]!, schema }).ready()
+    }, 30_000)
+    afterAll(async () => {
+      if (pools[0]) await dropSchema(pools[0], schema)
+      await Promise.all(pools.map((pool) => pool.end()))
+    })
+    tests(() => startRace(pools, schema))
+  })
+
+async function startRace(pools: pg.Pool[], schema: string) {
+  const workspaceId = crypto.randomUUID()
+  const [one, two] = pools.map(
+    (pool): AffiliateService =>
+      createAffiliateService({
+        storage: postgresStorage({ pool, schema }),
+        keyStore: memoryKeyStore([{ key: RACE_KEY, userId: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', workspaceIds: [workspaceId] }]),
+        rateLimit: false,
+      }),
+  ) as [AffiliateService, AffiliateService]
+  const { api } = one
+  const campaign = await api.campaigns.create({ campaignName: 'Race', workspaceId, commissionType: 'percentage', amount: 30, url: 'https://shop.example.com/' })
+  const affiliate = await api.affiliates.create({ email: 'racer@example.com', campaignId: campaign.id })
+  return { one, two, api, workspaceId, campaign, affiliate }
+}
