@@ -7,8 +7,10 @@ import { UniqueViolationError, type Storage, type StorageTransaction } from '../
 // here. Clicks are written in batches, each in one transaction: the click records, the link and
 // affiliate counters (summed per row) and the report rollups (summed per row by addToRollups).
 //
-// - A batch is written `flushMs` after its first click, or at once when it holds `batchSize`; while
-//   one is being written the next one fills, so under load the writes run back to back.
+// - A batch is written `flushMs` after its first click, or at once when it holds `batchSize`, or
+//   when someone waits for it (`flush`, `written`); while one is being written the next one fills.
+//   Under load a batch is not written the moment the one before it is done: a commit costs about as
+//   much as a few hundred clicks (BENCHMARKS.md, row 8d), so it waits its `flushMs` or until full.
 // - A click whose id is already stored (a deduplicated click has an id derived from its dedupe key,
 //   see tracker.ts: another instance, or this one before a restart, wrote it) or appears twice in
 //   the handed-over clicks is written once and counted once. A click of a link deleted meanwhile is
@@ -40,6 +42,10 @@ const MAX_RETRY_MS = 5000
 
 interface Batch {
   items: PendingClick[]
+  /** When its first click came (performance.now()). */
+  since: number
+  /** Someone waits for it (`flush`, `written`): it is written as soon as the ones before it are. */
+  urgent: boolean
   written: Promise<void>
   resolve: () => void
 }
@@ -47,7 +53,7 @@ interface Batch {
 function newBatch(): Batch {
   let resolve!: () => void
   const written = new Promise<void>((r) => (resolve = r))
-  return { items: [], written, resolve }
+  return { items: [], since: performance.now(), urgent: false, written, resolve }
 }
 
 export function createClickWriter(options: ClickWriterOptions) {
@@ -63,26 +69,41 @@ export function createClickWriter(options: ClickWriterOptions) {
   let timer: ReturnType<typeof setTimeout> | undefined
   let roomWaiters: (() => void)[] = []
 
-  function start(): Promise<void> {
+  /** Whether `batch` is to be written now: waited for, full, or old enough. */
+  const due = (batch: Batch): boolean => batch.urgent || batch.items.length >= batchSize || performance.now() - batch.since >= flushMs
+
+  /** Writes `batch` and every one before it now, and resolves once they are written. */
+  function hurry(batch: Batch): Promise<void> {
+    for (const each of batches) {
+      each.urgent = true
+      if (each === batch) break
+    }
+    void start()
+    return batch.written
+  }
+
+  /** Writes the batches that are due; `force`: the oldest one in any case (its time came). */
+  function start(force = false): Promise<void> {
     if (timer !== undefined) clearTimeout(timer)
     timer = undefined
-    return (running ??= drain().finally(() => {
+    return (running ??= drain(force).finally(() => {
       running = null
       schedule()
     }))
   }
 
-  /** Starts writing now when the newest batch is full, else once `flushMs` passed; nothing while writing. */
+  /** Starts writing when the oldest batch is due, else sets the timer for when it will be; nothing while writing. */
   function schedule(): void {
-    const newest = batches[batches.length - 1]
-    if (running !== null || newest === undefined) return
-    if (newest.items.length >= batchSize) void start()
-    else timer ??= setTimeout(() => void start(), flushMs)
+    const oldest = batches[0]
+    if (running !== null || oldest === undefined) return
+    if (due(oldest)) void start()
+    else timer ??= setTimeout(() => void start(true), Math.max(0, oldest.since + flushMs - performance.now()))
   }
 
-  /** Writes batches until none is left (the ones filled meanwhile too). */
-  async function drain(): Promise<void> {
-    while (batches.length > 0) {
+  /** Writes batches, oldest first, while they are due (the first one regardless when `force`). */
+  async function drain(force: boolean): Promise<void> {
+    while (batches.length > 0 && (force || due(batches[0]!))) {
+      force = false
       const batch = batches[0]!
       for (let attempt = 0; ; attempt++) {
         try {
@@ -123,14 +144,12 @@ export function createClickWriter(options: ClickWriterOptions) {
     /** Resolves once the click `id` is written, at once when it is not waiting (written, or never handed over). */
     async written(id: string): Promise<void> {
       const batch = batchOf.get(id)
-      if (batch === undefined) return
-      void start()
-      await batch.written
+      if (batch !== undefined) await hurry(batch)
     },
 
     /** Writes every click handed over so far, and resolves once they are. */
     async flush(): Promise<void> {
-      while (batches.length > 0) await start()
+      while (batches.length > 0) await hurry(batches[batches.length - 1]!)
     },
 
     /** Clicks handed over and not yet written. */

@@ -163,6 +163,40 @@ describe('the click writer', () => {
     expect(w.state.writes).toBe(1)
   })
 
+  it('a batch that filled while the one before was written waits its own flushMs (a commit per batch, not per write done)', async () => {
+    const w = watched(memoryStorage())
+    let open!: () => void
+    w.state.gate = new Promise((resolve) => (open = resolve))
+    const writer = createClickWriter({ storage: w.storage, flushMs: 60_000, onError: (error) => expect.fail(String(error)) })
+    await writer.add(item(1))
+    const first = writer.written('click-1')
+    // click-1 is waited for, so its batch is written at once; it is held at the gate.
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(w.state.writes).toBe(1)
+    await writer.add(item(2))
+    await writer.add(item(3))
+    open()
+    await first
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    // The second batch is 20 ms old, not 60 s: it waits (the writes used to run back to back).
+    expect([w.state.writes, writer.pending]).toEqual([1, 2])
+    await writer.flush()
+    expect([w.state.writes, writer.pending]).toEqual([2, 0])
+  })
+
+  it('writes a batch flushMs after its first click without anyone waiting', async () => {
+    const w = watched(memoryStorage())
+    const writer = createClickWriter({ storage: w.storage, flushMs: 30, onError: (error) => expect.fail(String(error)) })
+    const started = w.nextWrite()
+    await writer.add(item(1))
+    await writer.add(item(2))
+    expect(w.state.writes).toBe(0)
+    await started
+    expect(w.state.writes).toBe(1)
+    await writer.flush()
+    expect(writer.pending).toBe(0)
+  })
+
   it('past maxPending clicks, add waits until a batch is written', async () => {
     const w = watched(memoryStorage())
     let open!: () => void
