@@ -52,12 +52,24 @@ async function effectsIn(tx: StorageTransaction, steps: Steps, workspaceId: stri
       const [sale] = await tx.find('sales', { where, limit: 1 })
       if (!sale) return failed('charge.refunded before its invoice.paid')
       if (!sale.commissionId) return ignored('no_commission')
-      const grown = plan.amountRefundedMinor - sale.refundedMinor
+      const grown = refundedOfSale(sale.amountMinor, plan.chargedMinor, plan.amountRefundedMinor) - sale.refundedMinor
       if (grown <= 0) return ignored('nothing_refunded')
       await steps.refundIn(tx, trusted, parseRefund({ workspaceId, invoiceId: sale.invoiceId, amount: decimal(grown), refundId: event.id }))
       return processed(sale.commissionId)
     }
   }
+}
+
+/**
+ * How much of a sale `amountRefundedMinor` of its charge refunds. Stripe refunds what it charged,
+ * tax included, while the sale holds the amount without tax (`total_excluding_tax`): a refund is
+ * the same share of the sale as of the charge (rounded down), and a charge refunded in full
+ * refunds the whole sale. Without the charge's amount, the refund is taken as it is, up to the sale.
+ */
+export function refundedOfSale(saleMinor: number, chargedMinor: number, amountRefundedMinor: number): number {
+  if (chargedMinor <= 0) return Math.min(amountRefundedMinor, saleMinor)
+  if (amountRefundedMinor >= chargedMinor) return saleMinor
+  return Number((BigInt(amountRefundedMinor) * BigInt(saleMinor)) / BigInt(chargedMinor))
 }
 
 /**

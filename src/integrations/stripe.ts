@@ -61,7 +61,14 @@ export type StripePlan =
       stripeCustomerId: string | null
       sale: { amount: string; currency: string; invoiceId: string; chargeId?: string; subscriptionId?: string; paidAt?: string }
     }
-  | { kind: 'refund'; chargeId: string; invoiceId: string | null; amountRefundedMinor: number }
+  | {
+      kind: 'refund'
+      chargeId: string
+      invoiceId: string | null
+      /** What the charge took (tax included) and how much of it is refunded so far, in minor units. */
+      chargedMinor: number
+      amountRefundedMinor: number
+    }
 
 const ignore = (reason: string): StripePlan => ({ kind: 'ignore', reason })
 
@@ -107,7 +114,7 @@ export function planStripeEvent(event: StripeEvent, livemode: boolean): StripePl
       }
     }
     case 'charge.refunded':
-      return { kind: 'refund', chargeId: object.id, invoiceId: idOf(object.invoice), amountRefundedMinor: Number(object.amount_refunded ?? 0) }
+      return { kind: 'refund', chargeId: object.id, invoiceId: idOf(object.invoice), chargedMinor: Number(object.amount ?? 0), amountRefundedMinor: Number(object.amount_refunded ?? 0) }
     default:
       return ignore('unhandled_type')
   }

@@ -42,7 +42,7 @@ racingOnPostgres('Stripe events racing on PostgreSQL', 'striperace', (start) => 
       expect(await sendAll([{ id: `evt_c${round}`, type: 'customer.created', data: { object: customer } }])).toEqual([200, 200, 200, 200])
       const invoice = { id: `in_${round}`, object: 'invoice', customer: `cus_${round}`, currency: 'usd', total: 1000, amount_paid: 1000, total_excluding_tax: 1000, charge: `ch_${round}` }
       expect(await sendAll([{ id: `evt_i${round}`, type: 'invoice.paid', data: { object: invoice } }])).toEqual([200, 200, 200, 200])
-      const charge = { id: `ch_${round}`, object: 'charge', invoice: `in_${round}`, amount_refunded: 500 }
+      const charge = { id: `ch_${round}`, object: 'charge', invoice: `in_${round}`, amount: 1000, amount_refunded: 500 }
       expect(await sendAll([{ id: `evt_r${round}`, type: 'charge.refunded', data: { object: charge } }])).toEqual([200, 200, 200, 200])
     }
     expect((await api.customers.list({ workspaceId, limit: 100 })).pagination.total).toBe(ROUNDS)
