@@ -461,6 +461,7 @@ export function memoryStorage(): Storage {
   const tables = new Map<ModelName, Table>(Object.keys(models).map((model) => [model as ModelName, new Table(model as ModelName)]))
   let tail: Promise<unknown> = Promise.resolve()
   return defineStorage({
+    exclusive: true,
     transaction(work) {
       const result = tail.then(() => runTransaction(tables, work))
       tail = result.catch(() => undefined)

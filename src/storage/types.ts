@@ -216,6 +216,12 @@ export interface Storage {
   /** Flushes and releases what the storage holds. The service never calls it; the host does. */
   close?(): Promise<void>
   /**
+   * True when no other process writes to this storage (the memory storage, a sql.js file held by
+   * its lock): what the service wrote is all there is, so the click tracker can tell a new visitor
+   * from memory without a read. Leave it out (as PostgreSQL does) when several instances may write.
+   */
+  readonly exclusive?: boolean
+  /**
    * Where the storage reports failures of its own background work, which no caller awaits (a
    * sql.js checkpoint that failed, say). The service calls it once built, with its `onError`
    * (`source: 'storage'`); a storage with no such work leaves it out.

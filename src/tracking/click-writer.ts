@@ -64,6 +64,8 @@ export function createClickWriter(options: ClickWriterOptions) {
   const batches: Batch[] = []
   /** The batch each waiting click id is in (the first one, when an id is handed over twice). */
   const batchOf = new Map<string, Batch>()
+  /** Each visitor's latest click still waiting: a look-up of the storage does not see it yet. */
+  const waitingOf = new Map<string, ClickRecord>()
   let pending = 0
   let running: Promise<void> | null = null
   let timer: ReturnType<typeof setTimeout> | undefined
@@ -117,7 +119,10 @@ export function createClickWriter(options: ClickWriterOptions) {
       }
       batches.shift()
       pending -= batch.items.length
-      for (const { click } of batch.items) if (batchOf.get(click.id) === batch) batchOf.delete(click.id)
+      for (const { click } of batch.items) {
+        if (batchOf.get(click.id) === batch) batchOf.delete(click.id)
+        if (waitingOf.get(click.visitor) === click) waitingOf.delete(click.visitor)
+      }
       batch.resolve()
       const waiters = roomWaiters
       roomWaiters = []
@@ -138,7 +143,14 @@ export function createClickWriter(options: ClickWriterOptions) {
       batch.items.push(item)
       pending++
       if (!batchOf.has(item.click.id)) batchOf.set(item.click.id, batch)
+      const latest = waitingOf.get(item.click.visitor)
+      if (latest === undefined || latest.createdAt <= item.click.createdAt) waitingOf.set(item.click.visitor, item.click)
       schedule()
+    },
+
+    /** The latest click of `visitor` handed over and not yet written, if any. */
+    waiting(visitor: string): ClickRecord | undefined {
+      return waitingOf.get(visitor)
     },
 
     /** Resolves once the click `id` is written, at once when it is not waiting (written, or never handed over). */

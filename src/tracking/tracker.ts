@@ -11,6 +11,7 @@ import { keyedTimeUuid, timeUuid, timeUuidFloor } from '../uuid.js'
 import type { ClickWriter } from './click-writer.js'
 import { coalesced } from './coalesce.js'
 import { chunked, IDS_PER_READ } from '../storage/batch.js'
+import { SeenFilter } from './seen-filter.js'
 
 export type TrackEvent = 'click' | 'open'
 
@@ -60,6 +61,17 @@ const MAX_CODES = 10_000
 /** Visitors whose latest click is kept in memory. */
 const MAX_VISITORS = 100_000
 
+/** Click records read per transaction when the seen-filter is filled on start, and the most read in all. */
+const FILL_PAGE = 5000
+const FILL_MAX = 2_000_000
+
+/**
+ * The click writers of each storage object's trackers (services sharing a storage in one process):
+ * each tracker sees the clicks waiting in all of them, and the seen-filter is used only by a
+ * storage's only tracker.
+ */
+const writersOn = new WeakMap<Storage, Set<ClickWriter>>()
+
 /** Clicks deleted per prune transaction, and prune transactions per request that finds pruning due. */
 const PRUNE_BATCH = 500
 const PRUNE_ROUNDS = 20
@@ -80,7 +92,12 @@ const HOUR_MS = 3_600_000
  *   link that day (`keyedTimeUuid` of the day's start and the visitor hash), or the first one after
  *   the latest click's window closed (of that time and the latest click's id). Two instances (or
  *   two requests) counting the same visit at once make the same id, answer it, and the writer
- *   stores and counts it once: the id is the dedupe key, and the primary key keeps it unique.
+ *   stores and counts it once: the id is the dedupe key, and the primary key keeps it unique;
+ * - on a storage nobody else writes to (`Storage.exclusive`) with this the only tracker on it, a
+ *   seen-filter (seen-filter.ts) holds a bit for every click of the last window, filled from the
+ *   storage on the first event: a visitor whose bit is clear has no click in the window, and is
+ *   answered a new time-ordered id without reading anything. Clicks handed to a writer of the
+ *   same storage object and not yet written are found by every look-up (`writer.waiting`).
  */
 export function createTracker(options: TrackerOptions) {
   const { storage, clock, writer } = options
@@ -88,6 +105,43 @@ export function createTracker(options: TrackerOptions) {
   const pruneEveryMs = options.pruneEveryMs ?? HOUR_MS
   let hasher: Promise<VisitorHasher> | undefined
   let nextPruneAt = -Infinity
+  const writers = writersOn.get(storage) ?? new Set<ClickWriter>()
+  writersOn.set(storage, writers.add(writer))
+  const seen = storage.exclusive === true && dedupeMs > 0 ? new SeenFilter(dedupeMs) : null
+  /** From when the seen-filter holds every click of the window (epoch ms), once filled. */
+  let seenFrom: Promise<number> | undefined
+
+  /**
+   * Fills the seen-filter with the clicks of the last window, read in id order (ids are
+   * time-ordered); answers from when it may be trusted: now, or after a window when there were more
+   * than FILL_MAX (every click recorded since then is in it). Records older than time-ordered ids
+   * (sql.js migration 11) are not read: read again, they still dedupe, through the storage.
+   */
+  async function fillSeen(filter: SeenFilter, now: number): Promise<number> {
+    let from = timeUuidFloor(now - dedupeMs)
+    for (let read = 0; read < FILL_MAX; ) {
+      const after = from
+      const page = await storage.transaction(
+        (tx) => tx.select('clicks', ['visitor', 'createdAt'], { where: { id: read === 0 ? { gte: after } : { gt: after } }, orderBy: { field: 'id', direction: 'ASC' }, limit: FILL_PAGE }),
+        { readOnly: true },
+      )
+      for (const click of page) filter.add(click.visitor, Date.parse(click.createdAt))
+      if (page.length < FILL_PAGE) return now
+      read += page.length
+      from = page[page.length - 1]!.id
+    }
+    return now + dedupeMs
+  }
+
+  /** Whether the seen-filter says none of `visitors` clicked within the window. */
+  async function surelyNew(visitors: readonly string[], now: number): Promise<boolean> {
+    if (seen === null || writers.size !== 1) return false
+    const trusted = await (seenFrom ??= fillSeen(seen, now).catch((error: unknown) => {
+      seenFrom = undefined
+      throw error
+    }))
+    return now >= trusted && !visitors.some((visitor) => seen.mayHave(visitor, now))
+  }
 
   const hasherOf = () =>
     (hasher ??= (async () => new VisitorHasher(options.secret ?? (await storedSecret(storage, clock))))().catch((error: unknown) => {
@@ -168,23 +222,28 @@ export function createTracker(options: TrackerOptions) {
       }
       const out = new Map<string, Seen>()
       for (const key of keys) {
-        let seen: Seen | undefined
+        let newest: Seen | undefined
         for (const visitor of key.split(' ')) {
           const found = latest.get(visitor)
-          if (found !== undefined && (seen === undefined || found.at > seen.at)) seen = found
+          if (found !== undefined && (newest === undefined || found.at > newest.at)) newest = found
         }
-        if (seen) out.set(key, seen)
+        if (newest) out.set(key, newest)
       }
       return out
     }, { readOnly: true }),
   )
 
-  /** The latest click memory holds for any of `visitors`. */
+  /** The latest click memory holds for any of `visitors`: remembered, or waiting in a writer of this storage. */
   function remembered(visitors: readonly string[]): Seen | undefined {
     let latest: Seen | undefined
     for (const visitor of visitors) {
-      const seen = window.get(visitor)
-      if (seen !== undefined && (latest === undefined || seen.at > latest.at)) latest = seen
+      const known = window.get(visitor)
+      if (known !== undefined && (latest === undefined || known.at > latest.at)) latest = known
+      for (const each of writers) {
+        const waiting = each.waiting(visitor)
+        const at = waiting && Date.parse(waiting.createdAt)
+        if (waiting && (latest === undefined || at! > latest.at)) latest = { id: waiting.id, at: at! }
+      }
     }
     return latest
   }
@@ -197,8 +256,10 @@ export function createTracker(options: TrackerOptions) {
     if (dedupeMs === 0) id = timeUuid(now)
     else {
       let latest = remembered(visitors)
+      let fresh = false
       if (latest === undefined || latest.at <= now - dedupeMs) {
-        const stored = await loadLatest(visitors.join(' '))
+        fresh = latest === undefined && (await surelyNew(visitors, now))
+        const stored = fresh ? undefined : await loadLatest(visitors.join(' '))
         // Requests of this visitor may have been answered meanwhile.
         latest = remembered(visitors)
         if (stored !== undefined && (latest === undefined || stored.at > latest.at)) latest = stored
@@ -207,8 +268,14 @@ export function createTracker(options: TrackerOptions) {
         window.set(visitor, latest)
         return { clickId: latest.id, link, counted: false }
       }
-      id = latest === undefined ? keyedTimeUuid(dayOf(now) * DAY_MS, `first ${visitor}`) : keyedTimeUuid(latest.at + dedupeMs, `after ${latest.id}`)
+      id =
+        latest === undefined
+          ? fresh
+            ? timeUuid(now)
+            : keyedTimeUuid(dayOf(now) * DAY_MS, `first ${visitor}`)
+          : keyedTimeUuid(latest.at + dedupeMs, `after ${latest.id}`)
       window.set(visitor, { id, at: now })
+      seen?.add(visitor, now)
     }
     await writer.add({ click: { id, linkId: link.id, event, visitor, createdAt }, link })
     return { clickId: id, link, counted: true }

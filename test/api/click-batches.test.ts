@@ -3,7 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { serve } from '../../adapters/node.js'
 import { postgresStorage } from '../../adapters/postgres.js'
 import type { LinkRecord } from '../../src/domain/records.js'
-import { createAffiliateService, memoryKeyStore, memoryStorage, type Storage } from '../../src/index.js'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileJournal } from '../../adapters/node/file-journal.js'
+import { createAffiliateService, memoryKeyStore, memoryStorage, sqlJsStorage, type Storage } from '../../src/index.js'
 import { createClickWriter } from '../../src/tracking/click-writer.js'
 import { apiCampaignInput, manualClock, WS_A } from '../support/helpers.js'
 import { dropSchema, postgresUrl, testPool, uniqueName } from '../support/services.js'
@@ -111,6 +115,46 @@ describe('the redirect answers first, and a batch writes its clicks in one trans
     expect(await click(again.service)).toBe(first)
     await Promise.all([t.service.flush(), again.service.flush()])
     expect(await totals(storage, t.link)).toEqual([1, 1])
+  })
+
+  it('on a storage nobody else writes to, a new visitor is answered without a read; after a restart a repeat is still found, the filter being filled from the storage', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'affiliate-seen-'))
+    try {
+      const file = join(dir, 'db.sqlite')
+      const reads = { count: 0 }
+      /** The storage with its read transactions counted (and `exclusive` kept). */
+      const counted = (inner: Storage): Storage => ({
+        exclusive: inner.exclusive,
+        transaction: (work, options) => {
+          if (options?.readOnly) reads.count++
+          return inner.transaction(work, options)
+        },
+      })
+      const first = sqlJsStorage({ persist: fileJournal(file) })
+      const t = await withLink(counted(first))
+      const ids = [await click(t.service, 1)]
+      const before = reads.count
+      for (let visitor = 2; visitor <= 20; visitor++) ids.push(await click(t.service, visitor))
+      // Nineteen new visitors, not one read (the link is in memory; the filter was filled by the first).
+      expect(reads.count).toBe(before)
+      expect(await click(t.service, 5)).toBe(ids[4])
+      await t.service.close()
+      await first.close()
+
+      const reopened = sqlJsStorage({ persist: fileJournal(file) })
+      const again = await setup(counted(reopened))
+      again.clock.set(t.clock.now() + 60_000)
+      // Within the hour: the same ids, nothing counted; a new visitor is counted.
+      expect(await click(again.service, 7)).toBe(ids[6])
+      expect(await click(again.service, 1)).toBe(ids[0])
+      const fresh = await click(again.service, 21)
+      expect(ids).not.toContain(fresh)
+      await again.service.flush()
+      expect(await totals(reopened, t.link)).toEqual([21, 21])
+      await reopened.close()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it('a commission naming a clickId still in its batch waits for it, and is attributed', async () => {

@@ -424,6 +424,8 @@ export function sqlJsStorage(options: SqlJsStorageOptions = {}): SqlJsStorage {
     return result
   }
   return defineStorage({
+    // The database lives in this process (a file is held by its lock): nobody else writes to it.
+    exclusive: true,
     transaction<T>(work: (tx: DriverTransaction) => Promise<T>, _options?: TransactionOptions): Promise<T> {
       if (closed) return Promise.reject(new Error('This storage is closed'))
       return enqueue(async () => (await engine()).run(work)).then(async ({ result, durable }) => {
