@@ -107,7 +107,7 @@ ${select('kind', 'Kind', [['', 'Any'], ['sale', 'sale'], ['clawback', 'clawback'
 ${select('campaignId', 'Campaign', [['', 'Any'], ...campaigns.items.map((m) => [m.id, m.campaignName] as const)])}
 <div><label for="affiliateId">Affiliate ID</label><input id="affiliateId" name="affiliateId" value="${filter.affiliateId}"></div>
 <div><label for="from">From</label><input id="from" name="from" type="date" value="${filter.from}"></div>
-<div><label for="to">To <span class="hint">(included; a period lists by date)</span></label><input id="to" name="to" type="date" value="${filter.to}"></div>
+<div><label for="to">To <span class="hint">(included)</span></label><input id="to" name="to" type="date" value="${filter.to}"></div>
 <div><button type="submit">Filter</button></div></form>
 <p><a href="${c.path}/commissions/export?${exportQuery.toString()}">Export CSV</a></p>
 ${rows.length ? table(['Date', 'Affiliate', 'Customer', ['Amount', 'num'], 'Status', 'Kind', 'Actions'], rows) : Object.keys(query).length ? html`<p class="card">No commissions match these filters. <a href="${c.path}/commissions">Clear the filters</a>.</p>` : html`<p class="card">No commissions yet. Record a sale through the API or connect Stripe in <a href="${c.path}/settings/integrations#providers">Settings → Integrations</a>, or <a href="${c.path}/commissions/new">add one by hand</a>.</p>`}${pager(c.v.url, list.pagination)}`,
