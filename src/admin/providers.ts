@@ -28,7 +28,7 @@ const nameOf = (i: Integration): string => (i.description ? `Stripe ${i.descript
 
 /** The endpoint URL, whole (it wraps on a phone) and selectable; a copy button joins it with JavaScript. */
 const endpointField = (c: Ctx, i: Integration): Html =>
-  html`<p class="field-name" id="endpoint-${i.integrationId}-name">Endpoint URL (paste it into Stripe)</p><div class="copy"><code class="url" id="endpoint-${i.integrationId}" aria-labelledby="endpoint-${i.integrationId}-name" data-copy="${`Copy the endpoint URL of ${nameOf(i)}`}">${endpointUrl(c, i.integrationId)}</code></div>`
+  html`<p class="field-name">Endpoint URL (paste it into Stripe)</p><div class="copy"><code class="url" id="endpoint-${i.integrationId}" data-copy="${`Copy the endpoint URL of ${nameOf(i)}`}">${endpointUrl(c, i.integrationId)}</code></div>`
 
 async function integrationOf(c: Ctx, id: string): Promise<Integration> {
   try {
