@@ -586,6 +586,15 @@ CREATE INDEX provider_events_integration_status ON ${s}."providerEvents" ("integ
 `,
     ),
   },
+  {
+    version: 17,
+    description: "the admin's lists: a workspace's affiliates by earnings, its commissions of one kind and of a period, each from an index",
+    up: sql(
+      (s) => `CREATE INDEX affiliates_workspace_earnings ON ${s}.affiliates ("workspaceId", "totalEarningsMinor", "id");
+CREATE INDEX commissions_workspace_kind ON ${s}.commissions ("workspaceId", "kind", "createdAt", "id");
+CREATE INDEX commissions_workspace_date ON ${s}.commissions ("workspaceId", "commissionDate", "id");`,
+    ),
+  },
 ]
 
 export const SCHEMA_VERSION = migrations[migrations.length - 1]!.version

@@ -99,9 +99,21 @@ export const affiliatePages: Record<string, Handler> = {
     const contains = q.get('contains') ?? ''
     const campaignId = q.get('campaignId') ?? ''
     const page = Number(q.get('page') ?? 1) || 1
-    // The list query has no status filter: a status filter reads a page of 100 and keeps its matches.
-    const list = await c.api.affiliates.list({ workspaceId: c.workspaceId, page, limit: status ? 100 : 20, ...(contains ? { contains } : {}), ...(campaignId ? { campaignId } : {}) })
-    const items = list.items.filter((a) => !status || (status === 'active' ? a.isActive && !a.isBanned : status === 'banned' ? a.isBanned : !a.isActive && !a.isBanned))
+    let list
+    try {
+      list = await c.api.affiliates.list({
+        workspaceId: c.workspaceId,
+        page,
+        limit: 20,
+        ...(contains ? { contains } : {}),
+        ...(campaignId ? { campaignId } : {}),
+        ...(status ? { status: status as never } : {}),
+      })
+    } catch (error) {
+      const { problem, status: code } = refusal(error, [])
+      throw new PageError(code, 'Filter not understood', problem, { href: `${c.path}/affiliates`, label: 'Clear the filters' })
+    }
+    const items = list.items
     const rows = items.map((a) => [
       a.isActive || a.isBanned ? '' : html`<input type="checkbox" name="affiliateId" value="${a.id}" aria-label="Select ${a.email}" form="bulk">`,
       html`<a href="${c.path}/affiliates/detail?affiliateId=${a.id}">${a.email}</a>`,

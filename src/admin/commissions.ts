@@ -1,12 +1,29 @@
 import { COMMISSION_STATUSES } from '../domain/commission-status.js'
 import type { Commission } from '../domain/commission.js'
 import { csrfField, errorSummary, input, type FieldErrors } from '../views/forms.js'
-import { html } from '../views/html.js'
+import { html, type Html } from '../views/html.js'
 import { PageError, refusal } from '../views/http.js'
 import { pick } from './fields.js'
 import { badge, confirmation, head, money, noticeBox, pager, table, when, type Ctx, type Handler } from './ui.js'
 
 const NEW = { campaignId: 'text', affiliateId: 'text', referredUser: 'text', amount: 'money', status: 'text', commissionDate: 'text', remarks: 'nullable' } as const
+
+const FILTERS = ['status', 'kind', 'affiliateId', 'campaignId', 'from', 'to'] as const
+const DAY = 86_400_000
+
+/**
+ * The list query of the filter form, one to one but for the period: the form's `from` and `to` are
+ * days (UTC), `to` included; the API's are instants, `to` excluded. A day the form cannot have
+ * sent is passed on as typed, so the API's message names it.
+ */
+function listQuery(filter: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const name of FILTERS) if (filter[name]) out[name] = filter[name]!
+  const day = (text: string, plus: number) => (/^\d{4}-\d{2}-\d{2}$/.test(text) && Number.isFinite(Date.parse(text)) ? new Date(Date.parse(text) + plus).toISOString() : text)
+  if (out.from) out.from = day(out.from, 0)
+  if (out.to) out.to = day(out.to, DAY)
+  return out
+}
 
 async function commissionOf(c: Ctx, id: string): Promise<Commission> {
   try {
@@ -53,31 +70,24 @@ ${input({ name: 'amount', label: 'Amount to refund', value, errors, hint: 'Leave
 export const commissionPages: Record<string, Handler> = {
   async 'GET /commissions'(c) {
     const q = c.v.url.searchParams
-    const filter = Object.fromEntries(['status', 'kind', 'affiliateId', 'campaignId', 'from', 'to'].map((name) => [name, q.get(name) ?? '']))
+    const filter = Object.fromEntries(FILTERS.map((name) => [name, q.get(name) ?? '']))
     const page = Number(q.get('page') ?? 1) || 1
-    const local = Boolean(filter.kind || filter.from || filter.to)
-    let list
+    const query = listQuery(filter)
+    let list, campaigns
     try {
-      list = await c.api.commissions.list({
-        workspaceId: c.workspaceId,
-        page,
-        limit: local ? 100 : 20,
-        ...(filter.status ? { status: filter.status as never } : {}),
-        ...(filter.affiliateId ? { affiliateId: filter.affiliateId } : {}),
-        ...(filter.campaignId ? { campaignId: filter.campaignId } : {}),
-      })
+      ;[list, campaigns] = await Promise.all([
+        // A period lists by the date of the sale, the order its index keeps.
+        c.api.commissions.list({ workspaceId: c.workspaceId, page, limit: 20, ...query, ...(query.from || query.to ? { orderType: 'commissionDate' as const } : {}) }),
+        c.api.campaigns.list({ workspaceId: c.workspaceId, limit: 100 }),
+      ])
     } catch (error) {
       const { problem, status } = refusal(error, [])
       throw new PageError(status, 'Filter not understood', problem, { href: `${c.path}/commissions`, label: 'Clear the filters' })
     }
-    // Kind and period are not in the list query: they narrow the page read (100 records).
-    const items = list.items.filter(
-      (m) => (!filter.kind || m.kind === filter.kind) && (!filter.from || m.commissionDate >= filter.from) && (!filter.to || m.commissionDate.slice(0, 10) <= filter.to),
-    )
-    const campaigns = await c.api.campaigns.list({ workspaceId: c.workspaceId, limit: 100 })
+    const items = list.items
     const currency = new Map(campaigns.items.map((m) => [m.id, m.currency]))
     const rows = items.map((m) => [
-      when(m.commissionDate),
+      html`<a href="${c.path}/commissions/detail?commissionId=${m.commissionId}">${when(m.commissionDate)}</a>`,
       html`<a href="${c.path}/affiliates/detail?affiliateId=${m.affiliateId}">${m.affiliateId.slice(0, 8)}</a>`,
       html`${m.referredUser}`,
       html`${money(m.amount, currency.get(m.campaignId) ?? '')}`,
@@ -87,7 +97,7 @@ export const commissionPages: Record<string, Handler> = {
     ])
     const select = (name: string, label: string, options: readonly (readonly [string, string])[]) =>
       html`<div><label for="${name}">${label}</label><select id="${name}" name="${name}">${options.map(([value, text]) => html`<option value="${value}"${value === filter[name] ? html` selected` : ''}>${text}</option>`)}</select></div>`
-    const exportQuery = new URLSearchParams(Object.entries({ status: filter.status, affiliateId: filter.affiliateId, campaignId: filter.campaignId }).filter(([, v]) => v) as [string, string][])
+    const exportQuery = new URLSearchParams(Object.entries(filter).filter(([, v]) => v) as [string, string][])
     return c.page(
       'Commissions',
       html`${head('Commissions', html`<a class="button" href="${c.path}/commissions/new">Add commission</a>`)}${noticeBox(c.notice())}
@@ -97,10 +107,32 @@ ${select('kind', 'Kind', [['', 'Any'], ['sale', 'sale'], ['clawback', 'clawback'
 ${select('campaignId', 'Campaign', [['', 'Any'], ...campaigns.items.map((m) => [m.id, m.campaignName] as const)])}
 <div><label for="affiliateId">Affiliate ID</label><input id="affiliateId" name="affiliateId" value="${filter.affiliateId}"></div>
 <div><label for="from">From</label><input id="from" name="from" type="date" value="${filter.from}"></div>
-<div><label for="to">To</label><input id="to" name="to" type="date" value="${filter.to}"></div>
+<div><label for="to">To <span class="hint">(included)</span></label><input id="to" name="to" type="date" value="${filter.to}"></div>
 <div><button type="submit">Filter</button></div></form>
 <p><a href="${c.path}/commissions/export?${exportQuery.toString()}">Export CSV</a></p>
-${rows.length ? table(['Date', 'Affiliate', 'Customer', ['Amount', 'num'], 'Status', 'Kind', 'Actions'], rows) : html`<p class="card">No commissions yet. Record a sale through the API, or <a href="${c.path}/commissions/new">add one by hand</a>.</p>`}${pager(c.v.url, list.pagination)}`,
+${rows.length ? table(['Date', 'Affiliate', 'Customer', ['Amount', 'num'], 'Status', 'Kind', 'Actions'], rows) : Object.keys(query).length ? html`<p class="card">No commissions match these filters. <a href="${c.path}/commissions">Clear the filters</a>.</p>` : html`<p class="card">No commissions yet. Record a sale through the API or connect Stripe in <a href="${c.path}/settings/integrations#providers">Settings → Integrations</a>, or <a href="${c.path}/commissions/new">add one by hand</a>.</p>`}${pager(c.v.url, list.pagination)}`,
+    )
+  },
+  async 'GET /commissions/detail'(c) {
+    const m = await commissionOf(c, c.v.url.searchParams.get('commissionId') ?? '')
+    const currency = await currencyOf(c, m.campaignId)
+    const refundable = m.status !== 'refunded' && m.kind !== 'clawback'
+    const item = (label: string, value: Html | string) => html`<div><dt>${label}</dt><dd class="hint">${value}</dd></div>`
+    return c.page(
+      'Commission',
+      html`${head(`Commission ${money(m.amount, currency)}`, refundable ? html`<a class="button" href="${c.path}/commissions/refund?commissionId=${m.commissionId}">Refund</a>` : undefined)}
+<section class="card"><dl class="stats">
+<div><dt>Status</dt><dd>${badge(m.status)}</dd></div>
+${item('Kind', m.kind)}
+${item('Date', when(m.commissionDate))}
+${item('Affiliate', html`<a href="${c.path}/affiliates/detail?affiliateId=${m.affiliateId}">${m.affiliateId.slice(0, 8)}</a>`)}
+${item('Customer', m.referredUser)}
+${item('Refunded', money(m.refundedAmount, currency))}
+${item('Due', when(m.dueAt))}
+${item('Payout', m.payoutId ? html`<a href="${c.path}/payouts/detail?payoutId=${m.payoutId}">${m.payoutId.slice(0, 8)}</a>` : '—')}
+${item('Referral code', m.referralCode ?? '—')}
+</dl>${m.remarks ? html`<p>${m.remarks}</p>` : ''}</section>
+<p><a href="${c.path}/commissions">Back to commissions</a></p>`,
     )
   },
   'GET /commissions/new': (c) => newForm(c, { campaignId: c.v.url.searchParams.get('campaignId') ?? '', affiliateId: c.v.url.searchParams.get('affiliateId') ?? '' }, {}),
@@ -142,10 +174,7 @@ ${rows.length ? table(['Date', 'Affiliate', 'Customer', ['Amount', 'num'], 'Stat
   },
   async 'GET /commissions/export'(c) {
     const q = c.v.url.searchParams
-    const file = await c.api.exports.commissions({
-      workspaceId: c.workspaceId,
-      ...Object.fromEntries(['status', 'affiliateId', 'campaignId'].filter((n) => q.get(n)).map((n) => [n, q.get(n)!])),
-    })
+    const file = await c.api.exports.commissions({ workspaceId: c.workspaceId, ...listQuery(Object.fromEntries(FILTERS.map((name) => [name, q.get(name) ?? '']))) })
     return new Response(file.body, { headers: { 'content-type': file.contentType, 'content-disposition': `attachment; filename="${file.filename}"`, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' } })
   },
 }

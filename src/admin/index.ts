@@ -65,6 +65,9 @@ export const NOTICES: Record<string, string> = {
   'webhook-test': 'Test event queued.',
   'delivery-retried': 'Delivery scheduled again.',
   'webhook-deleted': 'Webhook deleted.',
+  'integration-connected': 'Stripe connected. Paste its endpoint URL into Stripe’s dashboard (Developers → Webhooks).',
+  'integration-secret': 'Signing secret replaced.',
+  'integration-disconnected': 'Stripe disconnected.',
   'signed-out': 'You are signed out.',
 }
 
@@ -222,6 +225,7 @@ export function createAdmin(options: AdminOptions, deps: AdminDeps): Admin {
       site: config.title,
       keys: deps.keyStore,
       origin: v.url.origin,
+      basePath: deps.basePath,
       now: () => deps.clock.now(),
       form: () => (form ??= p.form(v)),
       page: (title, main, status = 200) => p.page(v, frame(title, main, workspaceId), status),

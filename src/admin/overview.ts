@@ -91,7 +91,7 @@ ${card('Paid out', money(now.paidOut.amount, currency), Number(now.paidOut.amoun
           ['Date', 'Affiliate', ['Amount', 'num'], 'Status'],
           latest.items.map((m) => [when(m.commissionDate), html`<a href="${c.path}/affiliates/detail?affiliateId=${m.affiliateId}">${m.affiliateId.slice(0, 8)}</a>`, html`${money(m.amount, currency)}`, badge(m.status)]),
         )
-      : html`<p class="muted">No commissions yet. Record a sale through the API or add one in <a href="${c.path}/commissions/new">Commissions</a>.</p>`
+      : html`<p class="muted">No commissions yet. Record a sale through the API, connect Stripe in <a href="${c.path}/settings/integrations#providers">Settings → Integrations</a> or add one in <a href="${c.path}/commissions/new">Commissions</a>.</p>`
     return c.page(
       'Overview',
       html`${head('Overview', html`<a class="button" href="${c.path}/payouts">Run payouts</a>`)}${noticeBox(c.notice())}${picker}${cards}${chart(series.items, currency)}

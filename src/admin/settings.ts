@@ -3,6 +3,7 @@ import { managesKeys, type KeyInfo } from '../keys/types.js'
 import { csrfField, errorSummary, input, type FieldErrors } from '../views/forms.js'
 import { html, type Html } from '../views/html.js'
 import { PageError, refusal } from '../views/http.js'
+import { providerPages, providersSection, type ConnectState } from './providers.js'
 import { actionForm, badge, confirmation, head, noticeBox, table, when, type Ctx, type Handler } from './ui.js'
 
 const EVENTS = EVENT_TYPES.filter((type) => type !== 'webhook.test')
@@ -31,9 +32,23 @@ ${input({ name: 'description', label: 'Description', value: values.description a
 <div class="actions"><button type="submit">Add webhook</button></div></form>`
 }
 
-async function integrations(c: Ctx, extra: { top?: Html; keyErrors?: FieldErrors; keyValues?: Record<string, string>; keyProblem?: string; hookErrors?: FieldErrors; hookValues?: Record<string, string | string[]>; hookProblem?: string } = {}, status = 200) {
-  const keys = c.keys && managesKeys(c.keys) ? await c.keys.list({ workspaceId: c.workspaceId }) : null
-  const hooks = await c.api.webhooks.list({ workspaceId: c.workspaceId, limit: 100 })
+interface PageState {
+  top?: Html
+  keyErrors?: FieldErrors
+  keyValues?: Record<string, string>
+  keyProblem?: string
+  hookErrors?: FieldErrors
+  hookValues?: Record<string, string | string[]>
+  hookProblem?: string
+  connect?: ConnectState
+}
+
+async function integrations(c: Ctx, extra: PageState = {}, status = 200) {
+  const [keys, hooks, providers] = await Promise.all([
+    c.keys && managesKeys(c.keys) ? c.keys.list({ workspaceId: c.workspaceId }) : null,
+    c.api.webhooks.list({ workspaceId: c.workspaceId, limit: 100 }),
+    providersSection(c, extra.connect),
+  ])
   const keyRows = (keys ?? []).map((k) => [
     html`${k.label || '—'}`,
     html`<code>${k.prefix}…</code>`,
@@ -54,8 +69,7 @@ async function integrations(c: Ctx, extra: { top?: Html; keyErrors?: FieldErrors
 <section class="card" id="keys"><h2>API keys</h2>
 ${keys === null ? html`<p>This service's key store does not manage keys here: keys are managed where the host configures them.</p>` : keyRows.length ? table(['Label', 'Prefix', 'Kind', 'Created', 'Last used', 'Actions'], keyRows) : html`<p class="muted">No keys for this workspace yet.</p>`}
 ${keys === null ? '' : keyForm(extra.keyErrors ?? {}, extra.keyValues ?? {}, c, extra.keyProblem)}</section>
-<section class="card" id="providers"><h2>Payment providers</h2>
-<p>Stripe integration is not yet available in this version: record sales through the API (<code>POST /commissions</code>) or add commissions by hand.</p></section>
+${providers}
 <section class="card" id="webhooks"><h2>Webhooks</h2>
 ${hookRows.length ? table(['URL', 'Events', 'State', 'Actions'], hookRows) : html`<p class="muted">No webhooks yet.</p>`}
 ${webhookForm(extra.hookErrors ?? {}, extra.hookValues ?? {}, c, extra.hookProblem)}</section>`,
@@ -73,6 +87,7 @@ async function keyOf(c: Ctx, keyId: string): Promise<KeyInfo> {
 export const settingsPages: Record<string, Handler> = {
   'GET /settings': async (c) => c.redirect(`${c.path}${PAGE}`),
   [`GET ${PAGE}`]: (c) => integrations(c),
+  ...providerPages((c, connect, status) => integrations(c, { connect }, status)),
   async 'POST /settings/keys/create'(c) {
     const form = await c.form()
     const values = { label: form.get('label'), kind: form.get('kind'), allowedOrigins: form.get('allowedOrigins') }

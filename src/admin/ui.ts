@@ -28,6 +28,8 @@ export interface Ctx {
   notice(): string | undefined
   /** The origin API links are shown with. */
   origin: string
+  /** The API's base path (`/api/v1`): the provider endpoints are under it. */
+  basePath: string
   /** The service's clock. */
   now(): number
 }
@@ -56,14 +58,24 @@ button.danger{background:var(--portal-danger);border-color:var(--portal-danger)}
 .filters{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:end}
 .filters label{margin:0 0 .25rem}
 .filters>div{min-width:9rem}
+.filters input,.filters select{height:2.875rem}
 .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(10rem,1fr));gap:.75rem;margin:0 0 1rem}
 .cards div{background:var(--portal-surface);border:1px solid var(--portal-border);border-radius:var(--portal-radius);padding:.75rem}
 .cards dt{color:var(--portal-muted);font-size:.85rem}
 .cards dd{margin:0;font-size:1.4rem;font-weight:700}
-.cards .change{font-size:.85rem;font-weight:400;color:var(--portal-muted)}
-.st-active,.st-paid,.st-succeeded{border-color:var(--portal-success);color:var(--portal-success)}
+.cards .change{display:block;font-size:.85rem;font-weight:400;color:var(--portal-muted)}
+.st-active,.st-paid,.st-succeeded,.st-processed{border-color:var(--portal-success);color:var(--portal-success)}
 .st-banned,.st-failed,.st-refunded,.st-dead,.st-canceled,.st-revoked{border-color:var(--portal-danger);color:var(--portal-danger)}
 .secret{font-family:ui-monospace,monospace;background:var(--portal-bg);padding:.5rem;border-radius:6px;overflow-wrap:anywhere;display:block}
+.providers{list-style:none;margin:0 0 1rem;padding:0}
+.providers li{border-bottom:1px solid var(--portal-border);padding:0 0 1rem;margin:0 0 1rem}
+.providers h3{margin:0;font-size:1rem}
+.providers p{margin:.25rem 0 0}
+.field-name{font-weight:600;margin:.75rem 0 .25rem}
+.card>.field-name:first-child{margin-top:0}
+.copy{align-items:flex-start}
+code.url{flex:1;min-width:0;font-family:ui-monospace,monospace;font-size:.9rem;background:var(--portal-bg);border:1px solid var(--portal-border);border-radius:calc(var(--portal-radius) / 2);padding:.55rem .65rem;overflow-wrap:anywhere}
+time{white-space:nowrap}
 .chart svg{width:100%;height:auto;display:block}
 .check{display:flex;gap:.5rem;align-items:baseline;margin:.75rem 0}
 .check input{width:auto}
@@ -83,12 +95,14 @@ export const ADMIN_CSS = `${STYLE}\n${ADMIN_STYLE}`
 
 /**
  * Progressive enhancement, served as a file of this origin: copy buttons beside `data-secret`
- * elements, and a dialog instead of the confirmation page for forms with `data-confirm`.
+ * elements and `data-copy` fields (the attribute is the button's accessible name), and a dialog
+ * instead of the confirmation page for forms with `data-confirm`.
  */
 export const ADMIN_SCRIPT = `
-document.querySelectorAll('[data-secret]').forEach(function (el) {
+document.querySelectorAll('[data-secret],[data-copy]').forEach(function (el) {
   if (!navigator.clipboard) return;
   var b = document.createElement('button'); b.type = 'button'; b.className = 'quiet'; b.textContent = 'Copy';
+  if (el.getAttribute('data-copy')) b.setAttribute('aria-label', el.getAttribute('data-copy'));
   b.addEventListener('click', function () { navigator.clipboard.writeText(el.textContent.trim()).then(function () { b.textContent = 'Copied'; }); });
   el.insertAdjacentElement('afterend', b);
 });

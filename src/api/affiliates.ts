@@ -13,7 +13,7 @@ import type { StorageTransaction } from '../storage/types.js'
 import { requireWorkspace, visible, workspaceScope, type Access } from './access.js'
 import { findCampaign } from './campaigns.js'
 import { emit, emitted } from '../events/outbox.js'
-import { inTransaction, listPage, requireChanges, readOnly, type Deps, type Page } from './shared.js'
+import { affiliateStatusWhere, inTransaction, listPage, requireChanges, readOnly, type Deps, type Page } from './shared.js'
 
 export type AffiliateCreateInput = Infer<typeof affiliateCreate.struct>
 export type AffiliateUpdateInput = Infer<typeof affiliateUpdate.struct>
@@ -131,6 +131,7 @@ export function affiliateOperations({ storage, clock }: Deps) {
         ...workspaceScope(access, q.workspaceId?.toLowerCase()),
         ...(q.campaignId === undefined ? {} : { campaignId: q.campaignId.toLowerCase() }),
         ...(q.email === undefined ? {} : { emailKey: q.email.toLowerCase() }),
+        ...affiliateStatusWhere(q.status),
       }
       const orderField = storedField(q.orderType ?? 'createdAt')
       return inTransaction(

@@ -7,7 +7,7 @@ import { parse, parseBody } from '../schemas/validate.js'
 import type { Access } from './access.js'
 import { deleteCommission, findCommission, insertCommission, refundCommission, updateCommission, type CommissionPatch } from './commission-records.js'
 import { announce, emit, emitChange } from '../events/outbox.js'
-import { inTransaction, listPage, listWhere, requireChanges, readOnly, type Deps, type Page } from './shared.js'
+import { inTransaction, listPage, listWhere, periodWhere, requireChanges, readOnly, type Deps, type Page } from './shared.js'
 
 export type CommissionCreateInput = Infer<typeof commissionCreate.struct>
 export type CommissionUpdateInput = Infer<typeof commissionUpdate.struct>
@@ -32,7 +32,7 @@ export function commissionPatch(input: CommissionUpdateInput): CommissionPatch {
 
 /** Lists commission records of the caller's workspaces, shaped by `map`. Shared with referred users. */
 export function listCommissions<T>({ storage }: Deps, access: Access, q: ListQuery, map: (record: CommissionRecord) => T): Promise<Page<T>> {
-  const where = listWhere(access, q)
+  const where = { ...listWhere(access, q), ...periodWhere(q) }
   const order = q.orderType ?? 'createdAt'
   const orderField = order === 'amount' ? 'amountMinor' : order
   return inTransaction(storage, (tx) => listPage(tx, 'commissions', { ...q, where, orderField }, map), readOnly)

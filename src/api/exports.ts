@@ -5,7 +5,7 @@ import { parse } from '../schemas/validate.js'
 import type { Access } from './access.js'
 import { answerColumns, CSV_TYPE, csvStream, recordPages } from './export-pages.js'
 import type { PayoutExport } from './payout-export.js'
-import { listWhere, type Deps } from './shared.js'
+import { affiliateStatusWhere, listWhere, periodWhere, type Deps } from './shared.js'
 
 // `GET /exports/commissions` and `GET /exports/affiliates`: every record the list filters match,
 // oldest first, as a CSV file streamed a page at a time (memory holds one page, whatever the count).
@@ -26,7 +26,7 @@ export function exportOperations(deps: Deps) {
     async commissions(access: Access, query: unknown): Promise<CsvExport> {
       const q = parse([commissionExport, query]).query
       const columns = (commissionColumns ??= answerColumns('commissions', 'referredUser'))
-      const next = recordPages(deps, 'commissions', { where: listWhere(access, q), contains: q.contains || undefined })
+      const next = recordPages(deps, 'commissions', { where: { ...listWhere(access, q), ...periodWhere(q) }, contains: q.contains || undefined })
       const body = await csvStream(columns.header, async () => (await next())?.records.map(columns.row) ?? null)
       return { filename: filename('commissions'), contentType: CSV_TYPE, body }
     },
@@ -34,7 +34,7 @@ export function exportOperations(deps: Deps) {
     async affiliates(access: Access, query: unknown): Promise<CsvExport> {
       const q = parse([affiliateExport, query]).query
       const columns = (affiliateColumns ??= answerColumns('affiliates', 'affiliate'))
-      const next = recordPages(deps, 'affiliates', { where: listWhere(access, q), contains: q.contains || undefined })
+      const next = recordPages(deps, 'affiliates', { where: { ...listWhere(access, { ...q, status: undefined }), ...affiliateStatusWhere(q.status) }, contains: q.contains || undefined })
       const body = await csvStream(columns.header, async () => (await next())?.records.map(columns.row) ?? null)
       return { filename: filename('affiliates'), contentType: CSV_TYPE, body }
     },

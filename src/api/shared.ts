@@ -112,6 +112,18 @@ export interface ListFilters {
   kind?: string | undefined
 }
 
+/** Commissions and referred users: `commissionDate` from `from` (inclusive) to `to` (exclusive), as stored (UTC ISO). */
+export function periodWhere(q: { from?: string | undefined; to?: string | undefined }): { commissionDate?: { gte?: string; lt?: string } } {
+  if (q.from === undefined && q.to === undefined) return {}
+  return { commissionDate: { ...(q.from === undefined ? {} : { gte: new Date(q.from).toISOString() }), ...(q.to === undefined ? {} : { lt: new Date(q.to).toISOString() }) } }
+}
+
+/** Affiliates by standing: `active`, `pending` (awaiting approval) or `banned`, as their two flags say it. */
+export function affiliateStatusWhere(status: 'active' | 'pending' | 'banned' | undefined): { isActive?: boolean; isBanned?: boolean } {
+  if (status === undefined) return {}
+  return status === 'banned' ? { isBanned: true } : { isActive: status === 'active', isBanned: false }
+}
+
 /** The `where` of a list: the caller's workspaces (or the one asked for), then each filter given, ids lower-cased. */
 export function listWhere(access: Access, q: ListFilters) {
   return {

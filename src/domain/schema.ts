@@ -42,6 +42,11 @@ export interface ModelSchema<M extends keyof ModelRecords> {
   unique?: readonly { name: string; fields: readonly (keyof ModelRecords[M] & string)[] }[]
   /** Look-ups over several fields, each served by one index (one-field ones are `indexed`). */
   indexes?: readonly (readonly (keyof ModelRecords[M] & string)[])[]
+  /**
+   * Lists in another order than `createdAt`: records matching `where` (equality) ordered by `orderBy`
+   * (then `id`), which SQL storages serve from an index on (`where`…, `orderBy`, `id`) rather than a sort.
+   */
+  ordered?: readonly { where: readonly (keyof ModelRecords[M] & string)[]; orderBy: keyof ModelRecords[M] & string }[]
   /** The API answers made from this record: each a list of fields, in answer order. */
   answers?: Record<string, readonly (keyof ModelRecords[M] & string)[]>
 }
@@ -124,6 +129,8 @@ export const schema: { [M in keyof ModelRecords]: ModelSchema<M> } = {
       ...stamps,
     },
     unique: [{ name: 'affiliates_campaign_email', fields: ['campaignId', 'emailKey'] }],
+    // The admin's top affiliates: a workspace's highest earners, not a sort of all its affiliates.
+    ordered: [{ where: ['workspaceId'], orderBy: 'totalEarningsMinor' }],
     answers: {
       affiliate: [
         'id', 'email', 'firstName', 'lastName', 'notes', 'workspaceId', 'campaignId', 'payoutEmail', 'payoutMethod', 'details',
@@ -184,8 +191,10 @@ export const schema: { [M in keyof ModelRecords]: ModelSchema<M> } = {
       { name: 'commissions_workspace_invoice', fields: ['workspaceId', 'invoiceId'] },
       { name: 'commissions_workspace_charge', fields: ['workspaceId', 'chargeId'] },
     ],
-    // Lists filtered by status (a quarter of a workspace, say) read one index range, not the workspace.
-    indexes: [['workspaceId', 'status']],
+    // Lists filtered by status (a quarter of a workspace, say) or kind (the few clawbacks) read one
+    // index range, not the workspace; a period of a workspace is a range of commissionDate.
+    indexes: [['workspaceId', 'status'], ['workspaceId', 'kind']],
+    ordered: [{ where: ['workspaceId'], orderBy: 'commissionDate' }],
     answers: {
       commission: commissionAnswer,
       referredUser: [

@@ -24,7 +24,11 @@ export const affiliateUpdate = schema(allOptional(editable), [...readOnly, 'emai
 
 export const affiliateId = schema({ affiliateId: uuid })
 
+/** An affiliate's standing, as lists filter by it: `pending` is awaiting approval (not active, not banned). */
+export const AFFILIATE_STATUSES = ['active', 'pending', 'banned'] as const
+export const affiliateStatus = oneOf(AFFILIATE_STATUSES)
+
 export const affiliateList = listQuery(
   ['createdAt', 'updatedAt', 'email', 'firstName', 'lastName', 'totalEarnings', 'totalSignups', 'totalClicks', 'totalOpens'],
-  { campaignId: uuid, email },
+  { campaignId: uuid, email, status: affiliateStatus },
 )

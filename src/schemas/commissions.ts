@@ -47,7 +47,8 @@ export const commissionUpdate = schema(allOptional(commissionEditable), [
 export const commissionId = schema({ commissionId: uuid })
 
 const orderFields = ['createdAt', 'updatedAt', 'commissionDate', 'amount', 'status'] as const
-const filters = { affiliateId: uuid, campaignId: uuid, status, kind: oneOf(['sale', 'clawback'] as const) }
+/** `from` and `to` bound `commissionDate`: from ≤ date < to. */
+const filters = { affiliateId: uuid, campaignId: uuid, status, kind: oneOf(['sale', 'clawback'] as const), from: timestamp, to: timestamp }
 
 export const commissionList = listQuery(orderFields, filters)
 

@@ -1,5 +1,6 @@
 import { COMMISSION_STATUSES } from '../domain/commission-status.js'
 import { GRANULARITIES, normalizeTimeZone } from '../reports/buckets.js'
+import { affiliateStatus } from './affiliates.js'
 import { field, oneOf, queryInteger, text, timestamp, uuid } from './fields.js'
 import { allOptional, schema } from './validate.js'
 
@@ -39,8 +40,11 @@ export const reportTopAffiliates = schema({ ...filters, ...allOptional({ by: one
 
 /** `GET /exports/commissions`: the filters of `GET /commissions/list`, without the page. */
 export const commissionExport = schema(
-  allOptional({ workspaceId: uuid, campaignId: uuid, affiliateId: uuid, status: oneOf(COMMISSION_STATUSES), contains: text(200) }),
+  allOptional({
+    workspaceId: uuid, campaignId: uuid, affiliateId: uuid, status: oneOf(COMMISSION_STATUSES), kind: oneOf(['sale', 'clawback'] as const),
+    from: timestamp, to: timestamp, contains: text(200),
+  }),
 )
 
 /** `GET /exports/affiliates`: the filters of `GET /affiliates/list`, without the page. */
-export const affiliateExport = schema(allOptional({ workspaceId: uuid, campaignId: uuid, contains: text(200) }))
+export const affiliateExport = schema(allOptional({ workspaceId: uuid, campaignId: uuid, status: affiliateStatus, contains: text(200) }))

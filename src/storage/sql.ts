@@ -1,3 +1,4 @@
+import { schema } from '../domain/schema.js'
 import { kindOf, models } from './models.js'
 import { isRange, type DriverQuery, type DriverWhere, type ModelName, type Scalar } from './types.js'
 
@@ -65,12 +66,13 @@ export interface ConditionOptions {
 export function conditions(model: ModelName, where: DriverWhere | undefined, params: Params, options: ConditionOptions = {}): string[] {
   const out: string[] = []
   const byId = params.dialect === 'sqlite' && (options.byId ?? where?.id != null)
+  const wide = params.dialect === 'sqlite' && !byId && workspaceIsWidest(model, where)
   const qualifier = options.table === undefined ? '' : `${options.table}.`
   for (const field in where) {
     const value = where[field]
     if (value === undefined) continue
     kindOf(model, field)
-    const column = byId && field !== 'id' ? `+${qualifier}${quote(field)}` : `${qualifier}${quote(field)}`
+    const column = (byId && field !== 'id') || (wide && field === WORKSPACE) ? `+${qualifier}${quote(field)}` : `${qualifier}${quote(field)}`
     if (value === null) {
       out.push(`${column} IS NULL`)
     } else if (isRange(value)) {
@@ -103,6 +105,34 @@ export function conditions(model: ModelName, where: DriverWhere | undefined, par
     }
   }
   return out
+}
+
+const WORKSPACE = 'workspaceId'
+
+/** An equality (or `in`) on values that are all present: what an index look-up narrows by. */
+const presentEquality = (value: DriverWhere[string]): boolean =>
+  value !== undefined && value !== null && (typeof value !== 'object' || (!isRange(value) && value.in.length > 0 && !value.in.includes(null)))
+
+/**
+ * Whether SQLite should be kept off the workspace's indexes: `where` names the workspace and also a
+ * record it holds (an affiliate, a campaign, a payout: a field an index of its own leads with,
+ * compared with present values, and not one of a few values like a status or a flag). A workspace
+ * holds every record of its kind, so the other index is the narrower walk; but without statistics
+ * SQLite cannot tell, and counting one affiliate's commissions walked all 100k of its workspace's
+ * (the admin's affiliate page, 57 ms). A `where` holding a null is left as it is: SQLite takes
+ * `IS NULL` for a narrow look-up too (see above), and the workspace's index is the one that keeps
+ * it off the null's. PostgreSQL has statistics, the memory storage measures its lists: only SQLite
+ * is told, with `+"workspaceId"`, which no index serves.
+ */
+function workspaceIsWidest(model: ModelName, where: DriverWhere | undefined): boolean {
+  if (where === undefined || !presentEquality(where[WORKSPACE])) return false
+  if (Object.values(where).some((value) => value === null)) return false
+  const { indexes } = models[model]
+  const named = (field: string) => presentEquality(where[field])
+  const fields = schema[model].fields as Record<string, { kind: string; values?: readonly string[] }>
+  return Object.keys(where).some(
+    (field) => field !== WORKSPACE && field !== 'id' && named(field) && fields[field]?.kind !== 'bool' && fields[field]?.values === undefined && indexes.some((index) => index[0] === field),
+  )
 }
 
 /** `%`, `_` and the escape character itself, escaped for LIKE (whose default escape in PostgreSQL is a backslash). */

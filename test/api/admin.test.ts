@@ -1,3 +1,4 @@
+import Stripe from 'stripe'
 import { describe, expect, it } from 'vitest'
 import { createAffiliateService, memoryKeyStore, memoryStorage, type AffiliateService } from '../../src/index.js'
 import { manualClock } from '../support/helpers.js'
@@ -58,20 +59,54 @@ async function seed(service: AffiliateService) {
   return { campaign, affiliate, commission, hidden }
 }
 
+const SIGNING_SECRET = 'whsec_admin_test_5d2c8a1f'
+
+/** Posts a Stripe event signed with `secret` (the SDK's own test header) to the integration's endpoint; answers the status. */
+async function signedEvent(t: { service: AffiliateService; clock: { now(): number } }, integrationId: string, secret: string, id = 'evt_unhandled', url = `http://x/api/v1/integrations/${integrationId}/events`) {
+  const payload = JSON.stringify({ id, object: 'event', livemode: true, api_version: '2025-03-31.basil', type: 'payment_intent.created', data: { object: { id: 'pi_1' } } })
+  const header = Stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp: Math.floor(t.clock.now() / 1000) })
+  const response = await t.service.fetch(new Request(url, { method: 'POST', headers: { 'stripe-signature': header, 'content-type': 'application/json' }, body: payload }))
+  return response.status
+}
+
 const PAGES = ['/admin', '/admin/campaigns', '/admin/campaigns/new', '/admin/affiliates', '/admin/commissions', '/admin/commissions/new', '/admin/payouts', '/admin/settings/integrations']
 
 describe('admin dashboard', () => {
   it('shows nothing of the admin to a request authorize refuses, on every page and form', async () => {
     const t = setup()
-    const { campaign, affiliate } = await seed(t.service)
-    for (const path of [...PAGES, `/admin/affiliates/detail?affiliateId=${affiliate.id}`, `/admin/campaigns/edit?campaignId=${campaign.id}`, '/admin/commissions/export', '/admin/payouts/export?format=paypal']) {
+    const { campaign, affiliate, commission } = await seed(t.service)
+    const integration = await t.service.api.integrations.create({ workspaceId: WS, provider: 'stripe', signingSecret: SIGNING_SECRET, description: 'Main shop' })
+    expect(await signedEvent(t, integration.integrationId, SIGNING_SECRET)).toBe(200)
+    const id = integration.integrationId
+    for (const path of [
+      ...PAGES,
+      `/admin/affiliates/detail?affiliateId=${affiliate.id}`,
+      `/admin/campaigns/edit?campaignId=${campaign.id}`,
+      `/admin/commissions/detail?commissionId=${commission.commissionId}`,
+      '/admin/commissions/export',
+      '/admin/payouts/export?format=paypal',
+      `/admin/settings/integrations/events?integrationId=${id}`,
+      `/admin/settings/integrations/secret?integrationId=${id}`,
+    ]) {
       const page = await t.get(path, {})
       expect(page.status, path).toBe(401)
-      for (const leak of ['Spring', 'ann@example.com', 'cus@example.com', WS, 'Campaigns']) expect(page.text, `${path} ${leak}`).not.toContain(leak)
+      for (const leak of ['Spring', 'ann@example.com', 'cus@example.com', WS, 'Campaigns', 'Main shop', id, 'evt_', SIGNING_SECRET]) expect(page.text, `${path} ${leak}`).not.toContain(leak)
     }
     const sent = await t.post('/admin/campaigns/delete', { campaignId: campaign.id, confirmed: 'yes' }, { headers: {} })
     expect(sent.status).toBe(401)
     expect((await t.service.api.campaigns.get(campaign.id)).campaignName).toBe('Spring')
+    await t.get('/admin/settings/integrations')
+    for (const [path, fields] of [
+      ['/admin/settings/integrations/connect', { provider: 'stripe', signingSecret: 'whsec_new', livemode: 'true', description: 'sneaky' }],
+      ['/admin/settings/integrations/secret', { integrationId: id, signingSecret: 'whsec_replaced' }],
+      ['/admin/settings/integrations/disconnect', { integrationId: id, confirmed: 'yes' }],
+    ] as const) {
+      const refused = await t.post(path, fields, { headers: {} })
+      expect(refused.status, path).toBe(401)
+      expect(refused.text).not.toContain('Main shop')
+    }
+    expect((await t.service.api.integrations.list({ workspaceId: WS })).items.map((i) => i.description)).toEqual(['Main shop'])
+    expect(await signedEvent(t, id, SIGNING_SECRET, 'evt_after')).toBe(200)
   })
 
   it('redirects a refused request to signInUrl when there is one', async () => {
@@ -104,6 +139,7 @@ describe('admin dashboard', () => {
   it('refuses every form without its CSRF token, and changes nothing', async () => {
     const t = setup()
     const { campaign, affiliate, commission } = await seed(t.service)
+    const integration = await t.service.api.integrations.create({ workspaceId: WS, provider: 'stripe', signingSecret: SIGNING_SECRET, description: 'Main shop' })
     await t.get('/admin')
     const forms: [string, Record<string, string>][] = [
       ['/admin/campaigns/new', { campaignName: 'X', url: 'https://x.example.com', commissionType: 'fixed', amount: '1' }],
@@ -126,6 +162,9 @@ describe('admin dashboard', () => {
       ['/admin/settings/webhooks/rotate', { webhookId: affiliate.id }],
       ['/admin/settings/webhooks/test', { webhookId: affiliate.id }],
       ['/admin/settings/webhooks/retry', { deliveryId: affiliate.id }],
+      ['/admin/settings/integrations/connect', { provider: 'stripe', signingSecret: 'whsec_new', livemode: 'true', description: 'sneaky' }],
+      ['/admin/settings/integrations/secret', { integrationId: integration.integrationId, signingSecret: 'whsec_replaced' }],
+      ['/admin/settings/integrations/disconnect', { integrationId: integration.integrationId, confirmed: 'yes' }],
       ['/admin/workspace', { workspaceId: WS }],
       ['/admin/sign-out', {}],
     ]
@@ -141,6 +180,8 @@ describe('admin dashboard', () => {
     expect((await t.service.api.commissions.get(commission.commissionId)).amount).toBe('100.00')
     expect((await t.service.api.campaigns.list({ workspaceId: WS })).items).toHaveLength(1)
     expect(await t.keyStore.list()).toHaveLength(0)
+    expect((await t.service.api.integrations.list({ workspaceId: WS })).items.map((i) => i.description)).toEqual(['Main shop'])
+    expect(await signedEvent(t, integration.integrationId, SIGNING_SECRET)).toBe(200)
   })
 
   it('shows a new API key once, in a data-secret element; the key works until revoked', async () => {
@@ -205,5 +246,147 @@ describe('admin dashboard', () => {
     const good = await t.post('/admin/campaigns/new', { campaignName: 'Summer', url: 'https://shop.example.com', commissionType: 'fixed', amount: '5' })
     expect(good.location).toBe('/admin/campaigns?notice=campaign-created')
     expect((await t.service.api.campaigns.list({ workspaceId: WS })).items.map((c) => c.campaignName)).toEqual(['Summer'])
+  })
+
+  it('connects Stripe with the API field names and shows the endpoint URL to paste into Stripe, never the signing secret', async () => {
+    const t = setup()
+    const { campaign } = await seed(t.service)
+    const page = await t.get('/admin/settings/integrations')
+    expect(page.text).toContain('Stripe is not connected')
+    for (const name of ['provider', 'signingSecret', 'campaignId', 'livemode', 'description']) expect(page.text, name).toContain(`name="${name}"`)
+    for (const label of ['Signing secret', 'Campaign', 'Live mode', 'Description']) expect(page.text, label).toMatch(new RegExp(`<label for="[^"]+">${label}`))
+    expect(page.text).toContain(`<option value="${campaign.id}">Spring</option>`)
+    const refused = await t.post('/admin/settings/integrations/connect', { provider: 'stripe', signingSecret: '', campaignId: '', livemode: ['false', 'true'], description: 'Main shop' })
+    expect(refused.status).toBe(400)
+    expect(refused.text).toMatch(/id="connect-signingSecret-error">signingSecret [^<]+</)
+    expect(refused.text).toContain('value="Main shop"')
+    const made = await t.post('/admin/settings/integrations/connect', { provider: 'stripe', signingSecret: SIGNING_SECRET, campaignId: campaign.id, livemode: ['false', 'true'], description: 'Main shop' })
+    expect(made.status).toBe(303)
+    expect(made.location).toBe('/admin/settings/integrations?notice=integration-connected#providers')
+    const [integration] = (await t.service.api.integrations.list({ workspaceId: WS })).items
+    expect(integration).toMatchObject({ provider: 'stripe', campaignId: campaign.id, livemode: true, description: 'Main shop' })
+    const shown = await t.get('/admin/settings/integrations?notice=integration-connected')
+    const endpoint = `http://x/api/v1/integrations/${integration!.integrationId}/events`
+    expect(shown.text).toContain('Stripe connected.')
+    expect(shown.text).toContain(`data-copy="Copy the endpoint URL of Stripe Main shop">${endpoint}</code>`)
+    expect(shown.text).toContain('Live mode · Spring')
+    expect(shown.text).not.toContain(SIGNING_SECRET)
+    // The URL shown is the one Stripe posts to: a signed event sent there is taken.
+    expect(await signedEvent(t, integration!.integrationId, SIGNING_SECRET, 'evt_1', endpoint)).toBe(200)
+  })
+
+  it('shows the full endpoint URL from the request origin and a custom basePath', async () => {
+    const service = createAffiliateService({
+      storage: memoryStorage(),
+      keyStore: memoryKeyStore([]),
+      basePath: '/affiliates/api',
+      admin: { authorize: () => ({ userId: 'owner', workspaceIds: [WS] }), secret: 'a'.repeat(32) },
+    })
+    const integration = await service.api.integrations.create({ workspaceId: WS, provider: 'stripe', signingSecret: SIGNING_SECRET })
+    const page = await (await service.fetch(new Request('https://shop.example.com/admin/settings/integrations'))).text()
+    expect(page).toContain(`>https://shop.example.com/affiliates/api/integrations/${integration.integrationId}/events</code>`)
+  })
+
+  it("lists a Stripe integration's events with their status, reason and commission, filtered by status", async () => {
+    const t = setup()
+    const campaign = await t.service.api.campaigns.create({ campaignName: 'Shop', workspaceId: WS, commissionType: 'percentage', amount: 20, url: 'https://shop.example.com', payoutTerm: 0 })
+    const ann = await t.service.api.affiliates.create({ email: 'ann@example.com', campaignId: campaign.id, isActive: true })
+    await t.service.api.links.create({ affiliateId: ann.id, referralCode: 'ANN-2026' })
+    const integration = await t.service.api.integrations.create({ workspaceId: WS, provider: 'stripe', signingSecret: SIGNING_SECRET, description: 'Main shop' })
+    const send = async (id: string, type: string, object: Record<string, unknown>) => {
+      const payload = JSON.stringify({ id, object: 'event', livemode: true, api_version: '2025-03-31.basil', type, data: { object } })
+      const header = Stripe.webhooks.generateTestHeaderString({ payload, secret: SIGNING_SECRET, timestamp: Math.floor(t.clock.now() / 1000) })
+      const response = await t.service.fetch(new Request(`http://x${integration.endpointPath}`, { method: 'POST', headers: { 'stripe-signature': header }, body: payload }))
+      expect(response.status).toBe(200)
+    }
+    await send('evt_customer', 'customer.created', { id: 'cus_1', object: 'customer', email: 'buyer@example.com', metadata: { referral: 'ANN-2026' } })
+    await send('evt_invoice', 'invoice.paid', { id: 'in_1', object: 'invoice', customer: 'cus_1', currency: 'usd', total: 5000, amount_paid: 5000, total_excluding_tax: 5000, status_transitions: { paid_at: Math.floor(t.clock.now() / 1000) }, subscription: 'sub_1', charge: 'ch_1' })
+    await send('evt_other', 'payment_intent.created', { id: 'pi_1' })
+    const [commission] = (await t.service.api.commissions.list({ workspaceId: WS })).items
+    expect(commission).toBeDefined()
+    const settings = await t.get('/admin/settings/integrations')
+    expect(settings.text).toContain(`href="/admin/settings/integrations/events?integrationId=${integration.integrationId}"`)
+    const log = await t.get(`/admin/settings/integrations/events?integrationId=${integration.integrationId}`)
+    expect(log.status).toBe(200)
+    for (const text of ['evt_customer', 'evt_invoice', 'evt_other', 'invoice.paid', 'unhandled_type', 'st-processed', 'st-ignored', `/admin/commissions/detail?commissionId=${commission!.commissionId}`]) expect(log.text, text).toContain(text)
+    const ignored = await t.get(`/admin/settings/integrations/events?integrationId=${integration.integrationId}&status=ignored`)
+    expect(ignored.text).toContain('evt_other')
+    expect(ignored.text).not.toContain('evt_invoice')
+    expect(ignored.text).toContain('<option value="ignored" selected>')
+    const detail = await t.get(`/admin/commissions/detail?commissionId=${commission!.commissionId}`)
+    expect(detail.text).toContain('Commission 10.00 USD')
+    expect(detail.text).toContain('buyer@example.com')
+  })
+
+  it('replaces the signing secret (never shown back) and disconnects after a confirmation that says what happens', async () => {
+    const t = setup()
+    const integration = await t.service.api.integrations.create({ workspaceId: WS, provider: 'stripe', signingSecret: SIGNING_SECRET, description: 'Main shop' })
+    const form = await t.get(`/admin/settings/integrations/secret?integrationId=${integration.integrationId}`)
+    expect(form.status).toBe(200)
+    expect(form.text).toContain('name="signingSecret"')
+    expect(form.text).not.toContain(SIGNING_SECRET)
+    const empty = await t.post('/admin/settings/integrations/secret', { integrationId: integration.integrationId, signingSecret: '' })
+    expect(empty.status).toBe(400)
+    expect(empty.text).toMatch(/id="signingSecret-error">signingSecret [^<]+</)
+    const replaced = await t.post('/admin/settings/integrations/secret', { integrationId: integration.integrationId, signingSecret: 'whsec_rotated_9f8e' })
+    expect(replaced.location).toBe('/admin/settings/integrations?notice=integration-secret#providers')
+    expect((await t.get('/admin/settings/integrations?notice=integration-secret')).text).not.toContain('whsec_rotated_9f8e')
+    expect(await signedEvent(t, integration.integrationId, SIGNING_SECRET, 'evt_old')).toBe(400)
+    expect(await signedEvent(t, integration.integrationId, 'whsec_rotated_9f8e', 'evt_new')).toBe(200)
+
+    const ask = await t.post('/admin/settings/integrations/disconnect', { integrationId: integration.integrationId })
+    expect(ask.status).toBe(200)
+    expect(ask.text).toContain('Disconnect Stripe Main shop? Its endpoint refuses Stripe’s events from now on and its event log is deleted; the sales and commissions it made stay.')
+    expect((await t.service.api.integrations.list({ workspaceId: WS })).items).toHaveLength(1)
+    const done = await t.post('/admin/settings/integrations/disconnect', { integrationId: integration.integrationId, confirmed: 'yes' })
+    expect(done.location).toBe('/admin/settings/integrations?notice=integration-disconnected#providers')
+    expect((await t.service.api.integrations.list({ workspaceId: WS })).items).toHaveLength(0)
+    expect((await t.get('/admin/settings/integrations?notice=integration-disconnected')).text).toContain('Stripe disconnected.')
+    expect(await signedEvent(t, integration.integrationId, 'whsec_rotated_9f8e', 'evt_gone')).toBe(400)
+  })
+
+  it("does not show or change another workspace's integration", async () => {
+    const t = setup()
+    const other = await t.service.api.integrations.create({ workspaceId: OTHER, provider: 'stripe', signingSecret: SIGNING_SECRET, description: 'Not yours' })
+    expect((await t.get('/admin/settings/integrations')).text).not.toContain('Not yours')
+    expect((await t.get(`/admin/settings/integrations/events?integrationId=${other.integrationId}`)).status).toBe(404)
+    expect((await t.get(`/admin/settings/integrations/secret?integrationId=${other.integrationId}`)).status).toBe(404)
+    expect((await t.post('/admin/settings/integrations/disconnect', { integrationId: other.integrationId, confirmed: 'yes' })).status).toBe(404)
+    expect((await t.post('/admin/settings/integrations/secret', { integrationId: other.integrationId, signingSecret: 'whsec_x' })).status).toBe(404)
+    expect(await signedEvent(t, other.integrationId, SIGNING_SECRET)).toBe(200)
+  })
+
+  it('filters affiliates by status and commissions by kind and period in storage: a match beyond the first 100 records is found', async () => {
+    const t = setup()
+    const campaign = await t.service.api.campaigns.create({ campaignName: 'Spring', workspaceId: WS, commissionType: 'fixed', amount: 5, url: 'https://shop.example.com', payoutTerm: 0 })
+    const first = await t.service.api.affiliates.create({ email: 'first@example.com', campaignId: campaign.id, isActive: true })
+    const applicant = await t.service.api.affiliates.create({ email: 'applicant@example.com', campaignId: campaign.id, isActive: false })
+    const paid = await t.service.api.commissions.create({ campaignId: campaign.id, affiliateId: first.id, referredUser: 'old@example.com', amount: '40.00', status: 'paid', commissionDate: '2025-06-15T12:00:00Z' })
+    await t.service.api.commissions.refund(paid.commissionId, { amount: '10.00' })
+    await t.service.api.affiliates.update(first.id, { isBanned: true })
+    for (let i = 0; i < 120; i++) {
+      t.clock.advance(1000)
+      const a = await t.service.api.affiliates.create({ email: `active-${i}@example.com`, campaignId: campaign.id, isActive: true })
+      await t.service.api.commissions.create({ campaignId: campaign.id, affiliateId: a.id, referredUser: `buyer-${i}@example.com`, amount: '1.00' })
+    }
+    const banned = await t.get('/admin/affiliates?status=banned')
+    expect(banned.text).toContain('first@example.com')
+    expect(banned.text).toContain('1-1 of 1')
+    const pending = await t.get('/admin/affiliates?status=pending')
+    expect(pending.text).toContain('applicant@example.com')
+    expect(pending.text).toContain('1-1 of 1')
+    expect((await t.get('/admin/affiliates?status=active')).text).toContain('1-20 of 120')
+    const clawbacks = await t.get('/admin/commissions?kind=clawback')
+    expect(clawbacks.text).toContain('1-1 of 1')
+    expect(clawbacks.text).toContain('old@example.com')
+    const june = await t.get('/admin/commissions?from=2025-06-01&to=2025-06-15')
+    expect(june.text).toContain('1-1 of 1')
+    expect(june.text).toContain('40.00 USD')
+    expect((await t.get('/admin/commissions?from=2025-06-16&to=2025-06-30')).text).toContain('No commissions match these filters.')
+    const csv = await t.service.fetch(new Request('http://x/admin/commissions/export?from=2025-06-01&to=2025-06-15&kind=sale', { headers: ADMIN }))
+    const lines = (await csv.text()).trim().split('\n')
+    expect(lines).toHaveLength(2)
+    expect(lines[1]).toContain('old@example.com')
+    expect((await t.get('/admin/commissions?from=not-a-day')).status).toBe(400)
   })
 })

@@ -519,6 +519,25 @@ describe('GET /affiliates/list', () => {
     expect(response.body.data.pagination).toEqual({ page: 1, limit: 10, total: 11, totalPages: 2 })
   })
 
+  it('filters by status: active, pending (awaiting approval) and banned, with exact totals', async () => {
+    const ctx = setup()
+    const { id: campaignId } = await campaign(ctx)
+    const active = await affiliate(ctx, { email: 'active@example.com', campaignId, isActive: true })
+    const pending = await affiliate(ctx, { email: 'pending@example.com', campaignId, isActive: false })
+    const banned = await affiliate(ctx, { email: 'banned@example.com', campaignId, isActive: true, isBanned: true })
+    const bannedPending = await affiliate(ctx, { email: 'banned-pending@example.com', campaignId, isActive: false, isBanned: true })
+    const q = async (status: string) => (await ctx.call('GET', `/affiliates/list?status=${status}`)).body.data
+    expect((await q('active')).items.map((a: { id: string }) => a.id)).toEqual([active.id])
+    expect((await q('pending')).items.map((a: { id: string }) => a.id)).toEqual([pending.id])
+    expect((await q('banned')).items.map((a: { id: string }) => a.id)).toEqual([bannedPending.id, banned.id])
+    expect((await q('banned')).pagination.total).toBe(2)
+    const bad = await ctx.call('GET', '/affiliates/list?status=awaiting')
+    expect(bad.status).toBe(400)
+    const csv = await (await ctx.service.fetch(new Request('http://test.local/api/v1/exports/affiliates?status=pending', { headers: { 'x-auth-service': KEY_A } }))).text()
+    expect(csv).toContain('pending@example.com')
+    expect(csv).not.toContain('active@example.com')
+  })
+
   it('answers items in the same shape as GET /affiliates', async () => {
     const ctx = setup()
     const { id: campaignId } = await campaign(ctx)

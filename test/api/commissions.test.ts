@@ -672,6 +672,20 @@ describe('GET /commissions/list', () => {
     expect(ids((await api.commissions.list({ affiliateId: ann.id, status: 'paid' })).items)).toEqual(ids([made[1]!]))
   })
 
+  it('filters by a period of commissionDate: from included, to excluded, any offset; a bad bound is a 400 naming it', async () => {
+    const { call, made } = await listed()
+    const q = async (query: string) => ids((await call('GET', `/commissions/list?${query}`)).body.data.items)
+    expect(await q('from=2026-01-02T00:00:00Z&to=2026-01-05T00:00:00Z')).toEqual(ids([made[4]!, made[1]!]))
+    expect(await q('from=2026-01-05T00:00:00Z')).toEqual(ids([made[2]!, made[0]!]))
+    expect(await q('to=2026-01-02T00:00:00Z')).toEqual(ids([made[3]!]))
+    expect(await q(`from=${encodeURIComponent('2026-01-05T01:00:00+02:00')}&to=2026-01-05T00:00:01Z&status=pending`)).toEqual(ids([made[0]!]))
+    const res = await call('GET', '/commissions/list?from=2026-01-02T00:00:00Z&limit=1')
+    expect(res.body.data.pagination).toEqual({ page: 1, limit: 1, total: 4, totalPages: 4 })
+    const bad = await call('GET', '/commissions/list?from=yesterday')
+    expect(bad.status).toBe(400)
+    expect(bad.body.errors).toEqual([expect.objectContaining({ path: 'from', location: 'query' })])
+  })
+
   it('orders by amount numerically, by commissionDate and by status, both ways', async () => {
     const { call, made } = await listed()
     const q = async (query: string) => ids((await call('GET', `/commissions/list?${query}`)).body.data.items)

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import Stripe from 'stripe'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { serve, type RunningServer } from '../../adapters/node.js'
 import { createAffiliateService, memoryStorage, storageKeyStore, type AffiliateService } from '../../src/index.js'
@@ -21,6 +22,7 @@ const TOKEN = 'owner-token-owner-token-owner-token-42'
 let service: AffiliateService
 let server: RunningServer
 let origin: string
+let clock: { now(): number }
 let context: BrowserContext
 const foreignRequests: string[] = []
 const shot = new Set<string>()
@@ -64,7 +66,7 @@ beforeAll(async () => {
   mkdirSync(DOCS, { recursive: true })
   const start = Date.UTC(2026, 2, 2, 9)
   const began = Date.now()
-  const clock = { now: () => start + (Date.now() - began) }
+  clock = { now: () => start + (Date.now() - began) }
   const storage = memoryStorage()
   const keyStore = storageKeyStore(storage, { clock })
   await keyStore.create({ workspaceIds: ['77777777-7777-4777-8777-777777777777'], label: 'made by the first start' })
@@ -94,7 +96,7 @@ afterAll(async () => {
 })
 
 describe.each([true, false])('an owner’s day in the admin (JavaScript %s)', (js) => {
-  it('signs in, creates a campaign, approves an applicant, records a sale, refunds half, pays out, exports, makes, uses and revokes a key', async () => {
+  it('signs in, creates a campaign, approves an applicant, records a sale, refunds half, pays out, exports, makes, uses and revokes a key, connects Stripe', async () => {
     const tag = js ? 'js' : 'nojs'
     const page = await visitor(js)
     await page.goto(`${origin}/admin`)
@@ -200,7 +202,7 @@ describe.each([true, false])('an owner’s day in the admin (JavaScript %s)', (j
     const key = (await page.locator('[data-secret]').textContent())!.trim()
     expect(key).toMatch(/^aff_live_[A-Za-z0-9]{32}$/)
     await page.getByText('You will not see it again').waitFor()
-    if (js) await page.getByRole('button', { name: 'Copy' }).waitFor()
+    if (js) await page.getByRole('button', { name: 'Copy', exact: true }).waitFor()
     await check(page, 'integrations-key-made', js)
     const use = () => fetch(`${origin}/api/v1/campaigns/list`, { headers: { 'x-auth-service': key } }).then((r) => r.status)
     expect(await use()).toBe(200)
@@ -208,5 +210,30 @@ describe.each([true, false])('an owner’s day in the admin (JavaScript %s)', (j
     await confirm(page, js, `Revoke backend ${tag}`, 'Revoke key')
     await page.getByRole('status').filter({ hasText: 'API key revoked.' }).waitFor()
     expect(await use()).toBe(401)
+
+    // Stripe: connected to the campaign, its endpoint URL shown to paste into Stripe; a signed event in its log; disconnected.
+    const secret = `whsec_e2e_${tag}_5d2c8a1f`
+    await page.getByLabel('Signing secret').fill(secret)
+    await page.getByLabel('Campaign (optional)').selectOption(campaign.id)
+    await page.locator('#connect-description').fill(`Shop ${tag}`)
+    await page.getByRole('button', { name: 'Connect Stripe' }).click()
+    await page.getByRole('status').filter({ hasText: 'Stripe connected.' }).waitFor()
+    const integration = (await service.api.integrations.list({ limit: 100 })).items.find((i) => i.description === `Shop ${tag}`)!
+    const endpoint = `${origin}/api/v1/integrations/${integration.integrationId}/events`
+    await page.getByText('Endpoint URL (paste it into Stripe)').waitFor()
+    expect(await page.locator(`#endpoint-${integration.integrationId}`).textContent()).toBe(endpoint)
+    expect(await page.content()).not.toContain(secret)
+    if (js) await page.getByRole('button', { name: `Copy the endpoint URL of Stripe Shop ${tag}` }).waitFor()
+    await check(page, 'integrations-stripe', js)
+    const payload = JSON.stringify({ id: `evt_e2e_${tag}`, object: 'event', livemode: true, api_version: '2025-03-31.basil', type: 'payment_intent.created', data: { object: { id: 'pi_1' } } })
+    const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp: Math.floor(clock.now() / 1000) })
+    expect((await fetch(endpoint, { method: 'POST', headers: { 'stripe-signature': signature }, body: payload })).status).toBe(200)
+    await page.getByRole('link', { name: `Event log of Stripe Shop ${tag}` }).click()
+    await page.getByText(`evt_e2e_${tag}`).waitFor()
+    await check(page, 'integration-events', js)
+    await page.getByRole('link', { name: 'Back to integrations' }).click()
+    await confirm(page, js, `Disconnect Stripe Shop ${tag}`, 'Disconnect')
+    await page.getByRole('status').filter({ hasText: 'Stripe disconnected.' }).waitFor()
+    expect((await service.api.integrations.list({ limit: 100 })).items.some((i) => i.integrationId === integration.integrationId)).toBe(false)
   }, 240_000)
 })

@@ -163,6 +163,23 @@ describe.skipIf(!postgresUrl)(needs('PostgreSQL query plans at 100k rows', POSTG
     }
   })
 
+  it("the admin's lists read their own indexes: a workspace's top earners, its commissions of a kind, of a period in date order", async () => {
+    // Loose objects: fields the Query type (shared by every model) does not know.
+    const loose = (query: Record<string, unknown>) => query as unknown as Query
+    const top = await find('affiliates', loose({ where: { workspaceId: { in: [BIG] } }, orderBy: { field: 'totalEarningsMinor', direction: 'DESC' }, limit: 5 }))
+    expect(indexes(top)).toEqual(['affiliates_workspace_earnings'])
+    expect(sorts(top)).toEqual([])
+    const clawbacks = await find('commissions', page({ workspaceId: { in: [BIG] }, kind: 'clawback' }))
+    expect(indexes(clawbacks)).toEqual(['commissions_workspace_kind'])
+    const period = { workspaceId: { in: [BIG] }, commissionDate: { gte: '2026-01-01T10:00:00.000Z', lt: '2026-01-01T12:00:00.000Z' } }
+    const dated = await find('commissions', loose({ where: period, orderBy: { field: 'commissionDate', direction: 'DESC' }, offset: 10, limit: 10 }))
+    expect(indexes(dated)).toEqual(['commissions_workspace_date'])
+    expect(sorts(dated)).toEqual([])
+    const counted = await count('commissions', loose({ where: period }))
+    expect(seqScans(counted)).toEqual([])
+    expect(indexes(counted)).toEqual(['commissions_workspace_date'])
+  })
+
   it('the exact total of a list page counts from an index, never the table', async () => {
     for (const nodes of [
       await count('affiliates', { where: { workspaceId: { in: [BIG] } } }),

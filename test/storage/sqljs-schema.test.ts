@@ -63,6 +63,40 @@ describe.each(modelNames)('the %s table', (model) => {
   })
 })
 
+it('serves each ordered list of the models from an index, without sorting', () => {
+  const lists = modelNames.flatMap((model) => models[model].ordered.map((list) => [model, list] as const))
+  expect(lists.length).toBeGreaterThan(0)
+  for (const [model, { where, orderBy }] of lists) {
+    const conds = where.map((field) => `"${field}" = 'x'`).join(' AND ')
+    for (const direction of ['DESC', 'ASC']) {
+      const query = plan(`SELECT * FROM "${model}" WHERE ${conds} ORDER BY "${orderBy}" ${direction}, "id" ${direction} LIMIT 5`)
+      expect(query, `${model} by ${orderBy} ${direction}`).toMatch(/USING (COVERING )?INDEX/)
+      expect(query, `${model} by ${orderBy} ${direction}`).not.toContain('TEMP B-TREE')
+    }
+  }
+})
+
+it("counts and lists one affiliate's commissions of a workspace through the affiliate's index, not the workspace's", () => {
+  const sql = (where: Record<string, string | null>, tail = '') => {
+    const params = new Params('sqlite')
+    return plan(`SELECT count(*) FROM "commissions" WHERE ${conditions('commissions', where, params).join(' AND ')}${tail}`.replace(/\?/g, "'x'"))
+  }
+  const narrow: Record<string, string>[] = [{ workspaceId: 'w', affiliateId: 'a' }, { workspaceId: 'w', affiliateId: 'a', kind: 'sale' }, { workspaceId: 'w', status: 'paid', campaignId: 'c' }]
+  for (const where of narrow) {
+    const query = sql(where)
+    expect(query, JSON.stringify(where)).toMatch(/USING (COVERING )?INDEX commissions_(affiliateId|campaignId)/)
+  }
+  // The workspace's own indexes serve a status or a kind; with a null (a payout run's unclaimed), the workspace's status index stays the one used.
+  expect(sql({ workspaceId: 'w', status: 'pending' })).toContain('commissions_workspaceId_status')
+  expect(sql({ workspaceId: 'w', kind: 'clawback' })).toContain('commissions_workspaceId_kind')
+  expect(sql({ workspaceId: 'w', status: 'pending', payoutId: null, campaignId: 'c' })).toContain('commissions_workspaceId_status')
+  // A status, a flag or a null is no narrower than the workspace.
+  expect(conditions('commissions', { workspaceId: 'w', payoutId: null }, new Params('sqlite'))).toEqual(['"workspaceId" = ?', '"payoutId" IS NULL'])
+  expect(conditions('affiliates', { workspaceId: 'w', isBanned: true }, new Params('sqlite'))).toEqual(['"workspaceId" = ?', '"isBanned" = ?'])
+  expect(conditions('affiliates', { workspaceId: 'w', campaignId: 'c' }, new Params('sqlite'))).toEqual(['+"workspaceId" = ?', '"campaignId" = ?'])
+  expect(conditions('affiliates', { workspaceId: 'w', campaignId: 'c' }, new Params('postgres'))).toEqual(['"workspaceId" = $1', '"campaignId" = $2'])
+})
+
 it("a payout run's claim finds its commissions by primary key, not by the unclaimed ones' payoutId index", () => {
   const params = new Params('sqlite')
   const ids = Array.from({ length: 500 }, (_, i) => `id-${i}`)

@@ -39,6 +39,9 @@ const UNDO: Record<number, string> = {
   ALTER TABLE webhooks DROP COLUMN previousSecrets;`,
   15: 'ALTER TABLE apiKeys DROP COLUMN lastUsedAt;',
   17: 'DROP TABLE integrations; DROP TABLE providerEvents;',
+  18: `DROP INDEX affiliates_workspaceId_totalEarningsMinor;
+  DROP INDEX commissions_workspaceId_kind;
+  DROP INDEX commissions_workspaceId_commissionDate;`,
 }
 
 /** Undoes every migration after `version` (newest first) and sets `user_version` to it. */
