@@ -1,5 +1,5 @@
 import type { ClickRecord, LinkRecord } from '../domain/records.js'
-import { addToRollups, type RollupEntry } from '../reports/rollup.js'
+import { addToRollups, hourOf, type RollupEntry } from '../reports/rollup.js'
 import { chunked, IDS_PER_READ } from '../storage/batch.js'
 import { UniqueViolationError, type Storage, type StorageTransaction } from '../storage/types.js'
 
@@ -191,7 +191,10 @@ async function write(tx: StorageTransaction, items: readonly PendingClick[]): Pr
   const fresh: ClickRecord[] = []
   const links = new Map<string, Record<string, number>>()
   const affiliates = new Map<string, Record<string, number>>()
-  const entries: RollupEntry[] = []
+  // One rollup entry per link, event and hour (a batch is mostly one hour): summed here, they are
+  // not worked out click by click.
+  const entries = new Map<string, RollupEntry & { deltas: Record<string, number> }>()
+  const hours = new Map<string, string>()
   for (const { click, link } of items) {
     if (stored.has(click.id) || !live.has(link.id)) continue
     stored.add(click.id)
@@ -199,11 +202,19 @@ async function write(tx: StorageTransaction, items: readonly PendingClick[]): Pr
     const field = click.event === 'open' ? 'totalOpens' : 'totalClicks'
     sum(links, link.id, field)
     sum(affiliates, link.affiliateId, field)
-    entries.push({ scope: link, at: click.createdAt, deltas: { [click.event === 'open' ? 'opens' : 'clicks']: 1 } })
+    // `YYYY-MM-DDTHH` names the hour of a `toISOString()` instant (a click's createdAt).
+    const prefix = click.createdAt.length === 24 ? click.createdAt.slice(0, 13) : click.createdAt
+    let hour = hours.get(prefix)
+    if (hour === undefined) hours.set(prefix, (hour = hourOf(click.createdAt)))
+    const counter = click.event === 'open' ? 'opens' : 'clicks'
+    const key = `${link.id} ${counter} ${hour}`
+    const entry = entries.get(key)
+    if (entry === undefined) entries.set(key, { scope: link, at: hour, deltas: { [counter]: 1 } })
+    else entry.deltas[counter]! += 1
   }
   if (fresh.length === 0) return
   await tx.insertMany('clicks', fresh)
   await tx.incrementEach('links', [...links].map(([id, deltas]) => ({ id, deltas })))
   await tx.incrementEach('affiliates', [...affiliates].map(([id, deltas]) => ({ id, deltas })))
-  await addToRollups(tx, entries)
+  await addToRollups(tx, [...entries.values()])
 }

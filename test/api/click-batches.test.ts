@@ -102,6 +102,21 @@ describe('the redirect answers first, and a batch writes its clicks in one trans
     expect(t.errors).toEqual([])
   })
 
+  it('one batch over two hours puts each click in its own hour of the report, and both in the day', async () => {
+    const storage = memoryStorage()
+    const t = await withLink(storage)
+    t.clock.set(Date.UTC(2026, 0, 1, 9, 58))
+    for (let visitor = 1; visitor <= 3; visitor++) await click(t.service, visitor)
+    t.clock.set(Date.UTC(2026, 0, 1, 10, 1))
+    for (let visitor = 4; visitor <= 8; visitor++) await click(t.service, visitor)
+    await t.service.flush()
+    const range = { workspaceId: WS_A, from: '2026-01-01T00:00:00.000Z', to: '2026-01-02T00:00:00.000Z' }
+    const hourly = await t.service.api.reports.timeseries({ ...range, interval: 'hour' })
+    const clicksAt = (iso: string) => hourly.items.find((point) => point.start === iso)?.clicks
+    expect([clicksAt('2026-01-01T09:00:00.000Z'), clicksAt('2026-01-01T10:00:00.000Z')]).toEqual([3, 5])
+    expect(await t.service.api.reports.summary(range)).toMatchObject({ clicks: 8 })
+  })
+
   it('a repeat after its click was written answers the same id and counts nothing (dedupe across the batch boundary and a restart)', async () => {
     const storage = memoryStorage()
     const t = await withLink(storage)
