@@ -10,8 +10,9 @@ import type { KeyStore } from './keys/types.js'
 import { addressThrottle } from './limiter/address-throttle.js'
 import { createLimiter, resolveRule } from './limiter/limiter.js'
 import type { RateLimitOptions } from './limiter/types.js'
-import { createAdmin, withAdmin, type AdminOptions } from './admin/index.js'
-import { createPortal, withPortal, type PortalOptions } from './portal/index.js'
+import { createAdmin, type AdminOptions } from './admin/index.js'
+import { createPortal, type PortalOptions } from './portal/index.js'
+import { withSite } from './views/http.js'
 import type { Storage } from './storage/types.js'
 import { withCommitHook } from './events/outbox.js'
 import { createServiceEvents, type ServiceEvents, type WebhookOptions } from './events/service-events.js'
@@ -285,13 +286,13 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   let portalPath: string | null = null
   if (options.portal !== undefined) {
     const portal = createPortal(options.portal, { api, storage: options.storage, clock, basePath, body, onError: requestError })
-    served = withPortal(portal, served)
+    served = withSite(portal, served)
     portalPath = portal.path
   }
   let adminPath: string | null = null
   if (options.admin !== undefined) {
     const admin = createAdmin(options.admin, { api, storage: options.storage, keyStore: options.keyStore, clock, basePath, portalPath, body, onError: requestError })
-    served = withAdmin(admin, served)
+    served = withSite(admin, served)
     adminPath = admin.path
   }
   return { fetch: served, api, basePath, portalPath, adminPath, events: runtime.events, flush, close: flush, onError }

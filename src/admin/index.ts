@@ -8,7 +8,7 @@ import { isUuid } from '../uuid.js'
 import { AffiliateError } from '../errors.js'
 import { csrfField } from '../views/forms.js'
 import { html } from '../views/html.js'
-import { pages, PageError, type Visit } from '../views/http.js'
+import { pages, PageError, type Site, type Visit } from '../views/http.js'
 import { cspHash, keyedHash, randomToken } from '../views/secrets.js'
 import { affiliatePages } from './affiliates.js'
 import { campaignPages } from './campaigns.js'
@@ -31,15 +31,6 @@ export interface AdminDeps {
   body: BodyLimits
   onError: (error: unknown, request: Request) => void
 }
-
-/** The admin's pages: `serves` says whether a request is one of them. */
-export interface Admin {
-  readonly path: string
-  serves(request: Request): boolean
-  fetch(request: Request, context?: unknown): Promise<Response>
-}
-
-
 
 const SESSION_COOKIE = 'affiliate_admin_session'
 const CSRF_COOKIE = 'affiliate_admin_csrf'
@@ -93,7 +84,7 @@ async function storedAdminSecret(storage: Storage, clock: Clock): Promise<string
  * affiliates, commissions, payouts, keys and webhooks. Every action calls the API's operations
  * as the admin (`api.as`), so rules, refusals, events and webhooks are the API's own.
  */
-export function createAdmin(options: AdminOptions, deps: AdminDeps): Admin {
+export function createAdmin(options: AdminOptions, deps: AdminDeps): Site {
   const config = resolveAdminOptions(options, deps.basePath, deps.portalPath)
   const { path } = config
   const csp = [
@@ -273,9 +264,3 @@ export function createAdmin(options: AdminOptions, deps: AdminDeps): Admin {
     },
   }
 }
-
-/** `fetch` answering the admin's pages first, everything else as before. */
-export const withAdmin =
-  (admin: Admin, next: (request: Request, context?: unknown) => Promise<Response>) =>
-  (request: Request, context?: unknown): Promise<Response> =>
-    admin.serves(request) ? admin.fetch(request, context) : next(request, context)

@@ -4,6 +4,7 @@ import type { IntegrationRecord, ProviderEventRecord } from '../domain/records.j
 import { AffiliateError } from '../errors.js'
 import { invalidSignature, decimal, planStripeEvent, verifyStripeEvent, type StripeEvent, type StripePlan } from '../integrations/stripe.js'
 import { UniqueViolationError, type StorageTransaction } from '../storage/types.js'
+import { isUuid } from '../uuid.js'
 import { trusted } from './access.js'
 import { conversionSteps, parseLead, parseRefund, parseSale } from './conversions.js'
 import { duplicateOf, readOnly, type Deps } from './shared.js'
@@ -110,7 +111,7 @@ async function recordOnce(deps: Deps, integration: IntegrationRecord, event: Str
  */
 export async function receiveStripeEvent(deps: Deps, integrationId: string, rawBody: string, signature: string | null): Promise<number> {
   const { storage, clock } = deps
-  const integration = /^[0-9a-f-]{36}$/i.test(integrationId)
+  const integration = isUuid(integrationId)
     ? await storage.transaction((tx) => tx.get('integrations', integrationId.toLowerCase()), readOnly)
     : null
   if (!integration) {

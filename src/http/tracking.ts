@@ -30,34 +30,6 @@ type OnError = (error: unknown, request: Request) => void
 const invalidPublishableKey = () => new AffiliateError(401, 'Invalid publishable key. Send a pk_ key in x-publishable-key.', { code: 'invalid_publishable_key' })
 const originRefused = (origin: string) => new AffiliateError(403, `Origin ${origin} is not allowed for this publishable key`, { code: 'origin_not_allowed' })
 
-/** Link urls whose redirect target is kept as the text around the clickId; past it the map starts over. */
-const MAX_TARGETS = 1000
-const targets = new Map<string, readonly [string, string] | null>()
-
-/**
- * `url` with `clickId` set exactly as `URL.searchParams.set` sets it. The serialised url is split
- * around the clickId once per url (checked with two ids; a url where that does not hold, say one
- * whose fragment repeats the id, is serialised every time), so a redirect joins three strings.
- */
-export function withClickId(url: string, clickId: string): string {
-  const set = (id: string) => {
-    const location = new URL(url)
-    location.searchParams.set('clickId', id)
-    return location.toString()
-  }
-  let parts = targets.get(url)
-  if (parts === undefined) {
-    const [a, b] = ['00000000-0000-7000-8000-000000000000', 'ffffffff-ffff-7fff-bfff-ffffffffffff']
-    const text = set(a)
-    const at = text.lastIndexOf(a)
-    parts = [text.slice(0, at), text.slice(at + a.length)] as const
-    if (parts[0] + b + parts[1] !== set(b)) parts = null
-    if (targets.size >= MAX_TARGETS) targets.clear()
-    targets.set(url, parts)
-  }
-  return parts === null ? set(clickId) : parts[0] + clickId + parts[1]
-}
-
 /** How long a browser may keep the preflight's answer: a day. */
 const PREFLIGHT_MAX_AGE = '86400'
 
@@ -83,8 +55,9 @@ export function trackingRoutes({ tracker, keyStore, body, limit }: TrackingRoute
       const code = request.params.referralCode ?? ''
       if (!REFERRAL_CODE.test(code)) throw notFound('Link')
       const { clickId, link } = await tracker.track(code, 'click', visit, null, (error) => onError(error, request))
-      const location = clickId === null ? new URL(link.url).toString() : withClickId(link.url, clickId)
-      return emptyResponse(302, { location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' })
+      const location = new URL(link.url)
+      if (clickId !== null) location.searchParams.set('clickId', clickId)
+      return emptyResponse(302, { location: location.toString(), 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' })
     },
 
     /**

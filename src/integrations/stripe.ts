@@ -1,4 +1,5 @@
 import { AffiliateError } from '../errors.js'
+import { isUuid } from '../uuid.js'
 
 // Stripe events (SPEC wave 3, "Payment provider integrations (Stripe)"): verified, then read into
 // what they ask of the conversions. `src/api/provider-events.ts` records each with its effects.
@@ -75,7 +76,7 @@ const ignore = (reason: string): StripePlan => ({ kind: 'ignore', reason })
 function referralLead(customerId: string | null, referral: unknown, email: unknown, externalId: unknown): StripePlan {
   if (!customerId || typeof referral !== 'string' || !referral) return ignore('not_attributed')
   if (typeof email !== 'string' || !email) return ignore('missing_email')
-  const by = /^[0-9a-f-]{36}$/i.test(referral) ? { clickId: referral } : { referralCode: referral }
+  const by = isUuid(referral) ? { clickId: referral } : { referralCode: referral }
   return { kind: 'lead', stripeCustomerId: customerId, externalId: typeof externalId === 'string' && externalId ? externalId : customerId, email, by }
 }
 

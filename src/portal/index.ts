@@ -8,7 +8,7 @@ import { clientAddressOf } from '../http/client-address.js'
 import { addressThrottle, type AddressThrottle } from '../limiter/address-throttle.js'
 import type { Storage } from '../storage/types.js'
 import { isUuid } from '../uuid.js'
-import { pages, PageError, refusal, type Visit as PageVisit } from '../views/http.js'
+import { pages, PageError, refusal, type Site, type Visit as PageVisit } from '../views/http.js'
 import type { Frame } from './layout.js'
 import { resolvePortalOptions, type PortalOptions } from './options.js'
 import {
@@ -40,13 +40,6 @@ export interface PortalDeps {
   onError: (error: unknown, request: Request) => void
 }
 
-/** The portal's pages: `serves` says whether a request is one of them. */
-export interface Portal {
-  readonly path: string
-  serves(request: Request): boolean
-  fetch(request: Request, context?: unknown): Promise<Response>
-}
-
 const SESSION_COOKIE = 'affiliate_portal_session'
 const CSRF_COOKIE = 'affiliate_portal_csrf'
 /** Each e-mail has at most this many affiliate records a session may choose from. */
@@ -69,7 +62,7 @@ interface Visit extends PageVisit {
  * operations (`api`), so its rules and checks are the API's. Every read and write is keyed by the
  * affiliate of the session, never by an id a form or URL supplies.
  */
-export function createPortal(options: PortalOptions, deps: PortalDeps): Portal {
+export function createPortal(options: PortalOptions, deps: PortalDeps): Site {
   const config = resolvePortalOptions(options, deps.basePath)
   const { api, clock, onError } = deps
   const { path } = config
@@ -402,9 +395,3 @@ export function createPortal(options: PortalOptions, deps: PortalDeps): Portal {
     },
   }
 }
-
-/** `fetch` answering the portal's pages first, everything else as before. */
-export const withPortal =
-  (portal: Portal, next: (request: Request, context?: unknown) => Promise<Response>) =>
-  (request: Request, context?: unknown): Promise<Response> =>
-    portal.serves(request) ? portal.fetch(request, context) : next(request, context)

@@ -114,8 +114,8 @@ export function createTracker(options: TrackerOptions) {
   /**
    * Fills the seen-filter with the clicks of the last window, read in id order (ids are
    * time-ordered); answers from when it may be trusted: now, or after a window when there were more
-   * than FILL_MAX (every click recorded since then is in it). Records older than time-ordered ids
-   * (sql.js migration 11) are not read: read again, they still dedupe, through the storage.
+   * than FILL_MAX (every click recorded since then is in it). Records with random ids (written
+   * before sql.js migration 11) mostly sort outside the range read and are not in it.
    */
   async function fillSeen(filter: SeenFilter, now: number): Promise<number> {
     let from = timeUuidFloor(now - dedupeMs)
@@ -241,8 +241,9 @@ export function createTracker(options: TrackerOptions) {
       if (known !== undefined && (latest === undefined || known.at > latest.at)) latest = known
       for (const each of writers) {
         const waiting = each.waiting(visitor)
-        const at = waiting && Date.parse(waiting.createdAt)
-        if (waiting && (latest === undefined || at! > latest.at)) latest = { id: waiting.id, at: at! }
+        if (waiting === undefined) continue
+        const at = Date.parse(waiting.createdAt)
+        if (latest === undefined || at > latest.at) latest = { id: waiting.id, at }
       }
     }
     return latest
@@ -268,12 +269,9 @@ export function createTracker(options: TrackerOptions) {
         window.set(visitor, latest)
         return { clickId: latest.id, link, counted: false }
       }
-      id =
-        latest === undefined
-          ? fresh
-            ? timeUuid(now)
-            : keyedTimeUuid(dayOf(now) * DAY_MS, `first ${visitor}`)
-          : keyedTimeUuid(latest.at + dedupeMs, `after ${latest.id}`)
+      // Nobody else counts on this storage (fresh): a new id; else the id follows from what it counts after.
+      if (latest !== undefined) id = keyedTimeUuid(latest.at + dedupeMs, `after ${latest.id}`)
+      else id = fresh ? timeUuid(now) : keyedTimeUuid(dayOf(now) * DAY_MS, `first ${visitor}`)
       window.set(visitor, { id, at: now })
       seen?.add(visitor, now)
     }

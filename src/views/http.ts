@@ -9,6 +9,19 @@ import { keyedHash, randomToken } from './secrets.js'
 // token, reading a form, and the answers (a page with its security headers, a redirect).
 
 /** Forms are small: a larger body is refused before it is read. */
+/** A set of pages (the portal, the admin) served from the service's `fetch`: `serves` says whether a request is one of them. */
+export interface Site {
+  readonly path: string
+  serves(request: Request): boolean
+  fetch(request: Request, context?: unknown): Promise<Response>
+}
+
+/** `fetch` answering `site`'s pages first, everything else as before. */
+export const withSite =
+  (site: Site, next: (request: Request, context?: unknown) => Promise<Response>) =>
+  (request: Request, context?: unknown): Promise<Response> =>
+    site.serves(request) ? site.fetch(request, context) : next(request, context)
+
 export const MAX_FORM_BYTES = 16 * 1024
 
 /** Answers a refused form or page with a status; its text is shown on a page of its own. */
