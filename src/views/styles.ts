@@ -46,6 +46,7 @@ h2{font-size:1.15rem;margin:0 0 .75rem}
 .stats div{background:var(--portal-bg);border-radius:var(--portal-radius);padding:.75rem}
 .stats dt{color:var(--portal-muted);font-size:.85rem}
 .stats dd{margin:0;font-size:1.4rem;font-weight:700}
+.stats dd.hint{font-size:.95rem;font-weight:400;overflow-wrap:anywhere}
 .muted{color:var(--portal-muted)}
 .notice{border-left:4px solid var(--portal-success);background:var(--portal-surface);padding:.75rem 1rem;margin:0 0 1rem;border-radius:var(--portal-radius)}
 .alert{border-left:4px solid var(--portal-danger);background:var(--portal-surface);padding:.75rem 1rem;margin:0 0 1rem;border-radius:var(--portal-radius)}

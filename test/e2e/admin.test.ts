@@ -165,6 +165,10 @@ describe.each([true, false])('an owner’s day in the admin (JavaScript %s)', (j
     await check(page, 'commission-refund-confirm', js)
     await page.getByRole('button', { name: 'Refund' }).click()
     await page.getByRole('status').filter({ hasText: 'Commission refunded.' }).waitFor()
+    // Its own page, from the date in its row.
+    await page.getByRole('row').filter({ hasText: `customer-${tag}@example.com` }).getByRole('link').first().click()
+    await page.getByRole('heading', { name: 'Commission 50.00 USD' }).waitFor()
+    await check(page, 'commission-detail', js)
 
     // Payouts: preview (dry run), run, mark paid with a reference, export the PayPal file.
     await page.getByRole('link', { name: 'Payouts', exact: true }).click()
