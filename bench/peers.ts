@@ -20,7 +20,7 @@
 // alternating order; each run is read in one-second windows counted by the server process itself
 // (requests and CPU time), and each server's best window over its runs counts: on a shared
 // machine others only ever slow a window down. Goals, per route, on requests per second:
-// ours/hono >= 1.0, ours/express >= 3.0, ours/bare >= 0.5.
+// ours/hono >= 1.0, ours/express >= 3.0; ours/bare is reported only.
 import { execSync, fork, type ChildProcess } from 'node:child_process'
 import { loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
@@ -29,10 +29,11 @@ import { loadInWindows, type Best, type Reading } from './stats.js'
 import { requestHeaders, ROUTES, SERVERS, type Fixture, type Route, type ServerName } from './peers/common.js'
 
 const CONNECTIONS = 32
-const GOALS: { peer: Exclude<ServerName, 'ours'>; goal: number }[] = [
+const GOALS: { peer: Exclude<ServerName, 'ours'>; goal: number | null }[] = [
   { peer: 'hono', goal: 1.0 },
   { peer: 'express', goal: 3.0 },
-  { peer: 'bare', goal: 0.5 },
+  // The ceiling, not a peer: reported (issue 27).
+  { peer: 'bare', goal: null },
 ]
 
 interface Child {
@@ -125,6 +126,10 @@ export async function benchPeers(
       }
       const ratios = Object.fromEntries(GOALS.map(({ peer }) => [peer, ours.perSecond / best.get(peer)!.perSecond])) as PeerRatios['ratios']
       for (const { peer, goal } of GOALS) {
+        if (goal === null) {
+          console.log(`  ours/${peer} req/s ${ratios[peer].toFixed(2)} (reported)`)
+          continue
+        }
         const met = ratios[peer] >= goal
         if (!met) failed++
         console.log(`  ours/${peer} req/s ${ratios[peer].toFixed(2)} (goal >= ${goal.toFixed(1)}): ${met ? 'PASS' : 'FAIL'}`)
