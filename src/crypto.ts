@@ -56,8 +56,19 @@ export function base64(bytes: Uint8Array): string {
   return btoa(binary)
 }
 
-/** Bytes as unpadded base64url (RFC 4648 §5). */
-export const base64url = (bytes: Uint8Array): string => base64(bytes).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '')
+interface NativeBuffer {
+  from(buffer: ArrayBufferLike, byteOffset: number, length: number): { toString(encoding: 'base64url'): string }
+}
+const NativeBuffer = (globalThis as { Buffer?: NativeBuffer }).Buffer
+
+/**
+ * Bytes as unpadded base64url (RFC 4648 §5): the runtime's own encoder where it has `Buffer`
+ * (Node, Bun; every click's visitor hash is one, and it costs a tenth of the text built here), else
+ * built from `btoa`.
+ */
+export const base64url: (bytes: Uint8Array) => string = NativeBuffer
+  ? (bytes) => NativeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64url')
+  : (bytes) => base64(bytes).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '')
 
 /** Compares two strings in time that depends only on their lengths, never on where they differ. */
 export function constantTimeEqual(a: string, b: string): boolean {

@@ -1,7 +1,8 @@
-import { createServer, request as httpRequest, type IncomingMessage } from 'node:http'
-import { connect, type AddressInfo } from 'node:net'
+import { createServer, IncomingMessage, request as httpRequest, ServerResponse } from 'node:http'
+import { connect, Socket, type AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { serve, toNodeListener, type RunningServer } from '../../adapters/node.js'
+import { answer } from '../../adapters/node/answer.js'
 import { knownBody } from '../../adapters/node/response.js'
 import { createAffiliateService, memoryKeyStore, memoryStorage } from '../../src/index.js'
 import { KEY_A, USER_A, WS_A, campaignInput, setup } from '../support/helpers.js'
@@ -391,6 +392,35 @@ describe('node adapter: responses', () => {
     expect(answer.headers.get('x-one')).toBe('1')
     expect(answer.headers.getSetCookie()).toEqual(['a=1; Path=/', 'b=2; Path=/'])
     expect(await answer.text()).toBe('created')
+  })
+
+  it('writes the answers made in one turn of the event loop together at its end; one failing write holds back none', async () => {
+    const written: string[] = []
+    const errors: unknown[] = []
+    const service = { fetch: async (request: Request) => new Response(new URL(request.url).pathname), onError: (error: unknown) => void errors.push(error) }
+    const exchange = (path: string, fail = false) => {
+      const req = new IncomingMessage(new Socket())
+      Object.assign(req, { method: 'GET', url: path, headers: { host: 'example.com' }, complete: true })
+      const res = new ServerResponse(req)
+      const writeHead = res.writeHead.bind(res)
+      res.writeHead = ((...args: Parameters<typeof writeHead>) => {
+        if (fail) throw new Error(`cannot write ${path}`)
+        written.push(path)
+        return writeHead(...args)
+      }) as typeof res.writeHead
+      return { res, done: answer(service, req, res) }
+    }
+    const [a, b, c] = [exchange('/a'), exchange('/b', true), exchange('/c')]
+    // Every answer is made (each fetch resolves at once), and still none is written within the turn.
+    for (let i = 0; i < 20; i++) await new Promise<void>((resolve) => process.nextTick(resolve))
+    expect(written).toEqual([])
+    await new Promise<void>((resolve) => setImmediate(resolve))
+    expect(written).toEqual(['/a', '/c'])
+    await Promise.all([a.done, b.done, c.done])
+    // The failed one is reported and cut off; the others went out whole.
+    expect(errors).toEqual([new Error('cannot write /b')])
+    expect(b.res.destroyed).toBe(true)
+    expect([a.res.writableEnded, c.res.writableEnded]).toEqual([true, true])
   })
 
   it('streams a response body: the client reads a chunk before the next is made', async () => {
