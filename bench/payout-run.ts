@@ -3,8 +3,8 @@
 // (when AFFILIATE_TEST_POSTGRES_URL or AFFILIATE_BENCH_POSTGRES_URL is set). The records are loaded
 // straight through the storage with the report rollups the API would have moved, then one `service.api.payouts.run({ workspaceId })` is timed and
 // its answer checked (one payout per affiliate, the total the sum of the commissions).
-// Goals: the run at 100k takes at most 5 s, and its time per commission at 100k is at most 1.2x
-// that at 10k.
+// Goals (issue 15, restated in issue 27): on the sql.js file the run at 100k takes at most 10 s,
+// and its time per commission at 100k is at most 1.2x that at 10k; PostgreSQL is reported.
 //
 //   npm run bench -- payout-run
 //   node --import tsx bench/payout-run.ts           (BENCH_ROUNDS=3: best of three fresh loads per size)
@@ -26,7 +26,7 @@ const SIZES = ([
 const CAMPAIGNS = 10
 const WINDOW_SECONDS = 30 * 86_400
 const BATCH = 5000
-const GOAL_SECONDS = 5
+const GOAL_SECONDS = 10
 const GOAL_GROWTH = 1.2
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1)
 const METHODS: PayoutMethod[] = ['PAYPAL', 'WISE', 'BANK_TRANSFER']
@@ -145,18 +145,20 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       perCommission.push(us)
       const last = SIZES.length > 1 && commissions === SIZES[SIZES.length - 1]![0]
       const growth = last ? us / perCommission[0]! : NaN
+      // The goals are the sql.js file's, at the largest size; the rest is reported.
+      const judged = target.name.startsWith('sql.js') && last
       const timeMet = best <= GOAL_SECONDS
-      const growthMet = !last || growth <= GOAL_GROWTH
-      if (!timeMet || !growthMet) failures++
+      const growthMet = growth <= GOAL_GROWTH
+      if (judged && (!timeMet || !growthMet)) failures++
       rows.push({
         storage: target.name,
         commissions,
         affiliates,
         's per run': fixed(best, 2),
         'µs per commission': fixed(us, 1),
-        [`s goal (≤ ${GOAL_SECONDS})`]: timeMet ? 'met' : 'NOT met',
+        [`s goal (≤ ${GOAL_SECONDS} at 100k, sql.js)`]: judged ? (timeMet ? 'met' : 'NOT met') : last ? 'reported' : '',
         'growth vs 10k': last ? `${fixed(growth, 2)}x` : '',
-        [`growth goal (≤ ${GOAL_GROWTH}x)`]: last ? (growthMet ? 'met' : 'NOT met') : '',
+        [`growth goal (≤ ${GOAL_GROWTH}x, sql.js)`]: judged ? (growthMet ? 'met' : 'NOT met') : last ? 'reported' : '',
       })
     }
   }
