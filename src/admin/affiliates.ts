@@ -3,7 +3,7 @@ import { csrfField, errorSummary, input, type FieldErrors } from '../views/forms
 import { html } from '../views/html.js'
 import { PageError, refusal } from '../views/http.js'
 import { pick } from './fields.js'
-import { actionForm, badge, confirmation, head, money, noticeBox, pager, table, when, type Ctx, type Handler } from './ui.js'
+import { actionForm, amountText, badge, confirmation, head, money, noticeBox, pager, table, when, type Ctx, type Handler } from './ui.js'
 
 const STATUSES = [['', 'Any status'], ['active', 'Active'], ['pending', 'Awaiting approval'], ['banned', 'Banned']] as const
 const statusOf = (a: Affiliate) => (a.isBanned ? 'banned' : a.isActive ? 'active' : 'awaiting-approval')
@@ -121,7 +121,7 @@ export const affiliatePages: Record<string, Handler> = {
       badge(statusOf(a)),
       html`${a.totalClicks}`,
       html`${a.totalSignups}`,
-      html`${Number(a.totalEarnings).toFixed(2)}`,
+      html`${amountText(a.totalEarnings)}`,
     ])
     const applicants = items.some((a) => !a.isActive && !a.isBanned)
     return c.page(

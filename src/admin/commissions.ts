@@ -1,10 +1,11 @@
 import { COMMISSION_STATUSES } from '../domain/commission-status.js'
 import type { Commission } from '../domain/commission.js'
+import { formatMoney, parseMoney } from '../domain/money.js'
 import { csrfField, errorSummary, input, type FieldErrors } from '../views/forms.js'
 import { html, type Html } from '../views/html.js'
 import { PageError, refusal } from '../views/http.js'
 import { pick } from './fields.js'
-import { badge, confirmation, head, money, noticeBox, pager, table, when, type Ctx, type Handler } from './ui.js'
+import { affiliateEmails, affiliateLink, badge, confirmation, head, money, noticeBox, pager, table, when, type Ctx, type Handler } from './ui.js'
 
 const NEW = { campaignId: 'text', affiliateId: 'text', referredUser: 'text', amount: 'money', status: 'text', commissionDate: 'text', remarks: 'nullable' } as const
 
@@ -86,9 +87,10 @@ export const commissionPages: Record<string, Handler> = {
     }
     const items = list.items
     const currency = new Map(campaigns.items.map((m) => [m.id, m.currency]))
+    const emails = await affiliateEmails(c, items.map((m) => m.affiliateId))
     const rows = items.map((m) => [
       html`<a href="${c.path}/commissions/detail?commissionId=${m.commissionId}">${when(m.commissionDate)}</a>`,
-      html`<a href="${c.path}/affiliates/detail?affiliateId=${m.affiliateId}">${m.affiliateId.slice(0, 8)}</a>`,
+      affiliateLink(c, m.affiliateId, emails),
       html`${m.referredUser}`,
       html`${money(m.amount, currency.get(m.campaignId) ?? '')}`,
       badge(m.status),
@@ -115,7 +117,7 @@ ${rows.length ? table(['Date', 'Affiliate', 'Customer', ['Amount', 'num'], 'Stat
   },
   async 'GET /commissions/detail'(c) {
     const m = await commissionOf(c, c.v.url.searchParams.get('commissionId') ?? '')
-    const currency = await currencyOf(c, m.campaignId)
+    const [currency, emails] = await Promise.all([currencyOf(c, m.campaignId), affiliateEmails(c, [m.affiliateId])])
     const refundable = m.status !== 'refunded' && m.kind !== 'clawback'
     const item = (label: string, value: Html | string) => html`<div><dt>${label}</dt><dd class="hint">${value}</dd></div>`
     return c.page(
@@ -125,7 +127,7 @@ ${rows.length ? table(['Date', 'Affiliate', 'Customer', ['Amount', 'num'], 'Stat
 <div><dt>Status</dt><dd>${badge(m.status)}</dd></div>
 ${item('Kind', m.kind)}
 ${item('Date', when(m.commissionDate))}
-${item('Affiliate', html`<a href="${c.path}/affiliates/detail?affiliateId=${m.affiliateId}">${m.affiliateId.slice(0, 8)}</a>`)}
+${item('Affiliate', affiliateLink(c, m.affiliateId, emails))}
 ${item('Customer', m.referredUser)}
 ${item('Refunded', money(m.refundedAmount, currency))}
 ${item('Due', when(m.dueAt))}
@@ -156,12 +158,14 @@ ${item('Referral code', m.referralCode ?? '—')}
     if (amount !== '' && !/^\d+(\.\d{1,2})?$/.test(amount)) return refundForm(c, m, amount, { amount: 'amount must be a non-negative number with at most two decimals' }, 'Please correct the following:', 400)
     if (form.get('confirmed') !== 'yes') {
       const currency = await currencyOf(c, m.campaignId)
-      const left = Number(m.amount) - Number(m.refundedAmount)
-      const take = amount === '' ? left : Number(amount)
+      // In cents, as the API counts: the sentence says exactly what the refund will do.
+      const cents = (value: string) => parseMoney(value) ?? 0
+      const take = amount === '' ? cents(m.amount) - cents(m.refundedAmount) : cents(amount)
+      const taken = money(formatMoney(take), currency)
       const sentence =
         m.status === 'paid'
-          ? `Refund ${money(take, currency)} of ${money(m.amount, currency)}: the commission was paid, so a clawback of -${take.toFixed(2)} ${currency} goes into the affiliate's next payout.`
-          : `Refund ${money(take, currency)} of ${money(m.amount, currency)}: the commission drops from ${money(m.amount, currency)} to ${money(Math.max(0, Number(m.amount) - take), currency)}.`
+          ? `Refund ${taken} of ${money(m.amount, currency)}: the commission was paid, so a clawback of -${taken} goes into the affiliate's next payout.`
+          : `Refund ${taken} of ${money(m.amount, currency)}: the commission drops from ${money(m.amount, currency)} to ${money(formatMoney(Math.max(0, cents(m.amount) - take)), currency)}.`
       return confirmation(c, 'Confirm refund', sentence, `${c.path}/commissions/refund`, { commissionId: m.commissionId, amount }, 'Refund', `${c.path}/commissions`)
     }
     try {

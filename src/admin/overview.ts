@@ -1,6 +1,6 @@
 import type { SeriesPoint } from '../reports/read.js'
 import { html, type Html } from '../views/html.js'
-import { badge, head, money, noticeBox, table, when, type Handler } from './ui.js'
+import { affiliateEmails, affiliateLink, badge, day, head, money, noticeBox, table, type Handler } from './ui.js'
 
 const DAY = 86_400_000
 const PERIODS = [7, 30, 90] as const
@@ -60,6 +60,7 @@ export const overviewPages: Record<string, Handler> = {
       c.api.campaigns.list({ workspaceId: c.workspaceId, limit: 1 }),
     ])
     const currency = campaigns.items[0]?.currency ?? 'USD'
+    const emails = await affiliateEmails(c, latest.items.map((m) => m.affiliateId))
     const card = (label: string, value: string, a: number, b: number) =>
       html`<div><dt>${label}</dt><dd>${value} <span class="change">${change(a, b)}</span></dd></div>`
     const picker = html`<form class="filters card" method="get" action="${c.path}">
@@ -89,7 +90,7 @@ ${card('Paid out', money(now.paidOut.amount, currency), Number(now.paidOut.amoun
     const latestTable = latest.items.length
       ? table(
           ['Date', 'Affiliate', ['Amount', 'num'], 'Status'],
-          latest.items.map((m) => [when(m.commissionDate), html`<a href="${c.path}/affiliates/detail?affiliateId=${m.affiliateId}">${m.affiliateId.slice(0, 8)}</a>`, html`${money(m.amount, currency)}`, badge(m.status)]),
+          latest.items.map((m) => [day(m.commissionDate), affiliateLink(c, m.affiliateId, emails), html`${money(m.amount, currency)}`, badge(m.status)]),
         )
       : html`<p class="muted">No commissions yet. Record a sale through the API, connect Stripe in <a href="${c.path}/settings/integrations#providers">Settings → Integrations</a> or add one in <a href="${c.path}/commissions/new">Commissions</a>.</p>`
     return c.page(

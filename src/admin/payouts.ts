@@ -1,9 +1,13 @@
 import { canMovePayout, PAYOUT_STATUSES } from '../domain/payout-status.js'
 import type { Payout } from '../domain/payout.js'
+import { formatMoney, parseMoney } from '../domain/money.js'
 import { csrfField, errorSummary, input, type FieldErrors } from '../views/forms.js'
 import { html } from '../views/html.js'
 import { PageError, refusal } from '../views/http.js'
-import { badge, confirmation, head, money, noticeBox, pager, table, when, type Ctx, type Handler } from './ui.js'
+import { affiliateEmails, affiliateLink, amountText, badge, confirmation, head, money, noticeBox, pager, table, when, type Ctx, type Handler } from './ui.js'
+
+/** What the payouts come to, summed exactly (in cents). */
+const totalOf = (payouts: readonly { amount: string }[]): string => formatMoney(payouts.reduce((sum, p) => sum + (parseMoney(p.amount) ?? 0), 0))
 
 const SKIPS: Record<string, string> = {
   banned: 'the affiliate is banned',
@@ -25,14 +29,14 @@ async function preview(c: Ctx): Promise<Response> {
   const campaignId = form?.get('campaignId') ?? c.v.url.searchParams.get('campaignId') ?? ''
   const input_ = { workspaceId: c.workspaceId, ...(campaignId ? { campaignId } : {}) }
   const run = await c.api.payouts.run({ ...input_, dryRun: true })
-  const total = run.payouts.reduce((sum, p) => sum + Number(p.amount), 0)
   const currency = run.payouts[0]?.currency ?? ''
+  const emails = await affiliateEmails(c, [...run.payouts, ...run.skipped].map((p) => p.affiliateId))
   return c.page(
     'Payout preview',
     html`${head('Payout preview')}<p>A dry run: nothing is written until you run it.</p>
-<section class="card"><h2>Would be paid</h2>${run.payouts.length ? table(['Affiliate', ['Amount', 'num'], 'Method', 'E-mail', ['Commissions', 'num']], run.payouts.map((p) => [html`<a href="${c.path}/affiliates/detail?affiliateId=${p.affiliateId}">${p.affiliateId.slice(0, 8)}</a>`, html`${money(p.amount, p.currency)}`, html`${p.payoutMethod}`, html`${p.payoutEmail}`, html`${p.commissionCount}`])) : html`<p class="muted">Nothing is due now.</p>`}</section>
-<section class="card"><h2>Skipped</h2>${run.skipped.length ? table(['Affiliate', 'Why', ['Amount', 'num']], run.skipped.map((s) => [html`<a href="${c.path}/affiliates/detail?affiliateId=${s.affiliateId}">${s.affiliateId.slice(0, 8)}</a>`, html`${SKIPS[s.reason] ?? s.reason}`, html`${s.amount}`])) : html`<p class="muted">Nobody skipped.</p>`}</section>
-${run.payouts.length ? html`<form method="post" action="${c.path}/payouts/run" data-confirm="${`Run payouts: ${run.payouts.length} payout(s), ${total.toFixed(2)} ${currency} in total?`}">${csrfField(c.v.csrf)}${campaignId ? html`<input type="hidden" name="campaignId" value="${campaignId}">` : ''}<div class="actions"><button type="submit">Run payouts</button></div></form>` : ''}`,
+<section class="card"><h2>Would be paid</h2>${run.payouts.length ? table(['Affiliate', ['Amount', 'num'], 'Method', 'E-mail', ['Commissions', 'num']], run.payouts.map((p) => [affiliateLink(c, p.affiliateId, emails), html`${money(p.amount, p.currency)}`, html`${p.payoutMethod}`, html`${p.payoutEmail}`, html`${p.commissionCount}`])) : html`<p class="muted">Nothing is due now.</p>`}</section>
+<section class="card"><h2>Skipped</h2>${run.skipped.length ? table(['Affiliate', 'Why', ['Amount', 'num']], run.skipped.map((s) => [affiliateLink(c, s.affiliateId, emails), html`${SKIPS[s.reason] ?? s.reason}`, html`${amountText(s.amount)}`])) : html`<p class="muted">Nobody skipped.</p>`}</section>
+${run.payouts.length ? html`<form method="post" action="${c.path}/payouts/run" data-confirm="${`Run payouts: ${run.payouts.length} payout(s), ${money(totalOf(run.payouts), currency)} in total?`}">${csrfField(c.v.csrf)}${campaignId ? html`<input type="hidden" name="campaignId" value="${campaignId}">` : ''}<div class="actions"><button type="submit">Run payouts</button></div></form>` : ''}`,
   )
 }
 
@@ -87,8 +91,7 @@ ${rows.length ? table(['Affiliate', ['Amount', 'num'], 'Method', 'Status', 'Crea
     const campaignId = form.get('campaignId')
     if (form.get('confirmed') !== 'yes') {
       const run = await c.api.payouts.run({ workspaceId: c.workspaceId, ...(campaignId ? { campaignId } : {}), dryRun: true })
-      const total = run.payouts.reduce((sum, p) => sum + Number(p.amount), 0)
-      return confirmation(c, 'Run payouts', `Run payouts: ${run.payouts.length} payout(s), ${total.toFixed(2)} ${run.payouts[0]?.currency ?? ''} in total. Their commissions move to processing.`, `${c.path}/payouts/run`, campaignId ? { campaignId } : {}, 'Run payouts', `${c.path}/payouts`)
+      return confirmation(c, 'Run payouts', `Run payouts: ${run.payouts.length} payout(s), ${money(totalOf(run.payouts), run.payouts[0]?.currency ?? '')} in total. Their commissions move to processing.`, `${c.path}/payouts/run`, campaignId ? { campaignId } : {}, 'Run payouts', `${c.path}/payouts`)
     }
     await c.api.payouts.run({ workspaceId: c.workspaceId, ...(campaignId ? { campaignId } : {}) })
     return c.redirect(`${c.path}/payouts?notice=payouts-run`)

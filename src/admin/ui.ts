@@ -76,6 +76,7 @@ button.danger{background:var(--portal-danger);border-color:var(--portal-danger)}
 .copy{align-items:flex-start}
 code.url{flex:1;min-width:0;font-family:ui-monospace,monospace;font-size:.9rem;background:var(--portal-bg);border:1px solid var(--portal-border);border-radius:calc(var(--portal-radius) / 2);padding:.55rem .65rem;overflow-wrap:anywhere}
 time{white-space:nowrap}
+.table td a{overflow-wrap:anywhere}
 .chart svg{width:100%;height:auto;display:block}
 .check{display:flex;gap:.5rem;align-items:baseline;margin:.75rem 0}
 .check input{width:auto}
@@ -157,12 +158,39 @@ export const head = (title: string, action?: Html): Html => html`<div class="hea
 
 export const noticeBox = (text: string | undefined): Html | '' => (text ? html`<p class="notice" role="status">${text}</p>` : '')
 
-/** Money with its currency and two decimals. */
-export const money = (amount: string | number, currency: string): string => `${Number(amount).toFixed(2)} ${currency}`
+/**
+ * Money as an owner reads it: thousands grouped, two decimals, its currency (`10,020.00 USD`). The
+ * API's decimal text is regrouped as it is, never rounded through a float; a number (an amount
+ * worked out on the page) is first written with two decimals.
+ */
+export const money = (amount: string | number, currency: string): string => `${amountText(amount)} ${currency}`
+
+/** An amount as `money` writes it, without a currency (`10,020.00`): for columns that name theirs. */
+export function amountText(amount: string | number): string {
+  const text = typeof amount === 'number' ? amount.toFixed(2) : amount
+  const parts = /^(-?)(\d+)(?:\.(\d*))?$/.exec(text)
+  if (parts === null) return text
+  const [, sign, whole, cents = ''] = parts
+  return `${sign}${whole!.replace(/\B(?=(\d{3})+$)/g, ',')}.${cents.padEnd(2, '0')}`
+}
+
+/** The e-mail of each affiliate of `ids` that still exists (one read each: callers pass a page's worth). */
+export async function affiliateEmails(c: Ctx, ids: Iterable<string>): Promise<Map<string, string>> {
+  const unique = [...new Set(ids)]
+  const emails = await Promise.all(unique.map((id) => c.api.affiliates.get(id).then((affiliate) => affiliate.email, () => null)))
+  return new Map(unique.flatMap((id, i) => (emails[i] ? [[id, emails[i]] as const] : [])))
+}
+
+/** A link to an affiliate's page named by their e-mail, or by the start of their id once deleted. */
+export const affiliateLink = (c: Ctx, id: string, emails: ReadonlyMap<string, string>): Html =>
+  html`<a href="${c.path}/affiliates/detail?affiliateId=${id}">${emails.get(id) ?? id.slice(0, 8)}</a>`
 
 /** A date shown in UTC, the instant in `<time datetime>`. */
 export const when = (iso: string | null | undefined): Html | '' =>
   iso ? html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')}</time>` : ''
+
+/** The day of an instant in UTC, the instant in `<time datetime>`: for narrow tables. */
+export const day = (iso: string | null | undefined): Html | '' => (iso ? html`<time datetime="${iso}">${iso.slice(0, 10)}</time>` : '')
 
 /** A status as a word with a colour (the word is the signal, the colour a help). */
 export const badge = (status: string): Html => html`<span class="status st-${status.replace(/[^a-z-]/g, '')}">${status.replace(/-/g, ' ')}</span>`

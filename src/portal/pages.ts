@@ -17,11 +17,14 @@ export const PAYOUT_METHODS = [
 
 const date = (iso: string | null) => (iso ? iso.slice(0, 10) : '')
 
+/** `Intl.NumberFormat` takes decimal text as it is (ES2023), so an amount is never rounded through a float. */
+type DecimalFormat = { format(value: string): string }
+
 function money(amount: string | number, currency: string): string {
   try {
-    return new Intl.NumberFormat('en-US', { style: 'currency', currency }).format(Number(amount))
+    return (new Intl.NumberFormat('en-US', { style: 'currency', currency }) as unknown as DecimalFormat).format(String(amount))
   } catch {
-    return `${Number(amount).toFixed(2)} ${currency}`
+    return `${String(amount)} ${currency}`
   }
 }
 

@@ -236,6 +236,26 @@ describe('admin dashboard', () => {
     expect(tooMuch.status).toBe(422)
   })
 
+  it('names affiliates by e-mail in commission lists, the overview and the payout preview, and writes money grouped and exact', async () => {
+    const t = setup()
+    const { campaign, affiliate, commission } = await seed(t.service)
+    await t.service.api.campaigns.update(campaign.id, { payoutTerm: 0, minimumPayoutAmount: 0 })
+    await t.service.api.affiliates.update(affiliate.id, { isActive: true, payoutEmail: 'ann@pay.example.com', payoutMethod: 'PAYPAL' })
+    await t.service.api.commissions.create({ campaignId: campaign.id, affiliateId: affiliate.id, referredUser: 'big@example.com', amount: '999999999.99' })
+    const link = `<a href="/admin/affiliates/detail?affiliateId=${affiliate.id}">ann@example.com</a>`
+    const list = await t.get('/admin/commissions')
+    expect(list.text).toContain(link)
+    expect(list.text).toContain('999,999,999.99 USD')
+    expect(list.text).not.toContain(affiliate.id.slice(0, 8) + '</a>')
+    expect((await t.get(`/admin/commissions/detail?commissionId=${commission.commissionId}`)).text).toContain(link)
+    const overview = await t.get('/admin')
+    expect(overview.text).toContain('1,000,000,099.99 USD')
+    expect(overview.text.split(link).length - 1).toBeGreaterThanOrEqual(2)
+    const preview = await t.post('/admin/payouts/preview', {})
+    expect(preview.text).toContain(link)
+    expect(preview.text).toContain('1,000,000,099.99 USD in total?')
+  })
+
   it('creates a campaign and shows the API field message beside a refused field, keeping what was typed', async () => {
     const t = setup()
     await t.get('/admin/campaigns/new')

@@ -18,6 +18,8 @@ const DOCS = join(ROOT, 'docs', 'admin')
 const DESKTOP = { width: 1280, height: 900 }
 const PHONE = { width: 390, height: 844 }
 const TOKEN = 'owner-token-owner-token-owner-token-42'
+const WORKSPACE = '77777777-7777-4777-8777-777777777777'
+const DAY_MS = 86_400_000
 
 let service: AffiliateService
 let server: RunningServer
@@ -50,6 +52,48 @@ async function check(page: Page, name: string, js: boolean): Promise<void> {
   await page.setViewportSize(DESKTOP)
 }
 
+/**
+ * Four weeks of a running program before the owner's day, so the overview has something to show:
+ * a campaign whose commissions are not due for 90 days (the day's payout run pays only its own),
+ * three affiliates, and every day some clicks on their links, a few of which become sales. The
+ * clock is moved forward through those days (never back), then left at the day's start.
+ */
+async function seedHistory(service: AffiliateService, moveTo: (offsetMs: number) => void): Promise<void> {
+  moveTo(-28 * DAY_MS)
+  const campaign = await service.api.campaigns.create({
+    workspaceId: WORKSPACE,
+    campaignName: 'Spring launch',
+    url: 'https://shop.example.com/spring',
+    commissionType: 'percentage',
+    amount: 20,
+    payoutTerm: 90,
+  })
+  const affiliates = await Promise.all(
+    ['ana@example.com', 'bo@example.com', 'chen@example.com'].map((email) => service.api.affiliates.create({ email, campaignId: campaign.id })),
+  )
+  const codes = await Promise.all(affiliates.map((affiliate, i) => service.api.links.create({ affiliateId: affiliate.id, referralCode: `SPRING-${i + 1}` })))
+  for (let day = 27; day >= 1; day--) {
+    moveTo(-day * DAY_MS)
+    for (const [i, link] of codes.entries()) {
+      // A weekly rhythm, busier for the first affiliate and towards the day.
+      const clicks = 3 + ((day * 7 + i * 5) % 9) + Math.floor((28 - day) / 4) * (3 - i)
+      for (let n = 0; n < clicks; n++) {
+        const answer = await service.fetch(
+          new Request(`http://127.0.0.1/api/v1/r/${link.referralCode}`, { headers: { 'user-agent': `Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0 visitor-${day}-${n}` } }),
+          { clientAddress: `10.${i}.${day}.${n}` },
+        )
+        const clickId = new URL(answer.headers.get('location')!).searchParams.get('clickId')!
+        if (n % 6 === 5) {
+          await service.flush()
+          await service.api.commissions.create({ campaignId: campaign.id, clickId, referredUser: `buyer-${day}-${i}-${n}@example.com`, amount: String(40 + ((day * 13 + n) % 7) * 10) })
+        }
+      }
+    }
+    await service.flush()
+  }
+  moveTo(0)
+}
+
 /** Submits a confirmed action: the dialog with JavaScript, the confirmation page without. */
 async function confirm(page: Page, js: boolean, button: string, pageButton: string): Promise<void> {
   await page.getByRole('button', { name: button }).first().click()
@@ -66,10 +110,11 @@ beforeAll(async () => {
   mkdirSync(DOCS, { recursive: true })
   const start = Date.UTC(2026, 2, 2, 9)
   const began = Date.now()
-  clock = { now: () => start + (Date.now() - began) }
+  let offset = 0
+  clock = { now: () => start + offset + (Date.now() - began) }
   const storage = memoryStorage()
   const keyStore = storageKeyStore(storage, { clock })
-  await keyStore.create({ workspaceIds: ['77777777-7777-4777-8777-777777777777'], label: 'made by the first start' })
+  await keyStore.create({ workspaceIds: [WORKSPACE], label: 'made by the first start' })
   service = createAffiliateService({
     storage,
     keyStore,
@@ -78,6 +123,7 @@ beforeAll(async () => {
     portal: { secret: 'e2e-secret-e2e-secret-e2e-secret-e2e-secret', publicUrl: 'http://127.0.0.1', sendSignInLink: () => undefined, sendNotice: () => undefined, signInLimit: false },
     admin: { tokenHash: createHash('sha256').update(TOKEN).digest('hex') },
   })
+  await seedHistory(service, (to) => (offset = to))
   server = await serve(service, { port: 0, hostname: '127.0.0.1' })
   origin = new URL(server.url).origin
   const profile = join(ROOT, '.tmp', 'e2e-profiles', `admin-${process.pid}-${Date.now()}`)
