@@ -126,14 +126,14 @@ export interface AffiliateServiceOptions {
   /**
    * The affiliate portal: HTML pages under `/portal` (beside `basePath`) where affiliates join a
    * campaign, sign in through an e-mailed link and see their links, stats, commissions and money.
-   * Off unless given. See the README's "Affiliate portal" section.
+   * Off unless given. See docs/portal.md.
    * @example portal: { secret: process.env.PORTAL_SECRET!, publicUrl: 'https://partners.example.com', sendSignInLink: (email, url) => mailer.send(email, url), sendNotice: (email, subject, text) => mailer.send(email, subject, text) }
    */
   portal?: PortalOptions
   /**
    * The admin dashboard: HTML pages under `/admin` (beside `basePath`) where the program owner
    * runs campaigns, affiliates, commissions, payouts, API keys and webhooks. `authorize` is your
-   * own auth: `{ userId, workspaceIds }` or null. Off unless given. See the README's "Admin dashboard".
+   * own auth: `{ userId, workspaceIds }` or null. Off unless given. See docs/admin.md.
    * @example admin: { authorize: async (request) => (await isOwner(request)) ? { userId: 'me', workspaceIds: [workspaceId] } : null, signInUrl: '/login' }
    */
   admin?: AdminOptions

@@ -128,7 +128,7 @@ export function conversionSteps({ clock }: Pick<Deps, 'clock'>) {
     async saleIn(tx: StorageTransaction, access: Access, input: ConversionSaleInput): Promise<SaleResult> {
       const workspaceId = input.workspaceId.toLowerCase()
       const amountMinor = parseMoney(input.amount)!
-      // Without the host's own id, the e-mail is the customer's key (see the README's decisions).
+      // Without the host's own id, the e-mail is the customer's key (see docs/decisions.md).
       const externalId = input.externalId ?? input.email!.toLowerCase()
       const now = isoAt(clock)
       const paidAt = input.paidAt === undefined ? now : new Date(input.paidAt).toISOString()

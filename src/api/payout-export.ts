@@ -10,8 +10,8 @@ import type { Access } from './access.js'
 import { CSV_TYPE, csvStream, EXPORT_PAGE, recordPages, type Row } from './export-pages.js'
 import { listWhere, type Deps } from './shared.js'
 
-// `GET /payouts/export`: the payouts chosen as a CSV file, streamed a page at a time. See the
-// README's "Exporting payouts" for the three formats and why each column is what it is.
+// `GET /payouts/export`: the payouts chosen as a CSV file, streamed a page at a time. See
+// docs/payouts.md, "Exporting payouts", for the three formats and why each column is what it is.
 
 export type PayoutExportQuery = Infer<typeof payoutExport.struct>
 export type PayoutExportFormat = (typeof EXPORT_FORMATS)[number]

@@ -1,6 +1,6 @@
 import { THEME_DEFAULTS } from '../views/styles.js'
 
-/** The theme variables a host may set (see the README's portal section for what each colours). */
+/** The theme variables a host may set (see docs/portal.md for what each colours). */
 export type PortalThemeVariable = keyof typeof THEME_DEFAULTS
 
 /** Options of the affiliate portal (`createAffiliateService({ portal })`). */

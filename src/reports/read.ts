@@ -167,7 +167,7 @@ export interface CountAndAmount {
   amount: string
 }
 
-/** `GET /reports/summary`'s figures (see the README's "Reports"). */
+/** `GET /reports/summary`'s figures (see docs/reports.md). */
 export interface ReportFigures {
   opens: number
   clicks: number
