@@ -423,6 +423,21 @@ describe('node adapter: responses', () => {
     expect([a.res.writableEnded, c.res.writableEnded]).toEqual([true, true])
   })
 
+  it('answers pipelined requests in their order, a slow first one holding back the faster ones behind it', async () => {
+    const { port } = await start({
+      async fetch(request) {
+        const path = new URL(request.url).pathname
+        if (path === '/slow') await new Promise((resolve) => setTimeout(resolve, 30))
+        return new Response(path)
+      },
+    })
+    const received = await rawExchange(port, (socket) =>
+      socket.write(['/slow', '/b', '/c'].map((path, i) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${i === 2 ? 'Connection: close\r\n' : ''}\r\n`).join('')),
+    )
+    const bodies = received.split('HTTP/1.1 200 OK').slice(1).map((answer) => answer.slice(answer.indexOf('\r\n\r\n') + 4))
+    expect(bodies).toEqual(['/slow', '/b', '/c'])
+  })
+
   it('streams a response body: the client reads a chunk before the next is made', async () => {
     const next = deferred()
     let pulls = 0
