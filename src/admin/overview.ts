@@ -35,13 +35,13 @@ function chart(points: SeriesPoint[], currency: string): Html {
   )
   const line = points.map((p, i) => `${(pad + i * step + step / 2).toFixed(1)},${y(Number(p.earnings), maxEarn).toFixed(1)}`).join(' ')
   return html`<figure class="chart card"><figcaption><strong>Clicks and earnings per day</strong> <span class="muted">(bars: clicks, left axis; line: earnings in ${currency}, right axis)</span></figcaption>
-<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="Clicks and earnings per day; the table below has the figures">
+<div class="scroll" tabindex="0" role="group" aria-label="The chart (scrolls sideways on a narrow screen)"><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="Clicks and earnings per day; the table below has the figures">
 <line x1="${pad}" y1="${H - pad}" x2="${W - pad}" y2="${H - pad}" stroke="#565e6b"/>
 <text x="4" y="${pad}" font-size="11" fill="#1c2128">${maxClicks}</text><text x="4" y="${H - pad}" font-size="11" fill="#1c2128">0</text>
 <text x="${W - pad + 4}" y="${pad}" font-size="11" fill="#1c2128">${maxEarn.toFixed(0)}</text>
 ${bars}<polyline points="${line}" fill="none" stroke="#a4262c" stroke-width="2"/>
 <text x="${pad}" y="${H - 10}" font-size="11" fill="#1c2128">${points[0]?.start.slice(0, 10) ?? ''}</text><text x="${W - pad}" y="${H - 10}" font-size="11" text-anchor="end" fill="#1c2128">${points.at(-1)?.start.slice(0, 10) ?? ''}</text>
-</svg></figure>`
+</svg></div></figure>`
 }
 
 export const overviewPages: Record<string, Handler> = {

@@ -77,7 +77,9 @@ button.danger{background:var(--portal-danger);border-color:var(--portal-danger)}
 code.url{flex:1;min-width:0;font-family:ui-monospace,monospace;font-size:.9rem;background:var(--portal-bg);border:1px solid var(--portal-border);border-radius:calc(var(--portal-radius) / 2);padding:.55rem .65rem;overflow-wrap:anywhere}
 time{white-space:nowrap}
 .table td a{overflow-wrap:anywhere}
-.chart svg{width:100%;height:auto;display:block}
+.chart .scroll{overflow-x:auto}
+/* Never drawn much narrower than its 720 units: its labels stay readable, and a phone scrolls it. */
+.chart svg{width:100%;min-width:40rem;height:auto;display:block}
 .check{display:flex;gap:.5rem;align-items:baseline;margin:.75rem 0}
 .check input{width:auto}
 .check label{margin:0}
