@@ -34,7 +34,7 @@ async function preview(c: Ctx): Promise<Response> {
   return c.page(
     'Payout preview',
     html`${head('Payout preview')}<p>A dry run: nothing is written until you run it.</p>
-<section class="card"><h2>Would be paid</h2>${run.payouts.length ? table(['Affiliate', ['Amount', 'num'], 'Method', 'E-mail', ['Commissions', 'num']], run.payouts.map((p) => [affiliateLink(c, p.affiliateId, emails), html`${money(p.amount, p.currency)}`, html`${p.payoutMethod}`, html`${p.payoutEmail}`, html`${p.commissionCount}`])) : html`<p class="muted">Nothing is due now.</p>`}</section>
+<section class="card"><h2>Would be paid</h2>${run.payouts.length ? table(['Affiliate', ['Amount', 'num'], 'Method', 'Payout e-mail', ['Commissions', 'num']], run.payouts.map((p) => [affiliateLink(c, p.affiliateId, emails), html`${money(p.amount, p.currency)}`, html`${p.payoutMethod}`, html`${p.payoutEmail}`, html`${p.commissionCount}`])) : html`<p class="muted">Nothing is due now.</p>`}</section>
 <section class="card"><h2>Skipped</h2>${run.skipped.length ? table(['Affiliate', 'Why', ['Amount', 'num']], run.skipped.map((s) => [affiliateLink(c, s.affiliateId, emails), html`${SKIPS[s.reason] ?? s.reason}`, html`${amountText(s.amount)}`])) : html`<p class="muted">Nobody skipped.</p>`}</section>
 ${run.payouts.length ? html`<form method="post" action="${c.path}/payouts/run" data-confirm="${`Run payouts: ${run.payouts.length} payout(s), ${money(totalOf(run.payouts), currency)} in total?`}">${csrfField(c.v.csrf)}${campaignId ? html`<input type="hidden" name="campaignId" value="${campaignId}">` : ''}<div class="actions"><button type="submit">Run payouts</button></div></form>` : ''}`,
   )
