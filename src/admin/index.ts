@@ -147,7 +147,8 @@ export function createAdmin(options: AdminOptions, deps: AdminDeps): Site {
 <label for="token">Admin token</label><input id="token" name="token" type="password" autocomplete="current-password" required>
 <div class="actions"><button type="submit">Sign in</button></div></form></div>`
       : html`<div class="narrow"><h1>Sign in</h1><div class="card"><p>Sign in to your account to open the affiliate admin.</p></div></div>`
-    return p.page(v, adminLayout({ path, site: config.title, csrf: v.csrf, current: 'sign-in', workspaceId: null, workspaces: [] }, 'Sign in', main), problem ? 401 : 401)
+    // 401 whether or not a token was refused: every request the admin does not let in sees this page.
+    return p.page(v, adminLayout({ path, site: config.title, csrf: v.csrf, current: 'sign-in', workspaceId: null, workspaces: [] }, 'Sign in', main), 401)
   }
 
   async function route(p: ReturnType<typeof pages>, key: Uint8Array, v: Visit): Promise<Response> {
