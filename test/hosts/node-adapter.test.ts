@@ -428,14 +428,17 @@ describe('node adapter: responses', () => {
       async fetch(request) {
         const path = new URL(request.url).pathname
         if (path === '/slow') await new Promise((resolve) => setTimeout(resolve, 30))
-        return new Response(path)
+        return new Response(`answer to ${path}`)
       },
     })
     const received = await rawExchange(port, (socket) =>
       socket.write(['/slow', '/b', '/c'].map((path, i) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${i === 2 ? 'Connection: close\r\n' : ''}\r\n`).join('')),
     )
-    const bodies = received.split('HTTP/1.1 200 OK').slice(1).map((answer) => answer.slice(answer.indexOf('\r\n\r\n') + 4))
-    expect(bodies).toEqual(['/slow', '/b', '/c'])
+    // Where each answer's body stands (Node 24 streams every body, chunked: its text is still whole).
+    const at = ['/slow', '/b', '/c'].map((path) => received.indexOf(`answer to ${path}`))
+    expect(received.split('HTTP/1.1 200 OK')).toHaveLength(4)
+    expect(at.every((index) => index > 0)).toBe(true)
+    expect([...at].sort((a, b) => a - b)).toEqual(at)
   })
 
   it('streams a response body: the client reads a chunk before the next is made', async () => {
