@@ -23,7 +23,6 @@ const SEARCH_SEPARATOR = '\u001f'
 export const searchText = (model: ModelName, record: Record<string, unknown>): string =>
   models[model].search.map((field) => String(record[field] ?? '').toLowerCase()).join(SEARCH_SEPARATOR)
 
-/** Parameters of one statement, and how the dialect names them. */
 /**
  * Longer sqlite `in` lists are bound as one JSON array (`IN (SELECT value FROM json_each(?))`): the
  * SQL is the same whatever the length, so its prepared statement is reused, where a list of `?` per
@@ -36,6 +35,7 @@ const SQLITE_LIST_LIMIT = 8
 const jsonExact = (value: unknown): boolean =>
   (typeof value === 'string' && !/[\uD800-\uDFFF]/.test(value)) || (typeof value === 'number' && Number.isFinite(value))
 
+/** Parameters of one statement, and how the dialect names them. */
 export class Params {
   readonly values: unknown[] = []
   constructor(readonly dialect: Dialect) {}

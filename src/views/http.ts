@@ -8,7 +8,6 @@ import { keyedHash, randomToken } from './secrets.js'
 // What the portal's and the admin's pages share around HTML: one request's cookies and CSRF
 // token, reading a form, and the answers (a page with its security headers, a redirect).
 
-/** Forms are small: a larger body is refused before it is read. */
 /** A set of pages (the portal, the admin) served from the service's `fetch`: `serves` says whether a request is one of them. */
 export interface Site {
   readonly path: string
@@ -22,6 +21,7 @@ export const withSite =
   (request: Request, context?: unknown): Promise<Response> =>
     site.serves(request) ? site.fetch(request, context) : next(request, context)
 
+/** Forms are small: a larger body is refused before it is read. */
 export const MAX_FORM_BYTES = 16 * 1024
 
 /** Answers a refused form or page with a status; its text is shown on a page of its own. */
