@@ -3,6 +3,7 @@ import type { Pagination } from '../api/shared.js'
 import type { KeyManagement, KeyStore } from '../keys/types.js'
 import { csrfField } from '../views/forms.js'
 import { html, type Html } from '../views/html.js'
+import { decimalText } from '../views/money.js'
 import type { Form, Visit } from '../views/http.js'
 import { documentShell } from '../views/layout.js'
 import { STYLE } from '../views/styles.js'
@@ -160,21 +161,13 @@ export const head = (title: string, action?: Html): Html => html`<div class="hea
 
 export const noticeBox = (text: string | undefined): Html | '' => (text ? html`<p class="notice" role="status">${text}</p>` : '')
 
-/**
- * Money as an owner reads it: thousands grouped, two decimals, its currency (`10,020.00 USD`). The
- * API's decimal text is regrouped as it is, never rounded through a float; a number (an amount
- * worked out on the page) is first written with two decimals.
- */
-export const money = (amount: string | number, currency: string): string => `${amountText(amount)} ${currency}`
+const AMOUNT = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })
 
-/** An amount as `money` writes it, without a currency (`10,020.00`): for columns that name theirs. */
-export function amountText(amount: string | number): string {
-  const text = typeof amount === 'number' ? amount.toFixed(2) : amount
-  const parts = /^(-?)(\d+)(?:\.(\d*))?$/.exec(text)
-  if (parts === null) return text
-  const [, sign, whole, cents = ''] = parts
-  return `${sign}${whole!.replace(/\B(?=(\d{3})+$)/g, ',')}.${cents.padEnd(2, '0')}`
-}
+/** An amount as an owner reads it, without a currency (`10,020.00`), exact (see views/money.ts): for columns that name theirs. */
+export const amountText = (amount: string | number): string => decimalText(AMOUNT, amount)
+
+/** Money with its currency, thousands grouped, two decimals (`10,020.00 USD`). */
+export const money = (amount: string | number, currency: string): string => `${amountText(amount)} ${currency}`
 
 /** The e-mail of each affiliate of `ids` that still exists (one read each: callers pass a page's worth). */
 export async function affiliateEmails(c: Ctx, ids: Iterable<string>): Promise<Map<string, string>> {

@@ -8,6 +8,7 @@ import { html, paragraphs, type Html } from '../views/html.js'
 import { csrfField, layout, type Frame } from './layout.js'
 import { maskEmail } from './mask.js'
 import { errorSummary, input, type FieldErrors } from '../views/forms.js'
+import { decimalText } from '../views/money.js'
 
 export const PAYOUT_METHODS = [
   ['PAYPAL', 'PayPal'],
@@ -17,12 +18,10 @@ export const PAYOUT_METHODS = [
 
 const date = (iso: string | null) => (iso ? iso.slice(0, 10) : '')
 
-/** `Intl.NumberFormat` takes decimal text as it is (ES2023), so an amount is never rounded through a float. */
-type DecimalFormat = { format(value: string): string }
-
+/** An amount in its currency's own style (`$10,020.00`), exact (see views/money.ts). */
 function money(amount: string | number, currency: string): string {
   try {
-    return (new Intl.NumberFormat('en-US', { style: 'currency', currency }) as unknown as DecimalFormat).format(String(amount))
+    return decimalText(new Intl.NumberFormat('en-US', { style: 'currency', currency }), amount)
   } catch {
     return `${String(amount)} ${currency}`
   }
