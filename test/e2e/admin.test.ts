@@ -71,10 +71,10 @@ async function seedHistory(service: AffiliateService, moveTo: (offsetMs: number)
   const affiliates = await Promise.all(
     ['ana@example.com', 'bo@example.com', 'chen@example.com'].map((email) => service.api.affiliates.create({ email, campaignId: campaign.id })),
   )
-  const codes = await Promise.all(affiliates.map((affiliate, i) => service.api.links.create({ affiliateId: affiliate.id, referralCode: `SPRING-${i + 1}` })))
+  const links = await Promise.all(affiliates.map((affiliate, i) => service.api.links.create({ affiliateId: affiliate.id, referralCode: `SPRING-${i + 1}` })))
   for (let day = 27; day >= 1; day--) {
     moveTo(-day * DAY_MS)
-    for (const [i, link] of codes.entries()) {
+    for (const [i, link] of links.entries()) {
       // A weekly rhythm, busier for the first affiliate and towards the day.
       const clicks = 3 + ((day * 7 + i * 5) % 9) + Math.floor((28 - day) / 4) * (3 - i)
       for (let n = 0; n < clicks; n++) {
