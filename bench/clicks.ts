@@ -8,8 +8,9 @@
 //    AFFILIATE_TEST_POSTGRES_URL is set), against bare node:http answering a 302 to the same url
 //    and against the peer a user would write (bench/peers/hono-clicks.ts: Hono, better-sqlite3 in
 //    WAL mode with synchronous=NORMAL, the click and both counters written before answering).
-//    autocannon, 32 connections; each server in a child process of its own, read in one-second
-//    windows by the server itself; the best window of BENCH_ROUNDS runs counts. Printed as ratios
+//    Ours runs from the build (`npm run build` first, as the peers bench does; with
+//    AFFILIATE_BENCH_DIST=0, the sources through tsx). autocannon, 32 connections; each server in a
+//    child process of its own, read in one-second windows by the server itself; the best window of BENCH_ROUNDS runs counts. Printed as ratios
 //    to bare, and the goals (issue 30): sql.js file >= 1.5x the peer and >= 0.3 of bare; memory
 //    >= 0.35 of bare.
 // 2. The SPEC's goal for click records: 1M clicks add at most 300 MiB resident on the sql.js
@@ -18,21 +19,21 @@
 //    in a child process of its own that reports its resident size before and after (after GC).
 //
 //   npm run bench -- clicks          (BENCH_SECONDS=3 BENCH_ROUNDS=3 BENCH_CLICKS=1000000; BENCH_CLICKS=0: the redirect only)
-import { execFileSync } from 'node:child_process'
+import { execFileSync, execSync } from 'node:child_process'
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
-import { fileJournal, serve } from '../adapters/node.js'
-import { postgresStorage } from '../adapters/postgres.js'
-import { createAffiliateService, memoryKeyStore, memoryStorage, sqlJsStorage, type Storage } from '../src/index.js'
+import { fileJournal } from '../adapters/node.js'
+import { createAffiliateService, memoryKeyStore, sqlJsStorage, type Storage } from '../src/index.js'
 import type { ClickRecord, LinkRecord } from '../src/domain/records.js'
 import { createClickWriter } from '../src/tracking/click-writer.js'
 import { dayOf, VisitorHasher } from '../src/tracking/visitor.js'
 import { timeUuid } from '../src/uuid.js'
 import { honoClickPeer } from './peers/hono-clicks.js'
+import { library, postgresLibrary } from './peers/library.js'
 import { answerReadings, startServer, type ServerProcess } from './server-process.js'
 import type { Best, Reading } from './stats.js'
 
@@ -43,10 +44,10 @@ type Variant = (typeof ALL_VARIANTS)[number]
 const VARIANTS: readonly Variant[] = ALL_VARIANTS.filter((variant) => variant !== 'postgres' || POSTGRES_URL)
 const MIB = 1024 * 1024
 
-async function makeService(storage: Storage) {
-  const service = createAffiliateService({
+async function makeService(storage: Storage, core: Pick<typeof import('../src/index.js'), 'createAffiliateService' | 'memoryKeyStore'> = { createAffiliateService, memoryKeyStore }) {
+  const service = core.createAffiliateService({
     storage,
-    keyStore: memoryKeyStore([]),
+    keyStore: core.memoryKeyStore([]),
     rateLimit: false,
     // One load generator is one address: the per-address limit would refuse nearly all of it.
     trackingLimit: false,
@@ -57,9 +58,10 @@ async function makeService(storage: Storage) {
   return { service, link }
 }
 
-/** Child side: one variant on a free port; answers readings (requests, CPU) when asked. */
+/** Child side: one variant on a free port; answers readings (requests, CPU) when asked. Ours runs from `library()`: the build, in `npm run bench`. */
 async function runServer(variant: Variant): Promise<void> {
   const count = answerReadings()
+  const { core, node } = await library()
   const dir = mkdtempSync(join(tmpdir(), 'bench-clicks-'))
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
   if (variant === 'peer') {
@@ -70,17 +72,17 @@ async function runServer(variant: Variant): Promise<void> {
   }
   let storage: Storage
   let cleanUp = async () => {}
-  if (variant === 'sqljs-file') storage = sqlJsStorage({ persist: fileJournal(join(dir, 'db.sqlite')) })
+  if (variant === 'sqljs-file') storage = core.sqlJsStorage({ persist: node.fileJournal(join(dir, 'db.sqlite')) })
   else if (variant === 'postgres') {
     const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 10 })
     const schema = `bench_clicks_${process.pid}`
-    storage = postgresStorage({ pool, schema })
+    storage = (await postgresLibrary()).postgresStorage({ pool, schema })
     cleanUp = async () => {
       await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
       await pool.end()
     }
-  } else storage = memoryStorage()
-  const { service, link } = await makeService(storage)
+  } else storage = core.memoryStorage()
+  const { service, link } = await makeService(storage, core)
   // Stopped by the parent: the clicks waiting are written, then the schema (if any) goes.
   process.once('SIGTERM', () => void service.close().then(cleanUp).finally(() => process.exit(0)))
   if (variant === 'bare') {
@@ -95,7 +97,7 @@ async function runServer(variant: Variant): Promise<void> {
     server.listen(0, '127.0.0.1', () => process.send!({ url: `http://127.0.0.1:${(server.address() as { port: number }).port}` }))
     return
   }
-  const running = await serve(service, { port: 0 })
+  const running = await node.serve(service, { port: 0 })
   count(running.server)
   process.send!({ url: new URL(running.url).origin })
 }
@@ -138,6 +140,13 @@ async function load(server: Child, seconds: number): Promise<Best> {
 
 async function benchRedirect(seconds: number, rounds: number): Promise<Map<Variant, Best>> {
   console.log(`redirect clicks vs bare node:http 302: autocannon, 32 connections, every request a new visitor, ${rounds} runs of ${seconds} s, best one-second window`)
+  if (process.env.AFFILIATE_BENCH_DIST !== '0') {
+    // Ours runs as users run it: the build, plain JavaScript like the peer's libraries (the sources
+    // through tsx carry a name-keeping wrapper on every closure). The children inherit the flag.
+    execSync('npm run build', { stdio: 'ignore' })
+    process.env.AFFILIATE_BENCH_DIST = '1'
+  }
+  console.log(`ours served from ${process.env.AFFILIATE_BENCH_DIST === '1' ? 'dist/ (npm run build)' : 'the TypeScript sources (tsx)'}`)
   const best = new Map<Variant, Best>()
   for (let round = 0; round < rounds; round++) {
     for (const variant of round % 2 === 0 ? VARIANTS : [...VARIANTS].reverse()) {
