@@ -10,9 +10,9 @@
 //    WAL mode with synchronous=NORMAL, the click and both counters written before answering).
 //    Ours runs from the build (`npm run build` first, as the peers bench does; with
 //    AFFILIATE_BENCH_DIST=0, the sources through tsx). autocannon, 32 connections; each server in a
-//    child process of its own, read in one-second windows by the server itself; the best window of BENCH_ROUNDS runs counts. Printed as ratios
-//    to bare, and the goals (issue 30): sql.js file >= 1.5x the peer and >= 0.3 of bare; memory
-//    >= 0.35 of bare.
+//    child process of its own, read in one-second windows by the server itself; the best window of
+//    BENCH_ROUNDS runs counts. Printed as ratios to bare, and the goals (issue 30): sql.js file
+//    >= 1.5x the peer and >= 0.3 of bare; memory >= 0.35 of bare.
 // 2. The SPEC's goal for click records: 1M clicks add at most 300 MiB resident on the sql.js
 //    file storage, and reopening such a file stays under 2 s. The clicks are written as the
 //    tracker writes them (same record shape, visitor hashes, one storage), 1,000 per transaction,
