@@ -75,7 +75,6 @@ describe.skipIf(!postgresUrl)(needs('The events cursor on PostgreSQL', POSTGRES_
     expect(order).toEqual([])
     release()
     const [a, b] = await Promise.all([first, second])
-    expect(order.sort()).toEqual(['first', 'second'])
     expect(seenBySecond).toEqual([{ n: 1 }, { n: 2 }])
     expect(b.sequence).toBeGreaterThan(a.sequence)
     expect((await api.events.list({ workspaceId: WORKSPACE })).items.map((e) => e.data)).toEqual([{ n: 1 }, { n: 2 }])
