@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { CampaignRecord } from '../domain/records.js'
 import { modelNames, models } from '../storage/models.js'
-import { UniqueViolationError, type FindQuery, type ModelName, type RecordOf, type Storage, type StorageTransaction } from '../storage/types.js'
+import { UniqueViolationError, type FindQuery, type ModelName, type RecordOf, type Storage, type StorageTransaction, type Where } from '../storage/types.js'
 import { isUuid } from '../uuid.js'
 import {
   affiliate,
@@ -157,6 +157,31 @@ export function describeStorageConformance(name: string, factory: StorageFactory
           const records = [first, { ...samples[model](), id: String(another(first.id, 'batch')) }]
           await tx(storage, (t) => t.insertMany(model, records))
           for (const record of records) expect(await tx(storage, (t) => t.get(model, record.id))).toStrictEqual(record)
+        })
+
+        // A count that disagrees with find breaks every exact total (list pages, an export's trailer).
+        test(`${model}: count agrees with find, with and without a where, after inserts and deletes`, async (storage) => {
+          const records = Array.from({ length: 5 }, (_, i) => {
+            const record = samples[model]()
+            return { ...record, id: String(another(record.id, `count${i}`)) }
+          })
+          const field = models[model].indexes.find((fields) => fields.length === 1)?.[0] ?? 'id'
+          const agree = async (expected: number) => {
+            const [all, counted, page] = await tx(storage, (t) => Promise.all([t.find(model, {}), t.count(model, {}), t.findPage(model, { limit: 2 })]))
+            expect([all.length, counted, page.total]).toEqual([expected, expected, expected])
+            // Equality on the model's first one-field index (its id when it has none).
+            const where = { [field]: (records[0] as Record<string, unknown>)[field] } as Where<typeof model>
+            const [matching, countedWhere] = await tx(storage, (t) => Promise.all([t.find(model, { where }), t.count(model, { where })]))
+            expect(countedWhere).toBe(matching.length)
+          }
+          await agree(0)
+          await tx(storage, (t) => t.insert(model, records[0]!))
+          await tx(storage, (t) => t.insertMany(model, records.slice(1)))
+          await agree(records.length)
+          await tx(storage, (t) => t.delete(model, records[1]!.id))
+          await agree(records.length - 1)
+          await tx(storage, (t) => t.deleteMany(model, {}))
+          await agree(0)
         })
       }
 
