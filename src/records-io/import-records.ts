@@ -206,6 +206,7 @@ async function verify(storage: Storage, expected: RecordsDigests, options: Impor
   const models = {} as RecordsDigests
   for (const model of modelNames) {
     const want: ModelDigest = expected[model]
+    options.onProgress?.({ stage: 'verify', model, done: 0, total: want.count })
     const counted = await storage.transaction((tx) => tx.count(model, {}), { readOnly: true })
     if (counted !== want.count) {
       throw new Stop('verification_failed', `Read back, the storage counts ${counted} ${model} records where the file has ${want.count}.`)
