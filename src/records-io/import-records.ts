@@ -10,7 +10,7 @@ import { continueSequences, SequenceHighs } from './sequences.js'
 export interface ImportRecordsOptions {
   /** The time a sequence record made by the import is stamped with. @default the system clock */
   clock?: Clock
-  /** Records per write (one transaction, one `insertMany`). @default 2000 */
+  /** Records per write (one transaction, one `insertMany`). @default 5000 */
   batchSize?: number
   /** Records per read when checking what was written. @default 2000 */
   pageSize?: number
@@ -24,7 +24,7 @@ export interface ImportRecordsResult {
   models: RecordsDigests
 }
 
-const DEFAULT_BATCH_SIZE = 2_000
+const DEFAULT_BATCH_SIZE = 5_000
 
 const listCounts = (counts: Partial<Record<ModelName, number>>): string =>
   Object.entries(counts)

@@ -5,31 +5,24 @@ import { LineDigest, recordLine, type ModelDigest } from './format.js'
 export const DEFAULT_PAGE_SIZE = 2_000
 
 /**
- * Every record of a model, a page at a time, in (createdAt, id) order: the order every storage
- * keeps an index for, and one that is the same on every storage for the same records. Pages follow
- * the last record read (never an offset), so each costs what it returns; the `where` of the
- * contract only ANDs, so a page first takes the rest of the records sharing the last `createdAt`
- * (by id), then those after it.
+ * Every record of a model, a page at a time, in id order: the primary key, which every storage
+ * keys its records by (clicks have no other order kept: their ids are time-ordered), and one order
+ * that is the same on every storage for the same records (ids are compared as JavaScript's `<`
+ * does; the SQL storages compare text by code point). Pages follow the last id read, never an
+ * offset, so each costs what it returns.
  */
 export async function* recordPages(storage: Storage, model: ModelName, pageSize = DEFAULT_PAGE_SIZE): AsyncGenerator<StoredRecord[]> {
-  const order = { field: 'createdAt', direction: 'ASC' } as const
-  let last: StoredRecord | null = null
-  // Whether records sharing the last one's createdAt may be left (the last page was full).
-  let ties = false
+  const order = { field: 'id', direction: 'ASC' } as const
+  let last: string | null = null
   for (;;) {
-    const after: StoredRecord | null = last
-    const where: Where<ModelName> | undefined =
-      after === null ? undefined : ties ? { createdAt: after.createdAt as string, id: { gt: after.id } } : { createdAt: { gt: after.createdAt as string } }
+    const after = last
+    const where: Where<ModelName> | undefined = after === null ? undefined : { id: { gt: after } }
     const page = (await storage.transaction((tx) => tx.find(model, { ...(where ? { where } : {}), orderBy: order, limit: pageSize }), {
       readOnly: true,
     })) as unknown as StoredRecord[]
-    if (page.length > 0) {
-      yield page
-      last = page[page.length - 1]!
-    }
-    if (page.length === pageSize) ties = true
-    else if (ties) ties = false
-    else return
+    if (page.length > 0) yield page
+    if (page.length < pageSize) return
+    last = page[page.length - 1]!.id
   }
 }
 
