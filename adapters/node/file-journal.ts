@@ -16,6 +16,7 @@ import { link, mkdir, open, readdir, readFile, rename, rm, unlink, stat, type Fi
 import { basename, dirname, join, resolve } from 'node:path'
 import * as zlib from 'node:zlib'
 import type { SqlJsJournal, SqlJsPersistence } from '../../src/storage/sqljs/persistence.js'
+import { FileBytes } from './file-bytes.js'
 
 /** CRC-32 of a record's payload (zlib's, from Node 20.15): catches a torn or half-written record. */
 const crc32 = (bytes: Uint8Array): number => zlib.crc32(bytes)
@@ -494,10 +495,10 @@ class SnapshotJournal implements SqlJsJournal {
   readonly snapshotBytes: number
 
   constructor(
-    readonly snapshot: Uint8Array,
+    readonly snapshot: FileBytes,
     readonly records: readonly Uint8Array[],
   ) {
-    this.snapshotBytes = snapshot.length
+    this.snapshotBytes = snapshot.size
   }
 
   append(): Promise<void> {
@@ -508,7 +509,28 @@ class SnapshotJournal implements SqlJsJournal {
     throw new Error('This database was opened read-only (a snapshot of the file): it is never written')
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    this.snapshot.close()
+  }
+}
+
+/**
+ * The file, open: a fold renames a new file over it, which leaves this one whole for as long as it
+ * is open. Read by the page, as sql.js asks (see FileBytes).
+ */
+function openSnapshotFile(file: string): FileBytes {
+  let bytes: FileBytes
+  try {
+    bytes = FileBytes.open(file)
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') throw new Error(`${file} does not exist: there is no database to read`)
+    throw error
+  }
+  if (new TextDecoder().decode(bytes.subarray(0, 16)) !== SQLITE_HEADER) {
+    bytes.close()
+    throw new Error(`${file} is not a SQLite database`)
+  }
+  return bytes
 }
 
 /** Reads before giving up on a journal whose segments keep being caught mid-write. */
@@ -545,9 +567,7 @@ async function openSnapshot(path: string): Promise<SqlJsJournal> {
       records.push(...parsed.records)
       if (parsed.validBytes < bytes.length) torn = true
     }
-    const snapshot = await readSnapshot(file)
-    if (!snapshot) throw new Error(`${file} does not exist: there is no database to read`)
-    if (!gap) return new SnapshotJournal(snapshot, records)
+    if (!gap) return new SnapshotJournal(openSnapshotFile(file), records)
     await pause(5 * (attempt + 1))
   }
   throw new Error(`${file}: a journal segment ends in a partial record with data after it in every read (${SNAPSHOT_ATTEMPTS} reads): it is damaged, or being written too fast to copy`)

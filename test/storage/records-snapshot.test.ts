@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -85,6 +85,26 @@ describe('a read-only snapshot of a served sql.js file', () => {
     await expect(sqlJsStorage({ persist: fileJournal(file, { readOnly: true }) }).ready()).rejects.toThrow(
       `${file}: a journal segment ends in a partial record with data after it in every read (20 reads): it is damaged, or being written too fast to copy`,
     )
+  })
+
+  it('reads a file of schema version 1 with its journal, upgraded in memory alone, as opening it for writing does', async () => {
+    const fixtures = join(import.meta.dirname, '..', 'fixtures')
+    for (const name of ['sqljs-v1.sqlite', 'sqljs-v1.sqlite.journal-1']) copyFileSync(join(fixtures, name), join(dir, name))
+    const file = join(dir, 'sqljs-v1.sqlite')
+    const bytes = readFileSync(file)
+    const snapshot = sqlJsStorage({ persist: fileJournal(file, { readOnly: true }) })
+    const read = await lines(snapshot)
+    await snapshot.close()
+    // The migrations and the replay wrote pages, past the file's end too: in memory only.
+    expect(readFileSync(file).equals(bytes)).toBe(true)
+    expect(readdirSync(dir).filter((name) => name.startsWith('sqljs-v1'))).toEqual(['sqljs-v1.sqlite', 'sqljs-v1.sqlite.journal-1'])
+    const upgraded = sqlJsStorage({ persist: fileJournal(file) })
+    try {
+      expect(read).toEqual(await lines(upgraded))
+      expect(read.length).toBeGreaterThan(3)
+    } finally {
+      await upgraded.close()
+    }
   })
 
   it('refuses a file that does not exist, plainly', async () => {
