@@ -8,25 +8,16 @@ import {
   apiKey,
   at,
   campaign,
-  click,
   commission,
   customer,
-  event,
-  idempotency,
-  integration,
   link,
   OTHER_WORKSPACE,
-  payout,
-  portalToken,
   providerEvent,
-  rollup,
   sale,
   saleRefund,
   sampleId,
+  sampleOf,
   sequence,
-  setting,
-  webhook,
-  webhookDelivery,
   WORKSPACE,
 } from '../storage/sample-records.js'
 
@@ -49,29 +40,6 @@ const another = (value: unknown, tag: string): string | number =>
     : isUuid(value)
       ? sampleId()
       : `${typeof value === 'string' ? value : 'value'}-${tag}`
-
-const samples: { [M in ModelName]: (overrides?: Partial<RecordOf<M>>) => RecordOf<M> } = {
-  campaigns: campaign,
-  affiliates: affiliate,
-  links: link,
-  commissions: commission,
-  payouts: payout,
-  apiKeys: apiKey,
-  idempotency,
-  events: event,
-  webhooks: webhook,
-  webhookDeliveries: webhookDelivery,
-  sequences: sequence,
-  rollups: rollup,
-  clicks: click,
-  settings: setting,
-  portalTokens: portalToken,
-  customers: customer,
-  sales: sale,
-  saleRefunds: saleRefund,
-  integrations: integration,
-  providerEvents: providerEvent,
-}
 
 /**
  * Registers the whole `Storage` contract as vitest tests for a storage: every method of a
@@ -142,9 +110,9 @@ export function describeStorageConformance(name: string, factory: StorageFactory
 
   describe(`storage conformance: ${name}`, () => {
     describe('records', () => {
-      for (const model of Object.keys(samples) as ModelName[]) {
+      for (const model of Object.keys(sampleOf) as ModelName[]) {
         test(`${model}: a record round-trips exactly`, async (storage) => {
-          const record = samples[model]()
+          const record = sampleOf[model]()
           await insertAll(storage, model, [record])
           const read = await tx(storage, (t) => t.get(model, record.id))
           expect(read).toStrictEqual(record)
@@ -153,8 +121,8 @@ export function describeStorageConformance(name: string, factory: StorageFactory
         })
 
         test(`${model}: records stored by insertMany round-trip exactly`, async (storage) => {
-          const first = samples[model]()
-          const records = [first, { ...samples[model](), id: String(another(first.id, 'batch')) }]
+          const first = sampleOf[model]()
+          const records = [first, { ...sampleOf[model](), id: String(another(first.id, 'batch')) }]
           await tx(storage, (t) => t.insertMany(model, records))
           for (const record of records) expect(await tx(storage, (t) => t.get(model, record.id))).toStrictEqual(record)
         })
@@ -162,7 +130,7 @@ export function describeStorageConformance(name: string, factory: StorageFactory
         // A count that disagrees with find breaks every exact total (list pages, an export's trailer).
         test(`${model}: count agrees with find, with and without a where, after inserts and deletes`, async (storage) => {
           const records = Array.from({ length: 5 }, (_, i) => {
-            const record = samples[model]()
+            const record = sampleOf[model]()
             return { ...record, id: String(another(record.id, `count${i}`)) }
           })
           const field = models[model].indexes.find((fields) => fields.length === 1)?.[0] ?? 'id'
@@ -904,7 +872,7 @@ export function describeStorageConformance(name: string, factory: StorageFactory
 
     /** The unique-constraint cases of one model: typed by the model, so records need no casts. */
     const uniqueCases = <M extends ModelName>(model: M) => {
-      const sample: (overrides?: Partial<RecordOf<M>>) => RecordOf<M> = samples[model]
+      const sample: (overrides?: Partial<RecordOf<M>>) => RecordOf<M> = sampleOf[model]
       // The same objects, seen field by field: the cases set a constraint's fields by name.
       const fields = (record: RecordOf<M>): Record<string, unknown> => record
       for (const constraint of models[model].unique) {

@@ -14,27 +14,17 @@ import { setup, WS_A } from './helpers.js'
 
 const HOUR = 3_600_000
 
-/** One record of each model with values of every kind, made by the sample records (events are the service's own). */
-const oneOfEach: { [M in ModelName]?: () => RecordOf<M> } = {
-  campaigns: () => samples.campaign({ allowedUrlParameters: ['a', 'b,c', '"q"', '日本'], amountMinor: 2 ** 40 + 1, payoutTerm: -45 }),
-  affiliates: () => samples.affiliate({ payoutMethod: 'WISE', details: 'IBAN …', notes: 'line\nbreak\ttab \u2028' }),
-  links: () => samples.link(),
-  commissions: () => samples.commission({ remarks: null, name: null, chargeId: null, isSelfReferral: true }),
-  payouts: () => samples.payout(),
-  apiKeys: () => samples.apiKey({ revokedAt: samples.at(5) }),
-  idempotency: () => samples.idempotency(),
-  webhooks: () => samples.webhook({ previousSecrets: [`${samples.at(9)} whsec_old`] }),
-  webhookDeliveries: () => samples.webhookDelivery(),
-  sequences: () => samples.sequence({ value: 7 }),
-  rollups: () => samples.rollup(),
-  clicks: () => samples.click(),
-  settings: () => samples.setting({ value: 'ö-value "quoted" \\ back' }),
-  portalTokens: () => samples.portalToken(),
-  customers: () => samples.customer(),
-  sales: () => samples.sale({ amountMinor: Number.MAX_SAFE_INTEGER }),
-  saleRefunds: () => samples.saleRefund(),
-  integrations: () => samples.integration(),
-  providerEvents: () => samples.providerEvent({ reason: 'ü', status: 'ignored' }),
+/** Values of every kind in the models' sample records, beyond their defaults. */
+const kinds: { [M in ModelName]?: Partial<RecordOf<M>> } = {
+  campaigns: { allowedUrlParameters: ['a', 'b,c', '"q"', '日本'], amountMinor: 2 ** 40 + 1, payoutTerm: -45 },
+  affiliates: { payoutMethod: 'WISE', details: 'IBAN …', notes: 'line\nbreak\ttab \u2028' },
+  commissions: { remarks: null, name: null, chargeId: null, isSelfReferral: true },
+  apiKeys: { revokedAt: samples.at(5) },
+  webhooks: { previousSecrets: [`${samples.at(9)} whsec_old`] },
+  sequences: { value: 7 },
+  settings: { value: 'ö-value "quoted" \\ back' },
+  sales: { amountMinor: Number.MAX_SAFE_INTEGER },
+  providerEvents: { reason: 'ü', status: 'ignored' },
 }
 
 /** Fills `storage` with a program's records (see the top of this file); answers the service's clock. */
@@ -60,9 +50,11 @@ export async function fillProgram(storage: Storage) {
   expect((await t.call('POST', '/campaigns', idempotent)).status).toBe(201)
   await storageKeyStore(storage).create({ workspaceIds: [WS_A], label: 'stored key' })
   await storage.transaction(async (tx) => {
+    // One sample of every model but events (the service's own events hold the sequence's numbers).
     for (const model of modelNames) {
-      const make = oneOfEach[model] as (() => RecordOf<ModelName>) | undefined
-      if (make) await tx.insert(model, make())
+      if (model === 'events') continue
+      const make = samples.sampleOf[model] as (overrides?: Partial<RecordOf<ModelName>>) => RecordOf<ModelName>
+      await tx.insert(model, make(kinds[model] as Partial<RecordOf<ModelName>> | undefined))
     }
   })
   const empty: ModelName[] = []
