@@ -1,11 +1,12 @@
 import type { Integration } from '../domain/integration.js'
 import { PROVIDER_EVENTS_PATH } from '../http/handler.js'
 import { PROVIDER_EVENT_STATUSES } from '../schemas/integrations.js'
-import { checkbox, csrfField, errorSummary, input, type FieldErrors } from '../views/forms.js'
-import { html, type Html } from '../views/html.js'
-import { PageError, refusal } from '../views/http.js'
+import { checkbox, csrfField, errorSummary, input, refusal, type FieldErrors } from '../site/forms.js'
+import { html, type Html } from '../site/html.js'
+import { PageError } from '../site/page-error.js'
 import { pick } from './fields.js'
-import { actionForm, badge, confirmation, head, noticeBox, pager, table, when, type Ctx, type Handler } from './ui.js'
+import { noticeBox } from '../site/shell.js'
+import { actionForm, badge, confirmation, head, pager, table, when, type Ctx, type Handler } from './ui.js'
 
 // The payment providers of Settings → Integrations (SPEC "Admin dashboard"): connect Stripe, the
 // endpoint URL to paste into Stripe, replace the signing secret, disconnect, the event log. Every

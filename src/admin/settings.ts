@@ -1,10 +1,11 @@
 import { ALL_EVENTS, EVENT_TYPES } from '../events/types.js'
 import { managesKeys, type KeyInfo } from '../keys/types.js'
-import { csrfField, errorSummary, input, type FieldErrors } from '../views/forms.js'
-import { html, type Html } from '../views/html.js'
-import { PageError, refusal } from '../views/http.js'
+import { csrfField, errorSummary, input, refusal, type FieldErrors } from '../site/forms.js'
+import { html, type Html } from '../site/html.js'
+import { PageError } from '../site/page-error.js'
 import { providerPages, providersSection, type ConnectState } from './providers.js'
-import { actionForm, badge, confirmation, head, noticeBox, table, when, type Ctx, type Handler } from './ui.js'
+import { noticeBox } from '../site/shell.js'
+import { actionForm, badge, confirmation, head, table, when, type Ctx, type Handler } from './ui.js'
 
 const EVENTS = EVENT_TYPES.filter((type) => type !== 'webhook.test')
 const PAGE = '/settings/integrations'

@@ -1,12 +1,14 @@
 import type { ResourceApi } from '../http/typed-api.js'
 import type { Pagination } from '../api/shared.js'
 import type { KeyManagement, KeyStore } from '../keys/types.js'
-import { csrfField } from '../views/forms.js'
-import { html, type Html } from '../views/html.js'
-import { decimalText } from '../views/money.js'
-import type { Form, Visit } from '../views/http.js'
-import { documentShell } from '../views/layout.js'
-import { STYLE } from '../views/styles.js'
+import { csrfField } from '../site/forms.js'
+import { html, type Html } from '../site/html.js'
+import type { Form } from '../site/form-reader.js'
+import type { Handler as PageHandler } from '../site/router.js'
+import { SCRIPT_PATH } from '../site/script.js'
+import { documentShell } from '../site/shell.js'
+import { STYLE } from '../site/styles.js'
+import type { Visit } from '../site/visit.js'
 import type { AdminIdentity } from './options.js'
 
 /** What every admin page handler gets. */
@@ -97,38 +99,6 @@ dialog{border:1px solid var(--portal-border);border-radius:var(--portal-radius);
 
 export const ADMIN_CSS = `${STYLE}\n${ADMIN_STYLE}`
 
-/**
- * Progressive enhancement, served as a file of this origin: copy buttons beside `data-secret`
- * elements and `data-copy` fields (the attribute is the button's accessible name), and a dialog
- * instead of the confirmation page for forms with `data-confirm`.
- */
-export const ADMIN_SCRIPT = `
-document.querySelectorAll('[data-secret],[data-copy]').forEach(function (el) {
-  if (!navigator.clipboard) return;
-  var b = document.createElement('button'); b.type = 'button'; b.className = 'quiet'; b.textContent = 'Copy';
-  if (el.getAttribute('data-copy')) b.setAttribute('aria-label', el.getAttribute('data-copy'));
-  b.addEventListener('click', function () { navigator.clipboard.writeText(el.textContent.trim()).then(function () { b.textContent = 'Copied'; }); });
-  el.insertAdjacentElement('afterend', b);
-});
-document.querySelectorAll('form[data-confirm]').forEach(function (form) {
-  form.addEventListener('submit', function (event) {
-    if (form.querySelector('input[name=confirmed]')) return;
-    event.preventDefault();
-    var d = document.createElement('dialog');
-    var p = document.createElement('p'); p.textContent = form.getAttribute('data-confirm');
-    var yes = document.createElement('button'); yes.type = 'button'; yes.className = 'danger'; yes.textContent = 'Confirm';
-    var no = document.createElement('button'); no.type = 'button'; no.className = 'quiet'; no.textContent = 'Cancel';
-    var row = document.createElement('div'); row.className = 'actions'; row.append(yes, no);
-    d.append(p, row); d.setAttribute('aria-label', 'Confirm'); document.body.append(d);
-    no.addEventListener('click', function () { d.close(); d.remove(); });
-    yes.addEventListener('click', function () {
-      var i = document.createElement('input'); i.type = 'hidden'; i.name = 'confirmed'; i.value = 'yes'; form.append(i); d.close(); form.submit();
-    });
-    d.showModal();
-  });
-});
-`.trim()
-
 export function adminLayout(c: { path: string; site: string; csrf: string; current: string; workspaceId: string | null; workspaces: string[] }, title: string, main: Html): string {
   const nav = NAV.map(
     ([href, label]) => html`<li><a href="${c.path}${href}"${c.current === href ? html` aria-current="page"` : ''}>${label}</a></li>`,
@@ -152,22 +122,12 @@ ${c.workspaceId === null ? '' : html`<form method="post" action="${c.path}/sign-
 <main id="main" class="content">
 ${main}
 </main></div>`,
-    scripts: { files: [`${c.path}/assets/admin.js`] },
+    script: `${c.path}${SCRIPT_PATH}`,
   })
 }
 
 /** The page head: the title and, at its right, the page's one primary action. */
 export const head = (title: string, action?: Html): Html => html`<div class="head"><h1>${title}</h1>${action ?? ''}</div>`
-
-export const noticeBox = (text: string | undefined): Html | '' => (text ? html`<p class="notice" role="status">${text}</p>` : '')
-
-const AMOUNT = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })
-
-/** An amount as an owner reads it, without a currency (`10,020.00`), exact (see views/money.ts): for columns that name theirs. */
-export const amountText = (amount: string | number): string => decimalText(AMOUNT, amount)
-
-/** Money with its currency, thousands grouped, two decimals (`10,020.00 USD`). */
-export const money = (amount: string | number, currency: string): string => `${amountText(amount)} ${currency}`
 
 /** The e-mail of each affiliate of `ids` that still exists (one read each: callers pass a page's worth). */
 export async function affiliateEmails(c: Ctx, ids: Iterable<string>): Promise<Map<string, string>> {
@@ -238,4 +198,4 @@ export function actionForm(c: Ctx, action: string, fields: Record<string, string
 }
 
 /** One page or form of the admin. */
-export type Handler = (c: Ctx) => Promise<Response>
+export type Handler = PageHandler<Ctx>

@@ -8,7 +8,13 @@ import { clientAddressOf } from '../http/client-address.js'
 import { addressThrottle, type AddressThrottle } from '../limiter/address-throttle.js'
 import type { Storage } from '../storage/types.js'
 import { isUuid } from '../uuid.js'
-import { pages, PageError, refusal, type Site, type Visit as PageVisit } from '../views/http.js'
+import { refusal, type FieldErrors } from '../site/forms.js'
+import { PageError } from '../site/page-error.js'
+import { siteRouter } from '../site/router.js'
+import { sessionCookie } from '../site/session.js'
+import { createSite, type Site } from '../site/site.js'
+import { STYLE } from '../site/styles.js'
+import type { Visit } from '../site/visit.js'
 import type { Frame } from './layout.js'
 import { resolvePortalOptions, type PortalOptions } from './options.js'
 import {
@@ -24,9 +30,6 @@ import {
   type Choice,
   type DashboardView,
 } from './pages.js'
-import type { FieldErrors } from '../views/forms.js'
-import { cspHash } from '../views/secrets.js'
-import { SCRIPT, STYLE } from '../views/styles.js'
 import { portalTokens } from './tokens.js'
 
 export type { PortalOptions, PortalThemeVariable } from './options.js'
@@ -45,16 +48,11 @@ const CSRF_COOKIE = 'affiliate_portal_csrf'
 /** Each e-mail has at most this many affiliate records a session may choose from. */
 const MAX_CHOICES = 100
 
-/** What `?notice=` may say: fixed texts only, so a URL cannot put words on the page. */
-const NOTICES = new Map([
-  ['link-created', 'Your new link is ready.'],
-  ['settings-saved', 'Your payout settings are saved.'],
-  ['signed-out', 'You are signed out.'],
-])
-
-/** A request to the portal: the shared visit and the frame its pages are drawn in. */
-interface Visit extends PageVisit {
-  frame: Frame
+/** What `?notice=` may say. */
+const NOTICES = {
+  'link-created': 'Your new link is ready.',
+  'settings-saved': 'Your payout settings are saved.',
+  'signed-out': 'You are signed out.',
 }
 
 /**
@@ -69,27 +67,18 @@ export function createPortal(options: PortalOptions, deps: PortalDeps): Site {
   const tokens = portalTokens(deps.storage, clock, config.key, config.sessionMs)
   const throttle: AddressThrottle | null = config.signInLimit ? addressThrottle(config.signInLimit, clock) : null
   const style = STYLE + config.theme
-  const csp = [
-    "default-src 'none'",
-    `style-src ${cspHash(style)}`,
-    `script-src ${cspHash(SCRIPT)}`,
-    "img-src 'self'",
-    "form-action 'self'",
-    "frame-ancestors 'none'",
-    "base-uri 'none'",
-  ].join('; ')
-  const shared = pages({ path, key: config.key, csrfCookie: CSRF_COOKIE, secureCookies: config.secureCookies, sameSite: 'Lax', csp, body: deps.body })
-  const { page, redirect, form } = shared
-
-  function visit(request: Request): Visit {
-    const v = shared.visit(request)
-    return { ...v, frame: { path, site: config.title, style, csrf: v.csrf } }
-  }
+  const sessions = sessionCookie(SESSION_COOKIE, config.sessionMs, {
+    read: (token: string) => tokens.session(token),
+    start: (email: string, affiliateId: string | null) => tokens.startSession(email, affiliateId),
+    end: (token: string) => tokens.endSession(token),
+  })
+  /** What every page of this visit shares. */
+  const frameOf = (v: Visit): Frame => ({ path, site: config.title, style, csrf: v.csrf, ...(v.signedInAs ? { signedInAs: v.signedInAs } : {}) })
 
   /** One more sign-in or join form from this address; 429 when it has sent too many. */
-  function countForm(v: Visit, context: unknown): void {
+  function countForm(v: Visit): void {
     if (!throttle) return
-    const address = clientAddressOf(v.request, context)
+    const address = clientAddressOf(v.request, v.context)
     if (address === undefined) return
     try {
       throttle.check(address)
@@ -141,37 +130,23 @@ export function createPortal(options: PortalOptions, deps: PortalDeps): Site {
     }
   }
 
-  function endSession(v: Visit): void {
-    shared.cookie(v, SESSION_COOKIE, '', 0)
-  }
-
-  /** The visit's session, when its cookie names one that lasts. */
-  async function sessionOf(v: Visit): Promise<PortalTokenRecord | null> {
-    const token = v.cookies.get(SESSION_COOKIE)
-    if (!token) return null
-    const session = await tokens.session(token)
-    if (!session) endSession(v)
-    return session
-  }
-
   /**
    * The signed-in affiliate, or the answer to give instead: to sign in without a session, to the
    * chooser when it has not chosen, out when the affiliate is banned (or gone) since.
    */
   async function signedIn(v: Visit): Promise<{ session: PortalTokenRecord; affiliate: Affiliate } | Response> {
-    const session = await sessionOf(v)
-    if (!session) return redirect(v, `${path}/sign-in`)
-    if (session.affiliateId === null) return redirect(v, `${path}/choose`)
+    const session = await sessions.get(v)
+    if (!session) return v.redirect(`${path}/sign-in`)
+    if (session.affiliateId === null) return v.redirect(`${path}/choose`)
     const affiliate = await api.affiliates.get(session.affiliateId).catch((error: unknown) => {
       if (error instanceof AffiliateError && error.code === 'not_found') return null
       throw error
     })
     if (!affiliate || affiliate.isBanned || affiliate.email.toLowerCase() !== session.email) {
-      await tokens.endSession(v.cookies.get(SESSION_COOKIE)!)
-      endSession(v)
-      return page(v, signInPage(v.frame, { problem: 'This account cannot sign in.' }), 403)
+      await sessions.end(v)
+      return v.page(signInPage(frameOf(v), { problem: 'This account cannot sign in.' }), 403)
     }
-    v.frame.signedInAs = affiliate.email
+    v.signedInAs = affiliate.email
     return { session, affiliate }
   }
 
@@ -189,7 +164,7 @@ export function createPortal(options: PortalOptions, deps: PortalDeps): Site {
       api.payouts.list({ affiliateId: affiliate.id, limit: 10 }),
       eligible(session.email),
     ])
-    const notice = NOTICES.get(v.url.searchParams.get('notice') ?? '')
+    const notice = v.notice()
     const view: DashboardView = {
       affiliate,
       campaign,
@@ -202,23 +177,24 @@ export function createPortal(options: PortalOptions, deps: PortalDeps): Site {
       ...(notice && !failed ? { notice } : {}),
       ...(failed ? { failed } : {}),
     }
-    return page(v, dashboardPage(v.frame, view), status)
+    return v.page(dashboardPage(frameOf(v), view), status)
   }
 
-  async function signIn(v: Visit, context: unknown): Promise<Response> {
-    if (v.request.method !== 'POST') {
-      const notice = NOTICES.get(v.url.searchParams.get('notice') ?? '')
-      return page(v, signInPage(v.frame, notice ? { notice } : {}))
-    }
-    countForm(v, context)
-    const email = (await form(v)).get('email')
+  function signInForm(v: Visit): Response {
+    const notice = v.notice()
+    return v.page(signInPage(frameOf(v), notice ? { notice } : {}))
+  }
+
+  async function signIn(v: Visit): Promise<Response> {
+    countForm(v)
+    const email = (await v.form()).get('email')
     try {
       await offerLink(v, email)
     } catch (error) {
       const { errors } = refusal(error, ['email'])
-      return page(v, signInPage(v.frame, { email, errors: { email: errors.email ?? 'Enter a valid e-mail address' } }), 400)
+      return v.page(signInPage(frameOf(v), { email, errors: { email: errors.email ?? 'Enter a valid e-mail address' } }), 400)
     }
-    return page(v, signInSentPage(v.frame, email))
+    return v.page(signInSentPage(frameOf(v), email))
   }
 
   const linkGone = () =>
@@ -227,47 +203,44 @@ export function createPortal(options: PortalOptions, deps: PortalDeps): Site {
       label: 'Get a new link',
     })
 
+  async function confirmForm(v: Visit): Promise<Response> {
+    const token = v.url.searchParams.get('token') ?? ''
+    if (!/^[A-Za-z0-9_-]{43}$/.test(token) || !(await tokens.linkWorks(token))) throw linkGone()
+    return v.page(confirmPage(frameOf(v), token))
+  }
+
   async function confirm(v: Visit): Promise<Response> {
-    if (v.request.method !== 'POST') {
-      const token = v.url.searchParams.get('token') ?? ''
-      if (!/^[A-Za-z0-9_-]{43}$/.test(token) || !(await tokens.linkWorks(token))) throw linkGone()
-      return page(v, confirmPage(v.frame, token))
-    }
-    const token = (await form(v)).get('token')
+    const token = (await v.form()).get('token')
     const email = /^[A-Za-z0-9_-]{43}$/.test(token) ? await tokens.useLink(token) : null
     if (email === null) throw linkGone()
     const choices = await eligible(email)
     if (choices.length === 0) throw new PageError(403, 'Cannot sign in', 'This account cannot sign in.')
-    const previous = v.cookies.get(SESSION_COOKIE)
-    if (previous) await tokens.endSession(previous)
-    const session = await tokens.startSession(email, choices.length === 1 ? choices[0]!.id : null)
-    shared.cookie(v, SESSION_COOKIE, session, Math.floor(config.sessionMs / 1000))
-    return redirect(v, choices.length === 1 ? path : `${path}/choose`)
+    await sessions.start(v, email, choices.length === 1 ? choices[0]!.id : null)
+    return v.redirect(choices.length === 1 ? path : `${path}/choose`)
   }
 
   async function choose(v: Visit): Promise<Response> {
-    const session = await sessionOf(v)
-    if (!session) return redirect(v, `${path}/sign-in`)
+    const session = await sessions.get(v)
+    if (!session) return v.redirect(`${path}/sign-in`)
     const affiliates = await eligible(session.email)
     if (v.request.method === 'POST') {
-      const chosen = (await form(v)).get('affiliateId')
+      const chosen = (await v.form()).get('affiliateId')
       // Only one of this session's own affiliates: any other id is refused like an unknown one.
       if (!affiliates.some((affiliate) => affiliate.id === chosen)) throw new PageError(404, 'Not found', 'There is no such program for your account.')
       await tokens.choose(session, chosen)
-      return redirect(v, path)
+      return v.redirect(path)
     }
     if (affiliates.length === 0) {
-      await tokens.endSession(v.cookies.get(SESSION_COOKIE)!)
-      endSession(v)
-      return page(v, signInPage(v.frame, { problem: 'This account cannot sign in.' }), 403)
+      await sessions.end(v)
+      return v.page(signInPage(frameOf(v), { problem: 'This account cannot sign in.' }), 403)
     }
-    v.frame.signedInAs = affiliates[0]!.email
+    v.signedInAs = affiliates[0]!.email
     const choices: Choice[] = await Promise.all(affiliates.map(async (affiliate) => ({ affiliate, campaign: await api.campaigns.get(affiliate.campaignId) })))
-    return page(v, choosePage(v.frame, choices))
+    return v.page(choosePage(frameOf(v), choices))
   }
 
   async function makeLink(v: Visit): Promise<Response> {
-    const sent = await form(v)
+    const sent = await v.form()
     const who = await signedIn(v)
     if (who instanceof Response) return who
     const values = { referralCode: sent.get('referralCode'), urlParameter: sent.get('urlParameter') }
@@ -282,11 +255,11 @@ export function createPortal(options: PortalOptions, deps: PortalDeps): Site {
       const { problem, errors, status } = refusal(error, ['referralCode', 'urlParameter'])
       return dashboard(v, { form: 'link', problem, errors, values }, status)
     }
-    return redirect(v, `${path}?notice=link-created#links`)
+    return v.redirect(`${path}?notice=link-created#links`)
   }
 
   async function saveSettings(v: Visit): Promise<Response> {
-    const sent = await form(v)
+    const sent = await v.form()
     const who = await signedIn(v)
     if (who instanceof Response) return who
     const values = { payoutEmail: sent.get('payoutEmail'), payoutMethod: sent.get('payoutMethod') }
@@ -305,18 +278,18 @@ export function createPortal(options: PortalOptions, deps: PortalDeps): Site {
       const campaign = await api.campaigns.get(who.affiliate.campaignId)
       noticePayoutEmail(v, who.affiliate, saved.payoutEmail, campaign.campaignName)
     }
-    return redirect(v, `${path}?notice=settings-saved#settings`)
+    return v.redirect(`${path}?notice=settings-saved#settings`)
   }
 
   async function signOut(v: Visit): Promise<Response> {
-    await form(v)
-    const token = v.cookies.get(SESSION_COOKIE)
-    if (token) await tokens.endSession(token)
-    endSession(v)
-    return redirect(v, `${path}/sign-in?notice=signed-out`)
+    await v.form()
+    await sessions.end(v)
+    return v.redirect(`${path}/sign-in?notice=signed-out`)
   }
 
-  async function join(v: Visit, campaignId: string, context: unknown): Promise<Response> {
+  async function join(v: Visit): Promise<Response> {
+    // A campaign id is a UUID, which needs no decoding; anything else is answered 404.
+    const { campaignId = '' } = v.params
     const campaign = isUuid(campaignId)
       ? await api.campaigns.get(campaignId).catch((error: unknown) => {
           if (error instanceof AffiliateError && error.code === 'not_found') return null
@@ -324,9 +297,9 @@ export function createPortal(options: PortalOptions, deps: PortalDeps): Site {
         })
       : null
     if (!campaign) throw new PageError(404, 'Program not found', 'There is no affiliate program at this address. Check the link you were given.')
-    if (v.request.method !== 'POST') return page(v, joinPage(v.frame, { campaign }))
-    countForm(v, context)
-    const sent = await form(v)
+    if (v.request.method !== 'POST') return v.page(joinPage(frameOf(v), { campaign }))
+    countForm(v)
+    const sent = await v.form()
     const values = Object.fromEntries(['email', 'firstName', 'lastName', 'website', 'about'].map((name) => [name, sent.get(name)]))
     const info = campaign.collectAdditionalInfo ? { website: values.website!, about: values.about! } : null
     const errors: FieldErrors = {}
@@ -348,50 +321,38 @@ export function createPortal(options: PortalOptions, deps: PortalDeps): Site {
         if (!known && Object.keys(errors).length === 0) throw error
       }
     }
-    if (Object.keys(errors).length > 0) return page(v, joinPage(v.frame, { campaign, values, errors }), 400)
+    if (Object.keys(errors).length > 0) return v.page(joinPage(frameOf(v), { campaign, values, errors }), 400)
     await offerLink(v, values.email!)
-    return page(v, joinedPage(v.frame, campaign, values.email!))
+    return v.page(joinedPage(frameOf(v), campaign, values.email!))
   }
 
-  async function route(v: Visit, context: unknown): Promise<Response> {
-    const rest = v.url.pathname.slice(path.length).replace(/\/+$/, '')
-    const method = v.request.method
-    const allow = (methods: string) => {
-      if (!methods.split(', ').includes(method)) throw new PageError(405, 'Not allowed', `This page answers ${methods} only.`, undefined, { allow: methods })
-    }
-    if (rest === '') return allow('GET, HEAD'), dashboard(v)
-    if (rest === '/sign-in') return allow('GET, HEAD, POST'), signIn(v, context)
-    if (rest === '/sign-in/confirm') return allow('GET, HEAD, POST'), confirm(v)
-    if (rest === '/choose') return allow('GET, HEAD, POST'), choose(v)
-    if (rest === '/links') return allow('POST'), makeLink(v)
-    if (rest === '/settings') return allow('POST'), saveSettings(v)
-    if (rest === '/sign-out') return allow('POST'), signOut(v)
-    const joining = /^\/join\/([^/]+)$/.exec(rest)
-    // A campaign id is a UUID, which needs no decoding; anything else is answered 404 in `join`.
-    if (joining) return allow('GET, HEAD, POST'), join(v, joining[1]!, context)
-    throw new PageError(404, 'Page not found', 'There is no page at this address.', { href: path, label: 'Go to your dashboard' })
-  }
-
-  return {
+  const router = siteRouter(path, 'Go to your dashboard')
+  router.open({
+    'GET /': (v) => dashboard(v),
+    'GET /sign-in': signInForm,
+    'POST /sign-in': signIn,
+    'GET /sign-in/confirm': confirmForm,
+    'POST /sign-in/confirm': confirm,
+    'GET /choose': choose,
+    'POST /choose': choose,
+    'POST /links': makeLink,
+    'POST /settings': saveSettings,
+    'POST /sign-out': signOut,
+    'GET /join/:campaignId': join,
+    'POST /join/:campaignId': join,
+  })
+  return createSite({
     path,
-    serves(request) {
-      const url = request.url
-      // The path part of an absolute URL: after the third '/'.
-      const start = url.indexOf('/', url.indexOf('//') + 2)
-      if (start < 0) return false
-      const end = url.slice(start).search(/[?#]/)
-      const pathname = end < 0 ? url.slice(start) : url.slice(start, start + end)
-      return pathname === path || pathname.startsWith(`${path}/`)
-    },
-    async fetch(request, context) {
-      const v = visit(request)
-      try {
-        return await route(v, context)
-      } catch (error) {
-        if (error instanceof PageError) return page(v, messagePage(v.frame, error.title, error.message, error.link), error.status, error.headers)
-        onError(error, request)
-        return page(v, messagePage(v.frame, 'Something went wrong', 'The page could not be shown. Try again in a moment.'), 500)
-      }
-    },
-  }
+    key: config.key,
+    csrfCookie: CSRF_COOKIE,
+    sameSite: 'Lax',
+    secureCookies: config.secureCookies,
+    style,
+    body: deps.body,
+    notices: NOTICES,
+    showRefusals: false,
+    onError,
+    message: (v, title, text, link) => messagePage(frameOf(v), title, text, link),
+    router,
+  })
 }

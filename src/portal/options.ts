@@ -1,4 +1,4 @@
-import { THEME_DEFAULTS } from '../views/styles.js'
+import { THEME_DEFAULTS } from '../site/styles.js'
 
 /** The theme variables a host may set (see docs/portal.md for what each colours). */
 export type PortalThemeVariable = keyof typeof THEME_DEFAULTS

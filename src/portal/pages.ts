@@ -4,11 +4,12 @@ import type { Commission } from '../domain/commission.js'
 import type { ReferralLink } from '../domain/link.js'
 import type { AffiliateBalance, Payout } from '../domain/payout.js'
 import type { Pagination } from '../api/shared.js'
-import { html, paragraphs, type Html } from '../views/html.js'
+import { html, paragraphs, type Html } from '../site/html.js'
 import { csrfField, layout, type Frame } from './layout.js'
 import { maskEmail } from './mask.js'
-import { errorSummary, input, type FieldErrors } from '../views/forms.js'
-import { decimalText } from '../views/money.js'
+import { errorSummary, input, type FieldErrors } from '../site/forms.js'
+import { moneyText } from '../site/money.js'
+import { messageMain, noticeBox, type Link } from '../site/shell.js'
 
 export const PAYOUT_METHODS = [
   ['PAYPAL', 'PayPal'],
@@ -18,22 +19,10 @@ export const PAYOUT_METHODS = [
 
 const date = (iso: string | null) => (iso ? iso.slice(0, 10) : '')
 
-/** An amount in its currency's own style (`$10,020.00`), exact (see views/money.ts). */
-function money(amount: string | number, currency: string): string {
-  try {
-    return decimalText(new Intl.NumberFormat('en-US', { style: 'currency', currency }), amount)
-  } catch {
-    return `${String(amount)} ${currency}`
-  }
-}
+/** An amount in its currency's own style (`$10,020.00`). */
+const money = (amount: string | number, currency: string): string => moneyText(amount, currency, 'symbol')
 
-export function messagePage(frame: Frame, title: string, text: string, link?: { href: string; label: string }): string {
-  return layout(
-    frame,
-    title,
-    html`<div class="narrow"><h1>${title}</h1><div class="card"><p>${text}</p>${link ? html`<p><a href="${link.href}">${link.label}</a></p>` : ''}</div></div>`,
-  )
-}
+export const messagePage = (frame: Frame, title: string, text: string, link?: Link): string => layout(frame, title, messageMain(title, text, link))
 
 export function signInPage(frame: Frame, view: { email?: string; errors?: FieldErrors; notice?: string; problem?: string } = {}): string {
   const errors = view.errors ?? {}
@@ -42,7 +31,7 @@ export function signInPage(frame: Frame, view: { email?: string; errors?: FieldE
     'Sign in',
     html`<div class="narrow">
 <h1>Sign in</h1>
-${view.notice ? html`<p class="notice" role="status">${view.notice}</p>` : ''}
+${noticeBox(view.notice)}
 ${errorSummary(errors, view.problem)}
 <div class="card">
 <p>Enter the e-mail address you joined with. We will send you a link that signs you in: it works once, for 15 minutes.</p>
@@ -185,7 +174,7 @@ function linksCard(frame: Frame, view: DashboardView): Html {
   const rows = links.map(
     (link, i) => html`<tr>
 <td data-label="Code"><code>${link.referralCode}</code></td>
-<td><div class="copy"><input id="link-${i}" readonly value="${view.shareBase}${encodeURIComponent(link.referralCode)}" aria-label="URL of link ${link.referralCode}"><button type="button" class="quiet" data-copy="link-${i}" hidden>Copy</button></div></td>
+<td><div class="copy"><input id="link-${i}" readonly value="${view.shareBase}${encodeURIComponent(link.referralCode)}" aria-label="URL of link ${link.referralCode}" data-copy></div></td>
 <td class="num" data-label="Clicks">${link.totalClicks}</td>
 <td class="num" data-label="Earned">${money(link.totalEarnings, campaign.currency)}</td>
 </tr>`,
@@ -210,7 +199,7 @@ ${
 ${
   links.length
     ? html`<div class="table"><table class="stack"><thead><tr><th scope="col">Code</th><th scope="col">URL</th><th scope="col" class="num">Clicks</th><th scope="col" class="num">Earned</th></tr></thead><tbody>${rows}</tbody></table></div>
-<p id="copy-status" class="muted" role="status" aria-live="polite"></p>`
+<p id="copy-status" class="muted" role="status" aria-live="polite" data-copied="Link copied"></p>`
     : html`<p class="muted">No links yet.</p>`
 }
 ${form}
@@ -292,7 +281,7 @@ export function dashboardPage(frame: Frame, view: DashboardView): string {
     frame,
     campaign.campaignName,
     html`<h1>${campaign.campaignName}${name ? html` <span class="muted">· ${name}</span>` : ''}</h1>
-${view.notice ? html`<p class="notice" role="status">${view.notice}</p>` : ''}
+${noticeBox(view.notice)}
 ${view.failed && Object.keys(view.failed.errors).length === 0 ? html`<div class="alert" role="alert">${view.failed.problem}</div>` : ''}
 ${affiliate.isActive ? '' : html`<p class="alert">Your account awaits approval. You can make links once it is approved.</p>`}
 ${view.canSwitch ? html`<p><a href="${frame.path}/choose">Switch to another program</a></p>` : ''}

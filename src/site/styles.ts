@@ -1,5 +1,5 @@
-// The portal's and the admin's style sheet and the portal's script, inlined in every page and allowed by their hashes in
-// the Content-Security-Policy: nothing is loaded from anywhere, this host included.
+// The portal's and the admin's style sheet, inlined in every page and allowed by its hash in the
+// Content-Security-Policy (the one script is a file of this origin: script.ts).
 
 /**
  * The theme's variables with their defaults; a host overrides any of them with `portal.theme`.
@@ -79,21 +79,4 @@ table.stack tr{display:block;padding:.5rem 0;border-bottom:1px solid var(--porta
 table.stack td{display:block;border:0;padding:.15rem 0;text-align:left}
 table.stack td[data-label]::before{content:attr(data-label) ": ";color:var(--portal-muted);font-size:.85rem}
 }
-`.trim()
-
-/** Progressive enhancement: each "Copy" button (hidden without JavaScript) copies its link's URL. */
-export const SCRIPT = `
-document.querySelectorAll('button[data-copy]').forEach(function (button) {
-  var input = document.getElementById(button.getAttribute('data-copy'));
-  var said = document.getElementById('copy-status');
-  if (!input || !navigator.clipboard) return;
-  button.hidden = false;
-  button.addEventListener('click', function () {
-    navigator.clipboard.writeText(input.value).then(function () {
-      button.textContent = 'Copied';
-      if (said) said.textContent = 'Link copied';
-      setTimeout(function () { button.textContent = 'Copy'; }, 2000);
-    }, function () { input.select(); });
-  });
-});
 `.trim()
