@@ -5,7 +5,9 @@ import { PageError } from '../site/page-error.js'
 import { pick } from './fields.js'
 import { amountText, moneyText } from '../site/money.js'
 import { noticeBox } from '../site/shell.js'
-import { actionForm, badge, confirmation, head, pager, table, when, type Ctx, type Handler } from './ui.js'
+import { table } from '../site/table.js'
+import { actionForm } from '../site/confirm.js'
+import { badge, confirmation, head, pager, when, type Ctx, type Handler } from './ui.js'
 
 const STATUSES = [['', 'Any status'], ['active', 'Active'], ['pending', 'Awaiting approval'], ['banned', 'Banned']] as const
 const statusOf = (a: Affiliate) => (a.isBanned ? 'banned' : a.isActive ? 'active' : 'awaiting-approval')
@@ -42,8 +44,8 @@ async function detail(c: Ctx, a: Affiliate, values?: Record<string, string>, err
   const cur = balance.currency
   const state = statusOf(a)
   const actions = a.isBanned
-    ? actionForm(c, `${c.path}/affiliates/unban`, { affiliateId: a.id }, 'Unban')
-    : html`${a.isActive ? '' : actionForm(c, `${c.path}/affiliates/approve`, { affiliateId: a.id }, 'Approve')} ${actionForm(c, `${c.path}/affiliates/ban`, { affiliateId: a.id }, 'Ban', { danger: true, confirm: `Ban ${a.email}? Their links stop earning and they cannot sign in to the portal.` })}`
+    ? actionForm(c.v.csrf, `${c.path}/affiliates/unban`, { affiliateId: a.id }, 'Unban')
+    : html`${a.isActive ? '' : actionForm(c.v.csrf, `${c.path}/affiliates/approve`, { affiliateId: a.id }, 'Approve')} ${actionForm(c.v.csrf, `${c.path}/affiliates/ban`, { affiliateId: a.id }, 'Ban', { danger: true, confirm: `Ban ${a.email}? Their links stop earning and they cannot sign in to the portal.` })}`
   return c.page(
     nameOf(a),
     html`${head(nameOf(a), actions)}${noticeBox(c.notice())}

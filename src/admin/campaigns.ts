@@ -6,7 +6,9 @@ import { PageError } from '../site/page-error.js'
 import { pick } from './fields.js'
 import { moneyText } from '../site/money.js'
 import { noticeBox } from '../site/shell.js'
-import { actionForm, confirmation, head, pager, table, type Ctx, type Handler } from './ui.js'
+import { table } from '../site/table.js'
+import { actionForm } from '../site/confirm.js'
+import { confirmation, head, pager, type Ctx, type Handler } from './ui.js'
 
 const FIELDS = {
   campaignName: 'text', url: 'text', commissionType: 'text', amount: 'money', currency: 'text', minimumPayoutAmount: 'money',
@@ -70,7 +72,7 @@ export const campaignPages: Record<string, Handler> = {
       html`${m.commissionType === 'percentage' ? `${m.amount}%` : moneyText(m.amount, m.currency)}`,
       html`${m.currency}`,
       html`${m.requiresApprovalToJoin ? 'Approval' : 'Open'}`,
-      html`${m.isDefault ? '' : actionForm(c, `${c.path}/campaigns/default`, { campaignId: m.id }, 'Make default', { label: `Make ${m.campaignName} the default` })} ${actionForm(c, `${c.path}/campaigns/delete`, { campaignId: m.id }, 'Delete', { danger: true, confirm: `Delete the campaign ${m.campaignName}? This cannot be undone.`, label: `Delete ${m.campaignName}` })}`,
+      html`${m.isDefault ? '' : actionForm(c.v.csrf, `${c.path}/campaigns/default`, { campaignId: m.id }, 'Make default', { label: `Make ${m.campaignName} the default` })} ${actionForm(c.v.csrf, `${c.path}/campaigns/delete`, { campaignId: m.id }, 'Delete', { danger: true, confirm: `Delete the campaign ${m.campaignName}? This cannot be undone.`, label: `Delete ${m.campaignName}` })}`,
     ])
     return c.page(
       'Campaigns',

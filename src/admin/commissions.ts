@@ -7,7 +7,8 @@ import { PageError } from '../site/page-error.js'
 import { pick } from './fields.js'
 import { moneyText } from '../site/money.js'
 import { noticeBox } from '../site/shell.js'
-import { affiliateEmails, affiliateLink, badge, confirmation, head, pager, table, when, type Ctx, type Handler } from './ui.js'
+import { table } from '../site/table.js'
+import { affiliateEmails, affiliateLink, badge, confirmation, head, pager, when, type Ctx, type Handler } from './ui.js'
 
 const NEW = { campaignId: 'text', affiliateId: 'text', referredUser: 'text', amount: 'money', status: 'text', commissionDate: 'text', remarks: 'nullable' } as const
 

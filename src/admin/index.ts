@@ -1,9 +1,5 @@
-import type { AffiliateApi } from '../http/typed-api.js'
-import type { Clock } from '../clock.js'
 import { constantTimeEqual, sha256Hex } from '../crypto.js'
-import type { BodyLimits } from '../http/body.js'
 import type { KeyStore } from '../keys/types.js'
-import type { Storage } from '../storage/types.js'
 import { isUuid } from '../uuid.js'
 import { csrfField } from '../site/forms.js'
 import { html, type Html } from '../site/html.js'
@@ -11,7 +7,7 @@ import { PageError } from '../site/page-error.js'
 import { siteRouter } from '../site/router.js'
 import { sessionCookie } from '../site/session.js'
 import { messageMain, noticeBox } from '../site/shell.js'
-import { createSite, madeOnce, type Site } from '../site/site.js'
+import { createSite, madeOnce, type Site, type SiteDeps } from '../site/site.js'
 import type { Visit } from '../site/visit.js'
 import { authorized, storedAdminSecret, tokenSessions, workspacesOf } from './access.js'
 import { affiliatePages } from './affiliates.js'
@@ -25,15 +21,10 @@ import { ADMIN_CSS, adminLayout, NAV, type Ctx } from './ui.js'
 
 export type { AdminIdentity, AdminOptions } from './options.js'
 
-export interface AdminDeps {
-  api: AffiliateApi
-  storage: Storage
+export interface AdminDeps extends SiteDeps {
   keyStore: KeyStore
-  clock: Clock
-  basePath: string
+  /** Where the portal is, when it is on: the admin lies beside it. */
   portalPath: string | null
-  body: BodyLimits
-  onError: (error: unknown, request: Request) => void
 }
 
 const SESSION_COOKIE = 'affiliate_admin_session'

@@ -2,7 +2,8 @@ import type { SeriesPoint } from '../reports/read.js'
 import { html, type Html } from '../site/html.js'
 import { moneyText } from '../site/money.js'
 import { noticeBox } from '../site/shell.js'
-import { affiliateEmails, affiliateLink, badge, day, head, table, type Handler } from './ui.js'
+import { table } from '../site/table.js'
+import { affiliateEmails, affiliateLink, badge, day, head, type Handler } from './ui.js'
 
 const DAY = 86_400_000
 const PERIODS = [7, 30, 90] as const

@@ -6,7 +6,8 @@ import { html } from '../site/html.js'
 import { PageError } from '../site/page-error.js'
 import { amountText, moneyText } from '../site/money.js'
 import { noticeBox } from '../site/shell.js'
-import { affiliateEmails, affiliateLink, badge, confirmation, head, pager, table, when, type Ctx, type Handler } from './ui.js'
+import { table } from '../site/table.js'
+import { affiliateEmails, affiliateLink, badge, confirmation, head, pager, when, type Ctx, type Handler } from './ui.js'
 
 /** What the payouts come to, summed exactly (in cents). */
 const totalOf = (payouts: readonly { amount: string }[]): string => formatMoney(payouts.reduce((sum, p) => sum + (parseMoney(p.amount) ?? 0), 0))

@@ -1,6 +1,7 @@
 import type { ResourceApi } from '../http/typed-api.js'
 import type { Pagination } from '../api/shared.js'
 import type { KeyManagement, KeyStore } from '../keys/types.js'
+import { confirmForm } from '../site/confirm.js'
 import { csrfField } from '../site/forms.js'
 import { html, type Html } from '../site/html.js'
 import type { Form } from '../site/form-reader.js'
@@ -55,9 +56,6 @@ export const ADMIN_STYLE = `
 .content{flex:1;min-width:0;padding:1rem 1.5rem}
 .head{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;justify-content:space-between}
 .head h1{margin:.5rem 0}
-a.button{display:inline-block;font-weight:600;border:1px solid var(--portal-accent);border-radius:calc(var(--portal-radius) / 2);padding:.55rem 1rem;background:var(--portal-accent);color:var(--portal-accent-text);text-decoration:none}
-a.button.quiet{background:var(--portal-surface);color:var(--portal-accent)}
-button.danger{background:var(--portal-danger);border-color:var(--portal-danger)}
 .filters{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:end}
 .filters label{margin:0 0 .25rem}
 .filters>div{min-width:9rem}
@@ -83,11 +81,7 @@ time{white-space:nowrap}
 .chart .scroll{overflow-x:auto}
 /* Never drawn much narrower than its 720 units: its labels stay readable, and a phone scrolls it. */
 .chart svg{width:100%;min-width:40rem;height:auto;display:block}
-.check{display:flex;gap:.5rem;align-items:baseline;margin:.75rem 0}
-.check input{width:auto}
-.check label{margin:0}
 td input[type=checkbox]{width:auto}
-dialog{border:1px solid var(--portal-border);border-radius:var(--portal-radius);max-width:30rem}
 .ws{display:flex;gap:.5rem;align-items:end;flex-wrap:wrap}
 @media (max-width:48rem){
 .admin{display:block}
@@ -166,35 +160,10 @@ export function pager(url: URL, p: Pagination): Html {
   }${p.page < p.totalPages ? html`<a href="${link(p.page + 1)}">Next</a>` : ''}</nav>`
 }
 
-/** A table in a scrolling box; each cell of a row is labelled for the phone layout. */
-export function table(columns: readonly (string | [string, 'num'])[], rows: (Html | string)[][], caption?: string): Html {
-  const names = columns.map((col) => (typeof col === 'string' ? col : col[0]))
-  return html`<div class="table"><table class="stack">${caption ? html`<caption class="muted">${caption}</caption>` : ''}<thead><tr>${columns.map((col) =>
-    typeof col === 'string' ? html`<th scope="col">${col}</th>` : html`<th scope="col" class="num">${col[0]}</th>`,
-  )}</tr></thead><tbody>${rows.map(
-    (row) => html`<tr>${row.map((cell, i) => {
-      const col = columns[i]!
-      return html`<td data-label="${names[i]!}"${typeof col !== 'string' ? html` class="num"` : ''}>${cell}</td>`
-    })}</tr>`,
-  )}</tbody></table></div>`
-}
-
 /** A confirmation page: what will happen, and the same form again with `confirmed=yes`. */
 export function confirmation(c: Ctx, title: string, sentence: string, action: string, fields: Record<string, string | string[]>, button: string, back: string): Response {
-  const hidden = Object.entries(fields).flatMap(([name, value]) => (Array.isArray(value) ? value : [value]).map((one) => html`<input type="hidden" name="${name}" value="${one}">`))
-  return c.page(
-    title,
-    html`${head(title)}<div class="card"><p>${sentence}</p>
-<form method="post" action="${action}">${csrfField(c.v.csrf)}${hidden}<input type="hidden" name="confirmed" value="yes">
-<div class="actions"><button class="danger" type="submit">${button}</button><a href="${back}">Cancel</a></div></form></div>`,
-  )
-}
-
-/** A small form of hidden fields and one button (an action on a record), confirmed when `confirm` is given. */
-export function actionForm(c: Ctx, action: string, fields: Record<string, string>, button: string, options: { confirm?: string; danger?: boolean; label?: string } = {}): Html {
-  return html`<form class="inline" method="post" action="${action}"${options.confirm ? html` data-confirm="${options.confirm}"` : ''}>${csrfField(c.v.csrf)}${Object.entries(fields).map(
-    ([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`,
-  )}<button type="submit" class="${options.danger ? 'danger' : 'quiet'}"${options.label ? html` aria-label="${options.label}"` : ''}>${button}</button></form>`
+  return c.page(title, html`${head(title)}<div class="card"><p>${sentence}</p>
+${confirmForm(c.v.csrf, action, fields, button, back)}</div>`)
 }
 
 /** One page or form of the admin. */

@@ -1,5 +1,8 @@
+import type { Clock } from '../clock.js'
 import { AffiliateError } from '../errors.js'
 import type { BodyLimits } from '../http/body.js'
+import type { AffiliateApi } from '../http/typed-api.js'
+import type { Storage } from '../storage/types.js'
 import { csrfTokens } from './csrf.js'
 import { formLimits } from './form-reader.js'
 import { PageError } from './page-error.js'
@@ -8,6 +11,18 @@ import { SCRIPT_PATH, scriptResponse } from './script.js'
 import { cspHash } from './secrets.js'
 import type { Link } from './shell.js'
 import { visitOf, type Visit } from './visit.js'
+
+/** What the service hands each of its sites. */
+export interface SiteDeps {
+  /** The service's operations: every page reads and writes through them. */
+  api: AffiliateApi
+  storage: Storage
+  clock: Clock
+  /** Where the API is (`/api/v1`). */
+  basePath: string
+  body: BodyLimits
+  onError: (error: unknown, request: Request) => void
+}
 
 /** A set of pages (the portal, the admin) served from the service's `fetch`: `serves` says whether a request is one of them. */
 export interface Site {

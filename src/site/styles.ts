@@ -72,6 +72,13 @@ td.num,th.num{text-align:right;white-space:nowrap}
 .copy input{min-width:0}
 .status{display:inline-block;padding:0 .5rem;border-radius:999px;border:1px solid var(--portal-border);font-size:.85rem}
 .pages{display:flex;gap:1rem;margin-top:.75rem}
+a.button{display:inline-block;font-weight:600;border:1px solid var(--portal-accent);border-radius:calc(var(--portal-radius) / 2);padding:.55rem 1rem;background:var(--portal-accent);color:var(--portal-accent-text);text-decoration:none}
+a.button.quiet{background:var(--portal-surface);color:var(--portal-accent)}
+button.danger{background:var(--portal-danger);border-color:var(--portal-danger)}
+.check{display:flex;gap:.5rem;align-items:baseline;margin:.75rem 0}
+.check input{width:auto}
+.check label{margin:0}
+dialog{border:1px solid var(--portal-border);border-radius:var(--portal-radius);max-width:30rem}
 @media (max-width:40rem){
 .wrap{padding:.75rem}.card{padding:.75rem}h1{font-size:1.3rem}
 table.stack thead{display:none}
