@@ -130,6 +130,7 @@ export async function importRecords(
 
   let header: RecordsHeader | null = null
   let trailer: RecordsTrailer | null = null
+  let current: ModelName | null = null
   let expected: RecordsDigests
   try {
     try {
@@ -151,6 +152,14 @@ export async function importRecords(
         const { model, record } = parsed
         read.set(model, (read.get(model) ?? 0) + 1)
         highs.note(model, record)
+        if (model !== current) {
+          // A file comes a model after another: the last one's rest is written now, not kept.
+          if (current !== null && batches.has(current)) {
+            await writing
+            write(current)
+          }
+          current = model
+        }
         let batch = batches.get(model)
         if (!batch) batches.set(model, (batch = { records: [], firstLine: lineNumber }))
         batch.records.push(record)
