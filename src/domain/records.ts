@@ -214,7 +214,7 @@ export type IntegrationRecord = {
   id: string
   workspaceId: string
   provider: 'stripe'
-  /** The campaign its leads join; null: the workspace's default campaign. */
+  /** Attribution is limited to this campaign's affiliates and codes; null: any campaign of the workspace. */
   campaignId: string | null
   /** Events whose `livemode` differs are recorded `ignored`. */
   livemode: boolean
