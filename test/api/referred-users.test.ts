@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { KEY_B, UNKNOWN_ID, USER_A, WS_A, WS_A2, WS_B, setup } from '../support/helpers.js'
+import { KEY_B, NO_SALE, UNKNOWN_ID, USER_A, WS_A, WS_A2, WS_B, setup } from '../support/helpers.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
@@ -57,13 +57,7 @@ describe('POST /referred-users', () => {
         payoutId: null,
         refundedAmount: '0.00',
         reversesCommissionId: null,
-        saleAmount: null,
-        currency: 'USD',
-        customerId: null,
-        invoiceId: null,
-        chargeId: null,
-        stripeSubscriptionId: null,
-        paymentIntentId: null,
+        ...NO_SALE,
         payoutDate: null,
         name: null,
         isSelfReferral: false,
