@@ -53,7 +53,7 @@ async function fill(storage: Storage, size: number) {
           referredUserKey: `buyer-${i}@example.com`, amountMinor: 1000, adminEarnedMinor: 100, status: STATUSES[i % 4]!, commissionDate: at, remarks: null,
           payoutDate: null, name: null, isSelfReferral: false, isWalletPayment: 0, chargeId: null, invoiceId: null, stripeSubscriptionId: null,
           linkId: null, referralCode: null, kind: 'sale', dueAt: at, payoutId: null, refundedMinor: 0, reversesCommissionId: null,
-          saleAmountMinor: null, currency: 'USD', customerId: null, paymentIntentId: null, createdAt: at, updatedAt: at,
+          saleAmountMinor: null, currency: 'USD', customerId: null, paymentIntentId: null, holdReasons: [], createdAt: at, updatedAt: at,
         }
         await tx.insert('affiliates', affiliate)
         await tx.insert('commissions', commission)

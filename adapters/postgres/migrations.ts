@@ -620,6 +620,7 @@ ALTER TABLE ${s}.commissions ADD COLUMN "saleAmountMinor" bigint;
 ALTER TABLE ${s}.commissions ADD COLUMN "currency" text COLLATE "C" NOT NULL DEFAULT '';
 ALTER TABLE ${s}.commissions ADD COLUMN "customerId" text COLLATE "C";
 ALTER TABLE ${s}.commissions ADD COLUMN "paymentIntentId" text COLLATE "C";
+ALTER TABLE ${s}.commissions ADD COLUMN "holdReasons" text[] NOT NULL DEFAULT '{}';
 UPDATE ${s}.commissions AS u SET "currency" = p."currency" FROM ${s}.campaigns AS p WHERE p."id" = u."campaignId";
 UPDATE ${s}.commissions AS u SET "currency" = 'USD' WHERE u."currency" = '';
 UPDATE ${s}.commissions AS u SET "saleAmountMinor" = v."amountMinor", "customerId" = v."customerId" FROM ${s}.sales AS v WHERE v."commissionId" = u."id";

@@ -159,6 +159,7 @@ export async function insertCommission(tx: StorageTransaction, access: Access, c
     currency: ownCampaign.currency,
     customerId: input.sale?.customerId ?? null,
     paymentIntentId: input.sale?.paymentIntentId ?? null,
+    holdReasons: [],
     createdAt: now,
     updatedAt: now,
   }
@@ -260,6 +261,7 @@ export function refundOutcome(current: CommissionRecord, plan: RefundPlan, now: 
     // It keeps the customer and currency of the sale it reverses; it is no sale itself.
     saleAmountMinor: null,
     paymentIntentId: null,
+    holdReasons: [],
     createdAt: now,
     updatedAt: now,
   }

@@ -37,6 +37,8 @@ export interface Commission {
   stripeSubscriptionId: string | null
   /** The sale's payment intent (Stripe), once an event named it. */
   paymentIntentId: string | null
+  /** Why it is held for review; empty unless it is. */
+  holdReasons: string[]
   createdAt: string
   updatedAt: string
 }

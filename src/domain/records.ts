@@ -121,6 +121,8 @@ export type CommissionRecord = {
   customerId: string | null
   /** The sale's payment intent (Stripe), once an event has named it. */
   paymentIntentId: string | null
+  /** Why it is held for review; empty (no commission is held yet: the fraud rules will). */
+  holdReasons: string[]
   createdAt: string
   updatedAt: string
 }

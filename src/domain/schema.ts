@@ -64,7 +64,7 @@ const totals = { totalOpens: int, totalClicks: int, totalSignups: int, totalEarn
 const commissionAnswer = [
   'id', 'campaignId', 'workspaceId', 'affiliateId', 'referredUser', 'amountMinor', 'adminEarnedMinor', 'status',
   'commissionDate', 'remarks', 'referralCode', 'kind', 'dueAt', 'payoutId', 'refundedMinor', 'reversesCommissionId',
-  'saleAmountMinor', 'currency', 'customerId', 'invoiceId', 'chargeId', 'stripeSubscriptionId', 'paymentIntentId',
+  'saleAmountMinor', 'currency', 'customerId', 'invoiceId', 'chargeId', 'stripeSubscriptionId', 'paymentIntentId', 'holdReasons',
   'createdAt', 'updatedAt',
 ] as const
 
@@ -196,6 +196,7 @@ export const schema: { [M in keyof ModelRecords]: ModelSchema<M> } = {
       currency: { kind: 'text', description: "Its campaign's currency, ISO 4217." },
       customerId: { kind: 'text', nullable: true, indexed: true, description: 'The customer whose sale made it (a clawback: of the sale it reverses); null when made by hand.' },
       paymentIntentId: { kind: 'text', nullable: true, description: "The sale's payment intent (Stripe), once an event named it." },
+      holdReasons: { kind: 'list', description: 'Why it is held for review; empty unless it is.' },
       ...stamps,
     },
     unique: [

@@ -136,6 +136,7 @@ export const commission = (overrides: Partial<CommissionRecord> = {}): Commissio
   currency: 'EUR',
   customerId: null,
   paymentIntentId: null,
+  holdReasons: [],
   createdAt: at(0),
   updatedAt: at(0),
   ...overrides,

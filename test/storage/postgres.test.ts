@@ -111,7 +111,7 @@ describe.skipIf(!postgresUrl)(needs('PostgreSQL storage', POSTGRES_VAR), () => {
         CREATE INDEX customers_stripe ON ${s}.customers ("workspaceId", "stripeCustomerId", "createdAt", "id");
         ALTER TABLE ${s}.customers DROP COLUMN "attributedAt";
         ALTER TABLE ${s}.sales DROP COLUMN "paymentIntentId", DROP COLUMN "subscriptionId", DROP COLUMN "stripeCustomerId";
-        ALTER TABLE ${s}.commissions DROP COLUMN "saleAmountMinor", DROP COLUMN "currency", DROP COLUMN "customerId", DROP COLUMN "paymentIntentId";
+        ALTER TABLE ${s}.commissions DROP COLUMN "saleAmountMinor", DROP COLUMN "currency", DROP COLUMN "customerId", DROP COLUMN "paymentIntentId", DROP COLUMN "holdReasons";
         ALTER TABLE ${s}."providerEvents" DROP COLUMN "invoiceId", DROP COLUMN "chargeId", DROP COLUMN "paymentIntentId", DROP COLUMN "chargedMinor", DROP COLUMN "refundedMinor";
         UPDATE ${s}.customers SET "stripeCustomerId" = 'cus_dup' WHERE "id" = '${records.later.id}';
         DELETE FROM ${s}.affiliate_migrations WHERE version = 18;`)

@@ -44,7 +44,7 @@ export async function checkMigrated(storage: Storage, records: ReturnType<typeof
   expect(read.first).toMatchObject({ stripeCustomerId: 'cus_dup', attributedAt: at(-500) })
   expect(read.later).toMatchObject({ stripeCustomerId: null, attributedAt: at(5) })
   expect(read.madeBySale).toMatchObject({ stripeCustomerId: 'cus_solo', attributedAt: at(30) })
-  expect(read.earned).toMatchObject({ currency: 'GBP', saleAmountMinor: 80_00, customerId: records.first.id, paymentIntentId: null })
+  expect(read.earned).toMatchObject({ currency: 'GBP', saleAmountMinor: 80_00, customerId: records.first.id, paymentIntentId: null, holdReasons: [] })
   expect(read.clawback).toMatchObject({ currency: 'GBP', saleAmountMinor: null, customerId: records.first.id })
   expect(read.paid).toMatchObject({ subscriptionId: 'sub_1', stripeCustomerId: 'cus_dup', paymentIntentId: null })
   // From now on the Stripe customer is bound once.

@@ -55,6 +55,7 @@ const UNDO: Record<number, string> = {
   ALTER TABLE commissions DROP COLUMN currency;
   ALTER TABLE commissions DROP COLUMN customerId;
   ALTER TABLE commissions DROP COLUMN paymentIntentId;
+  ALTER TABLE commissions DROP COLUMN holdReasons;
   DROP INDEX providerEvents_workspaceId_invoiceId;
   DROP INDEX providerEvents_workspaceId_chargeId;
   DROP INDEX providerEvents_workspaceId_paymentIntentId;

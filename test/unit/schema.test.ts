@@ -57,6 +57,7 @@ it('answers keep their names, order and money forms', () => {
     ['chargeId', null],
     ['stripeSubscriptionId', null],
     ['paymentIntentId', null],
+    ['holdReasons', []],
     ['createdAt', record.createdAt],
     ['updatedAt', record.updatedAt],
   ])

@@ -619,6 +619,7 @@ ALTER TABLE commissions ADD COLUMN saleAmountMinor INTEGER;
 ALTER TABLE commissions ADD COLUMN currency TEXT NOT NULL DEFAULT '';
 ALTER TABLE commissions ADD COLUMN customerId TEXT;
 ALTER TABLE commissions ADD COLUMN paymentIntentId TEXT;
+ALTER TABLE commissions ADD COLUMN holdReasons TEXT NOT NULL DEFAULT '[]';
 CREATE INDEX _migration_sales_commission ON sales (commissionId);
 UPDATE commissions SET currency = coalesce((SELECT p.currency FROM campaigns AS p WHERE p.id = commissions.campaignId), 'USD'),
   saleAmountMinor = (SELECT s.amountMinor FROM sales AS s WHERE s.commissionId = commissions.id),
