@@ -100,7 +100,8 @@ describe('erasure forgets the person everywhere (SPEC wave 4)', () => {
     await t.api.payouts.update(payout!.payoutId, { status: 'processing' })
     await t.api.payouts.update(payout!.payoutId, { status: 'paid' })
     await t.call('POST', '/conversions/refund', { body: refund, ...keyed('k-refund') })
-    const before = { ann: await t.api.affiliates.get(ann.id), balance: await t.api.affiliates.balance(ann.id) }
+    const period = { workspaceId: WS_A, from: '2025-12-01T00:00:00.000Z', to: '2026-02-01T00:00:00.000Z' }
+    const before = { ann: await t.api.affiliates.get(ann.id), balance: await t.api.affiliates.balance(ann.id), report: await t.api.reports.summary(period) }
     const person = /zoe|7781/i
     expect(JSON.stringify((await t.api.commissions.list({ limit: 100 })).items)).toMatch(person)
 
@@ -132,6 +133,8 @@ describe('erasure forgets the person everywhere (SPEC wave 4)', () => {
     // The money stays where it was; the erased address counts as the one signup the person was.
     expect(await t.api.affiliates.get(ann.id)).toMatchObject({ totalEarnings: before.ann.totalEarnings, totalSignups: 1 })
     expect(await t.api.affiliates.balance(ann.id)).toEqual(before.balance)
+    expect(await t.api.reports.summary(period)).toEqual(before.report)
+    expect(before.report).toMatchObject({ signups: 1 })
     expect((await t.api.events.list({ type: 'commission.updated' })).items.map((e) => (e.data as { referredUser: string }).referredUser)).toEqual(
       Array(3).fill(`${customerId}@erased.invalid`),
     )
