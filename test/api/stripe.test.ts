@@ -12,6 +12,7 @@ import {
   invoicePaymentObject,
   payment,
   paymentEvents,
+  signedEvent,
   stripeEvent,
   type Shape,
 } from '../support/stripe-events.js'
@@ -392,7 +393,7 @@ describe('what the endpoint refuses, and what it records', () => {
   it('a wrong secret, a stale timestamp, a tampered body and an unknown integration: one identical 400, nothing recorded', async () => {
     const t = await connected()
     const event = stripeEvent('customer.created', customerObject('cus_1', { metadata: { referral: 'ANN-2026' } }), 'evt_1')
-    const signed = await import('../support/stripe-events.js').then((m) => m.signedEvent(event, SECRET, t.now()))
+    const signed = signedEvent(event, SECRET, t.now())
     const tampered = await t.service.fetch(
       new Request(`http://test.local${t.integration.endpointPath}`, { method: 'POST', headers: { 'stripe-signature': signed.header }, body: signed.payload.replace('ANN-2026', 'BOB-2026') }),
     )
