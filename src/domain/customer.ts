@@ -1,31 +1,11 @@
 import type { Commission } from './commission.js'
 import type { SaleSkipReason } from './reward.js'
-import { answerMapper } from './schema.js'
+import { answerMapper, type AnswerOf } from './answers.js'
 
-/** A host's customer as the API answers it: bound to the affiliate that brought it. */
-export interface Customer {
-  customerId: string
-  workspaceId: string
-  campaignId: string
-  affiliateId: string
-  /** The link it came through, when it came through one. */
-  linkId: string | null
-  /** The click it came from, when a click brought it. */
-  clickId: string | null
-  /** The host's id for its user; unique per workspace (the customer's own id once forgotten). */
-  externalId: string
-  /** The empty string once forgotten, or when no e-mail was given. */
-  email: string
-  name: string | null
-  stripeCustomerId: string | null
-  /** When its earliest paid sale was paid. */
-  firstSaleAt: string | null
-  salesCount: number
-  createdAt: string
-  updatedAt: string
-}
+/** A host's customer as the API answers it: bound to the affiliate that brought it (see descriptions/customers.ts). */
+export type Customer = AnswerOf<'customers', 'customer'>
 
-export const toCustomer = answerMapper<'customers', Customer>('customers', 'customer')
+export const toCustomer = answerMapper('customers', 'customer')
 
 /** What `POST /conversions/sale` answers: the commission made, or why none was. */
 export interface SaleResult {

@@ -1,24 +1,18 @@
-import { REFERRAL_CODE } from '../domain/link.js'
-import { oneOf, text, uuid } from './fields.js'
-import { field } from './fields.js'
-import { allOptional, firstProblem, jsonSchemaOf, schema, type Schema } from './validate.js'
+import { check, oneOf, uuid } from '../domain/checks.js'
+import { links, referralCode } from '../domain/descriptions/links.js'
+import { createSchema } from './model-schemas.js'
+import { firstProblem, jsonSchemaOf, schema, type Schema } from './validate.js'
 
-export const referralCode = field<string>(
-  'referralCode',
-  { type: 'string', pattern: REFERRAL_CODE.source },
-  (value) => (typeof value === 'string' && REFERRAL_CODE.test(value)) || 'must be 3 to 64 letters, digits, _ or -',
-)
+export { referralCode }
 
-const readOnly = ['id', 'url', 'userId', 'campaignId', 'totalOpens', 'totalClicks', 'totalSignups', 'totalEarnings', 'createdAt', 'updatedAt']
-
-export const linkCreate = schema({ affiliateId: uuid, ...allOptional({ referralCode, urlParameter: text(64, { min: 1 }) }) }, readOnly)
+export const linkCreate = createSchema(links)
 
 export const linkTrack = schema({ referralCode, event: oneOf(['open', 'click'] as const) })
 
 /** The most events one `POST /links/track` batch may hold. */
 export const MAX_TRACK_EVENTS = 1000
 
-const trackEvents = field<{ referralCode: string; event: 'open' | 'click' }[]>(
+const trackEvents = check<{ referralCode: string; event: 'open' | 'click' }[]>(
   'events',
   { type: 'array', minItems: 1, maxItems: MAX_TRACK_EVENTS, items: jsonSchemaOf(linkTrack as Schema<unknown>) },
   (value) => {

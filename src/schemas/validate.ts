@@ -1,6 +1,7 @@
 import { is, optional, type as looseObject, validate, type Failure, type Struct } from 'superstruct'
 import { validationError, type FieldError } from '../errors.js'
-import type { JsonSchema } from './fields.js'
+import type { JsonSchema } from '../domain/checks.js'
+import type { FieldSpec, InputSpec } from '../domain/describe.js'
 
 type Location = FieldError['location']
 type Shape = Record<string, Struct<any, any>>
@@ -17,6 +18,8 @@ export interface Schema<T> {
   entries: readonly (readonly [name: string, struct: Struct<any, any>, optional: boolean])[]
   /** Optional fields of which at least one must be given (`affiliateId` or `clickId`); empty when none. */
   requireOneOf: readonly string[]
+  /** A schema made from a model's description: each field's description, by its name in requests (see `parseForm`). */
+  described?: ReadonlyMap<string, FieldSpec | InputSpec>
 }
 
 // Unknown keys are found here rather than by superstruct's object(): its message for them prints
