@@ -114,8 +114,12 @@ export function inputsOf<M extends ModelSpec, const N extends keyof RequestSpecs
   return Object.fromEntries(names.map((name) => [name, inputOf(byName.get(name)!, name)])) as { [K in N]: Struct<InputOf<RequestSpecs<M>[K]>, check.JsonSchema> }
 }
 
-/** A request's value as stored: money in minor units, lists copied. */
-const stored = (spec: FieldSpec, value: unknown): unknown => (spec.kind === 'money' ? parseMoney(value) : Array.isArray(value) ? [...value] : value)
+/** A request's value as stored: money in minor units, timestamps in UTC with milliseconds, lists copied. */
+function stored(spec: FieldSpec, value: unknown): unknown {
+  if (spec.kind === 'money') return parseMoney(value)
+  if (spec.kind === 'timestamp' && typeof value === 'string') return new Date(value).toISOString()
+  return Array.isArray(value) ? [...value] : value
+}
 
 type CreateFields<M> = { [K in keyof Fields<M>]: Fields<M>[K] extends { create: unknown } ? K : never }[keyof Fields<M>]
 type Settled<F> = F extends { create: 'required' } ? true : F extends { default: unknown } ? true : false
@@ -137,12 +141,15 @@ export function createValues<M extends ModelSpec>(model: M, input: ModelRequest<
   return out as CreateValues<M>
 }
 
-/** The stored changes of a validated update request: the fields it gives, converted. */
-export function patchOf<M extends ModelSpec>(model: M, input: ModelRequest<M, 'update'>): Partial<RecordOfModel<M>> {
-  const given: Record<string, unknown> = input
+/**
+ * The stored changes of a validated request (an update, or a route's own schema of the model's
+ * fields): each field of the model it gives, converted.
+ */
+export function patchOf<M extends ModelSpec>(model: M, input: object): Partial<RecordOfModel<M>> {
+  const given: Record<string, unknown> = { ...input }
   const out: Record<string, unknown> = {}
   for (const [name, field, spec] of requestFields(model)) {
-    if (field !== null && spec.update && given[name] !== undefined) out[field] = stored(spec, given[name])
+    if (field !== null && given[name] !== undefined) out[field] = stored(spec, given[name])
   }
   return out as Partial<RecordOfModel<M>>
 }

@@ -16,10 +16,10 @@ export const affiliates = model(
   {
     id: text(),
     workspaceId: text({ indexed: true, input: check.uuid, create: 'optional' }),
-    campaignId: text({ indexed: true, input: check.uuid, create: 'required', filter: true }),
     email: text({ searched: true, input: check.email, create: 'required', filter: true }),
     /** Lower-cased `email`: what uniqueness and look-ups use. */
     emailKey: indexedText,
+    campaignId: text({ indexed: true, input: check.uuid, create: 'required', filter: true }),
     firstName: text({ searched: true, input: check.text(100), ...editable, default: '', form: { label: 'First name' } }),
     lastName: text({ searched: true, input: check.text(100), ...editable, default: '', form: { label: 'Last name' } }),
     notes: text({ input: check.text(5000), ...editable, default: '', form: { label: 'Notes', control: 'textarea' } }),
