@@ -353,7 +353,7 @@ function trackingPaths(): Record<string, Record<string, unknown>> {
           "key's `allowedOrigins`; another `Origin` is 403. Dedupe and bots as for the redirect; a bot's `clickId` is null.",
         tags: ['tracking'],
         security: [{ publishableKey: [] }],
-        requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(linkTrack as Schema<unknown>), example: { referralCode: 'REF-7K2M9QXD', event: 'click' } } } },
+        requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(linkTrack), example: { referralCode: 'REF-7K2M9QXD', event: 'click' } } } },
         responses: {
           200: {
             description: BEACON_MESSAGE,

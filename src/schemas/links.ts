@@ -1,7 +1,7 @@
 import { check, oneOf, uuid } from '../domain/checks.js'
 import { links, referralCode } from '../domain/descriptions/links.js'
 import { createSchema } from './model-schemas.js'
-import { firstProblem, jsonSchemaOf, schema, type Schema } from './validate.js'
+import { firstProblem, jsonSchemaOf, schema } from './validate.js'
 
 export { referralCode }
 
@@ -14,13 +14,13 @@ export const MAX_TRACK_EVENTS = 1000
 
 const trackEvents = check<{ referralCode: string; event: 'open' | 'click' }[]>(
   'events',
-  { type: 'array', minItems: 1, maxItems: MAX_TRACK_EVENTS, items: jsonSchemaOf(linkTrack as Schema<unknown>) },
+  { type: 'array', minItems: 1, maxItems: MAX_TRACK_EVENTS, items: jsonSchemaOf(linkTrack) },
   (value) => {
     if (!Array.isArray(value)) return 'must be an array of { referralCode, event }'
     if (value.length < 1 || value.length > MAX_TRACK_EVENTS) return `must hold 1 to ${MAX_TRACK_EVENTS} events`
     for (let i = 0; i < value.length; i++) {
       // Each entry under the rules of a single event: one description of them.
-      const problem = firstProblem(linkTrack as Schema<unknown>, value[i])
+      const problem = firstProblem(linkTrack, value[i])
       if (problem !== null) return `has an invalid entry at ${i}: ${problem}`
     }
     return true
