@@ -22,7 +22,7 @@ const TYPES: Record<Dialect, Record<ReturnType<typeof columnKind>, string>> = {
 const name = (dialect: Dialect, identifier: string) => (dialect === 'postgres' ? `"${identifier}"` : identifier)
 
 /** A literal of `value` as the column keeps it. */
-function literal(dialect: Dialect, spec: FieldSpec, value: unknown): string {
+function literal(dialect: Dialect, value: unknown): string {
   if (Array.isArray(value)) {
     return dialect === 'sqlite' ? `'${JSON.stringify(value).replace(/'/g, "''")}'` : `'{${value.map((item) => JSON.stringify(item)).join(',')}}'`
   }
@@ -48,7 +48,7 @@ export function columnSql(dialect: Dialect, model: ModelName, field: string, fil
   const spec = fieldSpec(model, field)
   const type = `${name(dialect, field)} ${TYPES[dialect][columnKind(spec)]}`
   if (spec.nullable) return type
-  return filled ? `${type} NOT NULL DEFAULT ${literal(dialect, spec, fill(spec))}` : `${type} NOT NULL`
+  return filled ? `${type} NOT NULL DEFAULT ${literal(dialect, fill(spec))}` : `${type} NOT NULL`
 }
 
 const table = (dialect: Dialect, model: ModelName, schema: string) => (dialect === 'postgres' ? `${schema}.${name(dialect, model)}` : model)
