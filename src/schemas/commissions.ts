@@ -1,6 +1,6 @@
 import { email, uuid } from '../domain/checks.js'
 import { commissions } from '../domain/descriptions/commissions.js'
-import { createSchema, inputsOf, listSchema, updateSchema } from './model-schemas.js'
+import { createSchema, inputsOf, listSchema, readOnlyOf, updateSchema } from './model-schemas.js'
 import { allOptional, schema } from './validate.js'
 
 export const commissionCreate = createSchema(commissions)
@@ -16,29 +16,18 @@ export const commissionList = listSchema(commissions)
 
 const commissionFields = ['amount', 'adminEarnedAmount', 'status', 'commissionDate', 'remarks'] as const
 const signupFields = ['payoutDate', 'name', 'isWalletPayment', 'chargeId', 'invoiceId', 'stripeSubscriptionId'] as const
-const referredEditable = inputsOf(commissions, [...commissionFields, ...signupFields])
+const referredEditable = allOptional(inputsOf(commissions, [...commissionFields, ...signupFields]))
 
-/** Set by the service (refunds and payouts), never by a request. */
-const moneyTrail = ['kind', 'dueAt', 'payoutId', 'refundedAmount', 'reversesCommissionId']
+const referredCreate = {
+  ...referredEditable,
+  // isSelfReferral is accepted for compatibility and then ignored: the service works it out from the e-mails.
+  ...allOptional({ workspaceId: uuid, ...inputsOf(commissions, ['campaignId', 'referralCode', 'isSelfReferral', 'affiliateId', 'clickId']) }),
+  referredTo: email,
+}
 
-export const referredUserCreate = schema(
-  {
-    ...allOptional({
-      ...referredEditable,
-      workspaceId: uuid,
-      // isSelfReferral is accepted for compatibility and then ignored: the service works it out from the e-mails.
-      ...inputsOf(commissions, ['campaignId', 'referralCode', 'isSelfReferral', 'affiliateId', 'clickId']),
-    }),
-    referredTo: email,
-  },
-  ['commissionId', 'id', 'referredUser', 'createdAt', 'updatedAt', ...moneyTrail],
-  { requireOneOf: ['affiliateId', 'clickId'] },
-)
+export const referredUserCreate = schema(referredCreate, readOnlyOf(commissions, referredCreate, 'referredUser'), { requireOneOf: ['affiliateId', 'clickId'] })
 
-export const referredUserUpdate = schema(allOptional(referredEditable), [
-  'commissionId', 'id', 'referredTo', 'referredUser', 'affiliateId', 'workspaceId', 'campaignId', 'referralCode', 'clickId',
-  'isSelfReferral', 'createdAt', 'updatedAt', ...moneyTrail,
-])
+export const referredUserUpdate = schema(referredEditable, [...readOnlyOf(commissions, referredEditable, 'referredUser'), 'referredTo'])
 
 export const referredUserEmail = schema({ referredUser: email })
 

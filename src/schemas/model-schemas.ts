@@ -44,12 +44,12 @@ export function inputOf(spec: FieldSpec | InputSpec, name = 'a field'): Struct<a
 }
 
 /**
- * The names a request may not give though an answer shows them (refused as read-only rather than
- * unknown): the first answer's fields, the stored `id` when answers rename it, the fields marked
- * `readOnly` and the request-only inputs, less what this schema takes.
+ * The names a request may not give though the answer shows them (refused as read-only rather than
+ * unknown): the answer's fields (the first one's unless named), the stored `id` when answers rename
+ * it, the fields marked `readOnly` and the request-only inputs, less what the schema takes.
  */
-function readOnlyNames(model: ModelSpec, taken: ReadonlySet<string>): string[] {
-  const [answer = []] = Object.values(model.answers ?? {})
+export function readOnlyOf(model: ModelSpec, taken: object, answerName?: string): string[] {
+  const answer = (answerName === undefined ? Object.values(model.answers ?? {})[0] : model.answers?.[answerName]) ?? []
   const fields: Record<string, FieldSpec> = model.fields
   const names = [
     ...answer.map((field) => fields[field]!.answerAs ?? field),
@@ -57,7 +57,7 @@ function readOnlyNames(model: ModelSpec, taken: ReadonlySet<string>): string[] {
     ...Object.entries(fields).flatMap(([field, spec]) => (spec.readOnly ? [spec.answerAs ?? field] : [])),
     ...Object.keys(model.inputs ?? {}),
   ]
-  return [...new Set(names)].filter((name) => !taken.has(name))
+  return [...new Set(names)].filter((name) => !(name in taken))
 }
 
 function requestSchema<M extends ModelSpec, Md extends Mode>(model: M, mode: Md): Schema<ModelRequest<M, Md>> {
@@ -69,7 +69,7 @@ function requestSchema<M extends ModelSpec, Md extends Mode>(model: M, mode: Md)
     shape[name] = presence === 'required' ? inputOf(spec, name) : optional(inputOf(spec, name))
     described.set(name, spec)
   }
-  const made = schema(shape, readOnlyNames(model, new Set(described.keys())), { requireOneOf: mode === 'create' ? (model.requireOneOf ?? []) : [] })
+  const made = schema(shape, readOnlyOf(model, shape), { requireOneOf: mode === 'create' ? (model.requireOneOf ?? []) : [] })
   // The same struct, typed with the request the description says (superstruct's own type sees only names).
   return { ...made, struct: new Struct<ModelRequest<M, Md>, any>({ ...made.struct }), described }
 }
