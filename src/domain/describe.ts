@@ -23,10 +23,11 @@ export interface FormControl {
   label: string
   hint?: string
   /**
-   * The control. @default `checkbox` for bool, `select` for a field with `values`, `number` for int,
-   * `decimal` for money, `list` (comma-separated) for list, else `text`
+   * The control. @default `checkbox` for bool, `select` for a field with `values` (or choices the
+   * page gives), `number` for int, `decimal` for money, else `text` (a list: comma-separated);
+   * `checkboxes`: a list chosen among `options`
    */
-  control?: 'text' | 'textarea' | 'email' | 'url' | 'number' | 'decimal' | 'select' | 'checkbox' | 'list' | 'password'
+  control?: 'text' | 'textarea' | 'email' | 'url' | 'number' | 'decimal' | 'select' | 'checkbox' | 'checkboxes' | 'list' | 'password'
   /** The fieldset (its legend) the field is shown in. */
   group?: string
   /** A select's options as value -> label, in order. @default each of `values`, labelled by itself */

@@ -3,10 +3,12 @@ import { addColumnsSql } from '../../scripts/ddl.js'
 import { createAffiliateClient } from '../../src/client/index.js'
 import { campaignCreate, campaignUpdate } from '../../src/schemas/campaigns.js'
 import { jsonSchemaOf } from '../../src/schemas/validate.js'
-import { campaignInput, KEY_A, setup } from '../support/helpers.js'
+import { createAffiliateService, memoryKeyStore, memoryStorage } from '../../src/index.js'
+import { campaignInput, KEY_A, manualClock, setup, WS_A } from '../support/helpers.js'
 
 // A field added to a model's description, and nowhere else, is in the request schemas, the API's
-// answers, the OpenAPI document, the typed API, the HTTP client and the new column's DDL. The
+// answers, the OpenAPI document, the typed API, the HTTP client, the admin's form and the new
+// column's DDL. The
 // fixture is the campaign description with one more field, `tagline`, put in place of the real
 // one for this file: every module of the service derives from the description it sees.
 
@@ -72,7 +74,51 @@ describe('a field added to the campaign description only', () => {
     expect(updated).toMatchObject({ tagline: 'Over HTTP' })
   })
 
+  it('is in the admin\'s campaign form, which takes it through the same schema', async () => {
+    const admin = adminBrowser()
+    const form = await admin.get('/admin/campaigns/new')
+    expect(form).toMatch(/<label for="tagline">Tagline <span class="hint">\(optional\)<\/span><\/label>/)
+    expect(form).toContain('<input type="text" id="tagline" name="tagline" maxlength="80" aria-describedby="tagline-hint" value="">')
+    const sent = { campaignName: 'Summer', url: 'https://shop.example.com', commissionType: 'fixed', amount: '5' }
+    const refused = await admin.post('/admin/campaigns/new', { ...sent, tagline: 'x'.repeat(81) })
+    expect(refused.status).toBe(400)
+    expect(refused.text).toContain('<p class="field-error" id="tagline-error">tagline must have at most 80 characters</p>')
+    expect((await admin.post('/admin/campaigns/new', { ...sent, tagline: 'From the dashboard' })).status).toBe(303)
+    const [made] = (await admin.service.api.campaigns.list({ workspaceId: WS_A })).items
+    expect(made).toMatchObject({ campaignName: 'Summer', tagline: 'From the dashboard' })
+    expect(await admin.get(`/admin/campaigns/edit?campaignId=${made!.id}`)).toContain('name="tagline" maxlength="80" aria-describedby="tagline-hint" value="From the dashboard"')
+  })
+
   it("has its column's DDL for a new migration", () => {
     expect(addColumnsSql('sqlite', 'campaigns', ['tagline'])).toBe("ALTER TABLE campaigns ADD COLUMN tagline TEXT NOT NULL DEFAULT '';")
   })
 })
+
+/** A signed-in owner's browser on the admin: its cookies, and the CSRF token of the last page. */
+function adminBrowser() {
+  const service = createAffiliateService({
+    storage: memoryStorage(),
+    keyStore: memoryKeyStore([]),
+    clock: manualClock(),
+    admin: { authorize: () => ({ userId: 'owner', workspaceIds: [WS_A] }), secret: 's'.repeat(32) },
+  })
+  const jar = new Map<string, string>()
+  let token = ''
+  const send = async (path: string, init: RequestInit = {}) => {
+    const cookie = [...jar].map((pair) => pair.join('=')).join('; ')
+    const response = await service.fetch(new Request(`http://x${path}`, { ...init, headers: { ...init.headers, cookie } }))
+    for (const line of response.headers.getSetCookie()) {
+      const [name, value] = line.split(';')[0]!.split(/=(.*)/)
+      jar.set(name!, value!)
+    }
+    const text = await response.text()
+    token = /name="csrf" value="([^"]+)"/.exec(text)?.[1] ?? token
+    return { status: response.status, text }
+  }
+  return {
+    service,
+    get: async (path: string) => (await send(path)).text,
+    post: (path: string, fields: Record<string, string>) =>
+      send(path, { method: 'POST', body: new URLSearchParams({ csrf: token, ...fields }), headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+  }
+}

@@ -34,7 +34,7 @@ export const commissions = model(
     referredUser: text({ searched: true, description: "The referred user's e-mail.", input: check.email, create: 'required', form: { label: 'Customer e-mail', control: 'email' } }),
     referredUserKey: indexedText,
     amountMinor: money('amount', { wire: 'string', input: check.money(MAX_AMOUNT), ...required, form: { label: 'Commission amount' } }),
-    adminEarnedMinor: money('adminEarnedAmount', { wire: 'string', input: check.money(MAX_AMOUNT), ...editable }),
+    adminEarnedMinor: money('adminEarnedAmount', { wire: 'string', input: check.money(MAX_AMOUNT), ...editable, form: { label: 'Admin earned amount', hint: 'What the sale earned the program, for your records; default 0.' } }),
     status: text({ values: COMMISSION_STATUSES, ...editable, filter: true, form: { label: 'Status', none: 'Pending (default)' } }),
     commissionDate: timestamp({ ...editable, form: { label: 'Date of the sale', hint: 'An ISO date-time such as 2026-03-01T12:00:00Z; default now.' } }),
     remarks: text({ nullable: true, searched: true, input: check.nullable(check.text(5000)), ...editable, form: { label: 'Remarks', control: 'textarea' } }),

@@ -11,6 +11,16 @@ export const integrations = model(
     id: text({ answerAs: 'integrationId' }),
     workspaceId: text({ indexed: true, input: check.uuid, create: 'required' }),
     provider: text({ values: INTEGRATION_PROVIDERS, create: 'required' }),
+    /** The provider's signing secret (Stripe's `whsec_…`): read by the verifier only, never answered. */
+    signingSecret: text({
+      input: check.text(255, { min: 1 }),
+      ...required,
+      form: {
+        label: 'Signing secret',
+        control: 'password',
+        hint: 'Stripe shows it (whsec_…) on the endpoint’s page once you add the endpoint. Adding the endpoint now? Connect with any placeholder, paste the endpoint URL shown above into Stripe, then use Replace secret.',
+      },
+    }),
     campaignId: text({
       nullable: true,
       description: "The campaign its leads join; null: the workspace's default campaign.",
@@ -22,16 +32,6 @@ export const integrations = model(
     /** Where the provider posts events: `/api/v1/integrations/<id>/events`. */
     endpointPath: text({ description: 'Where the provider posts its events (beside the API, no key).' }),
     description: text({ searched: true, input: check.text(500), ...editable, default: '', form: { label: 'Description', hint: 'Which Stripe account, e.g. Main shop.' } }),
-    /** The provider's signing secret (Stripe's `whsec_…`): read by the verifier only, never answered. */
-    signingSecret: text({
-      input: check.text(255, { min: 1 }),
-      ...required,
-      form: {
-        label: 'Signing secret',
-        control: 'password',
-        hint: 'Stripe shows it (whsec_…) on the endpoint’s page once you add the endpoint. Adding the endpoint now? Connect with any placeholder, paste the endpoint URL shown above into Stripe, then use Replace secret.',
-      },
-    }),
     ...stamps,
   },
   {

@@ -37,9 +37,14 @@ export const webhooks = model(
   {
     id: text({ answerAs: 'webhookId' }),
     workspaceId: text({ indexed: true, input: check.uuid, create: 'required' }),
-    url: text({ searched: true, input: webhookUrl, ...required }),
-    events: list({ description: 'Event types sent, or `["*"]` for all.', input: eventTypes, ...required }),
-    description: text({ searched: true, input: check.text(500), ...editable, default: '' }),
+    url: text({ searched: true, input: webhookUrl, ...required, form: { label: 'Endpoint URL', control: 'url' } }),
+    events: list({
+      description: 'Event types sent, or `["*"]` for all.',
+      input: eventTypes,
+      ...required,
+      form: { label: 'Events', control: 'checkboxes', options: Object.fromEntries([[ALL_EVENTS, 'Every event'], ...SUBSCRIBABLE.map((type) => [type, type])]) },
+    }),
+    description: text({ searched: true, input: check.text(500), ...editable, default: '', form: { label: 'Description' } }),
     enabled: bool({ update: 'optional' }),
     disabledReason: text({ nullable: true, description: 'Why it was disabled (a 410, or 5 dead deliveries in a row).' }),
     /** Deliveries that ended dead since the last one that succeeded (5 disable the webhook). */
