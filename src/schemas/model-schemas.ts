@@ -57,7 +57,7 @@ export function readOnlyOf(model: ModelSpec, taken: object, answerName?: string)
     ...Object.entries(fields).flatMap(([field, spec]) => (spec.readOnly ? [spec.answerAs ?? field] : [])),
     ...Object.keys(model.inputs ?? {}),
   ]
-  return [...new Set(names)].filter((name) => !(name in taken))
+  return [...new Set(names)].filter((name) => !Object.hasOwn(taken, name))
 }
 
 function requestSchema<M extends ModelSpec, Md extends Mode>(model: M, mode: Md): Schema<ModelRequest<M, Md>> {
