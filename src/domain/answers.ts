@@ -1,5 +1,5 @@
 import type { JsonSchema } from './checks.js'
-import { fieldJsonSchema, type AnswerOfModel, type FieldSpec } from './describe.js'
+import { answerList, fieldJsonSchema, type AnswerOfModel, type FieldSpec, type ModelSpec } from './describe.js'
 import { descriptions, type Descriptions } from './descriptions/index.js'
 import { formatMoney, moneyNumber } from './money.js'
 import type { ModelRecords } from './records.js'
@@ -14,10 +14,9 @@ export type AnswerOf<M extends keyof Descriptions, A extends AnswersOf<M>> = Ans
 
 /** An answer's fields, in order, each with its description and its name in answers. */
 export function answerFields(model: keyof Descriptions, answer: string): [field: string, spec: FieldSpec, name: string][] {
-  const { fields, answers } = descriptions[model] as { fields: Record<string, FieldSpec>; answers?: Record<string, readonly string[]> }
-  const listed = answers?.[answer]
-  if (!listed) throw new Error(`${model} has no answer ${answer}`)
-  return listed.map((field) => [field, fields[field]!, fields[field]!.answerAs ?? field])
+  const { fields, answers }: Pick<ModelSpec, 'fields' | 'answers'> = descriptions[model]
+  if (!answers?.[answer]) throw new Error(`${model} has no answer ${answer}`)
+  return answerList({ fields, answers }, answer).map((field) => [field, fields[field]!, fields[field]!.answerAs ?? field])
 }
 
 /** The JSON Schema of one of a model's answers: an object with every field required. */

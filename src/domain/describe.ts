@@ -91,8 +91,8 @@ export interface ModelOptions<F> {
    * (then `id`), which SQL storages serve from an index on (`where`…, `orderBy`, `id`) rather than a sort.
    */
   ordered?: readonly { where: readonly (keyof F & string)[]; orderBy: keyof F & string }[]
-  /** The API answers made from this record: each a list of fields, in answer order. */
-  answers?: Readonly<Record<string, readonly (keyof F & string)[]>>
+  /** The API answers made from this record: each a list of fields in answer order, or `all` of them in description order. */
+  answers?: Readonly<Record<string, readonly (keyof F & string)[] | 'all'>>
   /** Request fields that are not stored, after the fields. */
   inputs?: Readonly<Record<string, InputSpec>>
   /** Of the fields a create may leave out, it must give at least one of these. */
@@ -134,7 +134,7 @@ export type NameOf<F, K> = F extends { answerAs: infer A extends string } ? A : 
 /** One of a model's answers (`answers[A]`), as the API gives it. */
 export type AnswerOfModel<M, A extends string> = M extends { fields: infer F; answers: infer As }
   ? A extends keyof As
-    ? As[A] extends readonly (infer L)[]
+    ? (As[A] extends 'all' ? keyof F : As[A] extends readonly (infer L)[] ? L : never) extends infer L
       ? { -readonly [K in keyof F as K extends L ? NameOf<F[K], K> : never]: WireOf<F[K]> }
       : never
     : never
@@ -189,6 +189,12 @@ export function fieldJsonSchema(spec: Pick<FieldSpec, 'kind' | 'nullable' | 'val
     out.type = [out.type, 'null']
   }
   return out
+}
+
+/** The fields of one of a model's answers, in answer order (the first answer unless named; none without answers). */
+export function answerList(model: Pick<ModelSpec, 'fields' | 'answers'>, answer?: string): readonly string[] {
+  const listed = answer === undefined ? Object.values(model.answers ?? {})[0] : model.answers?.[answer]
+  return listed === 'all' ? Object.keys(model.fields) : (listed ?? [])
 }
 
 /** Each request field of a model (its fields, then its inputs) with its name in requests. */

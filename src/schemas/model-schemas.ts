@@ -1,6 +1,7 @@
 import { optional, Struct } from 'superstruct'
 import * as check from '../domain/checks.js'
 import {
+  answerList,
   requestFields,
   type FieldSpec,
   type InputOf,
@@ -49,10 +50,9 @@ export function inputOf(spec: FieldSpec | InputSpec, name = 'a field'): Struct<a
  * it, the fields marked `readOnly` and the request-only inputs, less what the schema takes.
  */
 export function readOnlyOf(model: ModelSpec, taken: object, answerName?: string): string[] {
-  const answer = (answerName === undefined ? Object.values(model.answers ?? {})[0] : model.answers?.[answerName]) ?? []
   const fields: Record<string, FieldSpec> = model.fields
   const names = [
-    ...answer.map((field) => fields[field]!.answerAs ?? field),
+    ...answerList(model, answerName).map((field) => fields[field]!.answerAs ?? field),
     ...(fields.id?.answerAs ? ['id'] : []),
     ...Object.entries(fields).flatMap(([field, spec]) => (spec.readOnly ? [spec.answerAs ?? field] : [])),
     ...Object.keys(model.inputs ?? {}),

@@ -27,11 +27,7 @@ vi.mock('../../src/domain/descriptions/campaigns.js', async (original) => {
   const { campaigns } = real
   return {
     ...real,
-    campaigns: {
-      ...campaigns,
-      fields: { ...campaigns.fields, tagline },
-      answers: { campaign: [...campaigns.answers.campaign, 'tagline'] },
-    },
+    campaigns: { ...campaigns, fields: { ...campaigns.fields, tagline } },
   }
 })
 

@@ -35,8 +35,8 @@ const portal = 'Joining and the portal'
 export const campaigns = model(
   {
     id: text(),
-    workspaceId: text({ indexed: true, input: check.uuid, create: 'required' }),
     campaignName: text({ searched: true, input: check.text(200, { min: 1 }), ...required, form: { label: 'Name', group: 'Campaign' } }),
+    workspaceId: text({ indexed: true, input: check.uuid, create: 'required' }),
     commissionType: text({
       values: COMMISSION_TYPES,
       ...required,
@@ -95,14 +95,7 @@ export const campaigns = model(
     ...stamps,
   },
   {
-    answers: {
-      campaign: [
-        'id', 'campaignName', 'workspaceId', 'commissionType', 'amountMinor', 'minimumPayoutMinor', 'payoutId', 'url',
-        'requiresApprovalToJoin', 'collectAdditionalInfo', 'hideCustomerEmail', 'payoutTerm', 'affiliatePortalWelcomeMessage',
-        'affiliateDashboardText', 'stripeCouponId', 'allowedUrlParameters', 'isDefault', 'currency', 'attributionWindowDays',
-        'recurringMonths', 'maxCommissionsPerCustomer', 'createdAt', 'updatedAt',
-      ],
-    },
+    answers: { campaign: 'all' },
     list: { orderBy: ['createdAt', 'updatedAt', 'campaignName'] },
   },
 )
