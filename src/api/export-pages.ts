@@ -58,7 +58,7 @@ export function answerColumns<M extends ModelName>(model: M, answer: string): { 
       const values: Record<string, unknown> = record
       return fields.map((field, i) => {
         const value = values[field]
-        if (kinds[i] === 'money') return BigInt(value as number)
+        if (kinds[i] === 'money') return value === null ? null : BigInt(value as number)
         if (kinds[i] === 'list') return (value as string[]).join(' ')
         return value as string | number | boolean | null
       })

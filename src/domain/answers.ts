@@ -29,8 +29,8 @@ export function answerJsonSchema(model: keyof Descriptions, answer: string): Jso
 type Convert = (value: unknown) => unknown
 
 const copyList: Convert = (value) => [...(value as string[])]
-const moneyString: Convert = (value) => formatMoney(value as number)
-const moneyAmount: Convert = (value) => moneyNumber(value as number)
+const moneyString: Convert = (value) => (value === null ? null : formatMoney(value as number))
+const moneyAmount: Convert = (value) => (value === null ? null : moneyNumber(value as number))
 
 /**
  * The function turning a stored record into one of its API answers: fields in answer order,

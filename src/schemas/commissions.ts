@@ -1,4 +1,4 @@
-import { email, uuid } from '../domain/checks.js'
+import { bool, email, uuid } from '../domain/checks.js'
 import { commissions } from '../domain/descriptions/commissions.js'
 import { createSchema, inputsOf, listSchema, readOnlyOf, updateSchema } from './model-schemas.js'
 import { allOptional, schema } from './validate.js'
@@ -33,5 +33,5 @@ export const referredUserEmail = schema({ referredUser: email })
 
 export const referredUserList = commissionList
 
-/** `POST /commissions/refund`: `amount` defaults to what is left to refund. */
-export const commissionRefund = schema({ commissionId: uuid, ...allOptional(inputsOf(commissions, ['amount'])) })
+/** `POST /commissions/refund`: `amount` defaults to what is left to refund; `dryRun` answers what would happen and writes nothing. */
+export const commissionRefund = schema({ commissionId: uuid, ...allOptional({ ...inputsOf(commissions, ['amount']), dryRun: bool }) })

@@ -1,7 +1,7 @@
 import * as check from '../checks.js'
 import { model } from '../describe.js'
 import { MAX_AMOUNT } from './campaigns.js'
-import { bool, editable, indexedText, int, money, nullableText, required, stamps, text, timestamp } from './fields.js'
+import { bool, editable, indexedText, int, list, money, nullableText, required, stamps, text, timestamp } from './fields.js'
 import { referralCode } from './links.js'
 
 export const COMMISSION_STATUSES = ['pending', 'processing', 'paid', 'refunded'] as const
@@ -15,6 +15,7 @@ const externalId = check.nullable(providerId)
 const commissionAnswer = [
   'id', 'campaignId', 'workspaceId', 'affiliateId', 'referredUser', 'amountMinor', 'adminEarnedMinor', 'status',
   'commissionDate', 'remarks', 'referralCode', 'kind', 'dueAt', 'payoutId', 'refundedMinor', 'reversesCommissionId',
+  'saleAmountMinor', 'currency', 'customerId', 'invoiceId', 'chargeId', 'stripeSubscriptionId', 'paymentIntentId', 'holdReasons',
   'createdAt', 'updatedAt',
 ] as const
 
@@ -56,6 +57,17 @@ export const commissions = model(
     /** What refunds took back from it after it was paid; the amount stays what was paid. */
     refundedMinor: money('refundedAmount', { wire: 'string', description: 'What refunds took back after it was paid.' }),
     reversesCommissionId: text({ nullable: true, description: 'On a clawback: the paid sale it takes money back from.' }),
+    saleAmountMinor: money('saleAmount', {
+      wire: 'string',
+      nullable: true,
+      description: 'The sale it was made from (without tax, as the campaign rewards it); null when made by hand, and on a clawback.',
+    }),
+    /** Its campaign's currency (a sale's commission is only ever made in it). */
+    currency: text({ description: "Its campaign's currency, ISO 4217." }),
+    customerId: text({ nullable: true, indexed: true, description: 'The customer whose sale made it (a clawback: of the sale it reverses); null when made by hand.' }),
+    paymentIntentId: text({ nullable: true, description: "The sale's payment intent (Stripe), once an event named it." }),
+    /** Empty: no commission is held yet (the fraud rules will). */
+    holdReasons: list({ description: 'Why it is held for review; empty unless it is.' }),
     ...stamps,
   },
   {
@@ -69,7 +81,7 @@ export const commissions = model(
     ordered: [{ where: ['workspaceId'], orderBy: 'commissionDate' }],
     answers: {
       commission: commissionAnswer,
-      referredUser: [...commissionAnswer, 'payoutDate', 'name', 'isSelfReferral', 'isWalletPayment', 'chargeId', 'invoiceId', 'stripeSubscriptionId'],
+      referredUser: [...commissionAnswer, 'payoutDate', 'name', 'isSelfReferral', 'isWalletPayment'],
     },
     // A clickId names the affiliate (and link) itself: then affiliateId may be left out.
     inputs: { clickId: { kind: 'text', input: check.uuid, create: 'optional' } },
