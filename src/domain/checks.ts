@@ -123,21 +123,25 @@ export const httpUrl = check<string>(
   },
 )
 
-/** A non-negative amount with at most two decimals, as a JSON number or a decimal string. */
-export const money = (max: number) =>
+/**
+ * A non-negative amount with at most two decimals, as a JSON number or a decimal string; with
+ * `positive`, more than zero (a sale's or a refund's).
+ */
+export const money = (max: number, { positive = false } = {}) =>
   check<number | string>(
-    'money',
+    positive ? 'positiveAmount' : 'money',
     {
-      description: 'An amount with at most two decimals, as a JSON number or a decimal string.',
+      description: `An amount ${positive ? 'above zero ' : ''}with at most two decimals, as a JSON number or a decimal string.`,
       anyOf: [
-        { type: 'number', minimum: 0, maximum: max },
+        { type: 'number', ...(positive ? { exclusiveMinimum: 0 } : { minimum: 0 }), maximum: max },
         { type: 'string', pattern: '^\\d+(\\.\\d{1,2})?$' },
       ],
     },
     (value) => {
-    const minor = parseMoney(value)
-    if (minor === null) return 'must be a non-negative number with at most two decimals'
-    return minor <= max * 100 || `must be at most ${max}`
+      const minor = parseMoney(value)
+      if (minor === null) return `must be a ${positive ? 'number above zero' : 'non-negative number'} with at most two decimals`
+      if (positive && minor === 0) return 'must be more than zero'
+      return minor <= max * 100 || `must be at most ${max}`
     },
   )
 

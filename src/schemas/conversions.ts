@@ -1,31 +1,15 @@
-import { check, email, timestamp, uuid } from '../domain/checks.js'
+import { check, email, money, timestamp, uuid } from '../domain/checks.js'
 import { MAX_AMOUNT } from '../domain/descriptions/campaigns.js'
 import { providerId } from '../domain/descriptions/commissions.js'
 import { customers } from '../domain/descriptions/customers.js'
 import { referralCode } from '../domain/descriptions/links.js'
-import { parseMoney } from '../domain/money.js'
 import { inputsOf } from './model-schemas.js'
 import { allOptional, schema } from './validate.js'
 
 const { externalId, name, stripeCustomerId } = inputsOf(customers, ['externalId', 'name', 'stripeCustomerId'])
 
 /** An amount of a sale or refund: more than zero, at most two decimals. */
-const positiveAmount = check<number | string>(
-  'positiveAmount',
-  {
-    description: 'An amount above zero with at most two decimals, as a JSON number or a decimal string.',
-    anyOf: [
-      { type: 'number', exclusiveMinimum: 0, maximum: MAX_AMOUNT },
-      { type: 'string', pattern: '^\\d+(\\.\\d{1,2})?$' },
-    ],
-  },
-  (value) => {
-    const minor = parseMoney(value)
-    if (minor === null) return 'must be a number above zero with at most two decimals'
-    if (minor === 0) return 'must be more than zero'
-    return minor <= MAX_AMOUNT * 100 || `must be at most ${MAX_AMOUNT}`
-  },
-)
+const positiveAmount = money(MAX_AMOUNT, { positive: true })
 
 // Any ISO 4217 code is taken: a sale in another currency than its campaign's is skipped
 // (`currency_mismatch`), not refused, so a host can send every sale as it comes.
