@@ -1,6 +1,6 @@
 import { stringify } from 'csv-stringify/sync'
 import { formatMoney } from '../domain/money.js'
-import { schema, type FieldSpec, type ModelSchema } from '../domain/schema.js'
+import { answerFields } from '../domain/answers.js'
 import type { FindQuery, ModelName, RecordOf, StorageTransaction } from '../storage/types.js'
 import { inTransaction, readOnly, type Deps } from './shared.js'
 
@@ -44,21 +44,18 @@ export const csvText = (rows: readonly Row[]): string =>
       })
 
 /**
- * The columns of one of a model's answers (see `answers` in domain/schema) as a CSV header, and
+ * The columns of one of a model's answers (see `answers` in domain/describe.ts) as a CSV header, and
  * the row of a record: the answer's fields in order, money as minor units (see `csvText`), lists
  * joined with a space.
  */
 export function answerColumns<M extends ModelName>(model: M, answer: string): { header: string[]; row: (record: RecordOf<M>) => Row } {
-  const definition: ModelSchema<M> = schema[model]
-  const fields = definition.answers?.[answer]
-  if (!fields) throw new Error(`${model} has no answer ${answer}`)
-  const specs: FieldSpec[] = fields.map((field) => definition.fields[field])
-  const header = fields.map((field, i) => specs[i]!.answerAs ?? field)
-  const kinds = specs.map((spec) => spec.kind)
+  const listed = answerFields(model, answer)
+  const fields = listed.map(([field]) => field)
+  const kinds = listed.map(([, spec]) => spec.kind)
   return {
-    header,
+    header: listed.map(([, , name]) => name),
     row: (record) => {
-      const values = record as Record<string, unknown>
+      const values: Record<string, unknown> = record
       return fields.map((field, i) => {
         const value = values[field]
         if (kinds[i] === 'money') return value === null ? null : BigInt(value as number)

@@ -1,11 +1,13 @@
 import type { Infer } from 'superstruct'
 import { isoAt } from '../clock.js'
 import { newId } from '../crypto.js'
+import { webhooks } from '../domain/descriptions/webhooks.js'
 import type { WebhookRecord } from '../domain/records.js'
 import { toDelivery, toWebhook, type Webhook, type WebhookDelivery, type WebhookWithSecret } from '../domain/webhook.js'
 import { unprocessable, validationError } from '../errors.js'
 import { emit } from '../events/outbox.js'
 import { deliveryList, deliveryRetry, webhookCreate, webhookId, webhookList, webhookRotate, webhookTest, webhookUpdate } from '../schemas/webhooks.js'
+import { createValues, patchOf, storedField } from '../schemas/model-schemas.js'
 import { parse, parseBody } from '../schemas/validate.js'
 import type { StorageTransaction } from '../storage/types.js'
 import { checkWebhookUrl, WebhookAddressError } from '../webhooks/address.js'
@@ -50,11 +52,10 @@ export function webhookOperations({ storage, clock, webhooks: policy }: Deps) {
       const url = allowedUrl(input.url)
       const now = isoAt(clock)
       const record: WebhookRecord = {
+        ...createValues(webhooks, input),
         id: newId(),
         workspaceId,
         url,
-        events: [...input.events],
-        description: input.description ?? '',
         enabled: true,
         disabledReason: null,
         consecutiveDeadDeliveries: 0,
@@ -78,7 +79,7 @@ export function webhookOperations({ storage, clock, webhooks: policy }: Deps) {
     async list(access: Access, query: unknown): Promise<Page<Webhook>> {
       const q = parse([webhookList, query]).query
       const where = workspaceScope(access, q.workspaceId?.toLowerCase())
-      return inTransaction(storage, (tx) => listPage(tx, 'webhooks', { ...q, where, orderField: q.orderType ?? 'createdAt' }, toWebhook), readOnly)
+      return inTransaction(storage, (tx) => listPage(tx, 'webhooks', { ...q, where, orderField: storedField(webhooks, q.orderType ?? 'createdAt') }, toWebhook), readOnly)
     },
 
     /**
@@ -92,10 +93,9 @@ export function webhookOperations({ storage, clock, webhooks: policy }: Deps) {
       return inTransaction(storage, async (tx) => {
         const current = await findWebhook(tx, access, q.webhookId)
         const now = isoAt(clock)
-        const patch: Partial<WebhookRecord> = { updatedAt: now }
+        const { enabled: _moved, ...changes } = patchOf(webhooks, input)
+        const patch: Partial<WebhookRecord> = { ...changes, updatedAt: now }
         if (url !== undefined) patch.url = url
-        if (input.events !== undefined) patch.events = [...input.events]
-        if (input.description !== undefined) patch.description = input.description
         if (input.enabled === true && !current.enabled) {
           Object.assign(patch, reenabled())
           await tx.updateMany('webhookDeliveries', { webhookId: current.id, status: { in: ['pending', 'failed'] }, claimToken: null }, { nextAttemptAt: now })

@@ -111,6 +111,8 @@ export function lightResponse(parts: ResponseParts): Response {
   const self = Object.create(proto) as Light
   self[kParts] = parts
   self[kUsed] = false
+  // The one object that is a Response without being made by one: its prototype chain ends at
+  // Response.prototype, and each getter answers from the parts (or from a real Response once asked more).
   return self as unknown as Response
 }
 
@@ -119,7 +121,7 @@ export function lightResponse(parts: ResponseParts): Response {
  * taken, headers not touched): what a server can write as it is. Undefined for any other Response.
  */
 export function untouchedParts(response: Response): ResponseParts | undefined {
-  const self = response as unknown as Partial<Light>
+  const self: Response & Partial<Light> = response
   if (self[kParts] === undefined || self[kReal] || self[kUsed] || self[kHeaders]) return undefined
   return self[kParts]
 }

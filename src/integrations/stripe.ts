@@ -35,7 +35,7 @@ export async function verifyStripeEvent(rawBody: string, signature: string | nul
   const { default: Stripe } = await stripeModule()
   try {
     const event = await Stripe.webhooks.constructEventAsync(rawBody, signature, secret, TOLERANCE_SECONDS, Stripe.createSubtleCryptoProvider(), nowMs)
-    return event as unknown as StripeEvent
+    return event
   } catch {
     throw invalidSignature()
   }

@@ -72,5 +72,7 @@ export interface KeyManagement {
 }
 
 /** Whether a key store manages its keys (`create`, `list`, `revoke`, `lastUsedAt`). */
-export const managesKeys = (store: KeyStore): store is KeyStore & KeyManagement =>
-  ['create', 'list', 'revoke', 'lastUsedAt'].every((name) => typeof (store as unknown as Record<string, unknown>)[name] === 'function')
+export function managesKeys(store: KeyStore): store is KeyStore & KeyManagement {
+  const maybe: KeyStore & Partial<KeyManagement> = store
+  return [maybe.create, maybe.list, maybe.revoke, maybe.lastUsedAt].every((method) => typeof method === 'function')
+}
