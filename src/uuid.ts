@@ -48,9 +48,10 @@ export function timeUuidFloor(ms: number): string {
  * always gives the same id. Its 48 bits of milliseconds are `ms`; the other 74 bits come from
  * SHA-256 of the key. Click records deduplicated by a key use it, so every instance that counts the
  * same visit answers the same clickId before writing it, and the primary key is the dedupe key.
+ * `sha256Of` is the runtime's SHA-256 (see `Runtime`); the same bytes whichever.
  */
-export function keyedTimeUuid(ms: number, key: string): string {
-  const bytes = sha256Bytes(key).subarray(0, 16)
+export function keyedTimeUuid(ms: number, key: string, sha256Of: (text: string) => Uint8Array = sha256Bytes): string {
+  const bytes = sha256Of(key).subarray(0, 16)
   const time = Math.min(Math.max(0, Math.floor(ms)), 2 ** 48 - 1)
   for (let i = 5, t = time; i >= 0; i--, t = Math.floor(t / 256)) bytes[i] = t % 256
   bytes[6] = (bytes[6]! & 0x0f) | 0x70
