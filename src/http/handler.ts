@@ -12,7 +12,6 @@ import { readBody, readJsonBody, type BodyLimits } from './body.js'
 import { clientAddressOf } from './client-address.js'
 import { checkIdempotencyKey, createIdempotency, fingerprintOf, IDEMPOTENCY_HEADER, type IdempotencyOptions } from './idempotency.js'
 import { envelope, errorAnswer, toResponse, type Answer } from './respond.js'
-import { openApiDocument } from './openapi.js'
 import { routes, runRoute, successStatus, type Query, type Route } from './routes.js'
 import { BEACON_PATH, REDIRECT_PATH, trackingRoutes, type TrackingRoutesOptions } from './tracking.js'
 
@@ -230,10 +229,13 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
     return toResponse({ status: storage.ok ? 200 : 503, body: JSON.stringify(body) }, undefined, runtime, request.method !== 'HEAD')
   }
 
-  // The document is made on first request, then kept: it depends only on the route table and basePath.
-  let openapi: string | undefined
-  const openApi = (_request: Routed, _context: unknown, runtime: Runtime) =>
-    toResponse({ status: 200, body: (openapi ??= JSON.stringify(openApiDocument(basePath))) }, undefined, runtime)
+  // The document is made on first request (its module loads then), then kept: it depends only on
+  // the route table and basePath.
+  let openapi: Promise<string> | undefined
+  const openApi = async (_request: Routed, _context: unknown, runtime: Runtime) => {
+    openapi ??= import('./openapi.js').then(({ openApiDocument }) => JSON.stringify(openApiDocument(basePath)))
+    return toResponse({ status: 200, body: await openapi }, undefined, runtime)
+  }
 
   /** Path -> the methods it answers, for 405's `Allow`. */
   const methods = new Map<string, string[]>([

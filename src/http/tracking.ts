@@ -19,7 +19,8 @@ export const BEACON_MESSAGE = 'Event tracked successfully'
 export const PUBLISHABLE_KEY_HEADER = 'x-publishable-key'
 
 export interface TrackingRoutesOptions {
-  tracker: Tracker
+  /** The tracker, made on the first tracked event. */
+  tracker: () => Promise<Tracker>
   keyStore: KeyStore
   body: BodyLimits
   /** Requests per client address; null when the host turned the limit off. */
@@ -55,7 +56,7 @@ export function trackingRoutes({ tracker, keyStore, body, limit }: TrackingRoute
       const visit = admit(request, context, runtime)
       const code = request.params.referralCode ?? ''
       if (!REFERRAL_CODE.test(code)) throw notFound('Link')
-      const { clickId, link } = await tracker.track(code, 'click', visit, null, (error) => onError(error, request))
+      const { clickId, link } = await (await tracker()).track(code, 'click', visit, null, (error) => onError(error, request))
       const location = new URL(link.url)
       if (clickId !== null) location.searchParams.set('clickId', clickId)
       return runtime.response(302, { location: location.toString(), 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }, null)
@@ -96,7 +97,7 @@ export function trackingRoutes({ tracker, keyStore, body, limit }: TrackingRoute
         cors['vary'] = 'Origin'
       }
       const input = parseBody(linkTrack, await readJsonBody(request, body), Object.fromEntries(new URL(request.url).searchParams))
-      const { clickId } = await tracker.track(input.referralCode, input.event, visit, principal.workspaceIds, (error) => onError(error, request))
+      const { clickId } = await (await tracker()).track(input.referralCode, input.event, visit, principal.workspaceIds, (error) => onError(error, request))
       return toResponse(envelope(200, BEACON_MESSAGE, { clickId }), cors, runtime)
     },
   }
