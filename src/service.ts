@@ -14,7 +14,7 @@ import type { AdminOptions } from './admin/index.js'
 import { resolveAdminOptions } from './admin/options.js'
 import type { PortalOptions } from './portal/index.js'
 import { resolvePortalOptions } from './portal/options.js'
-import { withSite, type Site } from './views/http.js'
+import { lazySite, withSite } from './site/mount.js'
 import type { Storage } from './storage/types.js'
 import { withCommitHook } from './events/outbox.js'
 import { createServiceEvents, type ServiceEvents, type WebhookOptions } from './events/service-events.js'
@@ -173,32 +173,6 @@ export interface AffiliateService {
 const MAX_DEDUPE_SECONDS = 7 * 86_400
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null
-
-/**
- * A site (the portal, the admin) whose pages and their modules load with its first request: they
- * are most of the package's code, and a cold start (serverless, workers) answers without them.
- */
-function lazySite(path: string, load: () => Promise<Site>): Site {
-  let site: Promise<Site> | undefined
-  const loaded = () =>
-    (site ??= load().catch((error: unknown) => {
-      site = undefined
-      throw error
-    }))
-  return {
-    path,
-    // Asked of every request: the path of the absolute URL is read without parsing it.
-    serves(request) {
-      const url = request.url
-      const start = url.indexOf('/', url.indexOf('//') + 2)
-      if (start < 0) return false
-      const end = url.slice(start).search(/[?#]/)
-      const pathname = end < 0 ? url.slice(start) : url.slice(start, start + end)
-      return pathname === path || pathname.startsWith(`${path}/`)
-    },
-    fetch: async (request, context) => (await loaded()).fetch(request, context),
-  }
-}
 
 /** A whole number of at least 1, or the default; anything else throws a TypeError naming the option. */
 function positive(name: string, value: unknown, fallback: number): number {

@@ -1,9 +1,13 @@
 import type { Affiliate } from '../domain/affiliate.js'
-import { csrfField, errorSummary, input, type FieldErrors } from '../views/forms.js'
-import { html } from '../views/html.js'
-import { PageError, refusal } from '../views/http.js'
+import { csrfField, errorSummary, input, refusal, type FieldErrors } from '../site/forms.js'
+import { html } from '../site/html.js'
+import { PageError } from '../site/page-error.js'
 import { pick } from './fields.js'
-import { actionForm, amountText, badge, confirmation, head, money, noticeBox, pager, table, when, type Ctx, type Handler } from './ui.js'
+import { amountText, moneyText } from '../site/money.js'
+import { noticeBox } from '../site/shell.js'
+import { table } from '../site/table.js'
+import { actionForm } from '../site/confirm.js'
+import { badge, confirmation, head, pager, when, type Ctx, type Handler } from './ui.js'
 
 const STATUSES = [['', 'Any status'], ['active', 'Active'], ['pending', 'Awaiting approval'], ['banned', 'Banned']] as const
 const statusOf = (a: Affiliate) => (a.isBanned ? 'banned' : a.isActive ? 'active' : 'awaiting-approval')
@@ -40,8 +44,8 @@ async function detail(c: Ctx, a: Affiliate, values?: Record<string, string>, err
   const cur = balance.currency
   const state = statusOf(a)
   const actions = a.isBanned
-    ? actionForm(c, `${c.path}/affiliates/unban`, { affiliateId: a.id }, 'Unban')
-    : html`${a.isActive ? '' : actionForm(c, `${c.path}/affiliates/approve`, { affiliateId: a.id }, 'Approve')} ${actionForm(c, `${c.path}/affiliates/ban`, { affiliateId: a.id }, 'Ban', { danger: true, confirm: `Ban ${a.email}? Their links stop earning and they cannot sign in to the portal.` })}`
+    ? actionForm(c.v.csrf, `${c.path}/affiliates/unban`, { affiliateId: a.id }, 'Unban')
+    : html`${a.isActive ? '' : actionForm(c.v.csrf, `${c.path}/affiliates/approve`, { affiliateId: a.id }, 'Approve')} ${actionForm(c.v.csrf, `${c.path}/affiliates/ban`, { affiliateId: a.id }, 'Ban', { danger: true, confirm: `Ban ${a.email}? Their links stop earning and they cannot sign in to the portal.` })}`
   return c.page(
     nameOf(a),
     html`${head(nameOf(a), actions)}${noticeBox(c.notice())}
@@ -49,12 +53,12 @@ async function detail(c: Ctx, a: Affiliate, values?: Record<string, string>, err
 <div><dt>E-mail</dt><dd class="hint">${a.email}</dd></div><div><dt>Status</dt><dd>${badge(state)}</dd></div>
 <div><dt>Campaign</dt><dd class="hint"><a href="${c.path}/campaigns/edit?campaignId=${campaign.id}">${campaign.campaignName}</a></dd></div>
 <div><dt>Joined</dt><dd class="hint">${when(a.createdAt)}</dd></div></dl></section>
-<section class="card"><h2>Balance</h2><dl class="stats"><div><dt>Held</dt><dd>${money(balance.held, cur)}</dd></div><div><dt>Due</dt><dd>${money(balance.due, cur)}</dd></div>
-<div><dt>In payouts</dt><dd>${money(balance.inPayout, cur)}</dd></div><div><dt>Paid out</dt><dd>${money(balance.paidOut, cur)}</dd></div></dl></section></div>
+<section class="card"><h2>Balance</h2><dl class="stats"><div><dt>Held</dt><dd>${moneyText(balance.held, cur)}</dd></div><div><dt>Due</dt><dd>${moneyText(balance.due, cur)}</dd></div>
+<div><dt>In payouts</dt><dd>${moneyText(balance.inPayout, cur)}</dd></div><div><dt>Paid out</dt><dd>${moneyText(balance.paidOut, cur)}</dd></div></dl></section></div>
 <section class="card"><h2>Links</h2>${links.items.length ? table(['Code', 'URL', ['Clicks', 'num'], ['Signups', 'num']], links.items.map((l) => [html`${l.referralCode}`, html`<span class="hint">${l.url}</span>`, html`${l.totalClicks}`, html`${l.totalSignups}`])) : html`<p class="muted">No links yet.</p>`}</section>
-<section class="card"><h2>Commissions</h2>${commissions.items.length ? table(['Date', 'Customer', ['Amount', 'num'], 'Status', 'Kind'], commissions.items.map((m) => [when(m.commissionDate), html`${m.referredUser}`, html`${money(m.amount, cur)}`, badge(m.status), html`${m.kind}`])) : html`<p class="muted">No commissions yet.</p>`}
+<section class="card"><h2>Commissions</h2>${commissions.items.length ? table(['Date', 'Customer', ['Amount', 'num'], 'Status', 'Kind'], commissions.items.map((m) => [when(m.commissionDate), html`${m.referredUser}`, html`${moneyText(m.amount, cur)}`, badge(m.status), html`${m.kind}`])) : html`<p class="muted">No commissions yet.</p>`}
 <p><a href="${c.path}/commissions?affiliateId=${a.id}">All commissions of this affiliate</a></p></section>
-<section class="card"><h2>Payouts</h2>${payouts.items.length ? table([['Amount', 'num'], 'Method', 'Status', 'Created'], payouts.items.map((p) => [html`<a href="${c.path}/payouts/detail?payoutId=${p.payoutId}">${money(p.amount, p.currency)}</a>`, html`${p.payoutMethod}`, badge(p.status), when(p.createdAt)])) : html`<p class="muted">No payouts yet.</p>`}</section>
+<section class="card"><h2>Payouts</h2>${payouts.items.length ? table([['Amount', 'num'], 'Method', 'Status', 'Created'], payouts.items.map((p) => [html`<a href="${c.path}/payouts/detail?payoutId=${p.payoutId}">${moneyText(p.amount, p.currency)}</a>`, html`${p.payoutMethod}`, badge(p.status), when(p.createdAt)])) : html`<p class="muted">No payouts yet.</p>`}</section>
 ${editForm(c, a, values ?? { firstName: a.firstName, lastName: a.lastName, notes: a.notes, payoutEmail: a.payoutEmail, payoutMethod: a.payoutMethod ?? '' }, errors, problem)}`,
     status,
   )

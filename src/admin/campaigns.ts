@@ -1,10 +1,14 @@
 import type { Campaign } from '../domain/campaign.js'
-import { checkbox, errorSummary, input, type FieldErrors } from '../views/forms.js'
-import { csrfField } from '../views/forms.js'
-import { html } from '../views/html.js'
-import { PageError, refusal } from '../views/http.js'
+import { checkbox, errorSummary, input, refusal, type FieldErrors } from '../site/forms.js'
+import { csrfField } from '../site/forms.js'
+import { html } from '../site/html.js'
+import { PageError } from '../site/page-error.js'
 import { pick } from './fields.js'
-import { actionForm, confirmation, head, money, noticeBox, pager, table, type Ctx, type Handler } from './ui.js'
+import { moneyText } from '../site/money.js'
+import { noticeBox } from '../site/shell.js'
+import { table } from '../site/table.js'
+import { actionForm } from '../site/confirm.js'
+import { confirmation, head, pager, type Ctx, type Handler } from './ui.js'
 
 const FIELDS = {
   campaignName: 'text', url: 'text', commissionType: 'text', amount: 'money', currency: 'text', minimumPayoutAmount: 'money',
@@ -65,10 +69,10 @@ export const campaignPages: Record<string, Handler> = {
     const list = await c.api.campaigns.list({ workspaceId: c.workspaceId, page, limit: 20, ...(contains ? { contains } : {}) })
     const rows = list.items.map((m) => [
       html`<a href="${c.path}/campaigns/edit?campaignId=${m.id}">${m.campaignName}</a>${m.isDefault ? html` <span class="status">default</span>` : ''}`,
-      html`${m.commissionType === 'percentage' ? `${m.amount}%` : money(m.amount, m.currency)}`,
+      html`${m.commissionType === 'percentage' ? `${m.amount}%` : moneyText(m.amount, m.currency)}`,
       html`${m.currency}`,
       html`${m.requiresApprovalToJoin ? 'Approval' : 'Open'}`,
-      html`${m.isDefault ? '' : actionForm(c, `${c.path}/campaigns/default`, { campaignId: m.id }, 'Make default', { label: `Make ${m.campaignName} the default` })} ${actionForm(c, `${c.path}/campaigns/delete`, { campaignId: m.id }, 'Delete', { danger: true, confirm: `Delete the campaign ${m.campaignName}? This cannot be undone.`, label: `Delete ${m.campaignName}` })}`,
+      html`${m.isDefault ? '' : actionForm(c.v.csrf, `${c.path}/campaigns/default`, { campaignId: m.id }, 'Make default', { label: `Make ${m.campaignName} the default` })} ${actionForm(c.v.csrf, `${c.path}/campaigns/delete`, { campaignId: m.id }, 'Delete', { danger: true, confirm: `Delete the campaign ${m.campaignName}? This cannot be undone.`, label: `Delete ${m.campaignName}` })}`,
     ])
     return c.page(
       'Campaigns',

@@ -1,11 +1,14 @@
 import { COMMISSION_STATUSES } from '../domain/commission-status.js'
 import type { Commission } from '../domain/commission.js'
 import { formatMoney, parseMoney } from '../domain/money.js'
-import { csrfField, errorSummary, input, type FieldErrors } from '../views/forms.js'
-import { html, type Html } from '../views/html.js'
-import { PageError, refusal } from '../views/http.js'
+import { csrfField, errorSummary, input, refusal, type FieldErrors } from '../site/forms.js'
+import { html, type Html } from '../site/html.js'
+import { PageError } from '../site/page-error.js'
 import { pick } from './fields.js'
-import { affiliateEmails, affiliateLink, badge, confirmation, head, money, noticeBox, pager, table, when, type Ctx, type Handler } from './ui.js'
+import { moneyText } from '../site/money.js'
+import { noticeBox } from '../site/shell.js'
+import { table } from '../site/table.js'
+import { affiliateEmails, affiliateLink, badge, confirmation, head, pager, when, type Ctx, type Handler } from './ui.js'
 
 const NEW = { campaignId: 'text', affiliateId: 'text', referredUser: 'text', amount: 'money', status: 'text', commissionDate: 'text', remarks: 'nullable' } as const
 
@@ -60,7 +63,7 @@ async function refundForm(c: Ctx, m: Commission, value: string, errors: FieldErr
   const currency = await currencyOf(c, m.campaignId)
   return c.page(
     'Refund commission',
-    html`${head('Refund commission')}${errorSummary(errors, problem)}<div class="card"><p>Commission of ${money(m.amount, currency)} for ${m.referredUser} (${m.status}).</p>
+    html`${head('Refund commission')}${errorSummary(errors, problem)}<div class="card"><p>Commission of ${moneyText(m.amount, currency)} for ${m.referredUser} (${m.status}).</p>
 <form method="post" action="${c.path}/commissions/refund" novalidate>${csrfField(c.v.csrf)}<input type="hidden" name="commissionId" value="${m.commissionId}">
 ${input({ name: 'amount', label: 'Amount to refund', value, errors, hint: 'Leave empty to refund all that is left.', attributes: html` inputmode="decimal"` })}
 <div class="actions"><button type="submit">Review refund</button><a href="${c.path}/commissions">Cancel</a></div></form></div>`,
@@ -92,7 +95,7 @@ export const commissionPages: Record<string, Handler> = {
       html`<a href="${c.path}/commissions/detail?commissionId=${m.commissionId}">${when(m.commissionDate)}</a>`,
       affiliateLink(c, m.affiliateId, emails),
       html`${m.referredUser}`,
-      html`${money(m.amount, currency.get(m.campaignId) ?? '')}`,
+      html`${moneyText(m.amount, currency.get(m.campaignId) ?? '')}`,
       badge(m.status),
       html`${m.kind}`,
       m.status === 'refunded' || m.kind === 'clawback' ? '' : html`<a href="${c.path}/commissions/refund?commissionId=${m.commissionId}" aria-label="Refund the commission of ${m.referredUser}">Refund</a>`,
@@ -122,14 +125,14 @@ ${rows.length ? table(['Date', 'Affiliate', 'Customer', ['Amount', 'num'], 'Stat
     const item = (label: string, value: Html | string) => html`<div><dt>${label}</dt><dd class="hint">${value}</dd></div>`
     return c.page(
       'Commission',
-      html`${head(`Commission ${money(m.amount, currency)}`, refundable ? html`<a class="button" href="${c.path}/commissions/refund?commissionId=${m.commissionId}">Refund</a>` : undefined)}
+      html`${head(`Commission ${moneyText(m.amount, currency)}`, refundable ? html`<a class="button" href="${c.path}/commissions/refund?commissionId=${m.commissionId}">Refund</a>` : undefined)}
 <section class="card"><dl class="stats">
 <div><dt>Status</dt><dd>${badge(m.status)}</dd></div>
 ${item('Kind', m.kind)}
 ${item('Date', when(m.commissionDate))}
 ${item('Affiliate', affiliateLink(c, m.affiliateId, emails))}
 ${item('Customer', m.referredUser)}
-${item('Refunded', money(m.refundedAmount, currency))}
+${item('Refunded', moneyText(m.refundedAmount, currency))}
 ${item('Due', when(m.dueAt))}
 ${item('Payout', m.payoutId ? html`<a href="${c.path}/payouts/detail?payoutId=${m.payoutId}">${m.payoutId.slice(0, 8)}</a>` : '—')}
 ${item('Referral code', m.referralCode ?? '—')}
@@ -161,11 +164,11 @@ ${item('Referral code', m.referralCode ?? '—')}
       // In cents, as the API counts: the sentence says exactly what the refund will do.
       const cents = (value: string) => parseMoney(value) ?? 0
       const take = amount === '' ? cents(m.amount) - cents(m.refundedAmount) : cents(amount)
-      const taken = money(formatMoney(take), currency)
+      const taken = moneyText(formatMoney(take), currency)
       const sentence =
         m.status === 'paid'
-          ? `Refund ${taken} of ${money(m.amount, currency)}: the commission was paid, so a clawback of -${taken} goes into the affiliate's next payout.`
-          : `Refund ${taken} of ${money(m.amount, currency)}: the commission drops from ${money(m.amount, currency)} to ${money(formatMoney(Math.max(0, cents(m.amount) - take)), currency)}.`
+          ? `Refund ${taken} of ${moneyText(m.amount, currency)}: the commission was paid, so a clawback of -${taken} goes into the affiliate's next payout.`
+          : `Refund ${taken} of ${moneyText(m.amount, currency)}: the commission drops from ${moneyText(m.amount, currency)} to ${moneyText(formatMoney(Math.max(0, cents(m.amount) - take)), currency)}.`
       return confirmation(c, 'Confirm refund', sentence, `${c.path}/commissions/refund`, { commissionId: m.commissionId, amount }, 'Refund', `${c.path}/commissions`)
     }
     try {

@@ -1,4 +1,4 @@
-import type { Form } from '../views/http.js'
+import type { Form } from '../site/form-reader.js'
 
 // Form values as the API takes them: a form sends text, the API wants numbers and booleans. A
 // value that is not what the API wants is passed on as typed, so the API's own message names it.

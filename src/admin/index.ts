@@ -1,15 +1,15 @@
-import type { AffiliateApi } from '../http/typed-api.js'
-import { isoAt, type Clock } from '../clock.js'
 import { constantTimeEqual, sha256Hex } from '../crypto.js'
-import type { BodyLimits } from '../http/body.js'
 import type { KeyStore } from '../keys/types.js'
-import type { Storage } from '../storage/types.js'
 import { isUuid } from '../uuid.js'
-import { AffiliateError } from '../errors.js'
-import { csrfField } from '../views/forms.js'
-import { html } from '../views/html.js'
-import { pages, PageError, type Site, type Visit } from '../views/http.js'
-import { cspHash, keyedHash, randomToken } from '../views/secrets.js'
+import { csrfField } from '../site/forms.js'
+import { html, type Html } from '../site/html.js'
+import { PageError } from '../site/page-error.js'
+import { siteRouter } from '../site/router.js'
+import { sessionCookie } from '../site/session.js'
+import { messageMain, noticeBox } from '../site/shell.js'
+import { createSite, madeOnce, type Site, type SiteDeps } from '../site/site.js'
+import type { Visit } from '../site/visit.js'
+import { authorized, storedAdminSecret, tokenSessions, workspacesOf } from './access.js'
 import { affiliatePages } from './affiliates.js'
 import { campaignPages } from './campaigns.js'
 import { commissionPages } from './commissions.js'
@@ -17,28 +17,22 @@ import { overviewPages } from './overview.js'
 import { resolveAdminOptions, type AdminIdentity, type AdminOptions } from './options.js'
 import { payoutPages } from './payouts.js'
 import { settingsPages } from './settings.js'
-import { ADMIN_CSS, ADMIN_SCRIPT, adminLayout, NAV, type Ctx, type Handler } from './ui.js'
+import { ADMIN_CSS, adminLayout, NAV, type Ctx } from './ui.js'
 
 export type { AdminIdentity, AdminOptions } from './options.js'
 
-export interface AdminDeps {
-  api: AffiliateApi
-  storage: Storage
+export interface AdminDeps extends SiteDeps {
   keyStore: KeyStore
-  clock: Clock
-  basePath: string
+  /** Where the portal is, when it is on: the admin lies beside it. */
   portalPath: string | null
-  body: BodyLimits
-  onError: (error: unknown, request: Request) => void
 }
 
 const SESSION_COOKIE = 'affiliate_admin_session'
 const CSRF_COOKIE = 'affiliate_admin_csrf'
 const WORKSPACE_COOKIE = 'affiliate_admin_workspace'
-const SECRET_SETTING = 'adminSecret'
 
 /** What `?notice=` may say: fixed texts only, so a URL cannot put words on the page. */
-export const NOTICES: Record<string, string> = {
+const NOTICES = {
   'campaign-created': 'Campaign created.',
   'campaign-saved': 'Campaign saved.',
   'campaign-default': 'Campaign made the default.',
@@ -62,21 +56,10 @@ export const NOTICES: Record<string, string> = {
   'signed-out': 'You are signed out.',
 }
 
-/** The storage's admin secret: made on first use, kept in `settings`, shared by every instance. */
-async function storedAdminSecret(storage: Storage, clock: Clock): Promise<string> {
-  const read = () => storage.transaction((tx) => tx.get('settings', SECRET_SETTING), { readOnly: true })
-  const found = await read()
-  if (found) return found.value
-  try {
-    await storage.transaction(async (tx) => {
-      if (await tx.get('settings', SECRET_SETTING)) return
-      const now = isoAt(clock)
-      await tx.insert('settings', { id: SECRET_SETTING, value: randomToken(), createdAt: now, updatedAt: now })
-    })
-  } catch (error) {
-    if (!(await read())) throw error
-  }
-  return (await read())!.value
+/** Who is signed in, and the request they made. */
+interface SignedIn {
+  v: Visit
+  who: AdminIdentity
 }
 
 /**
@@ -86,130 +69,56 @@ async function storedAdminSecret(storage: Storage, clock: Clock): Promise<string
  */
 export function createAdmin(options: AdminOptions, deps: AdminDeps): Site {
   const config = resolveAdminOptions(options, deps.basePath, deps.portalPath)
-  const { path } = config
-  const csp = [
-    "default-src 'none'",
-    `style-src ${cspHash(ADMIN_CSS)}`,
-    "script-src 'self'",
-    "img-src 'self'",
-    "connect-src 'self'",
-    "form-action 'self'",
-    "frame-ancestors 'none'",
-    "base-uri 'none'",
-  ].join('; ')
-  let shared: Promise<{ key: Uint8Array; p: ReturnType<typeof pages> }> | null = null
-  const setup = () =>
-    (shared ??= (config.secret ? Promise.resolve(config.secret) : storedAdminSecret(deps.storage, deps.clock)).then((secret) => {
-      const key = new TextEncoder().encode(secret)
-      return { key, p: pages({ path, key, csrfCookie: CSRF_COOKIE, secureCookies: config.secureCookies, sameSite: 'Strict', csp, body: deps.body }) }
-    })).catch((error: unknown) => {
-      shared = null
-      throw error
-    })
+  const { path, tokenHash } = config
+  const key = madeOnce(async () => new TextEncoder().encode(config.secret ?? (await storedAdminSecret(deps.storage, deps.clock))))
+  const sessions = tokenHash ? sessionCookie(SESSION_COOKIE, config.sessionMs, tokenSessions(key, tokenHash, deps.clock, config.sessionMs)) : null
 
-  const handlers = new Map<string, Handler>(
-    [overviewPages, campaignPages, affiliatePages, commissionPages, payoutPages, settingsPages].flatMap((section) => Object.entries(section)),
-  )
+  /** A page outside the workspaces (signing in, a message): no navigation. */
+  const bare = (v: Visit, title: string, main: Html) =>
+    adminLayout({ path, site: config.title, csrf: v.csrf, current: 'message', workspaceId: null, workspaces: [] }, title, main)
 
-  /** A token sign-in's session: `<expiry ms>.<HMAC of expiry and token hash>`, nothing stored. */
-  const sessionValue = (key: Uint8Array, expires: number) => `${expires}.${keyedHash(key, `admin-session:${expires}:${config.tokenHash}`)}`
-  function tokenSession(key: Uint8Array, v: Visit): boolean {
-    if (!config.tokenHash) return false
-    const value = v.cookies.get(SESSION_COOKIE) ?? ''
-    const expires = Number(value.split('.')[0])
-    return Number.isSafeInteger(expires) && expires > deps.clock.now() && constantTimeEqual(value, sessionValue(key, expires))
-  }
-
-  async function identify(key: Uint8Array, v: Visit): Promise<AdminIdentity | null> {
-    if (tokenSession(key, v)) return { userId: 'admin', workspaceIds: '*' }
-    if (!config.authorize) return null
-    const who = await config.authorize(v.request)
-    if (who === null || who === undefined) return null
-    if (typeof who.userId !== 'string' || !(who.workspaceIds === '*' || (Array.isArray(who.workspaceIds) && who.workspaceIds.every(isUuid)))) {
-      throw new TypeError('admin.authorize must answer { userId: string, workspaceIds: UUID[] | "*" } or null')
-    }
-    return who
-  }
-
-  /** The workspaces an admin of every workspace can open: those of the keys and of the campaigns. */
-  async function knownWorkspaces(): Promise<string[]> {
-    const found = new Set<string>()
-    const manage = deps.keyStore as KeyStore & { list?: () => Promise<{ workspaceIds: string[] }[]> }
-    if (typeof manage.list === 'function') for (const key of await manage.list()) for (const id of key.workspaceIds) found.add(id)
-    for (const campaign of (await deps.api.campaigns.list({ limit: 100 })).items) found.add(campaign.workspaceId)
-    return [...found].sort()
-  }
-
-  function signInPage(p: ReturnType<typeof pages>, v: Visit, problem?: string, notice?: string): Response {
-    const main = config.tokenHash
-      ? html`<div class="narrow"><h1>Sign in</h1>${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}${problem ? html`<div class="alert" role="alert">${problem}</div>` : ''}
+  function signInPage(v: Visit, problem?: string): Response {
+    const notice = v.notice() === NOTICES['signed-out'] ? NOTICES['signed-out'] : undefined
+    const main = tokenHash
+      ? html`<div class="narrow"><h1>Sign in</h1>${noticeBox(notice)}${problem ? html`<div class="alert" role="alert">${problem}</div>` : ''}
 <form class="card" method="post" action="${path}/sign-in">${csrfField(v.csrf)}
 <label for="token">Admin token</label><input id="token" name="token" type="password" autocomplete="current-password" required>
 <div class="actions"><button type="submit">Sign in</button></div></form></div>`
       : html`<div class="narrow"><h1>Sign in</h1><div class="card"><p>Sign in to your account to open the affiliate admin.</p></div></div>`
     // 401 whether or not a token was refused: every request the admin does not let in sees this page.
-    return p.page(v, adminLayout({ path, site: config.title, csrf: v.csrf, current: 'sign-in', workspaceId: null, workspaces: [] }, 'Sign in', main), 401)
+    return v.page(bare(v, 'Sign in', main), 401)
   }
 
-  async function route(p: ReturnType<typeof pages>, key: Uint8Array, v: Visit): Promise<Response> {
-    const rest = v.url.pathname.slice(path.length).replace(/\/+$/, '')
-    const method = v.request.method === 'HEAD' ? 'GET' : v.request.method
-    if (rest === '/assets/admin.js') {
-      return new Response(v.request.method === 'HEAD' ? null : ADMIN_SCRIPT, {
-        headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=300', 'x-content-type-options': 'nosniff' },
-      })
-    }
-    if (rest === '/sign-in' && config.tokenHash) {
-      if (method !== 'POST') return signInPage(p, v, undefined, v.url.searchParams.get('notice') === 'signed-out' ? NOTICES['signed-out'] : undefined)
-      const token = (await p.form(v)).get('token')
-      if (!constantTimeEqual(sha256Hex(token), config.tokenHash)) return signInPage(p, v, 'That is not the admin token.')
-      const expires = deps.clock.now() + config.sessionMs
-      p.cookie(v, SESSION_COOKIE, sessionValue(key, expires), Math.floor(config.sessionMs / 1000))
-      return p.redirect(v, path)
-    }
-    const who = await identify(key, v)
-    if (!who) {
-      // Nothing of the admin for a refused request: a sign-in page or the host's sign-in, whatever was asked.
-      if (config.signInUrl && !(config.tokenHash && rest === '/sign-in')) return p.redirect(v, config.signInUrl)
-      if (config.tokenHash && rest !== '/sign-in') return p.redirect(v, `${path}/sign-in`)
-      return signInPage(p, v)
-    }
-    if (rest === '/sign-out' && method === 'POST') {
-      await p.form(v)
-      p.cookie(v, SESSION_COOKIE, '', 0)
-      return p.redirect(v, config.tokenHash ? `${path}/sign-in?notice=signed-out` : path)
-    }
-    const workspaces = who.workspaceIds === '*' ? await knownWorkspaces() : [...who.workspaceIds].map((id) => id.toLowerCase())
-    if (rest === '/workspace' && method === 'POST') {
-      const chosen = (await p.form(v)).get('workspaceId').toLowerCase()
-      if (!isUuid(chosen) || (who.workspaceIds !== '*' && !workspaces.includes(chosen))) throw new PageError(404, 'Not found', 'There is no such workspace for your account.', { href: path, label: 'Back' })
-      p.cookie(v, WORKSPACE_COOKIE, chosen)
-      return p.redirect(v, path)
-    }
+  /** The admin of the request, or where they go instead: the host's sign-in, the token sign-in, or a sign-in page. Nothing of the admin either way. */
+  async function signedIn(v: Visit): Promise<SignedIn | Response> {
+    const who = (await sessions?.get(v)) ?? (await authorized(config, v.request))
+    if (who) return { v, who }
+    if (config.signInUrl) return v.redirect(config.signInUrl)
+    if (tokenHash) return v.redirect(`${path}/sign-in`)
+    return signInPage(v)
+  }
+
+  /** The page's context: the admin, the workspace they chose (or a page to open one), the API as them. */
+  async function inWorkspace(v: Visit): Promise<Ctx | Response> {
+    const entered = await signedIn(v)
+    if (entered instanceof Response) return entered
+    const { who } = entered
+    const workspaces = await workspacesOf(who, deps.keyStore, deps.api)
     const picked = v.cookies.get(WORKSPACE_COOKIE)?.toLowerCase()
     const workspaceId = picked && (workspaces.includes(picked) || (who.workspaceIds === '*' && isUuid(picked))) ? picked : workspaces[0]
     if (picked && workspaceId === picked && !workspaces.includes(picked)) workspaces.push(picked)
-    const nav = NAV.map(([href]) => href as string)
-    const current = [...nav].reverse().find((href) => (href === '' ? rest === '' : rest === href || rest.startsWith(`${href}/`))) ?? ''
-    const frame = (title: string, main: ReturnType<typeof html>, ws: string | null) =>
-      adminLayout({ path, site: config.title, csrf: v.csrf, current, workspaceId: ws, workspaces }, title, main)
+    const rest = v.url.pathname.slice(path.length).replace(/\/+$/, '')
+    const current = [...NAV.map(([href]) => href as string)].reverse().find((href) => (href === '' ? rest === '' : rest === href || rest.startsWith(`${href}/`))) ?? ''
+    const frame = (title: string, main: Html, ws: string | null) => adminLayout({ path, site: config.title, csrf: v.csrf, current, workspaceId: ws, workspaces }, title, main)
     if (workspaceId === undefined) {
       const main = html`<div class="narrow"><h1>Open a workspace</h1><form class="card" method="post" action="${path}/workspace">${csrfField(v.csrf)}
 <label for="workspaceId">Workspace ID</label><input id="workspaceId" name="workspaceId" required>
 <div class="actions"><button type="submit">Open</button></div></form></div>`
-      return p.page(v, frame('Open a workspace', main, null))
+      return v.page(frame('Open a workspace', main, null))
     }
-    const handler = handlers.get(`${method} ${rest}`)
-    if (!handler) {
-      const known = [...handlers.keys()].filter((name) => name.endsWith(` ${rest}`)).map((name) => name.split(' ')[0]!)
-      if (known.length) throw new PageError(405, 'Not allowed', `This page answers ${known.join(', ')} only.`, undefined, { allow: known.join(', ') })
-      throw new PageError(404, 'Page not found', 'There is no page at this address.', { href: path, label: 'Go to the overview' })
-    }
-    const api = who.workspaceIds === '*' ? deps.api : deps.api.as({ keyId: `admin:${who.userId}`, userId: who.userId, workspaceIds: workspaces })
-    let form: Promise<Awaited<ReturnType<typeof p.form>>> | null = null
-    const ctx: Ctx = {
+    return {
       v,
-      api,
+      api: who.workspaceIds === '*' ? deps.api : deps.api.as({ keyId: `admin:${who.userId}`, userId: who.userId, workspaceIds: workspaces }),
       who,
       workspaceId,
       workspaces,
@@ -219,49 +128,54 @@ export function createAdmin(options: AdminOptions, deps: AdminDeps): Site {
       origin: v.url.origin,
       basePath: deps.basePath,
       now: () => deps.clock.now(),
-      form: () => (form ??= p.form(v)),
-      page: (title, main, status = 200) => p.page(v, frame(title, main, workspaceId), status),
-      redirect: (to) => p.redirect(v, to),
-      notice: () => NOTICES[v.url.searchParams.get('notice') ?? ''],
+      form: () => v.form(),
+      page: (title, main, status = 200) => v.page(frame(title, main, workspaceId), status),
+      redirect: (to) => v.redirect(to),
+      notice: () => v.notice(),
     }
-    return handler(ctx)
   }
 
-  return {
-    path,
-    serves(request) {
-      const url = request.url
-      const start = url.indexOf('/', url.indexOf('//') + 2)
-      if (start < 0) return false
-      const end = url.slice(start).search(/[?#]/)
-      const pathname = end < 0 ? url.slice(start) : url.slice(start, start + end)
-      return pathname === path || pathname.startsWith(`${path}/`)
-    },
-    async fetch(request) {
-      let p: ReturnType<typeof pages>
-      let key: Uint8Array
-      try {
-        ;({ p, key } = await setup())
-      } catch (error) {
-        deps.onError(error, request)
-        return new Response('The admin could not start. Try again in a moment.', { status: 500, headers: { 'content-type': 'text/plain; charset=utf-8' } })
-      }
-      const v = p.visit(request)
-      const message = (title: string, text: string, link?: { href: string; label: string }) =>
-        adminLayout(
-          { path, site: config.title, csrf: v.csrf, current: 'message', workspaceId: null, workspaces: [] },
-          title,
-          html`<div class="narrow"><h1>${title}</h1><div class="card"><p>${text}</p>${link ? html`<p><a href="${link.href}">${link.label}</a></p>` : ''}</div></div>`,
-        )
-      try {
-        return await route(p, key, v)
-      } catch (error) {
-        if (error instanceof PageError) return p.page(v, message(error.title, error.message, error.link), error.status, error.headers)
-        // A refusal of the API that no form shows beside a field: its message, its status.
-        if (error instanceof AffiliateError && error.status < 500) return p.page(v, message('Not done', error.errors?.map((e) => `${e.path}: ${e.msg}`).join('; ') || error.message, { href: path, label: 'Go to the overview' }), error.status)
-        deps.onError(error, request)
-        return p.page(v, message('Something went wrong', 'The page could not be shown. Try again in a moment.'), 500)
-      }
-    },
+  const router = siteRouter(path, 'Go to the overview')
+  if (sessions && tokenHash) {
+    router.open({
+      'GET /sign-in': (v) => signInPage(v),
+      async 'POST /sign-in'(v) {
+        const token = (await v.form()).get('token')
+        if (!constantTimeEqual(sha256Hex(token), tokenHash)) return signInPage(v, 'That is not the admin token.')
+        await sessions.start(v)
+        return v.redirect(path)
+      },
+    })
   }
+  router.guarded(signedIn, {
+    async 'POST /sign-out'({ v }) {
+      await v.form()
+      await sessions?.end(v)
+      return v.redirect(tokenHash ? `${path}/sign-in?notice=signed-out` : path)
+    },
+    async 'POST /workspace'({ v, who }) {
+      const chosen = (await v.form()).get('workspaceId').toLowerCase()
+      const mine = who.workspaceIds === '*' || (await workspacesOf(who, deps.keyStore, deps.api)).includes(chosen)
+      if (!isUuid(chosen) || !mine) throw new PageError(404, 'Not found', 'There is no such workspace for your account.', { href: path, label: 'Back' })
+      v.cookie(WORKSPACE_COOKIE, chosen)
+      return v.redirect(path)
+    },
+  })
+  router.guarded(inWorkspace, { ...overviewPages, ...campaignPages, ...affiliatePages, ...commissionPages, ...payoutPages, ...settingsPages })
+  router.otherwise(inWorkspace)
+
+  return createSite({
+    path,
+    key,
+    csrfCookie: CSRF_COOKIE,
+    sameSite: 'Strict',
+    secureCookies: config.secureCookies,
+    style: ADMIN_CSS,
+    body: deps.body,
+    notices: NOTICES,
+    showRefusals: true,
+    onError: deps.onError,
+    message: (v, title, text, link) => bare(v, title, messageMain(title, text, link)),
+    router,
+  })
 }

@@ -1,3 +1,5 @@
+import { resolveSiteOptions } from '../site/options.js'
+
 /** Who is signed in to the admin: what `admin.authorize` answers. */
 export interface AdminIdentity {
   /** The host's id of the person (recorded on links they create). */
@@ -53,28 +55,20 @@ export function resolveAdminOptions(options: AdminOptions, basePath: string, por
   if (options.authorize !== undefined && typeof options.authorize !== 'function') throw new TypeError('admin.authorize must be a function (request) => { userId, workspaceIds } | null')
   if (options.tokenHash !== undefined && !/^[0-9a-f]{64}$/.test(options.tokenHash)) throw new TypeError('admin.tokenHash must be the SHA-256 of the admin token, 64 lowercase hex digits')
   if (!options.authorize && !options.tokenHash) throw new TypeError('admin needs authorize (your own auth) or tokenHash (a token sign-in)')
-  const path = (options.path ?? '/admin').replace(/\/+$/, '')
-  if (!/^\/[A-Za-z0-9._~\-/]*[A-Za-z0-9._~-]$/.test(path)) throw new TypeError('admin.path must be a path starting with "/", such as "/admin"')
-  const overlaps = (a: string, b: string) => a === b || a.startsWith(`${b}/`) || b === ''
-  if (overlaps(path, basePath) || overlaps(basePath, path)) throw new TypeError(`admin.path must lie beside basePath (${basePath || '/'}), not in or around it`)
-  if (portalPath !== null && (overlaps(path, portalPath) || overlaps(portalPath, path))) throw new TypeError(`admin.path must lie beside the portal (${portalPath})`)
+  const beside = [{ path: basePath, what: `basePath (${basePath || '/'}), not in or around it` }, ...(portalPath === null ? [] : [{ path: portalPath, what: `the portal (${portalPath})` }])]
+  const site = resolveSiteOptions('admin', options, { path: '/admin', title: 'Affiliate admin' }, beside)
   if (options.signInUrl !== undefined && (typeof options.signInUrl !== 'string' || !/^(https?:\/\/|\/)/.test(options.signInUrl))) {
     throw new TypeError('admin.signInUrl must be an http(s) URL or a path starting with "/"')
   }
   if (options.secret !== undefined && (typeof options.secret !== 'string' || options.secret.length < 32)) throw new TypeError('admin.secret must be a string of at least 32 characters')
-  const title = options.title ?? 'Affiliate admin'
-  if (typeof title !== 'string' || title.trim() === '' || title.length > 100) throw new TypeError('admin.title must be a string of 1 to 100 characters')
   const hours = options.sessionHours ?? 12
   if (typeof hours !== 'number' || !Number.isFinite(hours) || hours <= 0 || hours > 24 * 31) throw new TypeError('admin.sessionHours must be a number of hours above 0, at most 744')
-  if (options.secureCookies !== undefined && typeof options.secureCookies !== 'boolean') throw new TypeError('admin.secureCookies must be a boolean')
   return {
     authorize: options.authorize ?? null,
     signInUrl: options.signInUrl ?? null,
     tokenHash: options.tokenHash ?? null,
-    path,
-    title,
+    ...site,
     secret: options.secret ?? null,
-    secureCookies: options.secureCookies ?? null,
     sessionMs: Math.round(hours * 3_600_000),
   }
 }

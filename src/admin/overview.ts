@@ -1,6 +1,9 @@
 import type { SeriesPoint } from '../reports/read.js'
-import { html, type Html } from '../views/html.js'
-import { affiliateEmails, affiliateLink, badge, day, head, money, noticeBox, table, type Handler } from './ui.js'
+import { html, type Html } from '../site/html.js'
+import { moneyText } from '../site/money.js'
+import { noticeBox } from '../site/shell.js'
+import { table } from '../site/table.js'
+import { affiliateEmails, affiliateLink, badge, day, head, type Handler } from './ui.js'
 
 const DAY = 86_400_000
 const PERIODS = [7, 30, 90] as const
@@ -72,25 +75,25 @@ export const overviewPages: Record<string, Handler> = {
 ${card('Clicks', now.clicks.toLocaleString('en-US'), now.clicks, before.clicks)}
 ${card('Signups', now.signups.toLocaleString('en-US'), now.signups, before.signups)}
 ${card('Conversion rate', `${(now.conversionRate * 100).toFixed(1)}%`, now.conversionRate, before.conversionRate)}
-${card('Earnings', money(now.commissions.amount, currency), Number(now.commissions.amount), Number(before.commissions.amount))}
-${card('Due (pending)', money(now.byStatus.pending.amount, currency), Number(now.byStatus.pending.amount), Number(before.byStatus.pending.amount))}
-${card('Paid out', money(now.paidOut.amount, currency), Number(now.paidOut.amount), Number(before.paidOut.amount))}
+${card('Earnings', moneyText(now.commissions.amount, currency), Number(now.commissions.amount), Number(before.commissions.amount))}
+${card('Due (pending)', moneyText(now.byStatus.pending.amount, currency), Number(now.byStatus.pending.amount), Number(before.byStatus.pending.amount))}
+${card('Paid out', moneyText(now.paidOut.amount, currency), Number(now.paidOut.amount), Number(before.paidOut.amount))}
 </dl>`
     const figures = table(
       ['Day', ['Clicks', 'num'], ['Signups', 'num'], ['Sales', 'num'], ['Earnings', 'num']],
-      series.items.map((p) => [html`${p.start.slice(0, 10)}`, html`${p.clicks}`, html`${p.signups}`, html`${p.commissionCount}`, html`${money(p.earnings, currency)}`]),
+      series.items.map((p) => [html`${p.start.slice(0, 10)}`, html`${p.clicks}`, html`${p.signups}`, html`${p.commissionCount}`, html`${moneyText(p.earnings, currency)}`]),
       'Figures per day',
     )
     const topTable = top.items.length
       ? table(
           ['Affiliate', ['Clicks', 'num'], ['Signups', 'num'], ['Earnings', 'num']],
-          top.items.map((a) => [html`<a href="${c.path}/affiliates/detail?affiliateId=${a.id}">${a.email}</a>`, html`${a.totalClicks}`, html`${a.totalSignups}`, html`${money(a.totalEarnings, currency)}`]),
+          top.items.map((a) => [html`<a href="${c.path}/affiliates/detail?affiliateId=${a.id}">${a.email}</a>`, html`${a.totalClicks}`, html`${a.totalSignups}`, html`${moneyText(a.totalEarnings, currency)}`]),
         )
       : html`<p class="muted">No affiliates yet.</p>`
     const latestTable = latest.items.length
       ? table(
           ['Date', 'Affiliate', ['Amount', 'num'], 'Status'],
-          latest.items.map((m) => [day(m.commissionDate), affiliateLink(c, m.affiliateId, emails), html`${money(m.amount, currency)}`, badge(m.status)]),
+          latest.items.map((m) => [day(m.commissionDate), affiliateLink(c, m.affiliateId, emails), html`${moneyText(m.amount, currency)}`, badge(m.status)]),
         )
       : html`<p class="muted">No commissions yet. Record a sale through the API, connect Stripe in <a href="${c.path}/settings/integrations#providers">Settings → Integrations</a> or add one in <a href="${c.path}/commissions/new">Commissions</a>.</p>`
     return c.page(

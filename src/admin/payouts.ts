@@ -1,10 +1,13 @@
 import { canMovePayout, PAYOUT_STATUSES } from '../domain/payout-status.js'
 import type { Payout } from '../domain/payout.js'
 import { formatMoney, parseMoney } from '../domain/money.js'
-import { csrfField, errorSummary, input, type FieldErrors } from '../views/forms.js'
-import { html } from '../views/html.js'
-import { PageError, refusal } from '../views/http.js'
-import { affiliateEmails, affiliateLink, amountText, badge, confirmation, head, money, noticeBox, pager, table, when, type Ctx, type Handler } from './ui.js'
+import { csrfField, errorSummary, input, refusal, type FieldErrors } from '../site/forms.js'
+import { html } from '../site/html.js'
+import { PageError } from '../site/page-error.js'
+import { amountText, moneyText } from '../site/money.js'
+import { noticeBox } from '../site/shell.js'
+import { table } from '../site/table.js'
+import { affiliateEmails, affiliateLink, badge, confirmation, head, pager, when, type Ctx, type Handler } from './ui.js'
 
 /** What the payouts come to, summed exactly (in cents). */
 const totalOf = (payouts: readonly { amount: string }[]): string => formatMoney(payouts.reduce((sum, p) => sum + (parseMoney(p.amount) ?? 0), 0))
@@ -34,9 +37,9 @@ async function preview(c: Ctx): Promise<Response> {
   return c.page(
     'Payout preview',
     html`${head('Payout preview')}<p>A dry run: nothing is written until you run it.</p>
-<section class="card"><h2>Would be paid</h2>${run.payouts.length ? table(['Affiliate', ['Amount', 'num'], 'Method', 'Payout e-mail', ['Commissions', 'num']], run.payouts.map((p) => [affiliateLink(c, p.affiliateId, emails), html`${money(p.amount, p.currency)}`, html`${p.payoutMethod}`, html`${p.payoutEmail}`, html`${p.commissionCount}`])) : html`<p class="muted">Nothing is due now.</p>`}</section>
+<section class="card"><h2>Would be paid</h2>${run.payouts.length ? table(['Affiliate', ['Amount', 'num'], 'Method', 'Payout e-mail', ['Commissions', 'num']], run.payouts.map((p) => [affiliateLink(c, p.affiliateId, emails), html`${moneyText(p.amount, p.currency)}`, html`${p.payoutMethod}`, html`${p.payoutEmail}`, html`${p.commissionCount}`])) : html`<p class="muted">Nothing is due now.</p>`}</section>
 <section class="card"><h2>Skipped</h2>${run.skipped.length ? table(['Affiliate', 'Why', ['Amount', 'num']], run.skipped.map((s) => [affiliateLink(c, s.affiliateId, emails), html`${SKIPS[s.reason] ?? s.reason}`, html`${amountText(s.amount)}`])) : html`<p class="muted">Nobody skipped.</p>`}</section>
-${run.payouts.length ? html`<form method="post" action="${c.path}/payouts/run" data-confirm="${`Run payouts: ${run.payouts.length} payout(s), ${money(totalOf(run.payouts), currency)} in total?`}">${csrfField(c.v.csrf)}${campaignId ? html`<input type="hidden" name="campaignId" value="${campaignId}">` : ''}<div class="actions"><button type="submit">Run payouts</button></div></form>` : ''}`,
+${run.payouts.length ? html`<form method="post" action="${c.path}/payouts/run" data-confirm="${`Run payouts: ${run.payouts.length} payout(s), ${moneyText(totalOf(run.payouts), currency)} in total?`}">${csrfField(c.v.csrf)}${campaignId ? html`<input type="hidden" name="campaignId" value="${campaignId}">` : ''}<div class="actions"><button type="submit">Run payouts</button></div></form>` : ''}`,
   )
 }
 
@@ -53,11 +56,11 @@ async function detail(c: Ctx, p: Payout, values?: Record<string, string>, errors
   const final = !PAYOUT_STATUSES.some((s) => s !== p.status && canMovePayout(p.status, s))
   return c.page(
     'Payout',
-    html`${head(`Payout ${money(p.amount, p.currency)}`)}${noticeBox(c.notice())}
+    html`${head(`Payout ${moneyText(p.amount, p.currency)}`)}${noticeBox(c.notice())}
 <section class="card"><dl class="stats"><div><dt>Status</dt><dd>${badge(p.status)}</dd></div><div><dt>Affiliate</dt><dd class="hint"><a href="${c.path}/affiliates/detail?affiliateId=${p.affiliateId}">${p.payoutEmail}</a></dd></div>
 <div><dt>Method</dt><dd class="hint">${p.payoutMethod}</dd></div><div><dt>Reference</dt><dd class="hint">${p.externalReference ?? '—'}</dd></div><div><dt>Created</dt><dd class="hint">${when(p.createdAt)}</dd></div></dl></section>
 ${final ? '' : markForm(c, p, values, errors, problem)}
-<section class="card"><h2>Items</h2>${table(['Date', 'Customer', ['Amount', 'num'], 'Kind'], items.items.map((m) => [when(m.commissionDate), html`${m.referredUser}`, html`${money(m.amount, p.currency)}`, html`${m.kind}`]))}</section>`,
+<section class="card"><h2>Items</h2>${table(['Date', 'Customer', ['Amount', 'num'], 'Kind'], items.items.map((m) => [when(m.commissionDate), html`${m.referredUser}`, html`${moneyText(m.amount, p.currency)}`, html`${m.kind}`]))}</section>`,
     status,
   )
 }
@@ -70,7 +73,7 @@ export const payoutPages: Record<string, Handler> = {
     const list = await c.api.payouts.list({ workspaceId: c.workspaceId, page, limit: 20, ...(status ? { status: status as never } : {}) })
     const rows = list.items.map((p) => [
       html`<a href="${c.path}/payouts/detail?payoutId=${p.payoutId}">${p.payoutEmail}</a>`,
-      html`${money(p.amount, p.currency)}`,
+      html`${moneyText(p.amount, p.currency)}`,
       html`${p.payoutMethod}`,
       badge(p.status),
       when(p.createdAt),
@@ -91,7 +94,7 @@ ${rows.length ? table(['Affiliate', ['Amount', 'num'], 'Method', 'Status', 'Crea
     const campaignId = form.get('campaignId')
     if (form.get('confirmed') !== 'yes') {
       const run = await c.api.payouts.run({ workspaceId: c.workspaceId, ...(campaignId ? { campaignId } : {}), dryRun: true })
-      return confirmation(c, 'Run payouts', `Run payouts: ${run.payouts.length} payout(s), ${money(totalOf(run.payouts), run.payouts[0]?.currency ?? '')} in total. Their commissions move to processing.`, `${c.path}/payouts/run`, campaignId ? { campaignId } : {}, 'Run payouts', `${c.path}/payouts`)
+      return confirmation(c, 'Run payouts', `Run payouts: ${run.payouts.length} payout(s), ${moneyText(totalOf(run.payouts), run.payouts[0]?.currency ?? '')} in total. Their commissions move to processing.`, `${c.path}/payouts/run`, campaignId ? { campaignId } : {}, 'Run payouts', `${c.path}/payouts`)
     }
     await c.api.payouts.run({ workspaceId: c.workspaceId, ...(campaignId ? { campaignId } : {}) })
     return c.redirect(`${c.path}/payouts?notice=payouts-run`)
@@ -105,8 +108,8 @@ ${rows.length ? table(['Affiliate', ['Amount', 'num'], 'Method', 'Status', 'Crea
     const values = { status: form.get('status'), externalReference: form.get('externalReference'), failureReason: form.get('failureReason') }
     if (form.get('confirmed') !== 'yes' && (values.status === 'paid' || values.status === 'canceled')) {
       const sentence = values.status === 'paid'
-        ? `Mark ${money(p.amount, p.currency)} to ${p.payoutEmail} paid${values.externalReference ? ` with reference ${values.externalReference}` : ''}? Its ${p.commissionCount} commission(s) become paid.`
-        : `Cancel the payout of ${money(p.amount, p.currency)} to ${p.payoutEmail}? Its commissions are released for the next run.`
+        ? `Mark ${moneyText(p.amount, p.currency)} to ${p.payoutEmail} paid${values.externalReference ? ` with reference ${values.externalReference}` : ''}? Its ${p.commissionCount} commission(s) become paid.`
+        : `Cancel the payout of ${moneyText(p.amount, p.currency)} to ${p.payoutEmail}? Its commissions are released for the next run.`
       return confirmation(c, 'Confirm', sentence, `${c.path}/payouts/mark`, { payoutId: p.payoutId, ...values }, values.status === 'paid' ? 'Mark paid' : 'Cancel payout', `${c.path}/payouts/detail?payoutId=${p.payoutId}`)
     }
     try {

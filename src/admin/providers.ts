@@ -1,11 +1,14 @@
 import type { Integration } from '../domain/integration.js'
 import { PROVIDER_EVENTS_PATH } from '../http/handler.js'
 import { PROVIDER_EVENT_STATUSES } from '../schemas/integrations.js'
-import { checkbox, csrfField, errorSummary, input, type FieldErrors } from '../views/forms.js'
-import { html, type Html } from '../views/html.js'
-import { PageError, refusal } from '../views/http.js'
+import { checkbox, csrfField, errorSummary, input, refusal, type FieldErrors } from '../site/forms.js'
+import { html, type Html } from '../site/html.js'
+import { PageError } from '../site/page-error.js'
 import { pick } from './fields.js'
-import { actionForm, badge, confirmation, head, noticeBox, pager, table, when, type Ctx, type Handler } from './ui.js'
+import { noticeBox } from '../site/shell.js'
+import { table } from '../site/table.js'
+import { actionForm } from '../site/confirm.js'
+import { badge, confirmation, head, pager, when, type Ctx, type Handler } from './ui.js'
 
 // The payment providers of Settings → Integrations (SPEC "Admin dashboard"): connect Stripe, the
 // endpoint URL to paste into Stripe, replace the signing secret, disconnect, the event log. Every
@@ -49,7 +52,7 @@ export async function providersSection(c: Ctx, state: ConnectState = {}): Promis
     (i) => html`<li><h3>${nameOf(i)}</h3><p class="muted">${i.livemode ? 'Live mode' : 'Test mode'} · ${i.campaignId ? (campaignName.get(i.campaignId) ?? i.campaignId) : 'the default campaign'} · connected ${when(i.createdAt)}</p>
 ${endpointField(c, i)}
 <div class="actions"><a href="${c.path}${PAGE}/events?integrationId=${i.integrationId}" aria-label="Event log of ${nameOf(i)}">Event log</a><a href="${c.path}${PAGE}/secret?integrationId=${i.integrationId}" aria-label="Replace the signing secret of ${nameOf(i)}">Replace secret</a>${actionForm(
-      c,
+      c.v.csrf,
       `${c.path}${PAGE}/disconnect`,
       { integrationId: i.integrationId },
       'Disconnect',

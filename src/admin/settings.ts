@@ -1,10 +1,13 @@
 import { ALL_EVENTS, EVENT_TYPES } from '../events/types.js'
 import { managesKeys, type KeyInfo } from '../keys/types.js'
-import { csrfField, errorSummary, input, type FieldErrors } from '../views/forms.js'
-import { html, type Html } from '../views/html.js'
-import { PageError, refusal } from '../views/http.js'
+import { csrfField, errorSummary, input, refusal, type FieldErrors } from '../site/forms.js'
+import { html, type Html } from '../site/html.js'
+import { PageError } from '../site/page-error.js'
 import { providerPages, providersSection, type ConnectState } from './providers.js'
-import { actionForm, badge, confirmation, head, noticeBox, table, when, type Ctx, type Handler } from './ui.js'
+import { noticeBox } from '../site/shell.js'
+import { table } from '../site/table.js'
+import { actionForm } from '../site/confirm.js'
+import { badge, confirmation, head, when, type Ctx, type Handler } from './ui.js'
 
 const EVENTS = EVENT_TYPES.filter((type) => type !== 'webhook.test')
 const PAGE = '/settings/integrations'
@@ -55,13 +58,13 @@ async function integrations(c: Ctx, extra: PageState = {}, status = 200) {
     html`${k.kind}`,
     when(k.createdAt),
     k.lastUsedAt ? when(k.lastUsedAt) : 'never',
-    k.revokedAt ? badge('revoked') : actionForm(c, `${c.path}/settings/keys/revoke`, { keyId: k.keyId }, 'Revoke', { danger: true, confirm: `Revoke the key ${k.label || k.prefix}? Requests with it are refused at once.`, label: `Revoke ${k.label || k.prefix}` }),
+    k.revokedAt ? badge('revoked') : actionForm(c.v.csrf, `${c.path}/settings/keys/revoke`, { keyId: k.keyId }, 'Revoke', { danger: true, confirm: `Revoke the key ${k.label || k.prefix}? Requests with it are refused at once.`, label: `Revoke ${k.label || k.prefix}` }),
   ])
   const hookRows = hooks.items.map((w) => [
     html`<span class="hint">${w.url}</span>`,
     html`${w.events.join(', ')}`,
     badge(w.enabled ? 'active' : 'disabled'),
-    html`${actionForm(c, `${c.path}/settings/webhooks/test`, { webhookId: w.webhookId }, 'Send test', { label: `Send a test to ${w.url}` })} ${actionForm(c, `${c.path}/settings/webhooks/rotate`, { webhookId: w.webhookId }, 'Rotate secret', { label: `Rotate the secret of ${w.url}` })} <a href="${c.path}/settings/webhooks/deliveries?webhookId=${w.webhookId}">Deliveries</a>`,
+    html`${actionForm(c.v.csrf, `${c.path}/settings/webhooks/test`, { webhookId: w.webhookId }, 'Send test', { label: `Send a test to ${w.url}` })} ${actionForm(c.v.csrf, `${c.path}/settings/webhooks/rotate`, { webhookId: w.webhookId }, 'Rotate secret', { label: `Rotate the secret of ${w.url}` })} <a href="${c.path}/settings/webhooks/deliveries?webhookId=${w.webhookId}">Deliveries</a>`,
   ])
   return c.page(
     'Integrations',
@@ -148,7 +151,7 @@ export const settingsPages: Record<string, Handler> = {
       badge(d.status),
       html`${d.attempts}`,
       html`${d.lastStatusCode ?? ''} ${d.lastError ?? ''}`,
-      d.status === 'failed' || d.status === 'dead' ? actionForm(c, `${c.path}/settings/webhooks/retry`, { deliveryId: d.deliveryId, webhookId: hook.webhookId }, 'Retry') : '',
+      d.status === 'failed' || d.status === 'dead' ? actionForm(c.v.csrf, `${c.path}/settings/webhooks/retry`, { deliveryId: d.deliveryId, webhookId: hook.webhookId }, 'Retry') : '',
     ])
     return c.page(
       'Deliveries',

@@ -1,12 +1,15 @@
 import type { ResourceApi } from '../http/typed-api.js'
 import type { Pagination } from '../api/shared.js'
 import type { KeyManagement, KeyStore } from '../keys/types.js'
-import { csrfField } from '../views/forms.js'
-import { html, type Html } from '../views/html.js'
-import { decimalText } from '../views/money.js'
-import type { Form, Visit } from '../views/http.js'
-import { documentShell } from '../views/layout.js'
-import { STYLE } from '../views/styles.js'
+import { confirmForm } from '../site/confirm.js'
+import { csrfField } from '../site/forms.js'
+import { html, type Html } from '../site/html.js'
+import type { Form } from '../site/form-reader.js'
+import type { Handler as PageHandler } from '../site/router.js'
+import { SCRIPT_PATH } from '../site/script.js'
+import { documentShell } from '../site/shell.js'
+import { STYLE } from '../site/styles.js'
+import type { Visit } from '../site/visit.js'
 import type { AdminIdentity } from './options.js'
 
 /** What every admin page handler gets. */
@@ -53,9 +56,6 @@ export const ADMIN_STYLE = `
 .content{flex:1;min-width:0;padding:1rem 1.5rem}
 .head{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;justify-content:space-between}
 .head h1{margin:.5rem 0}
-a.button{display:inline-block;font-weight:600;border:1px solid var(--portal-accent);border-radius:calc(var(--portal-radius) / 2);padding:.55rem 1rem;background:var(--portal-accent);color:var(--portal-accent-text);text-decoration:none}
-a.button.quiet{background:var(--portal-surface);color:var(--portal-accent)}
-button.danger{background:var(--portal-danger);border-color:var(--portal-danger)}
 .filters{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:end}
 .filters label{margin:0 0 .25rem}
 .filters>div{min-width:9rem}
@@ -81,11 +81,7 @@ time{white-space:nowrap}
 .chart .scroll{overflow-x:auto}
 /* Never drawn much narrower than its 720 units: its labels stay readable, and a phone scrolls it. */
 .chart svg{width:100%;min-width:40rem;height:auto;display:block}
-.check{display:flex;gap:.5rem;align-items:baseline;margin:.75rem 0}
-.check input{width:auto}
-.check label{margin:0}
 td input[type=checkbox]{width:auto}
-dialog{border:1px solid var(--portal-border);border-radius:var(--portal-radius);max-width:30rem}
 .ws{display:flex;gap:.5rem;align-items:end;flex-wrap:wrap}
 @media (max-width:48rem){
 .admin{display:block}
@@ -96,38 +92,6 @@ dialog{border:1px solid var(--portal-border);border-radius:var(--portal-radius);
 `.trim()
 
 export const ADMIN_CSS = `${STYLE}\n${ADMIN_STYLE}`
-
-/**
- * Progressive enhancement, served as a file of this origin: copy buttons beside `data-secret`
- * elements and `data-copy` fields (the attribute is the button's accessible name), and a dialog
- * instead of the confirmation page for forms with `data-confirm`.
- */
-export const ADMIN_SCRIPT = `
-document.querySelectorAll('[data-secret],[data-copy]').forEach(function (el) {
-  if (!navigator.clipboard) return;
-  var b = document.createElement('button'); b.type = 'button'; b.className = 'quiet'; b.textContent = 'Copy';
-  if (el.getAttribute('data-copy')) b.setAttribute('aria-label', el.getAttribute('data-copy'));
-  b.addEventListener('click', function () { navigator.clipboard.writeText(el.textContent.trim()).then(function () { b.textContent = 'Copied'; }); });
-  el.insertAdjacentElement('afterend', b);
-});
-document.querySelectorAll('form[data-confirm]').forEach(function (form) {
-  form.addEventListener('submit', function (event) {
-    if (form.querySelector('input[name=confirmed]')) return;
-    event.preventDefault();
-    var d = document.createElement('dialog');
-    var p = document.createElement('p'); p.textContent = form.getAttribute('data-confirm');
-    var yes = document.createElement('button'); yes.type = 'button'; yes.className = 'danger'; yes.textContent = 'Confirm';
-    var no = document.createElement('button'); no.type = 'button'; no.className = 'quiet'; no.textContent = 'Cancel';
-    var row = document.createElement('div'); row.className = 'actions'; row.append(yes, no);
-    d.append(p, row); d.setAttribute('aria-label', 'Confirm'); document.body.append(d);
-    no.addEventListener('click', function () { d.close(); d.remove(); });
-    yes.addEventListener('click', function () {
-      var i = document.createElement('input'); i.type = 'hidden'; i.name = 'confirmed'; i.value = 'yes'; form.append(i); d.close(); form.submit();
-    });
-    d.showModal();
-  });
-});
-`.trim()
 
 export function adminLayout(c: { path: string; site: string; csrf: string; current: string; workspaceId: string | null; workspaces: string[] }, title: string, main: Html): string {
   const nav = NAV.map(
@@ -152,22 +116,12 @@ ${c.workspaceId === null ? '' : html`<form method="post" action="${c.path}/sign-
 <main id="main" class="content">
 ${main}
 </main></div>`,
-    scripts: { files: [`${c.path}/assets/admin.js`] },
+    script: `${c.path}${SCRIPT_PATH}`,
   })
 }
 
 /** The page head: the title and, at its right, the page's one primary action. */
 export const head = (title: string, action?: Html): Html => html`<div class="head"><h1>${title}</h1>${action ?? ''}</div>`
-
-export const noticeBox = (text: string | undefined): Html | '' => (text ? html`<p class="notice" role="status">${text}</p>` : '')
-
-const AMOUNT = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })
-
-/** An amount as an owner reads it, without a currency (`10,020.00`), exact (see views/money.ts): for columns that name theirs. */
-export const amountText = (amount: string | number): string => decimalText(AMOUNT, amount)
-
-/** Money with its currency, thousands grouped, two decimals (`10,020.00 USD`). */
-export const money = (amount: string | number, currency: string): string => `${amountText(amount)} ${currency}`
 
 /** The e-mail of each affiliate of `ids` that still exists (one read each: callers pass a page's worth). */
 export async function affiliateEmails(c: Ctx, ids: Iterable<string>): Promise<Map<string, string>> {
@@ -206,36 +160,11 @@ export function pager(url: URL, p: Pagination): Html {
   }${p.page < p.totalPages ? html`<a href="${link(p.page + 1)}">Next</a>` : ''}</nav>`
 }
 
-/** A table in a scrolling box; each cell of a row is labelled for the phone layout. */
-export function table(columns: readonly (string | [string, 'num'])[], rows: (Html | string)[][], caption?: string): Html {
-  const names = columns.map((col) => (typeof col === 'string' ? col : col[0]))
-  return html`<div class="table"><table class="stack">${caption ? html`<caption class="muted">${caption}</caption>` : ''}<thead><tr>${columns.map((col) =>
-    typeof col === 'string' ? html`<th scope="col">${col}</th>` : html`<th scope="col" class="num">${col[0]}</th>`,
-  )}</tr></thead><tbody>${rows.map(
-    (row) => html`<tr>${row.map((cell, i) => {
-      const col = columns[i]!
-      return html`<td data-label="${names[i]!}"${typeof col !== 'string' ? html` class="num"` : ''}>${cell}</td>`
-    })}</tr>`,
-  )}</tbody></table></div>`
-}
-
 /** A confirmation page: what will happen, and the same form again with `confirmed=yes`. */
 export function confirmation(c: Ctx, title: string, sentence: string, action: string, fields: Record<string, string | string[]>, button: string, back: string): Response {
-  const hidden = Object.entries(fields).flatMap(([name, value]) => (Array.isArray(value) ? value : [value]).map((one) => html`<input type="hidden" name="${name}" value="${one}">`))
-  return c.page(
-    title,
-    html`${head(title)}<div class="card"><p>${sentence}</p>
-<form method="post" action="${action}">${csrfField(c.v.csrf)}${hidden}<input type="hidden" name="confirmed" value="yes">
-<div class="actions"><button class="danger" type="submit">${button}</button><a href="${back}">Cancel</a></div></form></div>`,
-  )
-}
-
-/** A small form of hidden fields and one button (an action on a record), confirmed when `confirm` is given. */
-export function actionForm(c: Ctx, action: string, fields: Record<string, string>, button: string, options: { confirm?: string; danger?: boolean; label?: string } = {}): Html {
-  return html`<form class="inline" method="post" action="${action}"${options.confirm ? html` data-confirm="${options.confirm}"` : ''}>${csrfField(c.v.csrf)}${Object.entries(fields).map(
-    ([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`,
-  )}<button type="submit" class="${options.danger ? 'danger' : 'quiet'}"${options.label ? html` aria-label="${options.label}"` : ''}>${button}</button></form>`
+  return c.page(title, html`${head(title)}<div class="card"><p>${sentence}</p>
+${confirmForm(c.v.csrf, action, fields, button, back)}</div>`)
 }
 
 /** One page or form of the admin. */
-export type Handler = (c: Ctx) => Promise<Response>
+export type Handler = PageHandler<Ctx>

@@ -1,7 +1,7 @@
-import { html, type Html } from '../views/html.js'
-import { documentShell } from '../views/layout.js'
-import { SCRIPT } from '../views/styles.js'
-import { csrfField as csrfInput } from '../views/forms.js'
+import { html, type Html } from '../site/html.js'
+import { csrfField } from '../site/forms.js'
+import { SCRIPT_PATH } from '../site/script.js'
+import { documentShell } from '../site/shell.js'
 
 /** What every page of one request shares. */
 export interface Frame {
@@ -17,14 +17,11 @@ export interface Frame {
   signedInAs?: string
 }
 
-/** The hidden CSRF field of a form. */
-export const csrfField = (frame: Frame): Html => csrfInput(frame.csrf)
-
-/** A whole page: one style sheet and one script, both inline (the CSP allows them by hash). */
+/** A whole page: the header with the portal's name (and signing out), then `main`. */
 export function layout(frame: Frame, title: string, main: Html): string {
   const signOut = frame.signedInAs
     ? html`<span class="who">Signed in as ${frame.signedInAs}</span>
-<form class="inline" method="post" action="${frame.path}/sign-out">${csrfField(frame)}<button class="quiet" type="submit">Sign out</button></form>`
+<form class="inline" method="post" action="${frame.path}/sign-out">${csrfField(frame.csrf)}<button class="quiet" type="submit">Sign out</button></form>`
     : ''
   return documentShell({
     title: `${title} · ${frame.site}`,
@@ -33,6 +30,6 @@ export function layout(frame: Frame, title: string, main: Html): string {
 <main id="main" class="wrap">
 ${main}
 </main>`,
-    scripts: { inline: SCRIPT },
+    script: `${frame.path}${SCRIPT_PATH}`,
   })
 }

@@ -1,4 +1,5 @@
-import { THEME_DEFAULTS } from '../views/styles.js'
+import { resolveSiteOptions } from '../site/options.js'
+import { THEME_DEFAULTS } from '../site/styles.js'
 
 /** The theme variables a host may set (see docs/portal.md for what each colours). */
 export type PortalThemeVariable = keyof typeof THEME_DEFAULTS
@@ -74,10 +75,7 @@ export function resolvePortalOptions(options: PortalOptions, basePath: string): 
   if (typeof options.secret !== 'string' || options.secret.length < 32) throw new TypeError('portal.secret must be a string of at least 32 characters')
   if (typeof options.sendSignInLink !== 'function') throw new TypeError('portal.sendSignInLink must be a function (email, url) => void')
   if (typeof options.sendNotice !== 'function') throw new TypeError('portal.sendNotice must be a function (email, subject, text) => void')
-  const path = (options.path ?? '/portal').replace(/\/+$/, '')
-  if (!/^\/[A-Za-z0-9._~\-/]*[A-Za-z0-9._~-]$/.test(path)) throw new TypeError('portal.path must be a path starting with "/", such as "/portal"')
-  const overlaps = (a: string, b: string) => a === b || a.startsWith(`${b}/`) || b === ''
-  if (overlaps(path, basePath) || overlaps(basePath, path)) throw new TypeError(`portal.path must lie beside basePath (${basePath || '/'}), not in or around it`)
+  const site = resolveSiteOptions('portal', options, { path: '/portal', title: 'Affiliate portal' }, [{ path: basePath, what: `basePath (${basePath || '/'}), not in or around it` }])
   let url: URL | null = null
   try {
     if (typeof options.publicUrl === 'string') url = new URL(options.publicUrl)
@@ -88,8 +86,6 @@ export function resolvePortalOptions(options: PortalOptions, basePath: string): 
     )
   }
   const publicUrl = url.origin
-  const title = options.title ?? 'Affiliate portal'
-  if (typeof title !== 'string' || title.trim() === '' || title.length > 100) throw new TypeError('portal.title must be a string of 1 to 100 characters')
   const theme = Object.entries(options.theme ?? {}).map(([name, value]) => {
     if (!(name in THEME_DEFAULTS)) throw new TypeError(`portal.theme: unknown variable ${name}; known: ${Object.keys(THEME_DEFAULTS).join(', ')}`)
     if (typeof value !== 'string' || !SAFE_VALUE.test(value)) throw new TypeError(`portal.theme: ${name} must be a CSS value without ; { } < > or \\`)
@@ -106,17 +102,14 @@ export function resolvePortalOptions(options: PortalOptions, basePath: string): 
   }
   const days = options.sessionDays ?? 7
   if (typeof days !== 'number' || !Number.isFinite(days) || days <= 0 || days > 366) throw new TypeError('portal.sessionDays must be a number of days above 0, at most 366')
-  if (options.secureCookies !== undefined && typeof options.secureCookies !== 'boolean') throw new TypeError('portal.secureCookies must be a boolean')
   return {
     key: new TextEncoder().encode(options.secret),
     sendSignInLink: options.sendSignInLink,
     sendNotice: options.sendNotice,
-    path,
+    ...site,
     publicUrl,
-    title,
     theme: theme.length ? `:root{${theme.join(';')}}` : '',
     signInLimit,
     sessionMs: Math.round(days * 86_400_000),
-    secureCookies: options.secureCookies ?? null,
   }
 }

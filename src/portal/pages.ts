@@ -4,11 +4,13 @@ import type { Commission } from '../domain/commission.js'
 import type { ReferralLink } from '../domain/link.js'
 import type { AffiliateBalance, Payout } from '../domain/payout.js'
 import type { Pagination } from '../api/shared.js'
-import { html, paragraphs, type Html } from '../views/html.js'
-import { csrfField, layout, type Frame } from './layout.js'
+import { html, paragraphs, type Html } from '../site/html.js'
+import { layout, type Frame } from './layout.js'
 import { maskEmail } from './mask.js'
-import { errorSummary, input, type FieldErrors } from '../views/forms.js'
-import { decimalText } from '../views/money.js'
+import { csrfField, errorSummary, input, type FieldErrors } from '../site/forms.js'
+import { moneyText } from '../site/money.js'
+import { messageMain, noticeBox, type Link } from '../site/shell.js'
+import { table } from '../site/table.js'
 
 export const PAYOUT_METHODS = [
   ['PAYPAL', 'PayPal'],
@@ -17,23 +19,12 @@ export const PAYOUT_METHODS = [
 ] as const
 
 const date = (iso: string | null) => (iso ? iso.slice(0, 10) : '')
+const status = (word: string): Html => html`<span class="status">${word}</span>`
 
-/** An amount in its currency's own style (`$10,020.00`), exact (see views/money.ts). */
-function money(amount: string | number, currency: string): string {
-  try {
-    return decimalText(new Intl.NumberFormat('en-US', { style: 'currency', currency }), amount)
-  } catch {
-    return `${String(amount)} ${currency}`
-  }
-}
+/** An amount in its currency's own style (`$10,020.00`). */
+const money = (amount: string | number, currency: string): string => moneyText(amount, currency, 'symbol')
 
-export function messagePage(frame: Frame, title: string, text: string, link?: { href: string; label: string }): string {
-  return layout(
-    frame,
-    title,
-    html`<div class="narrow"><h1>${title}</h1><div class="card"><p>${text}</p>${link ? html`<p><a href="${link.href}">${link.label}</a></p>` : ''}</div></div>`,
-  )
-}
+export const messagePage = (frame: Frame, title: string, text: string, link?: Link): string => layout(frame, title, messageMain(title, text, link))
 
 export function signInPage(frame: Frame, view: { email?: string; errors?: FieldErrors; notice?: string; problem?: string } = {}): string {
   const errors = view.errors ?? {}
@@ -42,12 +33,12 @@ export function signInPage(frame: Frame, view: { email?: string; errors?: FieldE
     'Sign in',
     html`<div class="narrow">
 <h1>Sign in</h1>
-${view.notice ? html`<p class="notice" role="status">${view.notice}</p>` : ''}
+${noticeBox(view.notice)}
 ${errorSummary(errors, view.problem)}
 <div class="card">
 <p>Enter the e-mail address you joined with. We will send you a link that signs you in: it works once, for 15 minutes.</p>
 <form method="post" action="${frame.path}/sign-in" novalidate>
-${csrfField(frame)}
+${csrfField(frame.csrf)}
 ${input({ name: 'email', label: 'E-mail address', type: 'email', value: view.email, required: true, autocomplete: 'email', errors, maxLength: 254 })}
 <div class="actions"><button type="submit">E-mail me a sign-in link</button></div>
 </form>
@@ -74,7 +65,7 @@ export function confirmPage(frame: Frame, token: string): string {
     html`<div class="narrow"><h1>Sign in</h1><div class="card">
 <p>Press the button to finish signing in on this device.</p>
 <form method="post" action="${frame.path}/sign-in/confirm">
-${csrfField(frame)}<input type="hidden" name="token" value="${token}">
+${csrfField(frame.csrf)}<input type="hidden" name="token" value="${token}">
 <div class="actions"><button type="submit">Sign in</button></div>
 </form>
 </div></div>`,
@@ -111,7 +102,7 @@ ${input({ name: 'about', label: `How will you promote ${campaign.campaignName}?`
 <p>${terms(campaign)}${campaign.requiresApprovalToJoin ? ' Applications are reviewed before you can share links.' : ''}</p>
 ${errorSummary(errors, view.problem)}
 <form method="post" action="${frame.path}/join/${campaign.id}" novalidate>
-${csrfField(frame)}
+${csrfField(frame.csrf)}
 <div class="card">
 ${input({ name: 'email', label: 'E-mail address', type: 'email', value: values.email, required: true, autocomplete: 'email', errors, maxLength: 254 })}
 ${input({ name: 'firstName', label: 'First name', value: values.firstName, autocomplete: 'given-name', errors, maxLength: 100 })}
@@ -151,7 +142,7 @@ export function choosePage(frame: Frame, choices: Choice[]): string {
     html`<div class="narrow"><h1>Choose a program</h1><p>Your address belongs to several affiliate programs. Which one do you want to open?</p>
 ${choices.map(
   ({ affiliate, campaign }) => html`<form class="card" method="post" action="${frame.path}/choose">
-${csrfField(frame)}<input type="hidden" name="affiliateId" value="${affiliate.id}">
+${csrfField(frame.csrf)}<input type="hidden" name="affiliateId" value="${affiliate.id}">
 <h2>${campaign.campaignName}</h2>
 ${affiliate.isActive ? '' : html`<p class="muted">Awaits approval</p>`}
 <button type="submit" aria-label="Open ${campaign.campaignName}">Open</button>
@@ -182,18 +173,16 @@ function linksCard(frame: Frame, view: DashboardView): Html {
   const { links, campaign, affiliate } = view
   const failed = view.failed?.form === 'link' ? view.failed : undefined
   const errors = failed?.errors ?? {}
-  const rows = links.map(
-    (link, i) => html`<tr>
-<td data-label="Code"><code>${link.referralCode}</code></td>
-<td><div class="copy"><input id="link-${i}" readonly value="${view.shareBase}${encodeURIComponent(link.referralCode)}" aria-label="URL of link ${link.referralCode}"><button type="button" class="quiet" data-copy="link-${i}" hidden>Copy</button></div></td>
-<td class="num" data-label="Clicks">${link.totalClicks}</td>
-<td class="num" data-label="Earned">${money(link.totalEarnings, campaign.currency)}</td>
-</tr>`,
-  )
+  const rows = links.map((link, i) => [
+    html`<code>${link.referralCode}</code>`,
+    html`<div class="copy"><input id="link-${i}" readonly value="${view.shareBase}${encodeURIComponent(link.referralCode)}" aria-label="URL of link ${link.referralCode}" data-copy></div>`,
+    String(link.totalClicks),
+    money(link.totalEarnings, campaign.currency),
+  ])
   const parameters = campaign.allowedUrlParameters
   const form = affiliate.isActive
     ? html`<form method="post" action="${frame.path}/links" novalidate>
-${csrfField(frame)}
+${csrfField(frame.csrf)}
 ${errorSummary(errors, failed?.problem)}
 ${input({ name: 'referralCode', label: 'Your own code', value: failed?.values.referralCode, errors, hint: '3 to 64 letters, digits, _ or -. Leave empty for a generated one.', maxLength: 64 })}
 ${
@@ -209,8 +198,8 @@ ${
   return html`<section class="card" id="links" aria-labelledby="links-title"><h2 id="links-title">Your links</h2>
 ${
   links.length
-    ? html`<div class="table"><table class="stack"><thead><tr><th scope="col">Code</th><th scope="col">URL</th><th scope="col" class="num">Clicks</th><th scope="col" class="num">Earned</th></tr></thead><tbody>${rows}</tbody></table></div>
-<p id="copy-status" class="muted" role="status" aria-live="polite"></p>`
+    ? html`${table(['Code', ['URL', 'unlabelled'], ['Clicks', 'num'], ['Earned', 'num']], rows)}
+<p id="copy-status" class="muted" role="status" aria-live="polite" data-copied="Link copied"></p>`
     : html`<p class="muted">No links yet.</p>`
 }
 ${form}
@@ -224,11 +213,10 @@ function commissionsCard(frame: Frame, view: DashboardView): Html {
   return html`<section class="card" id="commissions" aria-labelledby="commissions-title"><h2 id="commissions-title">Commissions</h2>
 ${
   items.length
-    ? html`<div class="table"><table class="stack"><thead><tr><th scope="col">Date</th><th scope="col">Customer</th><th scope="col">Status</th><th scope="col" class="num">Amount</th></tr></thead><tbody>${items.map(
-        (c) => html`<tr><td data-label="Date">${date(c.commissionDate)}</td><td data-label="Customer">${hide ? maskEmail(c.referredUser) : c.referredUser}</td><td data-label="Status"><span class="status">${
-          c.kind === 'clawback' ? 'refund' : c.status
-        }</span></td><td class="num" data-label="Amount">${money(c.amount, view.campaign.currency)}</td></tr>`,
-      )}</tbody></table></div>
+    ? html`${table(
+        ['Date', 'Customer', 'Status', ['Amount', 'num']],
+        items.map((c) => [date(c.commissionDate), hide ? maskEmail(c.referredUser) : c.referredUser, status(c.kind === 'clawback' ? 'refund' : c.status), money(c.amount, view.campaign.currency)]),
+      )}
 ${
   pagination.totalPages > 1
     ? html`<nav class="pages" aria-label="Commission pages">${pagination.page > 1 ? page(pagination.page - 1, 'Newer') : ''}<span>Page ${pagination.page} of ${pagination.totalPages}</span>${
@@ -255,11 +243,10 @@ ${balance.paidOutside === '0.00' ? '' : html`<div><dt>Paid outside payouts</dt><
 ${view.campaign.payoutTerm > 0 ? html`<p class="muted">Commissions are held ${view.campaign.payoutTerm} days after the sale, then due.</p>` : ''}
 ${
   payouts.length
-    ? html`<div class="table"><table class="stack"><thead><tr><th scope="col">Date</th><th scope="col">Method</th><th scope="col">Status</th><th scope="col" class="num">Amount</th></tr></thead><tbody>${payouts.map(
-        (p) => html`<tr><td data-label="Date">${date(p.paidAt ?? p.createdAt)}</td><td data-label="Method">${
-          PAYOUT_METHODS.find(([value]) => value === p.payoutMethod)?.[1] ?? p.payoutMethod
-        }</td><td data-label="Status"><span class="status">${p.status}</span></td><td class="num" data-label="Amount">${money(p.amount, p.currency)}</td></tr>`,
-      )}</tbody></table></div>`
+    ? table(
+        ['Date', 'Method', 'Status', ['Amount', 'num']],
+        payouts.map((p) => [date(p.paidAt ?? p.createdAt), PAYOUT_METHODS.find(([value]) => value === p.payoutMethod)?.[1] ?? p.payoutMethod, status(p.status), money(p.amount, p.currency)]),
+      )
     : html`<p class="muted">No payouts yet.</p>`
 }
 </section>`
@@ -272,7 +259,7 @@ function settingsCard(frame: Frame, view: DashboardView): Html {
   const method = failed ? failed.values.payoutMethod : (view.affiliate.payoutMethod ?? '')
   return html`<section class="card" id="settings" aria-labelledby="settings-title"><h2 id="settings-title">Payout settings</h2>
 <form method="post" action="${frame.path}/settings" novalidate>
-${csrfField(frame)}
+${csrfField(frame.csrf)}
 ${errorSummary(errors, failed?.problem)}
 ${input({ name: 'payoutEmail', label: 'Payout e-mail', type: 'email', value: email, errors, autocomplete: 'email', hint: 'Where payouts are sent.', maxLength: 254 })}
 <label for="payoutMethod">Payout method</label>
@@ -292,7 +279,7 @@ export function dashboardPage(frame: Frame, view: DashboardView): string {
     frame,
     campaign.campaignName,
     html`<h1>${campaign.campaignName}${name ? html` <span class="muted">· ${name}</span>` : ''}</h1>
-${view.notice ? html`<p class="notice" role="status">${view.notice}</p>` : ''}
+${noticeBox(view.notice)}
 ${view.failed && Object.keys(view.failed.errors).length === 0 ? html`<div class="alert" role="alert">${view.failed.problem}</div>` : ''}
 ${affiliate.isActive ? '' : html`<p class="alert">Your account awaits approval. You can make links once it is approved.</p>`}
 ${view.canSwitch ? html`<p><a href="${frame.path}/choose">Switch to another program</a></p>` : ''}

@@ -1,7 +1,7 @@
 import { isoAt, type Clock } from '../clock.js'
 import type { PortalTokenRecord } from '../domain/records.js'
 import type { Storage, StorageTransaction } from '../storage/types.js'
-import { keyedHash, randomToken } from '../views/secrets.js'
+import { keyedHash, randomToken } from '../site/secrets.js'
 
 /** A sign-in link works once, for this long. */
 export const SIGN_IN_LINK_MS = 15 * 60_000

@@ -86,6 +86,21 @@ describe('layers', () => {
     expect(cycle(folderGraph)).toBeUndefined()
   })
 
+  it('keeps the site layer below the portal and the admin, and the two apart', () => {
+    // src/site is what both sites share: it imports neither; neither imports the other.
+    const rules: [string, string[]][] = [
+      ['src/site', ['src/admin', 'src/portal']],
+      ['src/admin', ['src/portal']],
+      ['src/portal', ['src/admin']],
+    ]
+    const offenders = [...fileGraph].flatMap(([from, targets]) =>
+      rules.flatMap(([folder, banned]) => (from.startsWith(`${folder}/`) ? [...targets].filter((to) => banned.some((b) => to.startsWith(`${b}/`))).map((to) => `${from} -> ${to}`) : [])),
+    )
+    expect(offenders).toEqual([])
+    expect(fileGraph.get('src/admin/index.ts')).toContain('src/site/site.ts')
+    expect(fileGraph.get('src/portal/index.ts')).toContain('src/site/site.ts')
+  })
+
   it('keeps node:* out of src/', () => {
     const offenders = sources.filter((f) => f.includes('/src/') && importsOf(f).some((spec) => spec.startsWith('node:')))
     expect(offenders.map((f) => relative(root, f))).toEqual([])

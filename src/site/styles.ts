@@ -1,5 +1,5 @@
-// The portal's and the admin's style sheet and the portal's script, inlined in every page and allowed by their hashes in
-// the Content-Security-Policy: nothing is loaded from anywhere, this host included.
+// The portal's and the admin's style sheet, inlined in every page and allowed by its hash in the
+// Content-Security-Policy (the one script is a file of this origin: script.ts).
 
 /**
  * The theme's variables with their defaults; a host overrides any of them with `portal.theme`.
@@ -72,6 +72,13 @@ td.num,th.num{text-align:right;white-space:nowrap}
 .copy input{min-width:0}
 .status{display:inline-block;padding:0 .5rem;border-radius:999px;border:1px solid var(--portal-border);font-size:.85rem}
 .pages{display:flex;gap:1rem;margin-top:.75rem}
+a.button{display:inline-block;font-weight:600;border:1px solid var(--portal-accent);border-radius:calc(var(--portal-radius) / 2);padding:.55rem 1rem;background:var(--portal-accent);color:var(--portal-accent-text);text-decoration:none}
+a.button.quiet{background:var(--portal-surface);color:var(--portal-accent)}
+button.danger{background:var(--portal-danger);border-color:var(--portal-danger)}
+.check{display:flex;gap:.5rem;align-items:baseline;margin:.75rem 0}
+.check input{width:auto}
+.check label{margin:0}
+dialog{border:1px solid var(--portal-border);border-radius:var(--portal-radius);max-width:30rem}
 @media (max-width:40rem){
 .wrap{padding:.75rem}.card{padding:.75rem}h1{font-size:1.3rem}
 table.stack thead{display:none}
@@ -79,21 +86,4 @@ table.stack tr{display:block;padding:.5rem 0;border-bottom:1px solid var(--porta
 table.stack td{display:block;border:0;padding:.15rem 0;text-align:left}
 table.stack td[data-label]::before{content:attr(data-label) ": ";color:var(--portal-muted);font-size:.85rem}
 }
-`.trim()
-
-/** Progressive enhancement: each "Copy" button (hidden without JavaScript) copies its link's URL. */
-export const SCRIPT = `
-document.querySelectorAll('button[data-copy]').forEach(function (button) {
-  var input = document.getElementById(button.getAttribute('data-copy'));
-  var said = document.getElementById('copy-status');
-  if (!input || !navigator.clipboard) return;
-  button.hidden = false;
-  button.addEventListener('click', function () {
-    navigator.clipboard.writeText(input.value).then(function () {
-      button.textContent = 'Copied';
-      if (said) said.textContent = 'Link copied';
-      setTimeout(function () { button.textContent = 'Copy'; }, 2000);
-    }, function () { input.select(); });
-  });
-});
 `.trim()

@@ -1,3 +1,4 @@
+import { AffiliateError } from '../errors.js'
 import { html, type Html } from './html.js'
 
 /** Field -> what is wrong with it, shown beside the field and in a summary at the top of the form. */
@@ -63,4 +64,13 @@ export function checkbox(spec: { name: string; label: string; checked: boolean; 
   }> <label for="${spec.name}">${spec.label}${spec.hint ? html` <span class="hint">${spec.hint}</span>` : ''}</label>${
     error ? html`<p class="field-error" id="${spec.name}-error">${error}</p>` : ''
   }</div>`
+}
+
+/** An API refusal of a form as what the page shows: its message and each named field's. Other errors are thrown on. */
+export function refusal(error: unknown, fields: readonly string[]): { problem: string; errors: FieldErrors; status: number } {
+  if (!(error instanceof AffiliateError) || error.status >= 500 || error.status === 404) throw error
+  const errors: FieldErrors = {}
+  for (const entry of error.errors ?? []) if (fields.includes(entry.path)) errors[entry.path] = entry.msg
+  const problem = error.errors ? 'Please correct the following:' : error.message
+  return { problem, errors, status: error.status }
 }

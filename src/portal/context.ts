@@ -1,0 +1,95 @@
+import type { Affiliate } from '../domain/affiliate.js'
+import type { PortalTokenRecord } from '../domain/records.js'
+import { AffiliateError } from '../errors.js'
+import { clientAddressOf } from '../http/client-address.js'
+import { addressThrottle, type AddressThrottle } from '../limiter/address-throttle.js'
+import { PageError } from '../site/page-error.js'
+import { sessionCookie } from '../site/session.js'
+import type { SiteDeps } from '../site/site.js'
+import { STYLE } from '../site/styles.js'
+import type { Visit } from '../site/visit.js'
+import type { Frame } from './layout.js'
+import { resolvePortalOptions, type PortalOptions } from './options.js'
+import { signInPage } from './pages.js'
+import { portalTokens } from './tokens.js'
+
+const SESSION_COOKIE = 'affiliate_portal_session'
+/** Each e-mail has at most this many affiliate records a session may choose from. */
+const MAX_CHOICES = 100
+
+/**
+ * What the portal's pages share: its options, the API, sign-in links and sessions, and who is
+ * signed in. Every read and write is keyed by the affiliate of the session, never by an id a form
+ * or URL supplies.
+ */
+export function portalContext(options: PortalOptions, deps: SiteDeps) {
+  const config = resolvePortalOptions(options, deps.basePath)
+  const { api, clock, onError } = deps
+  const { path } = config
+  const tokens = portalTokens(deps.storage, clock, config.key, config.sessionMs)
+  const throttle: AddressThrottle | null = config.signInLimit ? addressThrottle(config.signInLimit, clock) : null
+  const style = STYLE + config.theme
+  const sessions = sessionCookie(SESSION_COOKIE, config.sessionMs, {
+    read: (token: string) => tokens.session(token),
+    start: (email: string, affiliateId: string | null) => tokens.startSession(email, affiliateId),
+    end: (token: string) => tokens.endSession(token),
+  })
+  /** What every page of this visit shares. */
+  const frameOf = (v: Visit): Frame => ({ path, site: config.title, style, csrf: v.csrf, ...(v.signedInAs ? { signedInAs: v.signedInAs } : {}) })
+
+  /** One more sign-in or join form from this address; 429 when it has sent too many. */
+  function countForm(v: Visit): void {
+    if (!throttle) return
+    const address = clientAddressOf(v.request, v.context)
+    if (address === undefined) return
+    try {
+      throttle.check(address)
+    } catch (error) {
+      const after = error instanceof AffiliateError ? error.headers?.['Retry-After'] : undefined
+      throw new PageError(429, 'Too many attempts', `Too many attempts from your network. Try again in ${after ?? 'a few'} seconds.`, undefined, after ? { 'retry-after': after } : {})
+    }
+    throttle.spend(address)
+  }
+
+  /** The affiliate records of an e-mail that may sign in: every one not banned. */
+  async function eligible(email: string): Promise<Affiliate[]> {
+    const { items } = await api.affiliates.list({ email, limit: MAX_CHOICES })
+    return items.filter((affiliate) => !affiliate.isBanned)
+  }
+
+  /** E-mails a sign-in link when the address has an affiliate that may sign in; sends nothing otherwise. Not awaited. */
+  async function offerLink(v: Visit, email: string): Promise<void> {
+    const [first] = await eligible(email)
+    if (!first) return
+    const token = await tokens.issueLink(email.toLowerCase())
+    // From publicUrl alone: the request's origin comes from `Host`, which the client chooses.
+    const url = `${config.publicUrl}${path}/sign-in/confirm?token=${token}`
+    Promise.resolve()
+      .then(() => config.sendSignInLink(first.email, url))
+      .catch((error: unknown) => onError(error, v.request))
+  }
+
+  /**
+   * The signed-in affiliate, or the answer to give instead: to sign in without a session, to the
+   * chooser when it has not chosen, out when the affiliate is banned (or gone) since.
+   */
+  async function signedIn(v: Visit): Promise<{ session: PortalTokenRecord; affiliate: Affiliate } | Response> {
+    const session = await sessions.get(v)
+    if (!session) return v.redirect(`${path}/sign-in`)
+    if (session.affiliateId === null) return v.redirect(`${path}/choose`)
+    const affiliate = await api.affiliates.get(session.affiliateId).catch((error: unknown) => {
+      if (error instanceof AffiliateError && error.code === 'not_found') return null
+      throw error
+    })
+    if (!affiliate || affiliate.isBanned || affiliate.email.toLowerCase() !== session.email) {
+      await sessions.end(v)
+      return v.page(signInPage(frameOf(v), { problem: 'This account cannot sign in.' }), 403)
+    }
+    v.signedInAs = affiliate.email
+    return { session, affiliate }
+  }
+
+  return { config, api, clock, onError, path, basePath: deps.basePath, style, tokens, sessions, frameOf, countForm, eligible, offerLink, signedIn }
+}
+
+export type Portal = ReturnType<typeof portalContext>
