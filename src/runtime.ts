@@ -1,4 +1,4 @@
-import { base64url, hmacSha256, sha256Bytes } from './crypto.js'
+import { base64url, hmacSha256, sha256Bytes, sha256Hex } from './crypto.js'
 
 /**
  * What a runtime does faster than the portable code the service runs everywhere. An adapter hands
@@ -13,6 +13,8 @@ export interface Runtime {
   hmacSha256(key: Uint8Array, text: string): Uint8Array
   /** SHA-256 of `text` (UTF-8): a repeated visitor's click id. */
   sha256(text: string): Uint8Array
+  /** SHA-256 of `text` (UTF-8) as lowercase hex: every API key presented (see `KeyStore.resolve`). */
+  sha256Hex(text: string): string
   /** `bytes` as unpadded base64url (RFC 4648 §5). */
   base64url(bytes: Uint8Array): string
   /**
@@ -26,6 +28,7 @@ export interface Runtime {
 export const portableRuntime: Runtime = {
   hmacSha256,
   sha256: sha256Bytes,
+  sha256Hex,
   base64url,
   response: (status, headers, body) => new Response(body, { status, headers }),
 }

@@ -167,7 +167,7 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
     const address = failedKeys ? clientAddressOf(request, context) : undefined
     if (address !== undefined) failedKeys!.check(address)
     const key = apiKeyOf(request.headers)
-    const principal = key ? await keyStore.resolve(key) : null
+    const principal = key ? await keyStore.resolve(key, runtime) : null
     // A publishable key is public (it sits in web pages): on a keyed route it is no key at all.
     if (!principal || principal.publishable) {
       if (address !== undefined) failedKeys!.spend(address)

@@ -88,7 +88,7 @@ export function trackingRoutes({ tracker, keyStore, body, limit }: TrackingRoute
     async beacon(request: Request, context: unknown, runtime: Runtime, cors: Record<string, string>): Promise<Response> {
       const visit = admit(request, context, runtime)
       const key = request.headers.get(PUBLISHABLE_KEY_HEADER)
-      const principal = key ? await keyStore.resolve(key) : null
+      const principal = key ? await keyStore.resolve(key, runtime) : null
       if (!principal?.publishable) throw invalidPublishableKey()
       const origin = request.headers.get('origin')
       if (origin !== null) {

@@ -3,6 +3,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { lightResponse, untouchedParts } from '../../adapters/node/light-response.js'
 import { nodeRuntime } from '../../adapters/node/runtime.js'
+import { memoryKeyStore, memoryStorage, storageKeyStore } from '../../src/index.js'
 import { portableRuntime } from '../../src/runtime.js'
 import { setup } from '../support/helpers.js'
 
@@ -15,6 +16,7 @@ describe('nodeRuntime', () => {
       fc.property(fc.uint8Array({ maxLength: 80 }), fc.string({ unit: 'binary' }), (key, text) => {
         expect(bytesToHex(nodeRuntime.hmacSha256(key, text))).toBe(bytesToHex(portableRuntime.hmacSha256(key, text)))
         expect(bytesToHex(nodeRuntime.sha256(text))).toBe(bytesToHex(portableRuntime.sha256(text)))
+        expect(nodeRuntime.sha256Hex(text)).toBe(portableRuntime.sha256Hex(text))
       }),
       { numRuns: 300 },
     )
@@ -28,6 +30,16 @@ describe('nodeRuntime', () => {
       }),
       { numRuns: 500 },
     )
+  })
+
+  it("resolves keys in the key stores as the portable hash does (a key made by one is found with the other's)", async () => {
+    const keys = memoryKeyStore([{ key: 'sk_test_same', userId: 'u', workspaceIds: ['11111111-1111-4111-8111-111111111111'], keyId: 'k' }])
+    expect((await keys.resolve('sk_test_same', nodeRuntime))?.keyId).toBe('k')
+    expect((await keys.resolve('sk_test_same'))?.keyId).toBe('k')
+    const stored = storageKeyStore(memoryStorage())
+    const { key } = await stored.create({ workspaceIds: ['11111111-1111-4111-8111-111111111111'] })
+    expect((await stored.resolve(key, nodeRuntime))?.workspaceIds).toEqual(['11111111-1111-4111-8111-111111111111'])
+    expect(await stored.resolve(`${key}x`, nodeRuntime)).toBeNull()
   })
 
   it('is what the service answers with when the caller passes it; without it, a real Response (Bun, Deno and workers read theirs natively)', async () => {
