@@ -160,6 +160,16 @@ describe('the package', () => {
     })
   })
 
+  it('as an ES module, loads no CommonJS module to answer its first /health (a cold start would start Node\'s CommonJS lexer)', () => {
+    const hook = `export async function resolve(specifier, context, next) { const resolved = await next(specifier, context); if (resolved.format === 'commonjs') process.stdout.write('commonjs ' + resolved.url + '\\n'); return resolved }`
+    const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)})`
+    const program = `const { createAffiliateService, memoryKeyStore, memoryStorage } = await import('affiliate-service')
+      const service = createAffiliateService({ storage: memoryStorage(), keyStore: memoryKeyStore([]) })
+      console.log('health', (await service.fetch(new Request('http://x/api/v1/health'))).status)`
+    const out = execFileSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(register)}`, '--input-type=module', '-e', program], { cwd: app, encoding: 'utf8' })
+    expect(out.trim().split('\n')).toEqual(['health 200'])
+  })
+
   it('type-checks programs of the installed package under node16 resolution, ESM and CommonJS', () => {
     writeFileSync(
       join(app, 'program.mts'),
