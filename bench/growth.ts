@@ -52,7 +52,8 @@ async function fill(storage: Storage, size: number) {
           id: crypto.randomUUID(), workspaceId: WORKSPACE, campaignId: campaign.id, affiliateId: affiliate.id, referredUser: `buyer-${i}@example.com`,
           referredUserKey: `buyer-${i}@example.com`, amountMinor: 1000, adminEarnedMinor: 100, status: STATUSES[i % 4]!, commissionDate: at, remarks: null,
           payoutDate: null, name: null, isSelfReferral: false, isWalletPayment: 0, chargeId: null, invoiceId: null, stripeSubscriptionId: null,
-          linkId: null, referralCode: null, kind: 'sale', dueAt: at, payoutId: null, refundedMinor: 0, reversesCommissionId: null, createdAt: at, updatedAt: at,
+          linkId: null, referralCode: null, kind: 'sale', dueAt: at, payoutId: null, refundedMinor: 0, reversesCommissionId: null,
+          saleAmountMinor: null, currency: 'USD', customerId: null, paymentIntentId: null, holdReasons: [], createdAt: at, updatedAt: at,
         }
         await tx.insert('affiliates', affiliate)
         await tx.insert('commissions', commission)

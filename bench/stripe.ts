@@ -1,5 +1,6 @@
 // Stripe events through the HTTP API (`service.fetch`): `POST {basePath}/integrations/<id>/events`
-// with a signed `invoice.paid` (verified by the stripe SDK, then the sale and its event log record in one transaction)
+// with a signed `invoice.paid` in the 2025+ shape (verified by the stripe SDK, then the sale, its event log record and
+// the look-up of the events of its payment that came first, in one transaction)
 // against `POST /conversions/sale` with the same sale, on the sql.js file, in alternating rounds.
 // Goal: events per second >= 0.8 of sales.
 //
@@ -51,7 +52,11 @@ const sale = async (i: number) =>
   )
 const event = async (i: number) => {
   const id = `in_${++invoice}`
-  const object = { id, object: 'invoice', customer: `cus_${i % CUSTOMERS}`, currency: 'usd', total: 4999, amount_paid: 4999, total_excluding_tax: 4999, charge: `ch_${id}` }
+  // The 2025+ shape: the invoice names its subscription under `parent`, and no charge.
+  const object = {
+    id, object: 'invoice', customer: `cus_${i % CUSTOMERS}`, currency: 'usd', total: 4999, amount_paid: 4999, total_excluding_tax: 4999,
+    parent: { type: 'subscription_details', subscription_details: { subscription: `sub_${i % CUSTOMERS}` } },
+  }
   const payload = JSON.stringify({ id: `evt_${id}`, object: 'event', type: 'invoice.paid', livemode: true, data: { object } })
   const header = Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET })
   await check(await service.fetch(new Request(`http://bench.local${integration.endpointPath}`, { method: 'POST', headers: { 'stripe-signature': header }, body: payload })), 'event')

@@ -595,6 +595,47 @@ CREATE INDEX commissions_workspace_kind ON ${s}.commissions ("workspaceId", "kin
 CREATE INDEX commissions_workspace_date ON ${s}.commissions ("workspaceId", "commissionDate", "id");`,
     ),
   },
+  {
+    version: 18,
+    description:
+      "Stripe as it sends events today: customers' attribution time and one customer per Stripe customer, sales' payment intent, the sale each commission carries, the payment each provider event concerns",
+    up: sql(
+      // Of earlier duplicate Stripe customers in a workspace, the customer made first keeps it.
+      (s) => `ALTER TABLE ${s}.customers ADD COLUMN "attributedAt" text COLLATE "C" NOT NULL DEFAULT '';
+UPDATE ${s}.customers AS u SET "attributedAt" = LEAST(u."createdAt", COALESCE(u."firstSaleAt", u."createdAt"),
+  COALESCE((SELECT c."createdAt" FROM ${s}.clicks AS c WHERE c."id" = u."clickId"), u."createdAt"));
+UPDATE ${s}.customers AS u SET "stripeCustomerId" = NULL WHERE u."stripeCustomerId" IS NOT NULL AND EXISTS (
+  SELECT 1 FROM ${s}.customers AS o WHERE o."workspaceId" = u."workspaceId" AND o."stripeCustomerId" = u."stripeCustomerId"
+    AND (o."createdAt" < u."createdAt" OR (o."createdAt" = u."createdAt" AND o."id" < u."id")));
+DROP INDEX ${s}.customers_stripe;
+CREATE UNIQUE INDEX customers_workspace_stripe ON ${s}.customers ("workspaceId", "stripeCustomerId");
+ALTER TABLE ${s}.sales ADD COLUMN "paymentIntentId" text COLLATE "C";
+ALTER TABLE ${s}.sales ADD COLUMN "subscriptionId" text COLLATE "C";
+ALTER TABLE ${s}.sales ADD COLUMN "stripeCustomerId" text COLLATE "C";
+UPDATE ${s}.sales AS u SET "subscriptionId" = m."stripeSubscriptionId" FROM ${s}.commissions AS m WHERE m."id" = u."commissionId";
+UPDATE ${s}.sales AS u SET "stripeCustomerId" = c."stripeCustomerId" FROM ${s}.customers AS c WHERE c."id" = u."customerId";
+CREATE UNIQUE INDEX sales_workspace_payment_intent ON ${s}.sales ("workspaceId", "paymentIntentId");
+CREATE INDEX sales_stripe_customer ON ${s}.sales ("workspaceId", "stripeCustomerId", "createdAt", "id");
+ALTER TABLE ${s}.commissions ADD COLUMN "saleAmountMinor" bigint;
+ALTER TABLE ${s}.commissions ADD COLUMN "currency" text COLLATE "C" NOT NULL DEFAULT '';
+ALTER TABLE ${s}.commissions ADD COLUMN "customerId" text COLLATE "C";
+ALTER TABLE ${s}.commissions ADD COLUMN "paymentIntentId" text COLLATE "C";
+ALTER TABLE ${s}.commissions ADD COLUMN "holdReasons" text[] NOT NULL DEFAULT '{}';
+UPDATE ${s}.commissions AS u SET "currency" = p."currency" FROM ${s}.campaigns AS p WHERE p."id" = u."campaignId";
+UPDATE ${s}.commissions AS u SET "currency" = 'USD' WHERE u."currency" = '';
+UPDATE ${s}.commissions AS u SET "saleAmountMinor" = v."amountMinor", "customerId" = v."customerId" FROM ${s}.sales AS v WHERE v."commissionId" = u."id";
+UPDATE ${s}.commissions AS u SET "customerId" = r."customerId" FROM ${s}.commissions AS r WHERE r."id" = u."reversesCommissionId" AND u."kind" = 'clawback';
+CREATE INDEX commissions_customer ON ${s}.commissions ("customerId", "createdAt", "id");
+ALTER TABLE ${s}."providerEvents" ADD COLUMN "invoiceId" text COLLATE "C";
+ALTER TABLE ${s}."providerEvents" ADD COLUMN "chargeId" text COLLATE "C";
+ALTER TABLE ${s}."providerEvents" ADD COLUMN "paymentIntentId" text COLLATE "C";
+ALTER TABLE ${s}."providerEvents" ADD COLUMN "chargedMinor" bigint NOT NULL DEFAULT 0;
+ALTER TABLE ${s}."providerEvents" ADD COLUMN "refundedMinor" bigint NOT NULL DEFAULT 0;
+CREATE INDEX provider_events_invoice ON ${s}."providerEvents" ("workspaceId", "invoiceId", "createdAt", "id");
+CREATE INDEX provider_events_charge ON ${s}."providerEvents" ("workspaceId", "chargeId", "createdAt", "id");
+CREATE INDEX provider_events_payment_intent ON ${s}."providerEvents" ("workspaceId", "paymentIntentId", "createdAt", "id");`,
+    ),
+  },
 ]
 
 export const SCHEMA_VERSION = migrations[migrations.length - 1]!.version

@@ -49,7 +49,7 @@ export async function providersSection(c: Ctx, state: ConnectState = {}): Promis
   ])
   const campaignName = new Map(campaigns.items.map((m) => [m.id, m.campaignName]))
   const connected = list.items.map(
-    (i) => html`<li><h3>${nameOf(i)}</h3><p class="muted">${i.livemode ? 'Live mode' : 'Test mode'} · ${i.campaignId ? (campaignName.get(i.campaignId) ?? i.campaignId) : 'the default campaign'} · connected ${when(i.createdAt)}</p>
+    (i) => html`<li><h3>${nameOf(i)}</h3><p class="muted">${i.livemode ? 'Live mode' : 'Test mode'} · ${i.campaignId ? (campaignName.get(i.campaignId) ?? i.campaignId) : 'any campaign'} · connected ${when(i.createdAt)}</p>
 ${endpointField(c, i)}
 <div class="actions"><a href="${c.path}${PAGE}/events?integrationId=${i.integrationId}" aria-label="Event log of ${nameOf(i)}">Event log</a><a href="${c.path}${PAGE}/secret?integrationId=${i.integrationId}" aria-label="Replace the signing secret of ${nameOf(i)}">Replace secret</a>${actionForm(
       c.v.csrf,
@@ -65,7 +65,7 @@ ${endpointField(c, i)}
 ${connected.length ? html`<ul class="providers">${connected}</ul>` : html`<p class="muted">Stripe is not connected. Connect it and each paid invoice becomes a commission, each refund takes its share back.</p>`}
 <h3>Connect Stripe</h3>${errorSummary(Object.fromEntries(Object.entries(errors).map(([name, msg]) => [name === 'livemode' ? name : `connect-${name}`, msg])), state.problem)}<form method="post" action="${c.path}${PAGE}/connect" novalidate>${csrfField(c.v.csrf)}<input type="hidden" name="provider" value="stripe">
 ${input({ name: 'signingSecret', label: 'Signing secret', type: 'password', autocomplete: 'off', required: true, errors, maxLength: 255, id: 'connect-signingSecret', hint: 'Stripe shows it (whsec_…) on the endpoint’s page once you add the endpoint. Adding the endpoint now? Connect with any placeholder, paste the endpoint URL shown above into Stripe, then use Replace secret.' })}
-${input({ name: 'campaignId', label: 'Campaign', value: values.campaignId ?? '', errors, id: 'connect-campaignId', hint: 'The campaign the customers Stripe brings join.', options: [['', 'The workspace’s default campaign'], ...campaigns.items.map((m) => [m.id, m.campaignName] as const)] })}
+${input({ name: 'campaignId', label: 'Campaign', value: values.campaignId ?? '', errors, id: 'connect-campaignId', hint: 'Only this campaign’s affiliates and codes are credited with the customers Stripe brings.', options: [['', 'Any campaign of the workspace'], ...campaigns.items.map((m) => [m.id, m.campaignName] as const)] })}
 ${checkbox({ name: 'livemode', label: 'Live mode', checked: values.livemode !== 'false', errors, hint: '(untick to take the events of Stripe’s test mode instead)' })}
 ${input({ name: 'description', label: 'Description', value: values.description, errors, maxLength: 500, id: 'connect-description', hint: 'Which Stripe account, e.g. Main shop.' })}
 <div class="actions"><button type="submit">Connect Stripe</button></div></form></section>`

@@ -90,6 +90,10 @@ export function affiliateOperations({ storage, clock }: Deps) {
         if ((await tx.count('payouts', { where: { affiliateId: current.id } })) > 0) {
           throw unprocessable('This affiliate has payouts and cannot be deleted: money history is kept', 'money_history')
         }
+        // Its customers stay bound to it (the first attribution wins): deleting it would leave them bound to no one.
+        if ((await tx.count('customers', { where: { affiliateId: current.id } })) > 0) {
+          throw unprocessable('This affiliate has customers and cannot be deleted; ban it instead', 'has_customers')
+        }
         await tx.deleteMany('links', { affiliateId: current.id })
         await tx.delete('affiliates', current.id)
         await emit(tx, clock, 'affiliate.deleted', current.workspaceId, toAffiliate(current))

@@ -145,6 +145,10 @@ export function campaignOperations({ storage, clock }: Deps) {
           throw unprocessable('This campaign still has affiliates; delete them first', 'has_dependents')
         }
         await tx.delete('campaigns', current.id)
+        // An integration limited to it is limited no more: it never names a campaign that is gone.
+        for (const integration of await tx.find('integrations', { where: { workspaceId: current.workspaceId, campaignId: current.id } })) {
+          await tx.update('integrations', integration.id, { campaignId: null, updatedAt: isoAt(clock) })
+        }
         await emit(tx, clock, 'campaign.deleted', current.workspaceId, toCampaign(current))
         return { id: current.id }
       })

@@ -3,10 +3,11 @@ import { newId } from '../crypto.js'
 import { bannedChangeError, deletionError, earnedMinor, statusChangeError } from '../domain/commission-status.js'
 import { DAY_MS, dueAt } from '../domain/due.js'
 import { commissionEffect, payoutAfterRemoval } from '../domain/payout-status.js'
-import type { AffiliateRecord, CampaignRecord, CommissionRecord, CommissionStatus, LinkRecord, PayoutRecord } from '../domain/records.js'
-import { planRefund, refundableMinor } from '../domain/refund.js'
+import type { AffiliateRecord, CampaignRecord, CommissionRecord, CommissionStatus, LinkRecord, PayoutRecord, PayoutStatus } from '../domain/records.js'
+import { planRefund, refundableMinor, type RefundPlan } from '../domain/refund.js'
+import { formatMoney } from '../domain/money.js'
 import { notFound, unprocessable } from '../errors.js'
-import { toCommission } from '../domain/commission.js'
+import { toCommission, type Commission } from '../domain/commission.js'
 import { announce, emitChange } from '../events/outbox.js'
 import { PAYOUT_EVENTS, toPayout } from '../domain/payout.js'
 import type { StorageTransaction } from '../storage/types.js'
@@ -42,6 +43,8 @@ export interface NewCommission {
   chargeId?: string | null | undefined
   invoiceId?: string | null | undefined
   stripeSubscriptionId?: string | null | undefined
+  /** A commission made from a sale: the sale's amount, its customer and its payment intent. */
+  sale?: { amountMinor: number; customerId: string; paymentIntentId: string | null } | undefined
   /**
    * The affiliate, its campaign and the link (null: none), already read in this transaction by a
    * caller that found them itself (a sale through its customer): not read again.
@@ -152,6 +155,11 @@ export async function insertCommission(tx: StorageTransaction, access: Access, c
     payoutId: null,
     refundedMinor: 0,
     reversesCommissionId: null,
+    saleAmountMinor: input.sale?.amountMinor ?? null,
+    currency: ownCampaign.currency,
+    customerId: input.sale?.customerId ?? null,
+    paymentIntentId: input.sale?.paymentIntentId ?? null,
+    holdReasons: [],
     createdAt: now,
     updatedAt: now,
   }
@@ -232,6 +240,44 @@ export async function updateCommission(tx: StorageTransaction, clock: Clock, cur
 }
 
 /**
+ * What a refund planned by `planRefund` makes of a commission at `now`: the fields it changes, and
+ * the clawback (with id `clawbackId`) a refund after payment makes. Shared by the refund and its dry run.
+ */
+export function refundOutcome(current: CommissionRecord, plan: RefundPlan, now: string, clawbackId: string): { patch: Partial<CommissionRecord>; clawback: CommissionRecord | null } {
+  if (plan.type === 'unpaid') {
+    return { patch: { amountMinor: plan.amountMinor, status: plan.status, payoutId: plan.payoutId, updatedAt: now }, clawback: null }
+  }
+  const clawback: CommissionRecord = {
+    ...current,
+    ...plan.clawback,
+    id: clawbackId,
+    adminEarnedMinor: 0,
+    commissionDate: now,
+    remarks: null,
+    payoutDate: null,
+    chargeId: null,
+    invoiceId: null,
+    stripeSubscriptionId: null,
+    // It keeps the customer and currency of the sale it reverses; it is no sale itself.
+    saleAmountMinor: null,
+    paymentIntentId: null,
+    holdReasons: [],
+    createdAt: now,
+    updatedAt: now,
+  }
+  return { patch: { refundedMinor: plan.refundedMinor, status: plan.status, updatedAt: now }, clawback }
+}
+
+/** The plan for refunding `amountMinor` of `current` now, with the payout it is in (read): 422 when refused. */
+async function plannedRefund(tx: StorageTransaction, current: CommissionRecord, amountMinor: number | undefined, now: string) {
+  const payout = current.payoutId === null ? null : await tx.get('payouts', current.payoutId)
+  if (current.payoutId !== null && !payout) throw new Error(`Payout ${current.payoutId} is missing`)
+  const plan = planRefund({ ...current, payoutStatus: payout?.status ?? null }, amountMinor, now)
+  if (plan instanceof Error) throw plan
+  return { plan, payout }
+}
+
+/**
  * Refunds `amountMinor` (default: what is left) of a commission, by the rules of `planRefund`: an
  * unpaid one loses the amount (and leaves its payout, which is recomputed or canceled); a paid one
  * records the refund and gets a clawback, a negative commission netted into the next payout.
@@ -244,44 +290,55 @@ export async function refundCommission(
   amountMinor: number | undefined,
 ): Promise<CommissionRecord> {
   const now = isoAt(clock)
-  const payout = current.payoutId === null ? null : await tx.get('payouts', current.payoutId)
-  if (current.payoutId !== null && !payout) throw new Error(`Payout ${current.payoutId} is missing`)
-  const plan = planRefund({ ...current, payoutStatus: payout?.status ?? null }, amountMinor, now)
-  if (plan instanceof Error) throw plan
-  if (plan.type === 'paid') {
-    const updated = (await tx.update('commissions', current.id, { refundedMinor: plan.refundedMinor, status: plan.status, updatedAt: now }))!
-    await moveEarnings(tx, current, updated)
-    await moveCommission(tx, current, updated)
-    const clawback: CommissionRecord = {
-      ...current,
-      ...plan.clawback,
-      id: newId(),
-      adminEarnedMinor: 0,
-      commissionDate: now,
-      remarks: null,
-      payoutDate: null,
-      chargeId: null,
-      invoiceId: null,
-      stripeSubscriptionId: null,
-      createdAt: now,
-      updatedAt: now,
-    }
+  const { plan, payout } = await plannedRefund(tx, current, amountMinor, now)
+  const { patch, clawback } = refundOutcome(current, plan, now, newId())
+  const updated = (await tx.update('commissions', current.id, patch))!
+  await moveEarnings(tx, current, updated)
+  await moveCommission(tx, current, updated)
+  if (clawback) {
     await tx.insert('commissions', clawback)
     await countRecord(tx, clawback, 1)
     await moveCommission(tx, null, clawback)
     await announce(tx, clock, 'commission.clawback_created', toCommission(clawback))
-    return updated
   }
-  const updated = (await tx.update('commissions', current.id, {
-    amountMinor: plan.amountMinor,
-    status: plan.status,
-    payoutId: plan.payoutId,
-    updatedAt: now,
-  }))!
-  await moveEarnings(tx, current, updated)
-  await moveCommission(tx, current, updated)
-  if (payout && plan.leavesPayoutId !== null) await removeFromPayout(tx, clock, payout, plan.removedFromPayoutMinor, now)
+  if (plan.type === 'unpaid' && payout && plan.leavesPayoutId !== null) await removeFromPayout(tx, clock, payout, plan.removedFromPayoutMinor, now)
   return updated
+}
+
+/** What a dry run of a refund answers: the commission and clawback as they would be, and the change to its payout. */
+export interface RefundPreview {
+  commission: Commission
+  /** The clawback a refund after payment would make (its id is not kept); null before payment. */
+  clawback: Commission | null
+  /** The pending payout the commission would leave: its amount and status before and after; null when none. */
+  payoutChange: PayoutChange | null
+}
+
+export interface PayoutChange {
+  payoutId: string
+  previousAmount: string
+  amount: string
+  previousStatus: PayoutStatus
+  status: PayoutStatus
+}
+
+/** `refundCommission` without a write: what it would do, from the same plan and the same records. */
+export async function previewRefund(tx: StorageTransaction, clock: Clock, current: CommissionRecord, amountMinor: number | undefined): Promise<RefundPreview> {
+  const now = isoAt(clock)
+  const { plan, payout } = await plannedRefund(tx, current, amountMinor, now)
+  const { patch, clawback } = refundOutcome(current, plan, now, newId())
+  let payoutChange: PayoutChange | null = null
+  if (plan.type === 'unpaid' && payout && plan.leavesPayoutId !== null) {
+    const next = payoutAfterRemoval(payout, plan.removedFromPayoutMinor, (await campaignOf(tx, payout.campaignId)).minimumPayoutMinor)
+    payoutChange = {
+      payoutId: payout.id,
+      previousAmount: formatMoney(payout.amountMinor),
+      amount: formatMoney(next.amountMinor),
+      previousStatus: payout.status,
+      status: next.status,
+    }
+  }
+  return { commission: toCommission({ ...current, ...patch }), clawback: clawback && toCommission(clawback), payoutChange }
 }
 
 /**
@@ -299,6 +356,27 @@ async function removeFromPayout(tx: StorageTransaction, clock: Clock, payout: Pa
     await tx.updateMany('commissions', { payoutId: payout.id }, { status: effect.status!, payoutId: null, updatedAt: now })
   }
   await emitChange(tx, clock, PAYOUT_EVENTS, payout, updated, toPayout(updated))
+}
+
+/**
+ * Gives a record another referred user (erasure: `<customerId>@erased.invalid`) and no name, moving
+ * the signups it counts in (the affiliate's and link's, and the report rollups) as a delete of the
+ * record and an insert of the renamed one would. Its money stays where it is.
+ */
+export async function renameReferredUser(tx: StorageTransaction, clock: Clock, current: CommissionRecord, referredUser: string): Promise<CommissionRecord> {
+  const renamed = (await tx.update('commissions', current.id, { referredUser, referredUserKey: referredUser.toLowerCase(), name: null, updatedAt: isoAt(clock) }))!
+  for (const [record, direction] of [[current, -1], [renamed, 1]] as const) {
+    for (const by of ['affiliateId', 'linkId'] as const) {
+      const holder = record[by]
+      if (holder === null) continue
+      const delta = signupDelta(record.referredUserKey, direction, await recordsFor(tx, record, by))
+      if (delta !== 0) await tx.increment(by === 'affiliateId' ? 'affiliates' : 'links', holder, { totalSignups: delta })
+    }
+  }
+  // Its figures leave and come back in the same hour; only the e-mail's signup may move.
+  await moveCommission(tx, current, null)
+  await moveCommission(tx, null, renamed)
+  return renamed
 }
 
 export async function deleteCommission(tx: StorageTransaction, record: CommissionRecord): Promise<void> {

@@ -5,7 +5,16 @@ import type { CommissionRecord } from '../domain/records.js'
 import { commissionCreate, commissionId, commissionList, commissionRefund, commissionUpdate } from '../schemas/commissions.js'
 import { parse, parseBody } from '../schemas/validate.js'
 import type { Access } from './access.js'
-import { deleteCommission, findCommission, insertCommission, refundCommission, updateCommission, type CommissionPatch } from './commission-records.js'
+import {
+  deleteCommission,
+  findCommission,
+  insertCommission,
+  previewRefund,
+  refundCommission,
+  updateCommission,
+  type CommissionPatch,
+  type RefundPreview,
+} from './commission-records.js'
 import { announce, emit, emitChange } from '../events/outbox.js'
 import { inTransaction, listPage, listWhere, periodWhere, requireChanges, readOnly, type Deps, type Page } from './shared.js'
 
@@ -90,12 +99,20 @@ export function commissionOperations(deps: Deps) {
       })
     },
 
-    /** Refunds part or all of a commission: see `refundCommission`. */
-    async refund(access: Access, body: unknown, query: unknown = {}): Promise<Commission> {
+    /**
+     * Refunds part or all of a commission: see `refundCommission`. With `dryRun`, answers what it
+     * would do (`previewRefund`: the commission and clawback as they would be, the payout it would
+     * leave) and writes nothing; a refusal is the same 422.
+     */
+    async refund(access: Access, body: unknown, query: unknown = {}): Promise<Commission | RefundPreview> {
       const input = parseBody(commissionRefund, body, query)
+      const amountMinor = input.amount === undefined ? undefined : minor(input.amount)
+      if (input.dryRun) {
+        return inTransaction(storage, async (tx) => previewRefund(tx, clock, await findCommission(tx, access, input.commissionId, 'Commission'), amountMinor), readOnly)
+      }
       return inTransaction(storage, async (tx) => {
         const current = await findCommission(tx, access, input.commissionId, 'Commission')
-        const refunded = await refundCommission(tx, clock, current, input.amount === undefined ? undefined : minor(input.amount))
+        const refunded = await refundCommission(tx, clock, current, amountMinor)
         return emitChange(tx, clock, 'commission.refunded', current, refunded, toCommission(refunded))
       })
     },

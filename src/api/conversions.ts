@@ -4,30 +4,31 @@ import { newId } from '../crypto.js'
 import { toCommission } from '../domain/commission.js'
 import { toCustomer, type Customer, type SaleRefundResult, type SaleResult } from '../domain/customer.js'
 import { parseMoney } from '../domain/money.js'
-import type { AffiliateRecord, CommissionRecord, CustomerRecord, LinkRecord, SaleRecord } from '../domain/records.js'
-import { refundableMinor } from '../domain/refund.js'
-import { afterSale, refundShare, reward } from '../domain/reward.js'
+import type { AffiliateRecord, CustomerRecord, LinkRecord, SaleRecord } from '../domain/records.js'
 import { AffiliateError, notFound, unprocessable, validationError } from '../errors.js'
-import { announce, emitChange } from '../events/outbox.js'
 import { ATTRIBUTIONS, conversionLead, conversionRefund, conversionSale } from '../schemas/conversions.js'
 import { parseBody } from '../schemas/validate.js'
 import { UniqueViolationError, type Storage, type StorageTransaction } from '../storage/types.js'
 import { requireWorkspace, type Access } from './access.js'
 import { findAffiliate } from './affiliates.js'
-import { clickedLink, insertCommission, refundCommission } from './commission-records.js'
+import { clickedLink } from './commission-records.js'
 import { customerByExternalId, insertCustomer } from './customers.js'
 import { findLinkByCode } from './links.js'
+import { claimSales, earnIn } from './sale-earnings.js'
+import { refundSaleIn } from './sale-refunds.js'
 import { inTransaction, readOnly, withStatus, type Deps } from './shared.js'
 
 export type ConversionLeadInput = Infer<typeof conversionLead.struct>
 export type ConversionSaleInput = Infer<typeof conversionSale.struct>
 export type ConversionRefundInput = Infer<typeof conversionRefund.struct>
 
-/** Who brought a new customer: its affiliate, and the link and click when it came through one. */
+/** Who brought a new customer: its affiliate, the link and click when it came through one, and the click's time. */
 interface Attribution {
   affiliate: AffiliateRecord
   link: LinkRecord | null
   clickId: string | null
+  /** When the click was made: the customer's attribution time when a click brought it. */
+  clickedAt: string | null
 }
 
 /** The ways of naming who brought a customer that a request may give. */
@@ -35,12 +36,17 @@ type AttributionInput = { clickId?: string | undefined; referralCode?: string | 
 
 /**
  * Who brought a new customer of `workspaceId`, from a click (checked against its campaign's
- * attribution window at `at`: 422 outside it), a referral code or an affiliate id; null when none is given.
+ * attribution window at `at`, or at the click when `at` is before it: 422 outside it), a referral
+ * code or an affiliate id; null when none is given.
  */
 async function attribute(tx: StorageTransaction, access: Access, workspaceId: string, input: AttributionInput, at: string): Promise<Attribution | null> {
   let link: LinkRecord | null = null
+  let clickedAt: string | null = null
   if (input.clickId !== undefined) {
-    link = await clickedLink(tx, access, { referralCode: input.referralCode, referredUser: '', amountMinor: 0, adminEarnedMinor: 0, status: 'pending' }, input.clickId, at)
+    clickedAt = (await tx.get('clicks', input.clickId.toLowerCase()))?.createdAt ?? null
+    // A sale paid before its click is no refusal: it is the customer's, and earns nothing (`before_attribution`).
+    const checkedAt = clickedAt !== null && at < clickedAt ? clickedAt : at
+    link = await clickedLink(tx, access, { referralCode: input.referralCode, referredUser: '', amountMinor: 0, adminEarnedMinor: 0, status: 'pending' }, input.clickId, checkedAt)
   } else if (input.referralCode !== undefined) {
     link = await findLinkByCode(tx, access, input.referralCode)
     if (!link || link.workspaceId !== workspaceId) throw notFound('Link')
@@ -50,7 +56,7 @@ async function attribute(tx: StorageTransaction, access: Access, workspaceId: st
   if (affiliateId === undefined) return null
   const affiliate = await findAffiliate(tx, access, affiliateId)
   if (affiliate.workspaceId !== workspaceId) throw unprocessable('The affiliate is not in this workspace', 'workspace_mismatch')
-  return { affiliate, link, clickId: input.clickId?.toLowerCase() ?? null }
+  return { affiliate, link, clickId: input.clickId?.toLowerCase() ?? null, clickedAt }
 }
 
 /**
@@ -95,44 +101,64 @@ export const parseSale = (body: unknown, query: unknown = {}): ConversionSaleInp
 export const parseRefund = (body: unknown, query: unknown = {}): ConversionRefundInput => parseBody(conversionRefund, body, query)
 
 /**
+ * A sale as the sale step takes it: money in minor units, straight from a provider or from
+ * `POST /conversions/sale` (`saleStep`). The customer is found by `externalId` (else the e-mail) or
+ * made from the click or code, unless the caller found it already (`customer`).
+ */
+export interface SaleStep {
+  workspaceId: string
+  /** The customer the caller found (a provider's sale of a bound Stripe customer), or null for none. */
+  customer?: CustomerRecord | null | undefined
+  externalId?: string | undefined
+  email?: string | undefined
+  clickId?: string | undefined
+  referralCode?: string | undefined
+  amountMinor: number
+  /** ISO 4217, upper case. */
+  currency: string
+  invoiceId: string
+  chargeId?: string | null | undefined
+  paymentIntentId?: string | null | undefined
+  subscriptionId?: string | null | undefined
+  /** The Stripe customer that paid: kept on a sale of no customer yet, which binding it later attributes. */
+  stripeCustomerId?: string | null | undefined
+  /** ISO; default now. */
+  paidAt?: string | undefined
+}
+
+/** `POST /conversions/sale`'s parsed body as a sale step: the decimal amount in minor units. */
+export const saleStep = (input: ConversionSaleInput): SaleStep => ({
+  ...input,
+  workspaceId: input.workspaceId.toLowerCase(),
+  amountMinor: parseMoney(input.amount)!,
+  ...(input.paidAt === undefined ? {} : { paidAt: new Date(input.paidAt).toISOString() }),
+})
+
+/** When a Stripe (or other provider's) lead is attributed, when the event says so: see `leadIn`. */
+export interface LeadOptions {
+  /** The lead's time (ISO) when not now, e.g. when the checkout was opened; a click's time wins. */
+  at?: string | undefined
+}
+
+/**
  * The work of a lead, a sale and a refund inside a transaction the caller gives, so a caller can
  * make it one with writes of its own (a Stripe event and its record in the event log). The input is
- * parsed (`parseLead`, `parseSale`, `parseRefund`), the caller may see its workspace, and a clickId
+ * parsed (`parseLead`, `saleStep`, `parseRefund`), the caller may see its workspace, and a clickId
  * it names is written (`clickWritten`). A repeat collides on a unique constraint (the invoiceId, the
  * refundId, the externalId) and the transaction then fails: the operations below answer it with
  * the first answer, the Stripe events by what they find on the next try.
  */
 export function conversionSteps({ clock }: Pick<Deps, 'clock'>) {
-  return {
-    /** Makes the customer bound to whoever the input names, or answers the known one (200). */
-    async leadIn(tx: StorageTransaction, access: Access, input: ConversionLeadInput): Promise<Customer> {
-      const workspaceId = input.workspaceId.toLowerCase()
-      const existing = await customerByExternalId(tx, workspaceId, input.externalId)
-      if (existing) return withStatus(toCustomer(existing), 200)
-      const attribution = (await attribute(tx, access, workspaceId, input, isoAt(clock)))!
-      const customer = await insertCustomer(tx, clock, {
-        workspaceId,
-        campaignId: attribution.affiliate.campaignId,
-        affiliateId: attribution.affiliate.id,
-        linkId: attribution.link?.id ?? null,
-        clickId: attribution.clickId,
-        externalId: input.externalId,
-        email: input.email,
-        name: input.name ?? null,
-        stripeCustomerId: input.stripeCustomerId ?? null,
-      })
-      return toCustomer(customer)
-    },
-
-    /** Finds or makes the customer, applies the reward rules, and writes the sale with its answer (201 with a commission). */
-    async saleIn(tx: StorageTransaction, access: Access, input: ConversionSaleInput): Promise<SaleResult> {
-      const workspaceId = input.workspaceId.toLowerCase()
-      const amountMinor = parseMoney(input.amount)!
+  /** Finds or makes the sale's customer, applies the reward rules (`earnIn`), and writes the sale with its answer. */
+  async function recordSaleIn(tx: StorageTransaction, access: Access, input: SaleStep): Promise<{ sale: SaleRecord; answer: SaleResult }> {
+    const workspaceId = input.workspaceId
+    const now = isoAt(clock)
+    const paidAt = input.paidAt ?? now
+    let customer: CustomerRecord | null = input.customer ?? null
+    if (input.customer === undefined) {
       // Without the host's own id, the e-mail is the customer's key (see docs/decisions.md).
       const externalId = input.externalId ?? input.email!.toLowerCase()
-      const now = isoAt(clock)
-      const paidAt = input.paidAt === undefined ? now : new Date(input.paidAt).toISOString()
-      let customer: CustomerRecord | null = await customerByExternalId(tx, workspaceId, externalId)
+      customer = await customerByExternalId(tx, workspaceId, externalId)
       if (!customer) {
         const attribution = await attribute(tx, access, workspaceId, { clickId: input.clickId, referralCode: input.referralCode }, paidAt)
         if (attribution) {
@@ -142,6 +168,8 @@ export function conversionSteps({ clock }: Pick<Deps, 'clock'>) {
             affiliateId: attribution.affiliate.id,
             linkId: attribution.link?.id ?? null,
             clickId: attribution.clickId,
+            // A code named by the sale itself attributes it: the sale's time is the attribution's.
+            attributedAt: attribution.clickedAt ?? paidAt,
             externalId,
             email: input.email ?? '',
             name: null,
@@ -149,102 +177,99 @@ export function conversionSteps({ clock }: Pick<Deps, 'clock'>) {
           })
         }
       }
-      const affiliate = customer && (await tx.get('affiliates', customer.affiliateId))
-      const campaign = affiliate && (await tx.get('campaigns', affiliate.campaignId))
-      const outcome = reward(campaign, affiliate, customer, { amountMinor, currency: input.currency, paidAt })
-      let commission: CommissionRecord | null = null
-      if (outcome.type === 'commission') {
-        const link = customer!.linkId === null ? null : await tx.get('links', customer!.linkId)
-        commission = await insertCommission(tx, access, clock, {
-          affiliateId: affiliate!.id,
-          workspaceId,
-          known: { affiliate: affiliate!, campaign: campaign!, link: link?.affiliateId === affiliate!.id ? link : null },
-          referredUser: customer!.email,
-          amountMinor: outcome.commissionMinor,
-          adminEarnedMinor: outcome.adminEarnedMinor,
-          status: 'pending',
-          commissionDate: paidAt,
-          invoiceId: input.invoiceId,
-          chargeId: input.chargeId ?? null,
-          stripeSubscriptionId: input.subscriptionId ?? null,
-        })
-        await announce(tx, clock, 'commission.created', toCommission(commission))
-      }
-      if (customer) {
-        customer = (await tx.update('customers', customer.id, { ...afterSale(customer, paidAt, commission !== null), updatedAt: now }))!
-      }
-      const answer: SaleResult = {
-        customer: customer && toCustomer(customer),
-        commission: commission && toCommission(commission),
-        skipped: outcome.type === 'skipped' ? outcome.reason : null,
-      }
-      // Written last, with its answer: a repeat collides here (a skipped sale) or on the commission's invoiceId.
-      const sale: SaleRecord = {
-        id: newId(),
+    }
+    const facts = {
+      workspaceId,
+      invoiceId: input.invoiceId,
+      chargeId: input.chargeId ?? null,
+      paymentIntentId: input.paymentIntentId ?? null,
+      subscriptionId: input.subscriptionId ?? null,
+      amountMinor: input.amountMinor,
+      currency: input.currency,
+      paidAt,
+    }
+    const earned = await earnIn(tx, access, clock, facts, customer)
+    const answer: SaleResult = {
+      customer: earned.customer && toCustomer(earned.customer),
+      commission: earned.commission && toCommission(earned.commission),
+      skipped: earned.skipped,
+    }
+    // Written last, with its answer: a repeat collides here (a skipped sale) or on the commission's invoiceId.
+    const sale: SaleRecord = {
+      id: newId(),
+      ...facts,
+      stripeCustomerId: input.stripeCustomerId ?? earned.customer?.stripeCustomerId ?? null,
+      customerId: earned.customer?.id ?? null,
+      commissionId: earned.commission?.id ?? null,
+      refundedMinor: 0,
+      commissionMinor: earned.commission?.amountMinor ?? 0,
+      commissionRefundedMinor: 0,
+      answer: JSON.stringify(answer),
+      createdAt: now,
+      updatedAt: now,
+    }
+    await tx.insert('sales', sale)
+    return { sale, answer }
+  }
+
+  return {
+    /**
+     * Makes the customer bound to whoever the input names, or answers the known one (200). A
+     * Stripe customer it names is bound to it, and that Stripe customer's sales recorded before
+     * are attributed now (`claimSales`).
+     */
+    async leadIn(tx: StorageTransaction, access: Access, input: ConversionLeadInput, options: LeadOptions = {}): Promise<Customer> {
+      const workspaceId = input.workspaceId.toLowerCase()
+      const existing = await customerByExternalId(tx, workspaceId, input.externalId)
+      if (existing) return withStatus(toCustomer(existing), 200)
+      const now = isoAt(clock)
+      const attribution = (await attribute(tx, access, workspaceId, input, now))!
+      const customer = await insertCustomer(tx, clock, {
         workspaceId,
-        invoiceId: input.invoiceId,
-        chargeId: input.chargeId ?? null,
-        customerId: customer?.id ?? null,
-        commissionId: commission?.id ?? null,
-        currency: input.currency,
-        amountMinor,
-        refundedMinor: 0,
-        commissionMinor: commission?.amountMinor ?? 0,
-        commissionRefundedMinor: 0,
-        paidAt,
-        answer: JSON.stringify(answer),
-        createdAt: now,
-        updatedAt: now,
-      }
-      await tx.insert('sales', sale)
-      return withStatus(answer, commission ? 201 : 200)
+        campaignId: attribution.affiliate.campaignId,
+        affiliateId: attribution.affiliate.id,
+        linkId: attribution.link?.id ?? null,
+        clickId: attribution.clickId,
+        attributedAt: attribution.clickedAt ?? (options.at !== undefined && options.at < now ? options.at : now),
+        externalId: input.externalId,
+        email: input.email,
+        name: input.name ?? null,
+        stripeCustomerId: input.stripeCustomerId ?? null,
+      })
+      await claimSales(tx, access, clock, customer)
+      return toCustomer((await tx.get('customers', customer.id))!)
     },
+
+    /** Finds or makes the customer, applies the reward rules, and writes the sale with its answer (201 with a commission). */
+    async saleIn(tx: StorageTransaction, access: Access, input: SaleStep): Promise<SaleResult> {
+      const { answer } = await recordSaleIn(tx, access, input)
+      return withStatus(answer, answer.commission ? 201 : 200)
+    },
+
+    recordSaleIn,
 
     /** Takes the commission's share of a refund of its sale back, and writes the refund with its answer. */
     async refundIn(tx: StorageTransaction, access: Access, input: ConversionRefundInput): Promise<SaleRefundResult> {
-      const workspaceId = input.workspaceId.toLowerCase()
-      const now = isoAt(clock)
-      const [sale] = await tx.find('sales', {
-        where: input.invoiceId !== undefined ? { workspaceId, invoiceId: input.invoiceId } : { workspaceId, chargeId: input.chargeId! },
-        limit: 1,
-      })
-      if (sale && input.invoiceId !== undefined && input.chargeId !== undefined && sale.chargeId !== input.chargeId) {
-        throw unprocessable('The chargeId is not the charge of that invoiceId', 'attribution_mismatch')
-      }
+      const sale = await refundedSale(tx, input)
       const current = sale?.commissionId ? await tx.get('commissions', sale.commissionId) : null
       if (!sale || !current) throw notFound('Commission for this sale')
-      const left = sale.amountMinor - sale.refundedMinor
-      const refundMinor = input.amount === undefined ? left : parseMoney(input.amount)!
-      // Written before anything is checked: a repeat racing this one collides here and answers what this one answers.
-      const refundRecord = { id: newId(), workspaceId, saleId: sale.id, refundId: input.refundId ?? null, amountMinor: refundMinor, commissionMinor: 0, answer: '', createdAt: now, updatedAt: now }
-      await tx.insert('saleRefunds', refundRecord)
-      if (left === 0) throw unprocessable('This sale is already refunded in full', 'refund_refused')
-      if (refundMinor > left) throw unprocessable(`The refund amount is more than what is left of the sale (${left} minor units)`, 'refund_refused')
-      // Its share, but never more than the commission still holds (the host may have refunded it by hand).
-      const share = Math.min(refundShare(sale, refundMinor), current.status === 'refunded' ? 0 : refundableMinor(current))
-      let commission = current
-      let clawback: CommissionRecord | null = null
-      if (share > 0) {
-        commission = await refundCommission(tx, clock, current, share)
-        await emitChange(tx, clock, 'commission.refunded', current, commission, toCommission(commission))
-        if (current.status === 'paid') {
-          const [made] = await tx.find('commissions', {
-            where: { affiliateId: current.affiliateId, reversesCommissionId: current.id, amountMinor: -share, createdAt: now },
-            limit: 1,
-          })
-          clawback = made ?? null
-        }
-      }
-      await tx.update('sales', sale.id, {
-        refundedMinor: sale.refundedMinor + refundMinor,
-        commissionRefundedMinor: sale.commissionRefundedMinor + Math.max(share, 0),
-        updatedAt: now,
-      })
-      const answer: SaleRefundResult = { commission: toCommission(commission), clawback: clawback && toCommission(clawback) }
-      await tx.update('saleRefunds', refundRecord.id, { commissionMinor: Math.max(share, 0), answer: JSON.stringify(answer) })
-      return answer
+      const refundMinor = input.amount === undefined ? sale.amountMinor - sale.refundedMinor : parseMoney(input.amount)!
+      return refundSaleIn(tx, clock, sale, current, refundMinor, input.refundId ?? null)
     },
   }
+}
+
+/** The sale a refund names by `invoiceId` or `chargeId` (both: they must be one sale's, else 422). */
+async function refundedSale(tx: StorageTransaction, input: ConversionRefundInput): Promise<SaleRecord | null> {
+  const workspaceId = input.workspaceId.toLowerCase()
+  const [sale] = await tx.find('sales', {
+    where: input.invoiceId !== undefined ? { workspaceId, invoiceId: input.invoiceId } : { workspaceId, chargeId: input.chargeId! },
+    limit: 1,
+  })
+  if (sale && input.invoiceId !== undefined && input.chargeId !== undefined && sale.chargeId !== input.chargeId) {
+    throw unprocessable('The chargeId is not the charge of that invoiceId', 'attribution_mismatch')
+  }
+  return sale ?? null
 }
 
 export function conversionOperations(deps: Deps) {
@@ -256,8 +281,14 @@ export function conversionOperations(deps: Deps) {
   }
   const saleByInvoice = (workspaceId: string, invoiceId: string) =>
     storedAnswer<SaleResult>(async (tx) => (await tx.find('sales', { where: { workspaceId, invoiceId }, limit: 1 }))[0] ?? null)
-  const refundById = (workspaceId: string, refundId: string) =>
-    storedAnswer<SaleRefundResult>(async (tx) => (await tx.find('saleRefunds', { where: { workspaceId, refundId }, limit: 1 }))[0] ?? null)
+  /** The first answer of a refund with this `refundId`: refused (422) when it was of another sale than `input` names. */
+  const refundById = (input: ConversionRefundInput, refundId: string) =>
+    storedAnswer<SaleRefundResult>(async (tx) => {
+      const [first] = await tx.find('saleRefunds', { where: { workspaceId: input.workspaceId.toLowerCase(), refundId }, limit: 1 })
+      if (!first) return null
+      if ((await refundedSale(tx, input))?.id !== first.saleId) throw unprocessable('This refundId was already used for another sale', 'duplicate')
+      return first
+    })
 
   return {
     /**
@@ -293,7 +324,7 @@ export function conversionOperations(deps: Deps) {
         storage,
         // The sale's own insert, or before it its commission's (the same invoiceId) or its new customer's.
         ['sales_workspace_invoice', 'commissions_workspace_invoice', 'customers_workspace_external'],
-        (tx) => saleIn(tx, access, input),
+        (tx) => saleIn(tx, access, saleStep(input)),
         () => saleByInvoice(workspaceId, input.invoiceId),
       )
     },
@@ -307,7 +338,7 @@ export function conversionOperations(deps: Deps) {
       const input = parseRefund(body, query)
       const workspaceId = input.workspaceId.toLowerCase()
       requireWorkspace(access, workspaceId)
-      const replay = async () => (input.refundId === undefined ? null : refundById(workspaceId, input.refundId))
+      const replay = async () => (input.refundId === undefined ? null : refundById(input, input.refundId))
       // Read first too (refunds are rare): a repeat answers the first answer even where this one would fail (an unknown invoice).
       const first = await replay()
       if (first) return first

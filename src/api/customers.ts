@@ -2,7 +2,7 @@ import type { Infer } from 'superstruct'
 import { isoAt, type Clock } from '../clock.js'
 import { newId } from '../crypto.js'
 import { toCustomer, type Customer } from '../domain/customer.js'
-import type { CustomerRecord } from '../domain/records.js'
+import type { CommissionRecord, CustomerRecord } from '../domain/records.js'
 import { unprocessable } from '../errors.js'
 import { announce } from '../events/outbox.js'
 import { customerId, customerList, customerUpdate } from '../schemas/customers.js'
@@ -10,6 +10,8 @@ import { parse } from '../schemas/validate.js'
 import type { StorageTransaction } from '../storage/types.js'
 import { visible, type Access } from './access.js'
 import { findAffiliate } from './affiliates.js'
+import { eraseTraces } from './erasure.js'
+import { claimSales } from './sale-earnings.js'
 import { inTransaction, listPage, listWhere, readOnly, requireChanges, type Deps, type Page } from './shared.js'
 import { signupDelta, signupHolders } from './signups.js'
 
@@ -18,6 +20,12 @@ export type CustomerListQuery = Infer<typeof customerList.struct>
 
 export const findCustomer = async (tx: StorageTransaction, access: Access, id: string): Promise<CustomerRecord> =>
   visible(access, await tx.get('customers', id.toLowerCase()), 'Customer')
+
+/** The customer a Stripe customer is bound to in the workspace, if any (one at most: a unique index). */
+export async function customerByStripeId(tx: StorageTransaction, workspaceId: string, stripeCustomerId: string): Promise<CustomerRecord | null> {
+  const [found] = await tx.find('customers', { where: { workspaceId, stripeCustomerId }, limit: 1 })
+  return found ?? null
+}
 
 /** The customer the host knows by `externalId` in the workspace, if any. */
 export async function customerByExternalId(tx: StorageTransaction, workspaceId: string, externalId: string): Promise<CustomerRecord | null> {
@@ -37,7 +45,7 @@ async function countCustomer(tx: StorageTransaction, customer: CustomerRecord, d
 
 export type NewCustomer = Pick<
   CustomerRecord,
-  'workspaceId' | 'campaignId' | 'affiliateId' | 'linkId' | 'clickId' | 'externalId' | 'email' | 'name' | 'stripeCustomerId'
+  'workspaceId' | 'campaignId' | 'affiliateId' | 'linkId' | 'clickId' | 'attributedAt' | 'externalId' | 'email' | 'name' | 'stripeCustomerId'
 >
 
 /** Stores a new customer, counts its signup, and writes `customer.created`: in the caller's transaction. */
@@ -66,6 +74,24 @@ async function moveCustomer(tx: StorageTransaction, before: CustomerRecord, afte
   await countCustomer(tx, after, 1)
 }
 
+/**
+ * Binds `current` to a Stripe customer (it has none; another customer holding it is a unique
+ * violation), writes `customer.updated`, and attributes that Stripe customer's sales recorded
+ * before (`claimSales`). Answers the customer as now stored and the commissions the sales made.
+ */
+export async function bindStripeCustomer(
+  tx: StorageTransaction,
+  access: Access,
+  clock: Clock,
+  current: CustomerRecord,
+  stripeCustomerId: string,
+): Promise<{ customer: CustomerRecord; commissions: CommissionRecord[] }> {
+  const bound = (await tx.update('customers', current.id, { stripeCustomerId, updatedAt: isoAt(clock) }))!
+  await announce(tx, clock, 'customer.updated', toCustomer(bound))
+  const commissions = await claimSales(tx, access, clock, bound)
+  return { customer: (await tx.get('customers', bound.id))!, commissions }
+}
+
 export function customerOperations({ storage, clock }: Deps) {
   return {
     async get(access: Access, query: unknown): Promise<Customer> {
@@ -79,7 +105,11 @@ export function customerOperations({ storage, clock }: Deps) {
       return inTransaction(storage, (tx) => listPage(tx, 'customers', { ...q, where, orderField: q.orderType ?? 'createdAt' }, toCustomer), readOnly)
     },
 
-    /** Moves it to another affiliate (its future sales only: commissions made stay), or changes its e-mail or name. */
+    /**
+     * Moves it to another affiliate (its future sales only: commissions made stay), changes its
+     * e-mail or name, or binds it to a Stripe customer (whose sales recorded before, not yet
+     * attributed, are then attributed to it; one held by another customer is 422) or unbinds it (null).
+     */
     async update(access: Access, query: unknown, body: unknown): Promise<Customer> {
       const { query: q, body: input } = parse([customerId, query], [customerUpdate, body])
       requireChanges(input)
@@ -94,16 +124,23 @@ export function customerOperations({ storage, clock }: Deps) {
         }
         if (input.email !== undefined && input.email !== current.email) Object.assign(patch, { email: input.email, emailKey: input.email.toLowerCase() })
         if (input.name !== undefined && input.name !== current.name) patch.name = input.name
+        const stripeCustomerId = input.stripeCustomerId === undefined || input.stripeCustomerId === current.stripeCustomerId ? undefined : input.stripeCustomerId
+        if (stripeCustomerId !== undefined) patch.stripeCustomerId = stripeCustomerId
         if (Object.keys(patch).length === 0) return toCustomer(current)
         const updated = (await tx.update('customers', current.id, { ...patch, updatedAt: isoAt(clock) }))!
         await moveCustomer(tx, current, updated)
-        return announce(tx, clock, 'customer.updated', toCustomer(updated))
+        await announce(tx, clock, 'customer.updated', toCustomer(updated))
+        if (!stripeCustomerId) return toCustomer(updated)
+        await claimSales(tx, access, clock, updated)
+        return toCustomer((await tx.get('customers', updated.id))!)
       })
     },
 
     /**
-     * Forgets the person: erases `email` and `name` and sets `externalId` to the customer's own id.
-     * Every commission of its sales stays (money history is kept).
+     * Forgets the person: erases `email` and `name` and sets `externalId` to the customer's own id,
+     * here and wherever the API could answer them again (`eraseTraces`: its sales' commissions
+     * name `<customerId>@erased.invalid`, stored answers and events are rewritten). Every
+     * commission of its sales stays (money history is kept).
      */
     async delete(access: Access, query: unknown): Promise<{ id: string }> {
       const { customerId: id } = parse([customerId, query]).query
@@ -111,6 +148,7 @@ export function customerOperations({ storage, clock }: Deps) {
         const current = await findCustomer(tx, access, id)
         const forgotten = (await tx.update('customers', current.id, { email: '', emailKey: '', name: null, externalId: current.id, updatedAt: isoAt(clock) }))!
         await countCustomer(tx, current, -1)
+        await eraseTraces(tx, clock, forgotten)
         await announce(tx, clock, 'customer.deleted', toCustomer(forgotten))
         return { id: current.id }
       })

@@ -65,7 +65,7 @@ export function answerColumns<M extends ModelName>(model: M, answer: string): { 
       const values = record as Record<string, unknown>
       return fields.map((field, i) => {
         const value = values[field]
-        if (kinds[i] === 'money') return BigInt(value as number)
+        if (kinds[i] === 'money') return value === null ? null : BigInt(value as number)
         if (kinds[i] === 'list') return (value as string[]).join(' ')
         return value as string | number | boolean | null
       })

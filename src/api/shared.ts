@@ -21,6 +21,9 @@ const conflicts: Record<string, string> = {
   commissions_workspace_charge: 'A commission with this chargeId already exists in this workspace',
   sales_workspace_charge: 'A sale with this chargeId already exists in this workspace',
   customers_workspace_external: 'A customer with this externalId already exists in this workspace',
+  customers_workspace_stripe: 'This stripeCustomerId is bound to another customer in this workspace',
+  sales_workspace_payment_intent: 'A sale with this payment intent already exists in this workspace',
+  sale_refunds_workspace_refund: 'This refundId was already used for another sale',
 }
 
 /** The success status an operation chose for one answer (a repeat answered 200 instead of 201). */

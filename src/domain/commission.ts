@@ -26,6 +26,19 @@ export interface Commission {
   refundedAmount: string
   /** On a clawback: the paid sale it takes money back from. */
   reversesCommissionId: string | null
+  /** The sale it was made from (decimal string, without tax); null when made by hand, and on a clawback. */
+  saleAmount: string | null
+  /** Its campaign's currency (ISO 4217). */
+  currency: string
+  /** The customer whose sale made it (a clawback: of the sale it reverses); null when made by hand. */
+  customerId: string | null
+  invoiceId: string | null
+  chargeId: string | null
+  stripeSubscriptionId: string | null
+  /** The sale's payment intent (Stripe), once an event named it. */
+  paymentIntentId: string | null
+  /** Why it is held for review; empty unless it is. */
+  holdReasons: string[]
   createdAt: string
   updatedAt: string
 }
@@ -36,9 +49,6 @@ export interface ReferredUser extends Commission {
   name: string | null
   isSelfReferral: boolean
   isWalletPayment: number
-  chargeId: string | null
-  invoiceId: string | null
-  stripeSubscriptionId: string | null
 }
 
 export const toCommission = answerMapper<'commissions', Commission>('commissions', 'commission')

@@ -12,14 +12,18 @@ export interface Customer {
   linkId: string | null
   /** The click it came from, when a click brought it. */
   clickId: string | null
+  /** When it was attributed (its click's time, else its lead's): a sale paid before earns nothing. */
+  attributedAt: string
   /** The host's id for its user; unique per workspace (the customer's own id once forgotten). */
   externalId: string
   /** The empty string once forgotten, or when no e-mail was given. */
   email: string
   name: string | null
+  /** Its Stripe customer: one customer per Stripe customer in a workspace. */
   stripeCustomerId: string | null
-  /** When its earliest paid sale was paid. */
+  /** When its earliest paid sale (since its attribution) was paid. */
   firstSaleAt: string | null
+  /** Its sales paid since its attribution. */
   salesCount: number
   createdAt: string
   updatedAt: string

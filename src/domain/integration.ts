@@ -1,3 +1,4 @@
+import type { ProviderEventStatus } from './records.js'
 import { answerMapper } from './schema.js'
 
 /** A payment provider connected to a workspace, as the API answers it: never its signing secret. */
@@ -5,7 +6,7 @@ export interface Integration {
   integrationId: string
   workspaceId: string
   provider: 'stripe'
-  /** The campaign its leads join; null: the workspace's default campaign. */
+  /** Attribution is limited to this campaign's affiliates and codes; null: any campaign of the workspace (and once that campaign is deleted). */
   campaignId: string | null
   /** Events whose `livemode` differs are recorded `ignored`. */
   livemode: boolean
@@ -21,7 +22,8 @@ export interface ProviderEvent {
   eventId: string
   integrationId: string
   type: string
-  status: 'processed' | 'ignored' | 'failed'
+  /** `waiting`: a refund, or a payment of an invoice, whose sale is not known yet (applied when it comes); `failed` only on records of earlier versions. */
+  status: ProviderEventStatus
   /** Why it was ignored or failed. */
   reason: string | null
   /** The commission it made or refunded. */

@@ -113,6 +113,16 @@ export type CommissionRecord = {
   refundedMinor: number
   /** On a clawback: the paid sale it takes money back from. */
   reversesCommissionId: string | null
+  /** The sale it was made from (minor units); null when made by hand, and on a clawback. */
+  saleAmountMinor: number | null
+  /** Its campaign's currency (a sale's commission is only ever made in it). */
+  currency: string
+  /** The customer whose sale made it (a clawback: the customer of the sale it reverses); null when made by hand. */
+  customerId: string | null
+  /** The sale's payment intent (Stripe), once an event has named it. */
+  paymentIntentId: string | null
+  /** Why it is held for review; empty (no commission is held yet: the fraud rules will). */
+  holdReasons: string[]
   createdAt: string
   updatedAt: string
 }
@@ -128,12 +138,18 @@ export type CustomerRecord = {
   affiliateId: string
   linkId: string | null
   clickId: string | null
+  /**
+   * When it was attributed: its click's time when a click brought it, else when its lead was made
+   * (a sale naming a code: the sale's `paidAt`). A sale paid before earns nothing (`before_attribution`).
+   */
+  attributedAt: string
   /** The host's id for its user; unique per workspace. */
   externalId: string
   email: string
   /** Lower-cased `email`: what signups are counted by. */
   emailKey: string
   name: string | null
+  /** Its Stripe customer: one customer per Stripe customer in a workspace (the first attribution wins). */
   stripeCustomerId: string | null
   /** When its earliest paid sale was paid: where a campaign's `recurringMonths` count from. */
   firstSaleAt: string | null
@@ -145,14 +161,23 @@ export type CustomerRecord = {
 }
 
 /**
- * One sale a host reported (`POST /conversions/sale`), earning or not: its `invoiceId` is unique
- * per workspace, so a repeat answers `answer` again instead of paying twice.
+ * One sale a host reported (`POST /conversions/sale`) or a provider's event made, earning or not:
+ * its `invoiceId` is unique per workspace, so a repeat answers `answer` again instead of paying
+ * twice. Its charge and payment intent are unique too: a refund finds its sale by either.
  */
 export type SaleRecord = {
   id: string
   workspaceId: string
   invoiceId: string
   chargeId: string | null
+  /** The payment intent that paid it (Stripe), from whichever event named it. */
+  paymentIntentId: string | null
+  subscriptionId: string | null
+  /**
+   * The Stripe customer that paid it. A sale of a Stripe customer no customer is bound to yet is
+   * kept with `customerId` null; binding that Stripe customer later attributes it then.
+   */
+  stripeCustomerId: string | null
   customerId: string | null
   /** The commission it made, null when skipped. */
   commissionId: string | null
@@ -191,7 +216,7 @@ export type IntegrationRecord = {
   id: string
   workspaceId: string
   provider: 'stripe'
-  /** The campaign its leads join; null: the workspace's default campaign. */
+  /** Attribution is limited to this campaign's affiliates and codes; null: any campaign of the workspace. */
   campaignId: string | null
   /** Events whose `livemode` differs are recorded `ignored`. */
   livemode: boolean
@@ -204,6 +229,8 @@ export type IntegrationRecord = {
   updatedAt: string
 }
 
+export type ProviderEventStatus = 'processed' | 'ignored' | 'waiting' | 'failed'
+
 /** One provider event an integration received; its `eventId` is unique per integration (a redelivery changes nothing). */
 export type ProviderEventRecord = {
   id: string
@@ -212,9 +239,17 @@ export type ProviderEventRecord = {
   /** The provider's event id (`evt_…`). */
   eventId: string
   type: string
-  status: 'processed' | 'ignored' | 'failed'
+  /** `waiting`: a refund (or a payment's link to its invoice) whose sale is not known yet. */
+  status: ProviderEventStatus
   reason: string | null
   commissionId: string | null
+  /** The payment it concerns, as far as the event names it: what a sale and its refunds are matched by. */
+  invoiceId: string | null
+  chargeId: string | null
+  paymentIntentId: string | null
+  /** A refund: the charge's amount and its `amount_refunded`, in minor units (0 for other events). */
+  chargedMinor: number
+  refundedMinor: number
   receivedAt: string
   createdAt: string
   updatedAt: string

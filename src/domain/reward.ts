@@ -6,6 +6,7 @@ import type { CommissionType } from './records.js'
 /** Why a sale made no commission, in the order the rules are checked. */
 export const SALE_SKIP_REASONS = [
   'not_attributed',
+  'before_attribution',
   'currency_mismatch',
   'affiliate_banned',
   'affiliate_inactive',
@@ -33,6 +34,12 @@ export interface CustomerHistory {
   salesCount: number
   /** Commissions its sales made so far. */
   commissionCount: number
+}
+
+/** The customer a sale is of, as the rules see it: when it was attributed, and what its earlier sales left. */
+export interface SaleCustomer extends CustomerHistory {
+  /** When it was attributed (ISO): a sale paid before earns nothing. */
+  attributedAt: string
 }
 
 /** The sale. Money in minor units, `paidAt` ISO. */
@@ -85,14 +92,17 @@ export function inRecurringWindow(recurringMonths: number | null, history: Custo
 }
 
 /**
- * What `sale` earns under `rule` (its campaign's) for a customer with `history` bound to `earner`
- * (null when no customer is found or made: `not_attributed`): a commission
- * (`percentage`: the share of the sale; `fixed`: the amount, at most the sale; rounded half away
- * from zero to the cent) and what the owner keeps, or the first reason it earns nothing.
+ * What `sale` earns under `rule` (its campaign's) for `customer` bound to `earner` (null when no
+ * customer is found or made: `not_attributed`): nothing when it was paid before the customer was
+ * attributed (`before_attribution`); else a commission (`percentage`: the share of the sale;
+ * `fixed`: the amount, at most the sale; rounded half away from zero to the cent) and what the
+ * owner keeps, or the first reason it earns nothing.
  */
-export function reward(rule: RewardRule | null, earner: EarnerState | null, history: CustomerHistory | null, sale: SaleFacts): Reward {
+export function reward(rule: RewardRule | null, earner: EarnerState | null, customer: SaleCustomer | null, sale: SaleFacts): Reward {
   const skip = (reason: SaleSkipReason): Reward => ({ type: 'skipped', reason })
-  if (rule === null || earner === null || history === null) return skip('not_attributed')
+  if (rule === null || earner === null || customer === null) return skip('not_attributed')
+  if (Date.parse(sale.paidAt) < Date.parse(customer.attributedAt)) return skip('before_attribution')
+  const history = customer
   if (sale.currency !== rule.currency) return skip('currency_mismatch')
   if (earner.isBanned) return skip('affiliate_banned')
   if (!earner.isActive) return skip('affiliate_inactive')
@@ -103,6 +113,13 @@ export function reward(rule: RewardRule | null, earner: EarnerState | null, hist
   if (commissionMinor <= 0) return skip('zero_amount')
   return { type: 'commission', commissionMinor, adminEarnedMinor: sale.amountMinor - commissionMinor }
 }
+
+/**
+ * Whether a sale with this reward counts in its customer's history: one paid before the customer
+ * was attributed does not (it was no referred customer's sale), so the recurring window and the
+ * commission limit count from the attribution on, whatever order the sales are reported in.
+ */
+export const countsInHistory = (outcome: Reward): boolean => !(outcome.type === 'skipped' && outcome.reason === 'before_attribution')
 
 /** The history after a sale paid at `paidAt` is recorded (`earned`: it made a commission). */
 export const afterSale = (history: CustomerHistory, paidAt: string, earned: boolean): CustomerHistory => ({

@@ -64,6 +64,7 @@ const totals = { totalOpens: int, totalClicks: int, totalSignups: int, totalEarn
 const commissionAnswer = [
   'id', 'campaignId', 'workspaceId', 'affiliateId', 'referredUser', 'amountMinor', 'adminEarnedMinor', 'status',
   'commissionDate', 'remarks', 'referralCode', 'kind', 'dueAt', 'payoutId', 'refundedMinor', 'reversesCommissionId',
+  'saleAmountMinor', 'currency', 'customerId', 'invoiceId', 'chargeId', 'stripeSubscriptionId', 'paymentIntentId', 'holdReasons',
   'createdAt', 'updatedAt',
 ] as const
 
@@ -185,6 +186,17 @@ export const schema: { [M in keyof ModelRecords]: ModelSchema<M> } = {
       payoutId: { kind: 'text', nullable: true, indexed: true, description: 'The payout it is in.' },
       refundedMinor: { ...money('refundedAmount', 'string'), description: 'What refunds took back after it was paid.' },
       reversesCommissionId: { kind: 'text', nullable: true, description: 'On a clawback: the paid sale it takes money back from.' },
+      saleAmountMinor: {
+        kind: 'money',
+        answerAs: 'saleAmount',
+        wire: 'string',
+        nullable: true,
+        description: 'The sale it was made from (without tax, as the campaign rewards it); null when made by hand, and on a clawback.',
+      },
+      currency: { kind: 'text', description: "Its campaign's currency, ISO 4217." },
+      customerId: { kind: 'text', nullable: true, indexed: true, description: 'The customer whose sale made it (a clawback: of the sale it reverses); null when made by hand.' },
+      paymentIntentId: { kind: 'text', nullable: true, description: "The sale's payment intent (Stripe), once an event named it." },
+      holdReasons: { kind: 'list', description: 'Why it is held for review; empty unless it is.' },
       ...stamps,
     },
     unique: [
@@ -197,9 +209,7 @@ export const schema: { [M in keyof ModelRecords]: ModelSchema<M> } = {
     ordered: [{ where: ['workspaceId'], orderBy: 'commissionDate' }],
     answers: {
       commission: commissionAnswer,
-      referredUser: [
-        ...commissionAnswer, 'payoutDate', 'name', 'isSelfReferral', 'isWalletPayment', 'chargeId', 'invoiceId', 'stripeSubscriptionId',
-      ],
+      referredUser: [...commissionAnswer, 'payoutDate', 'name', 'isSelfReferral', 'isWalletPayment'],
     },
   },
   payouts: {
@@ -364,23 +374,31 @@ export const schema: { [M in keyof ModelRecords]: ModelSchema<M> } = {
       affiliateId: indexedText,
       linkId: nullableText,
       clickId: nullableText,
+      attributedAt: {
+        kind: 'timestamp',
+        description: "When it was attributed: its click's time when a click brought it, else its lead's. A sale paid before earns nothing (`before_attribution`).",
+      },
       externalId: { kind: 'text', searched: true, description: "The host's id for its user; unique per workspace (the customer's id once forgotten)." },
       email: { kind: 'text', searched: true, description: 'The empty string once forgotten, or when no e-mail was given.' },
       emailKey: text,
       name: { kind: 'text', nullable: true, searched: true },
-      stripeCustomerId: nullableText,
-      firstSaleAt: { kind: 'timestamp', nullable: true, description: 'When its earliest paid sale was paid.' },
-      salesCount: int,
+      stripeCustomerId: { kind: 'text', nullable: true, description: 'Its Stripe customer: one customer per Stripe customer in a workspace.' },
+      firstSaleAt: { kind: 'timestamp', nullable: true, description: 'When its earliest paid sale (since its attribution) was paid.' },
+      salesCount: { kind: 'int', description: 'Its sales paid since its attribution.' },
       commissionCount: int,
       ...stamps,
     },
-    unique: [{ name: 'customers_workspace_external', fields: ['workspaceId', 'externalId'] }],
+    unique: [
+      { name: 'customers_workspace_external', fields: ['workspaceId', 'externalId'] },
+      // The first attribution wins: a Stripe customer is bound to one customer of a workspace.
+      { name: 'customers_workspace_stripe', fields: ['workspaceId', 'stripeCustomerId'] },
+    ],
     // Signups are distinct e-mails per affiliate and per link, over customers and referred users.
-    indexes: [['workspaceId', 'externalId'], ['workspaceId', 'stripeCustomerId'], ['affiliateId', 'emailKey'], ['linkId', 'emailKey']],
+    indexes: [['workspaceId', 'externalId'], ['affiliateId', 'emailKey'], ['linkId', 'emailKey']],
     answers: {
       customer: [
-        'id', 'workspaceId', 'campaignId', 'affiliateId', 'linkId', 'clickId', 'externalId', 'email', 'name', 'stripeCustomerId',
-        'firstSaleAt', 'salesCount', 'createdAt', 'updatedAt',
+        'id', 'workspaceId', 'campaignId', 'affiliateId', 'linkId', 'clickId', 'attributedAt', 'externalId', 'email', 'name',
+        'stripeCustomerId', 'firstSaleAt', 'salesCount', 'createdAt', 'updatedAt',
       ],
     },
   },
@@ -390,6 +408,9 @@ export const schema: { [M in keyof ModelRecords]: ModelSchema<M> } = {
       workspaceId: indexedText,
       invoiceId: text,
       chargeId: nullableText,
+      paymentIntentId: nullableText,
+      subscriptionId: nullableText,
+      stripeCustomerId: nullableText,
       customerId: { kind: 'text', nullable: true, indexed: true },
       commissionId: nullableText,
       currency: text,
@@ -404,8 +425,10 @@ export const schema: { [M in keyof ModelRecords]: ModelSchema<M> } = {
     unique: [
       { name: 'sales_workspace_invoice', fields: ['workspaceId', 'invoiceId'] },
       { name: 'sales_workspace_charge', fields: ['workspaceId', 'chargeId'] },
+      { name: 'sales_workspace_payment_intent', fields: ['workspaceId', 'paymentIntentId'] },
     ],
-    indexes: [['workspaceId', 'invoiceId'], ['workspaceId', 'chargeId']],
+    // A refund finds its sale by charge, payment intent or invoice; binding a Stripe customer finds its sales not yet attributed.
+    indexes: [['workspaceId', 'invoiceId'], ['workspaceId', 'chargeId'], ['workspaceId', 'paymentIntentId'], ['workspaceId', 'stripeCustomerId']],
   },
   saleRefunds: {
     fields: {
@@ -426,7 +449,11 @@ export const schema: { [M in keyof ModelRecords]: ModelSchema<M> } = {
       id: { kind: 'text', answerAs: 'integrationId' },
       workspaceId: indexedText,
       provider: { kind: 'text', values: ['stripe'] },
-      campaignId: { kind: 'text', nullable: true, description: "The campaign its leads join; null: the workspace's default campaign." },
+      campaignId: {
+        kind: 'text',
+        nullable: true,
+        description: "Attribution is limited to this campaign's affiliates and codes; null: any campaign of the workspace (and when that campaign is deleted).",
+      },
       livemode: { kind: 'bool', description: "Events whose livemode differs are recorded as ignored." },
       endpointPath: { kind: 'text', description: 'Where the provider posts its events (beside the API, no key).' },
       description: { kind: 'text', searched: true },
@@ -444,14 +471,27 @@ export const schema: { [M in keyof ModelRecords]: ModelSchema<M> } = {
       integrationId: indexedText,
       eventId: { kind: 'text', description: "The provider's event id." },
       type: text,
-      status: { kind: 'text', indexed: true, values: ['processed', 'ignored', 'failed'] },
+      status: {
+        kind: 'text',
+        indexed: true,
+        values: ['processed', 'ignored', 'waiting', 'failed'],
+        description: '`waiting`: a refund, or a payment of an invoice, whose sale is not known yet; applied when it arrives.',
+      },
       reason: { kind: 'text', nullable: true, description: 'Why it was ignored or failed.' },
       commissionId: { kind: 'text', nullable: true, description: 'The commission it made or refunded.' },
+      invoiceId: nullableText,
+      chargeId: nullableText,
+      paymentIntentId: nullableText,
+      chargedMinor: int,
+      refundedMinor: int,
       receivedAt: timestamp,
       ...stamps,
     },
     unique: [{ name: 'provider_events_integration_event', fields: ['integrationId', 'eventId'] }],
-    indexes: [['integrationId', 'eventId'], ['integrationId', 'status']],
+    // A sale finds the events of its payment that came first (a refund, its invoice's payment) by each of its ids.
+    indexes: [
+      ['integrationId', 'eventId'], ['integrationId', 'status'], ['workspaceId', 'invoiceId'], ['workspaceId', 'chargeId'], ['workspaceId', 'paymentIntentId'],
+    ],
     answers: {
       providerEvent: ['eventId', 'integrationId', 'type', 'status', 'reason', 'commissionId', 'receivedAt'],
     },
@@ -528,8 +568,8 @@ export function answerJsonSchema<M extends keyof ModelRecords>(model: M, answer:
 type Convert = (value: unknown) => unknown
 
 const copyList: Convert = (value) => [...(value as unknown[])]
-const moneyString: Convert = (value) => formatMoney(value as number)
-const moneyNumber_: Convert = (value) => moneyNumber(value as number)
+const moneyString: Convert = (value) => (value === null ? null : formatMoney(value as number))
+const moneyNumber_: Convert = (value) => (value === null ? null : moneyNumber(value as number))
 
 /**
  * The function turning a stored record into one of its API answers (see `answers`): fields in

@@ -1,4 +1,5 @@
 import { COMMISSION_STATUSES } from '../domain/commission-status.js'
+import { PAYOUT_STATUSES } from '../domain/payout-status.js'
 import { SKIP_REASONS } from '../domain/payout-run.js'
 import { SALE_SKIP_REASONS } from '../domain/reward.js'
 import { EVENT_TYPES } from '../events/types.js'
@@ -65,6 +66,27 @@ const MODELS = {
         customer: { oneOf: [ref('schemas', 'Customer'), { type: 'null' }], description: 'Null when the sale could not be attributed.' },
         commission: { oneOf: [ref('schemas', 'Commission'), { type: 'null' }], description: 'The commission made; null when skipped.' },
         skipped: { type: ['string', 'null'], enum: [...SALE_SKIP_REASONS, null], description: 'Why no commission was made; null when one was.' },
+      }),
+  ],
+  refundPreview: [
+    'RefundPreview',
+    () =>
+      closed({
+        commission: { ...ref('schemas', 'Commission'), description: 'The commission as the refund would leave it.' },
+        clawback: { oneOf: [ref('schemas', 'Commission'), { type: 'null' }], description: 'The clawback a refund after payment would make (its id is not kept); null before payment.' },
+        payoutChange: {
+          oneOf: [
+            closed({
+              payoutId: { type: 'string', format: 'uuid' },
+              previousAmount: moneyString(),
+              amount: moneyString(),
+              previousStatus: { type: 'string', enum: [...PAYOUT_STATUSES] },
+              status: { type: 'string', enum: [...PAYOUT_STATUSES] },
+            }),
+            { type: 'null' },
+          ],
+          description: 'The pending payout the commission would leave: its amount and status before and after (canceled at zero or below its minimum); null when it is in none.',
+        },
       }),
   ],
   saleRefundResult: [
@@ -276,7 +298,13 @@ function operation(route: Route): Record<string, unknown> {
     headers: { ...rateLimitHeaders, ...(route.method === 'POST' ? { 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') } : {}) },
     content: {
       'application/json': {
-        schema: closed({ status: { const: status }, message: { const: route.message }, data: dataSchema(route.answer) }),
+        schema: closed({
+          status: { const: status },
+          message: { const: route.message },
+          data: route.preview && route.preview.answer !== 'csv'
+            ? { oneOf: [dataSchema(route.answer), { ...dataSchema(route.preview.answer), description: `When \`${route.preview.field}\` is true: what would happen; nothing is written.` }] }
+            : dataSchema(route.answer),
+        }),
       },
     },
   })

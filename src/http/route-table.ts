@@ -16,7 +16,7 @@ export type Model =
   | 'event'
   | 'eventPage'
   | 'reportSummary' | 'reportTimeseries' | 'topAffiliates'
-  | 'customer' | 'saleResult' | 'saleRefundResult'
+  | 'customer' | 'saleResult' | 'saleRefundResult' | 'refundPreview'
   | 'integration' | 'providerEvent'
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
@@ -36,6 +36,11 @@ export interface RouteInfo {
   readonly status?: number
   /** Another success status, answered when the body's `field` is `true` (a dry run writes nothing: 200). */
   readonly statusIf?: { readonly field: string; readonly status: number }
+  /**
+   * With the body's `field` true the route writes nothing and answers `answer` instead (a preview);
+   * `answerHas` is a property only that answer has, which tells the typed API's two answers apart.
+   */
+  readonly preview?: { readonly field: string; readonly answer: Answer; readonly answerHas: string }
   /** Another success status the operation may choose for an answer (see `withStatus`), and when. */
   readonly alternativeStatus?: { readonly status: number; readonly description: string }
   /** The field the typed API takes as its first argument. */
@@ -83,8 +88,16 @@ export const routeTable = {
     update: { method: 'PUT', path: '/commissions', message: 'Commission updated successfully', id: 'commissionId', answer: { one: 'commission' } },
     /** Refused (422) for money history: a `paid` commission, one in a payout, a clawback, one refunded after payment. */
     delete: { method: 'DELETE', path: '/commissions', message: 'Commission deleted successfully', id: 'commissionId', answer: 'deleted' },
-    /** Refunds `amount` (default: what is left). Unpaid: the amount goes down (and it leaves a pending payout). Paid, or in a payout being paid: `refundedAmount` goes up and a clawback nets the refund into the next payout. */
-    refund: { method: 'POST', path: '/commissions/refund', message: 'Commission refunded successfully', status: 200, id: 'commissionId', answer: { one: 'commission' } },
+    /** Refunds `amount` (default: what is left). Unpaid: the amount goes down (and it leaves a pending payout). Paid, or in a payout being paid: `refundedAmount` goes up and a clawback nets the refund into the next payout. `dryRun`: what would happen, and no write. */
+    refund: {
+      method: 'POST',
+      path: '/commissions/refund',
+      message: 'Commission refunded successfully',
+      status: 200,
+      id: 'commissionId',
+      answer: { one: 'commission' },
+      preview: { field: 'dryRun', answer: { one: 'refundPreview' }, answerHas: 'payoutChange' },
+    },
   },
   referredUsers: {
     list: { method: 'GET', path: '/referred-users/list', message: 'Referred users retrieved successfully', answer: { page: 'referredUser' } },

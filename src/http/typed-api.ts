@@ -20,7 +20,9 @@ type Without<T, K> = Omit<T, K & keyof T>
  * `verb(id, input?)`; PUT `update(id, changes)`; GET and DELETE `get(id, query?)` with an `id`,
  * else `list(query)`.
  */
-export type Verb<R extends RouteInfo, V, F> = R extends { method: 'POST'; id: string }
+export type Verb<R extends RouteInfo, V, F> = R extends { method: 'POST'; id: string; preview: { field: infer K extends string; answerHas: infer P extends string } }
+  ? Previewing<Without<BodyOf<V>, R['id']>, K, AnswerOf<F>, { [Q in P]: unknown }>
+  : R extends { method: 'POST'; id: string }
   ? {} extends Without<BodyOf<V>, R['id']>
     ? (id: string, input?: Without<BodyOf<V>, R['id']>) => Promise<AnswerOf<F>>
     : (id: string, input: Without<BodyOf<V>, R['id']>) => Promise<AnswerOf<F>>
@@ -35,6 +37,16 @@ export type Verb<R extends RouteInfo, V, F> = R extends { method: 'POST'; id: st
         : {} extends QueryOf<V>
           ? (query?: QueryOf<V>) => Promise<AnswerOf<F>>
           : (query: QueryOf<V>) => Promise<AnswerOf<F>>
+
+/**
+ * An action with a dry run (`preview` in its route): with `K` true it answers the preview (the
+ * member of `A` holding `Has`), else the action's own answer.
+ */
+type Previewing<I, K extends string, A, Has> = {
+  (id: string, input: I & { [F in K]: true }): Promise<Extract<A, Has>>
+  (id: string, input?: I & { [F in K]?: false | undefined }): Promise<Exclude<A, Has>>
+  (id: string, input?: I): Promise<A>
+}
 
 /** One namespace per resource, one method per route. Validation and rules are those of HTTP; failures throw `AffiliateError`. */
 export type ResourceApi = {

@@ -1,8 +1,11 @@
 import { AffiliateError } from '../errors.js'
 import { isUuid } from '../uuid.js'
 
-// Stripe events (SPEC wave 3, "Payment provider integrations (Stripe)"): verified, then read into
-// what they ask of the conversions. `src/api/provider-events.ts` records each with its effects.
+// Stripe events (SPEC wave 3, "Payment provider integrations (Stripe)", as corrected by wave 4,
+// "Stripe as it sends events today"): verified, then read into what they ask of the conversions, in
+// the shapes of every API version (2025-03-31 on: an invoice names no charge, payment intent or
+// subscription, a charge no invoice; `invoice_payment.paid` ties a payment to its invoice).
+// `src/api/provider-events.ts` records each with its effects.
 // The `stripe` package is an optional peer dependency, imported here only, and lazily: a host that
 // never receives a Stripe event needs none of it and loads none of it.
 
@@ -35,12 +38,14 @@ const stripeModule = () =>
     throw stripeMissing(error)
   }))
 
-/** A verified Stripe event: only the fields the mapping reads. */
+/** A verified Stripe event: only the fields the mapping reads (a signed event may still lack them: see `planStripeEvent`). */
 export interface StripeEvent {
   id: string
   type: string
   livemode: boolean
-  data: { object: Record<string, any> }
+  /** When the event happened, Unix seconds. */
+  created?: number
+  data?: { object?: unknown }
 }
 
 /** Verifies `rawBody` with Stripe's SDK (`constructEventAsync`, Web Crypto: every runtime); a failure is the one 400. */
@@ -55,36 +60,100 @@ export async function verifyStripeEvent(rawBody: string, signature: string | nul
   }
 }
 
-const idOf = (value: unknown): string | null => (typeof value === 'string' ? value : value && typeof value === 'object' && typeof (value as { id?: unknown }).id === 'string' ? (value as { id: string }).id : null)
+/** A signed event whose object is not the shape its type says: recorded `malformed`, a retry cannot help. */
+class Malformed extends Error {}
+const malformed = (): never => {
+  throw new Malformed('malformed')
+}
+
+const isObject = (value: unknown): value is Record<string, any> => typeof value === 'object' && value !== null && !Array.isArray(value)
+/** A non-empty string, or malformed. */
+const text = (value: unknown): string => (typeof value === 'string' && value !== '' ? value : malformed())
+/** A string or nothing (null, absent, empty). */
+const optionalText = (value: unknown): string | null => (value === undefined || value === null || value === '' ? null : typeof value === 'string' ? value : malformed())
+/** A reference to another object: its id, or the expanded object's `id`; null when absent. */
+const reference = (value: unknown): string | null =>
+  value === undefined || value === null ? null : typeof value === 'string' ? value : isObject(value) && typeof value.id === 'string' ? value.id : malformed()
+/** Minor units: a whole number, zero or more. */
+const minor = (value: unknown): number => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : malformed())
+const optionalMinor = (value: unknown): number | null => (value === undefined || value === null ? null : minor(value))
+const optionalObject = (value: unknown): Record<string, any> => (value === undefined || value === null ? {} : isObject(value) ? value : malformed())
+/** A Unix time in seconds as ISO 8601, or null. */
+const optionalTime = (value: unknown): string | null => {
+  const seconds = optionalMinor(value)
+  return seconds === null ? null : new Date(seconds * 1000).toISOString()
+}
 
 /** An invoice's subscription, in the older (`subscription`) or the 2025+ (`parent.subscription_details`) shape. */
 export const subscriptionOf = (invoice: Record<string, any>): string | null =>
-  idOf(invoice.subscription) ?? idOf(invoice.parent?.subscription_details?.subscription)
+  reference(invoice.subscription) ?? reference(optionalObject(optionalObject(invoice.parent).subscription_details).subscription)
 
-/** An invoice's charge: `charge` (older), or the first payment's charge (2025+ `payments`). */
-export const chargeOf = (invoice: Record<string, any>): string | null =>
-  idOf(invoice.charge) ?? idOf(invoice.payments?.data?.[0]?.payment?.charge)
+/** An invoice's payment as far as the invoice names it: `charge` and `payment_intent` (older), or its first payment when `payments` was expanded. */
+function paymentOfInvoice(invoice: Record<string, any>): { chargeId: string | null; paymentIntentId: string | null } {
+  const first = isObject(invoice.payments) && Array.isArray(invoice.payments.data) && isObject(invoice.payments.data[0]) ? optionalObject(invoice.payments.data[0].payment) : {}
+  return {
+    chargeId: reference(invoice.charge) ?? reference(first.charge),
+    paymentIntentId: reference(invoice.payment_intent) ?? reference(first.payment_intent),
+  }
+}
 
-/** Major units as the API's decimal string, from Stripe's minor units. */
-export const decimal = (minor: number): string => (minor / 100).toFixed(2)
+/** Who a checkout or customer names as having brought it, and where it said so. */
+export interface Referral {
+  by: { clickId: string } | { referralCode: string }
+  /** `client_reference_id` may as well be the host's own id for its user: naming no click or code there is no refusal. */
+  from: 'client_reference_id' | 'metadata'
+}
+
+const REFERRAL_CODE = /^[A-Za-z0-9_-]{3,64}$/
+
+/** A value naming a click (a UUID) or a referral code; null when it can be neither. */
+const referralOf = (value: string | null, from: Referral['from']): Referral | null =>
+  value === null ? null : isUuid(value) ? { by: { clickId: value }, from } : REFERRAL_CODE.test(value) ? { by: { referralCode: value }, from } : null
+
+/** What Stripe's `total_excluding_tax` and friends are at most: the API's own limit on an amount (a billion), in cents. */
+const MAX_MINOR = 100_000_000_000
 
 /**
  * What one event asks of the conversions, read from the event alone (the records it needs are
- * looked up where it is carried out): a lead, a sale of a Stripe customer, a refund of a charge's
- * sale by `amount_refunded`, or nothing (with the reason the event log records).
+ * looked up where it is carried out): a customer to attribute (bind a known one, or make a lead),
+ * a sale of a Stripe customer, a payment naming its invoice, a refund of a charge by its
+ * `amount_refunded`, or nothing (with the reason the event log records). Money in minor units.
  */
 export type StripePlan =
   | { kind: 'ignore'; reason: string }
-  | { kind: 'lead'; stripeCustomerId: string; externalId: string; email: string; by: { clickId: string } | { referralCode: string } }
+  | {
+      kind: 'attribute'
+      stripeCustomerId: string | null
+      /** The `externalId`s the event names (`client_reference_id`, `metadata.externalId`): a known customer among them is bound. */
+      knownAs: string[]
+      referral: Referral | null
+      /** A new lead's `externalId`: `metadata.externalId`, else the Stripe customer id. */
+      externalId: string | null
+      email: string | null
+      /** When the checkout was opened or the customer made (ISO): the lead's time, when before now. */
+      at: string | null
+    }
   | {
       kind: 'sale'
       stripeCustomerId: string | null
-      sale: { amount: string; currency: string; invoiceId: string; chargeId?: string; subscriptionId?: string; paidAt?: string }
+      sale: {
+        amountMinor: number
+        currency: string
+        invoiceId: string
+        chargeId: string | null
+        paymentIntentId: string | null
+        subscriptionId: string | null
+        paidAt: string | null
+      }
     }
+  | { kind: 'payment'; invoiceId: string; chargeId: string | null; paymentIntentId: string | null }
   | {
       kind: 'refund'
       chargeId: string
+      paymentIntentId: string | null
+      /** Older API versions only: the charge's invoice. */
       invoiceId: string | null
+      stripeCustomerId: string | null
       /** What the charge took (tax included) and how much of it is refunded so far, in minor units. */
       chargedMinor: number
       amountRefundedMinor: number
@@ -92,50 +161,122 @@ export type StripePlan =
 
 const ignore = (reason: string): StripePlan => ({ kind: 'ignore', reason })
 
-function referralLead(customerId: string | null, referral: unknown, email: unknown, externalId: unknown): StripePlan {
-  if (!customerId || typeof referral !== 'string' || !referral) return ignore('not_attributed')
-  if (typeof email !== 'string' || !email) return ignore('missing_email')
-  const by = isUuid(referral) ? { clickId: referral } : { referralCode: referral }
-  return { kind: 'lead', stripeCustomerId: customerId, externalId: typeof externalId === 'string' && externalId ? externalId : customerId, email, by }
+/** The object type each handled event type carries. */
+const OBJECT_OF: Record<string, string> = {
+  'checkout.session.completed': 'checkout.session',
+  'customer.created': 'customer',
+  'customer.updated': 'customer',
+  'invoice.paid': 'invoice',
+  'invoice_payment.paid': 'invoice_payment',
+  'charge.refunded': 'charge',
 }
 
-/** Reads `event` into what it asks for; `livemode` is the integration's (an event of the other mode is ignored). */
-export function planStripeEvent(event: StripeEvent, livemode: boolean): StripePlan {
-  if (event.livemode !== livemode) return ignore('livemode_mismatch')
-  const object = event.data.object
+/** The event types the mapping handles (docs/stripe.md lists them for the endpoint's subscription). */
+export const HANDLED_EVENT_TYPES = Object.keys(OBJECT_OF)
+
+function attribution(object: Record<string, any>, stripeCustomerId: string | null, clientReference: string | null, email: string | null, at: string | null): StripePlan {
+  const metadata = optionalObject(object.metadata)
+  const externalId = optionalText(metadata.externalId)
+  const knownAs = [...new Set([clientReference, externalId].filter((id): id is string => id !== null))]
+  const fromMetadata = referralOf(optionalText(metadata.clickId) ?? optionalText(metadata.referral), 'metadata')
+  return {
+    kind: 'attribute',
+    stripeCustomerId,
+    knownAs,
+    referral: fromMetadata ?? referralOf(clientReference, 'client_reference_id'),
+    externalId: externalId ?? stripeCustomerId,
+    email,
+    at,
+  }
+}
+
+function planOf(event: StripeEvent, object: Record<string, any>): StripePlan {
   switch (event.type) {
-    case 'checkout.session.completed':
-      return referralLead(
-        idOf(object.customer),
-        object.client_reference_id ?? object.metadata?.clickId ?? object.metadata?.referral,
-        object.customer_details?.email,
-        object.metadata?.externalId,
-      )
+    case 'checkout.session.completed': {
+      const email = optionalText(optionalObject(object.customer_details).email) ?? optionalText(object.customer_email)
+      // The lead's time is when the checkout was opened: its invoice is paid (and may be delivered) before it completes.
+      return attribution(object, reference(object.customer), optionalText(object.client_reference_id), email, optionalTime(object.created))
+    }
     case 'customer.created':
+      return attribution(object, text(object.id), null, optionalText(object.email), optionalTime(object.created))
+    // A referral added to a customer made long ago dates from the update, not from the customer.
     case 'customer.updated':
-      return referralLead(idOf(object.id), object.metadata?.referral, object.email, object.metadata?.externalId)
+      return attribution(object, text(object.id), null, optionalText(object.email), optionalTime(event.created))
     case 'invoice.paid': {
-      const amount = object.amount_paid === object.total ? object.total_excluding_tax ?? object.amount_paid : object.amount_paid
-      if (!amount) return ignore('zero_amount')
-      const chargeId = chargeOf(object)
-      const subscriptionId = subscriptionOf(object)
-      const paidAt = object.status_transitions?.paid_at
+      const total = minor(object.total)
+      const amountPaid = minor(object.amount_paid)
+      const amountMinor = amountPaid === total ? (optionalMinor(object.total_excluding_tax) ?? amountPaid) : amountPaid
+      const currency = text(object.currency).toUpperCase()
+      if (!/^[A-Z]{3}$/.test(currency) || amountMinor > MAX_MINOR) malformed()
+      const invoiceId = text(object.id)
+      if (amountMinor === 0) return ignore('zero_amount')
       return {
         kind: 'sale',
-        stripeCustomerId: idOf(object.customer),
+        stripeCustomerId: reference(object.customer),
         sale: {
-          amount: decimal(amount),
-          currency: String(object.currency).toUpperCase(),
-          invoiceId: object.id,
-          ...(chargeId ? { chargeId } : {}),
-          ...(subscriptionId ? { subscriptionId } : {}),
-          ...(paidAt ? { paidAt: new Date(paidAt * 1000).toISOString() } : {}),
+          amountMinor,
+          currency,
+          invoiceId,
+          ...paymentOfInvoice(object),
+          subscriptionId: subscriptionOf(object),
+          paidAt: optionalTime(optionalObject(object.status_transitions).paid_at),
         },
       }
     }
+    case 'invoice_payment.paid': {
+      const invoiceId = reference(object.invoice) ?? malformed()
+      const payment = isObject(object.payment) ? object.payment : malformed()
+      const chargeId = reference(payment.charge)
+      const paymentIntentId = reference(payment.payment_intent)
+      // A payment recorded outside Stripe (`payment_record`) names no charge a refund could name.
+      if (chargeId === null && paymentIntentId === null) return ignore('no_charge')
+      return { kind: 'payment', invoiceId, chargeId, paymentIntentId }
+    }
     case 'charge.refunded':
-      return { kind: 'refund', chargeId: object.id, invoiceId: idOf(object.invoice), chargedMinor: Number(object.amount ?? 0), amountRefundedMinor: Number(object.amount_refunded ?? 0) }
+      return {
+        kind: 'refund',
+        chargeId: text(object.id),
+        paymentIntentId: reference(object.payment_intent),
+        invoiceId: reference(object.invoice),
+        stripeCustomerId: reference(object.customer),
+        chargedMinor: minor(object.amount),
+        amountRefundedMinor: minor(object.amount_refunded),
+      }
     default:
       return ignore('unhandled_type')
+  }
+}
+
+/**
+ * Reads `event` into what it asks for; `livemode` is the integration's (an event of the other mode
+ * is ignored). An event without `data.object`, with an object of another type than its type says,
+ * or with a field of the wrong shape is `malformed`.
+ */
+export function planStripeEvent(event: StripeEvent, livemode: boolean): StripePlan {
+  if (event.livemode !== livemode) return ignore('livemode_mismatch')
+  const expected = OBJECT_OF[event.type]
+  if (expected === undefined) return ignore('unhandled_type')
+  const object: unknown = event.data?.object
+  if (!isObject(object) || object.object !== expected) return ignore('malformed')
+  try {
+    return planOf(event, object)
+  } catch (error) {
+    if (error instanceof Malformed) return ignore('malformed')
+    throw error
+  }
+}
+
+/** The payment an event's plan concerns, as its record in the event log keeps it (nothing for the others). */
+export function paymentOf(plan: StripePlan): { invoiceId: string | null; chargeId: string | null; paymentIntentId: string | null; chargedMinor: number; refundedMinor: number } {
+  const none = { invoiceId: null, chargeId: null, paymentIntentId: null, chargedMinor: 0, refundedMinor: 0 }
+  switch (plan.kind) {
+    case 'sale':
+      return { ...none, invoiceId: plan.sale.invoiceId, chargeId: plan.sale.chargeId, paymentIntentId: plan.sale.paymentIntentId }
+    case 'payment':
+      return { ...none, invoiceId: plan.invoiceId, chargeId: plan.chargeId, paymentIntentId: plan.paymentIntentId }
+    case 'refund':
+      return { invoiceId: plan.invoiceId, chargeId: plan.chargeId, paymentIntentId: plan.paymentIntentId, chargedMinor: plan.chargedMinor, refundedMinor: plan.amountRefundedMinor }
+    default:
+      return none
   }
 }

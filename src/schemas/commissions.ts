@@ -100,5 +100,5 @@ export const referredUserEmail = schema({ referredUser: email })
 
 export const referredUserList = listQuery(orderFields, filters)
 
-/** `POST /commissions/refund`: `amount` defaults to what is left to refund. */
-export const commissionRefund = schema({ commissionId: uuid, ...allOptional({ amount }) })
+/** `POST /commissions/refund`: `amount` defaults to what is left to refund; `dryRun` answers what would happen and writes nothing. */
+export const commissionRefund = schema({ commissionId: uuid, ...allOptional({ amount, dryRun: bool }) })

@@ -6,12 +6,18 @@ import { allOptional, schema } from './validate.js'
 export const externalId = text(255, { min: 1 })
 
 const readOnly = [
-  'customerId', 'id', 'workspaceId', 'campaignId', 'linkId', 'clickId', 'externalId', 'stripeCustomerId', 'firstSaleAt', 'salesCount',
+  'customerId', 'id', 'workspaceId', 'campaignId', 'linkId', 'clickId', 'attributedAt', 'externalId', 'firstSaleAt', 'salesCount',
   'createdAt', 'updatedAt',
 ]
 
-/** `PUT /customers`: moving it to another affiliate moves its future sales only. */
-export const customerUpdate = schema(allOptional({ affiliateId: uuid, email, name: nullable(text(200)) }), readOnly)
+/** A Stripe customer id (`cus_…`), as Stripe gives it. */
+export const stripeCustomerId = text(255, { min: 1 })
+
+/**
+ * `PUT /customers`: moving it to another affiliate moves its future sales only; a Stripe customer
+ * binds it (its sales not yet attributed are attributed to it), null unbinds it.
+ */
+export const customerUpdate = schema(allOptional({ affiliateId: uuid, email, name: nullable(text(200)), stripeCustomerId: nullable(stripeCustomerId) }), readOnly)
 
 export const customerId = schema({ customerId: uuid })
 

@@ -6,7 +6,7 @@ import { allOptional, schema } from './validate.js'
 // "Payment provider integrations (Stripe)").
 
 export const INTEGRATION_PROVIDERS = ['stripe'] as const
-export const PROVIDER_EVENT_STATUSES = ['processed', 'ignored', 'failed'] as const
+export const PROVIDER_EVENT_STATUSES = ['processed', 'ignored', 'waiting', 'failed'] as const
 
 /** The provider's signing secret (Stripe's `whsec_…`): kept for the verifier, never answered. */
 export const signingSecret = text(255, { min: 1 })

@@ -979,6 +979,36 @@ export function describeStorageConformance(name: string, factory: StorageFactory
         expect(found.sameEmail).toBe(2)
       })
 
+      test('customers: a Stripe customer is bound to one customer per workspace, in another workspace to another; no Stripe customer never collides', async (storage) => {
+        const mine = customer({ stripeCustomerId: 'cus_shared' })
+        const theirs = customer({ stripeCustomerId: 'cus_shared', workspaceId: OTHER_WORKSPACE })
+        await insertAll(storage, 'customers', [mine, theirs, customer({ stripeCustomerId: null }), customer({ stripeCustomerId: null })])
+        const second = customer({ stripeCustomerId: 'cus_shared' })
+        const inserted = await tx(storage, (t) => t.insert('customers', second)).catch((e: unknown) => e)
+        expect((inserted as UniqueViolationError).constraint).toBe('customers_workspace_stripe')
+        // Binding a customer to a Stripe customer another holds is refused too, and binding one that is free is not.
+        const unbound = customer({ stripeCustomerId: null })
+        await insertAll(storage, 'customers', [unbound])
+        const updated = await tx(storage, (t) => t.update('customers', unbound.id, { stripeCustomerId: 'cus_shared' })).catch((e: unknown) => e)
+        expect((updated as UniqueViolationError).constraint).toBe('customers_workspace_stripe')
+        expect(await tx(storage, (t) => t.update('customers', unbound.id, { stripeCustomerId: 'cus_free' }))).toMatchObject({ stripeCustomerId: 'cus_free' })
+        const found = await tx(storage, (t) => t.find('customers', { where: { workspaceId: WORKSPACE, stripeCustomerId: 'cus_shared' } }))
+        expect(found).toStrictEqual([mine])
+        expect(await tx(storage, (t) => t.count('customers', {}))).toBe(5)
+      })
+
+      test('sales: a payment intent is unique per workspace, and a sale is found by it and by its Stripe customer', async (storage) => {
+        const first = sale({ paymentIntentId: 'pi_1', stripeCustomerId: 'cus_1', customerId: null })
+        await insertAll(storage, 'sales', [first, sale({ paymentIntentId: 'pi_1', workspaceId: OTHER_WORKSPACE }), sale({ paymentIntentId: null }), sale({ paymentIntentId: null })])
+        const error = await tx(storage, (t) => t.insert('sales', sale({ paymentIntentId: 'pi_1' }))).catch((e: unknown) => e)
+        expect((error as UniqueViolationError).constraint).toBe('sales_workspace_payment_intent')
+        const found = await tx(storage, async (t) => ({
+          byIntent: await t.find('sales', { where: { workspaceId: WORKSPACE, paymentIntentId: 'pi_1' } }),
+          unclaimed: await t.find('sales', { where: { workspaceId: WORKSPACE, stripeCustomerId: 'cus_1', customerId: null } }),
+        }))
+        expect(found).toStrictEqual({ byIntent: [first], unclaimed: [first] })
+      })
+
       test('sales and sale refunds: an invoiceId and a refundId are unique per workspace only', async (storage) => {
         await insertAll(storage, 'sales', [sale({ invoiceId: 'in_1' }), sale({ invoiceId: 'in_1', workspaceId: OTHER_WORKSPACE })])
         const error = await tx(storage, (t) => t.insert('sales', sale({ invoiceId: 'in_1' }))).catch((e: unknown) => e)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { AffiliateError, type CommissionStatus } from '../../src/index.js'
-import { KEY_B, UNKNOWN_ID, USER_A, WS_A, WS_A2, WS_B, setup } from '../support/helpers.js'
+import { KEY_B, NO_SALE, UNKNOWN_ID, USER_A, WS_A, WS_A2, WS_B, setup } from '../support/helpers.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 const STATUSES: CommissionStatus[] = ['pending', 'processing', 'paid', 'refunded']
@@ -67,6 +67,7 @@ describe('POST /commissions', () => {
         payoutId: null,
         refundedAmount: '0.00',
         reversesCommissionId: null,
+        ...NO_SALE,
         createdAt: now,
         updatedAt: now,
       },

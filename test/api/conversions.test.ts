@@ -104,8 +104,12 @@ describe('POST /conversions/sale', () => {
     // 20% of 49.99 is 9.998: rounded to the cent.
     expect(commission).toMatchObject({ amount: '10.00', adminEarnedAmount: '39.99', status: 'pending', commissionDate: '2026-01-01T08:00:00.000Z', referredUser: 'Buyer@Example.com', referralCode: 'ANN-2026', kind: 'sale' })
     expect(customer).toMatchObject({ salesCount: 1, firstSaleAt: '2026-01-01T08:00:00.000Z' })
+    // The commission carries its sale, as a commission and as a referred user (SPEC wave 4).
+    const sale = { saleAmount: '49.99', currency: 'USD', customerId: customer.customerId, invoiceId: 'in_1', chargeId: 'ch_1', stripeSubscriptionId: 'sub_1', paymentIntentId: null }
+    expect(commission).toMatchObject(sale)
+    expect(await p.api.commissions.get(commission.commissionId)).toMatchObject(sale)
     const referred = await p.api.referredUsers.get('buyer@example.com')
-    expect(referred).toMatchObject({ commissionId: commission.commissionId, invoiceId: 'in_1', chargeId: 'ch_1', stripeSubscriptionId: 'sub_1' })
+    expect(referred).toMatchObject({ commissionId: commission.commissionId, ...sale })
     expect(await p.totals()).toEqual({ affiliate: [1, 10], link: [1, 10] })
     const created = await p.api.events.list({ type: 'commission.created' })
     expect(created.items.map((e) => (e.data as { commissionId: string }).commissionId)).toEqual([commission.commissionId])
@@ -265,6 +269,22 @@ describe('POST /conversions/refund', () => {
     expect(await snapshot(p.storage)).toBe(before)
   })
 
+  it('a refundId already used for another sale is 422 duplicate, and changes nothing', async () => {
+    const p = await program()
+    await p.lead()
+    await p.sale()
+    await p.sale({ invoiceId: 'in_2' })
+    expect((await p.refund({ amount: '10.00', refundId: 're_1' })).status).toBe(200)
+    const before = await snapshot(p.storage)
+    const reused = await p.refund({ invoiceId: 'in_2', amount: '10.00', refundId: 're_1' })
+    expect(reused.body).toEqual({ status: 422, code: 'duplicate', message: 'This refundId was already used for another sale' })
+    // An unknown sale too: the refundId is another sale's.
+    expect((await p.refund({ invoiceId: 'in_nowhere', refundId: 're_1' })).body.code).toBe('duplicate')
+    expect(await snapshot(p.storage)).toBe(before)
+    // The same refundId of the same sale is still its first answer.
+    expect((await p.refund({ amount: '10.00', refundId: 're_1' })).status).toBe(200)
+  })
+
   it('a paid commission gets a clawback through the refund path; refunds never take back more than was paid', async () => {
     const p = await program()
     await p.lead()
@@ -310,6 +330,41 @@ describe.each(storageKinds)('conversions on %s', (_name, makeStorage) => {
   })
 })
 
+
+describe('a sale paid before its customer was attributed earns nothing (before_attribution), on every path', () => {
+  it('lead then sale: a sale paid before the lead is skipped and not counted in the history; one paid after earns', async () => {
+    const p = await program({ campaign: { recurringMonths: 0 } })
+    p.clock.advance(DAY)
+    const lead = await p.lead()
+    expect(lead.body.data.attributedAt).toBe(new Date(p.clock.now()).toISOString())
+    const early = await p.sale({ paidAt: new Date(p.clock.now() - 1).toISOString() })
+    expect(early.status).toBe(200)
+    expect(early.body.data).toMatchObject({ commission: null, skipped: 'before_attribution', customer: { salesCount: 0, firstSaleAt: null } })
+    expect(await p.totals()).toEqual({ affiliate: [1, 0], link: [1, 0] })
+    // Only the first sale earns (recurringMonths 0): the one before the attribution was not the referred customer's first.
+    const first = await p.sale({ invoiceId: 'in_2', paidAt: new Date(p.clock.now()).toISOString() })
+    expect(first.body.data).toMatchObject({ skipped: null, commission: { amount: '20.00' }, customer: { salesCount: 1 } })
+  })
+
+  it('a sale naming a click it was paid before makes the customer (attributed at the click) and is skipped, not refused', async () => {
+    const p = await program()
+    const clickId = await p.click()
+    const response = await p.sale({ externalId: 'user-9', email: 'nine@example.com', clickId, paidAt: new Date(p.clock.now() - 1).toISOString() })
+    expect(response.status).toBe(200)
+    expect(response.body.data).toMatchObject({ commission: null, skipped: 'before_attribution', customer: { clickId, attributedAt: new Date(p.clock.now()).toISOString() } })
+    expect((await p.sale({ externalId: 'user-9', invoiceId: 'in_2' })).body.data.commission).toMatchObject({ amount: '20.00' })
+  })
+
+  it('a lead through a click is attributed at the click; a sale naming a code is attributed at its own time', async () => {
+    const p = await program()
+    const clickId = await p.click()
+    p.clock.advance(DAY)
+    expect((await p.lead({ referralCode: undefined, clickId })).body.data.attributedAt).toBe(new Date(p.clock.now() - DAY).toISOString())
+    const paidAt = new Date(p.clock.now() - 3 * DAY).toISOString()
+    const coded = await p.sale({ externalId: 'user-2', email: 'two@example.com', referralCode: 'ANN-2026', paidAt })
+    expect(coded.body.data).toMatchObject({ skipped: null, customer: { attributedAt: paidAt } })
+  })
+})
 
 describe('campaign reward fields', () => {
   it('recurringMonths is an integer 0..120 or null, maxCommissionsPerCustomer an integer >= 1 or null (400 naming the field otherwise)', async () => {

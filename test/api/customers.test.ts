@@ -70,7 +70,8 @@ describe('customers', () => {
     expect(deleted.body).toEqual({ status: 200, message: 'Customer deleted successfully', data: { id: t.customer.customerId } })
     const forgotten = await t.api.customers.get(t.customer.customerId)
     expect(forgotten).toMatchObject({ email: '', name: null, externalId: t.customer.customerId, salesCount: 1, affiliateId: t.ann.id })
-    expect(await t.api.commissions.get(sale.commission!.commissionId)).toEqual(sale.commission)
+    // Its commission keeps its money and names the erased address instead of the person.
+    expect(await t.api.commissions.get(sale.commission!.commissionId)).toEqual({ ...sale.commission, referredUser: `${t.customer.customerId}@erased.invalid` })
     expect((await t.api.affiliates.get(t.ann.id)).totalEarnings).toBe(10)
     const [event] = (await t.api.events.list({ type: 'customer.deleted' })).items
     expect(event!.data).toMatchObject({ customerId: t.customer.customerId, email: '' })
@@ -78,6 +79,75 @@ describe('customers', () => {
     const again = await t.call('POST', '/conversions/lead', { body: { workspaceId: WS_A, externalId: 'user-1', email: 'buyer@example.com', affiliateId: t.bob.id } })
     expect(again.status).toBe(201)
     expect(again.body.data.customerId).not.toBe(t.customer.customerId)
+  })
+})
+
+describe('erasure forgets the person everywhere (SPEC wave 4)', () => {
+  it('nothing the API answers afterwards holds the e-mail, name or externalId: replayed answers, commissions, events, exports; money and signups stay', async () => {
+    const t = setup()
+    const campaign = await t.api.campaigns.create(apiCampaignInput({ payoutTerm: 0 }))
+    const ann = await t.api.affiliates.create({ email: 'ann@example.com', campaignId: campaign.id, payoutMethod: 'PAYPAL', payoutEmail: 'ann.pay@example.com' })
+    await t.api.links.create({ affiliateId: ann.id, referralCode: 'ANN-2026' })
+    const keyed = (key: string) => ({ headers: { 'idempotency-key': key } })
+    const lead = { workspaceId: WS_A, externalId: 'host-user-7781', email: 'Zoe.Person@Example.com', name: 'Zoe Person', referralCode: 'ANN-2026' }
+    const sale = { workspaceId: WS_A, externalId: 'host-user-7781', amount: '80.00', currency: 'USD', invoiceId: 'in_z1' }
+    const refund = { workspaceId: WS_A, invoiceId: 'in_z1', amount: '20.00', refundId: 're_z1' }
+    const customerId = (await t.call('POST', '/conversions/lead', { body: lead, ...keyed('k-lead') })).body.data.customerId as string
+    await t.call('POST', '/conversions/sale', { body: sale, ...keyed('k-sale') })
+    await t.call('POST', '/conversions/sale', { body: { ...sale, invoiceId: 'in_z2' } })
+    // A paid sale refunded: its clawback names the person too.
+    const [payout] = (await t.api.payouts.run({ workspaceId: WS_A })).payouts
+    await t.api.payouts.update(payout!.payoutId, { status: 'processing' })
+    await t.api.payouts.update(payout!.payoutId, { status: 'paid' })
+    await t.call('POST', '/conversions/refund', { body: refund, ...keyed('k-refund') })
+    const period = { workspaceId: WS_A, from: '2025-12-01T00:00:00.000Z', to: '2026-02-01T00:00:00.000Z' }
+    const before = { ann: await t.api.affiliates.get(ann.id), balance: await t.api.affiliates.balance(ann.id), report: await t.api.reports.summary(period) }
+    const person = /zoe|7781/i
+    expect(JSON.stringify((await t.api.commissions.list({ limit: 100 })).items)).toMatch(person)
+
+    expect((await t.call('DELETE', `/customers?customerId=${customerId}`)).status).toBe(200)
+
+    const answers = [
+      await t.call('POST', '/conversions/lead', { body: lead, ...keyed('k-lead') }),
+      await t.call('POST', '/conversions/sale', { body: sale, ...keyed('k-sale') }),
+      await t.call('POST', '/conversions/refund', { body: refund, ...keyed('k-refund') }),
+      await t.call('POST', '/conversions/sale', { body: { ...sale, invoiceId: 'in_z2' } }),
+      await t.call('POST', '/conversions/refund', { body: refund }),
+    ]
+    expect(answers.map((a) => a.status)).toEqual([201, 201, 200, 200, 200])
+    expect(answers.slice(0, 3).map((a) => a.headers.get('idempotent-replayed'))).toEqual(['true', 'true', 'true'])
+    for (const answer of answers) expect(answer.text).not.toMatch(person)
+    const commissions = (await t.api.commissions.list({ limit: 100 })).items
+    expect(commissions.map((c) => [c.kind, c.referredUser, c.customerId])).toEqual(
+      expect.arrayContaining([['sale', `${customerId}@erased.invalid`, customerId], ['clawback', `${customerId}@erased.invalid`, customerId]]),
+    )
+    expect(commissions).toHaveLength(3)
+    const everything = [
+      (await t.call('GET', '/events/list?limit=100')).text,
+      (await t.call('GET', '/referred-users/list?limit=100')).text,
+      (await t.call('GET', `/customers?customerId=${customerId}`)).text,
+      await (await t.service.fetch(new Request(`http://test.local/api/v1/exports/commissions?workspaceId=${WS_A}`, { headers: { 'x-auth-service': KEY_A } }))).text(),
+      JSON.stringify(await t.storage.transaction((tx) => Promise.all([tx.find('sales', {}), tx.find('saleRefunds', {}), tx.find('idempotency', {}), tx.find('commissions', {})]))),
+    ]
+    for (const text of everything) expect(text).not.toMatch(person)
+    // The money stays where it was; the erased address counts as the one signup the person was.
+    expect(await t.api.affiliates.get(ann.id)).toMatchObject({ totalEarnings: before.ann.totalEarnings, totalSignups: 1 })
+    expect(await t.api.affiliates.balance(ann.id)).toEqual(before.balance)
+    expect(await t.api.reports.summary(period)).toEqual(before.report)
+    expect(before.report).toMatchObject({ signups: 1 })
+    expect((await t.api.events.list({ type: 'commission.updated' })).items.map((e) => (e.data as { referredUser: string }).referredUser)).toEqual(
+      Array(3).fill(`${customerId}@erased.invalid`),
+    )
+  })
+
+  it('an affiliate with customers cannot be deleted (422 has_customers), even once they are forgotten; ban it instead', async () => {
+    const t = await withCustomer()
+    const refused = await t.call('DELETE', `/affiliates?affiliateId=${t.ann.id}`)
+    expect(refused.body).toEqual({ status: 422, code: 'has_customers', message: 'This affiliate has customers and cannot be deleted; ban it instead' })
+    await t.api.customers.delete(t.customer.customerId)
+    expect((await t.call('DELETE', `/affiliates?affiliateId=${t.ann.id}`)).body.code).toBe('has_customers')
+    expect((await t.call('DELETE', `/affiliates?affiliateId=${t.bob.id}`)).status).toBe(200)
+    expect((await t.call('PUT', `/affiliates?affiliateId=${t.ann.id}`, { body: { isBanned: true } })).status).toBe(200)
   })
 })
 

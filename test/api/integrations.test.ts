@@ -48,7 +48,8 @@ describe('integrations', () => {
       for (const [eventId, status] of [['evt_1', 'processed'], ['evt_2', 'ignored']] as const) {
         await tx.insert('providerEvents', {
           id: crypto.randomUUID(), workspaceId: WS_A, integrationId: integration.integrationId, eventId, type: 'invoice.paid', status,
-          reason: status === 'ignored' ? 'not_attributed' : null, commissionId: null, receivedAt: at, createdAt: at, updatedAt: at,
+          reason: status === 'ignored' ? 'not_attributed' : null, commissionId: null, invoiceId: 'in_1', chargeId: null, paymentIntentId: null,
+          chargedMinor: 0, refundedMinor: 0, receivedAt: at, createdAt: at, updatedAt: at,
         })
       }
     })

@@ -9,6 +9,7 @@ import { fileJournal } from '../../adapters/node/file-journal.js'
 import { postgresStorage } from '../../adapters/postgres.js'
 import { memoryStorage, sqlJsStorage, type Storage } from '../../src/index.js'
 import { dropSchema, postgresUrl, testPool, uniqueName } from '../support/services.js'
+import { snapshot } from '../support/fixtures.js'
 import { apiCampaignInput, expectValidation, fieldError, KEY_B, outcome, setup, UNKNOWN_ID, WS_A, WS_B } from '../support/helpers.js'
 
 const DAY = 86_400_000
@@ -294,6 +295,44 @@ describe('refunds', () => {
       fieldError('amount', 'amount must be a non-negative number with at most two decimals'),
     ])
     expect(await api.commissions.get(c.commissionId)).toMatchObject({ amount: '10.00', refundedAmount: '10.00', status: 'refunded' })
+  })
+
+  it('dryRun answers what a refund would do (the commission, its clawback, the payout it would leave) and writes nothing', async () => {
+    const { api, call, sale, ready, run, storage } = await world({ minimum: 20 })
+    const [a, b] = [await sale(ready, '15.00'), await sale(ready, '10.00')]
+    const [payout] = (await run()).payouts
+    const preview = async (commissionId: string, amount?: string) => {
+      const before = await snapshot(storage)
+      const res = await call('POST', '/commissions/refund', { body: { commissionId, ...(amount ? { amount } : {}), dryRun: true } })
+      expect(await snapshot(storage)).toBe(before)
+      return res
+    }
+    // Unpaid, in a pending payout of 25.00 with a minimum of 20.00: it would leave it, and the 10.00 left is below the minimum.
+    const unpaid = await preview(a.commissionId, '5.00')
+    expect(unpaid.status).toBe(200)
+    expect(unpaid.body.data).toEqual({
+      commission: { ...(await api.commissions.get(a.commissionId)), amount: '10.00', status: 'pending', payoutId: null, updatedAt: expect.any(String) },
+      clawback: null,
+      payoutChange: { payoutId: payout!.payoutId, previousAmount: '25.00', amount: '25.00', previousStatus: 'pending', status: 'canceled' },
+    })
+    const real = await api.commissions.refund(a.commissionId, { amount: '5.00' })
+    expect(real).toEqual(unpaid.body.data.commission)
+    expect(await api.payouts.get(payout!.payoutId)).toMatchObject({ status: 'canceled', amount: '25.00' })
+    // Paid: a clawback would be made; the commission keeps its amount.
+    const [second] = (await run()).payouts
+    await api.payouts.update(second!.payoutId, { status: 'processing' })
+    await api.payouts.update(second!.payoutId, { status: 'paid' })
+    const paid = await preview(b.commissionId)
+    expect(paid.body.data).toMatchObject({
+      commission: { commissionId: b.commissionId, status: 'refunded', refundedAmount: '10.00', amount: '10.00' },
+      clawback: { kind: 'clawback', amount: '-10.00', status: 'pending', reversesCommissionId: b.commissionId, payoutId: null },
+      payoutChange: null,
+    })
+    // A refusal is the same 422, dry or not.
+    expect((await preview(b.commissionId, '10.01')).body).toMatchObject({ status: 422, code: 'refund_refused' })
+    // The typed API answers each shape by the flag.
+    const typed = await api.commissions.refund(b.commissionId, { dryRun: true })
+    expect(typed.clawback?.amount).toBe('-10.00')
   })
 
   it('answers 404 for a commission of a workspace the key does not see', async () => {

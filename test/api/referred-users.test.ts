@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { KEY_B, UNKNOWN_ID, USER_A, WS_A, WS_A2, WS_B, setup } from '../support/helpers.js'
+import { KEY_B, NO_SALE, UNKNOWN_ID, USER_A, WS_A, WS_A2, WS_B, setup } from '../support/helpers.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
@@ -57,13 +57,11 @@ describe('POST /referred-users', () => {
         payoutId: null,
         refundedAmount: '0.00',
         reversesCommissionId: null,
+        ...NO_SALE,
         payoutDate: null,
         name: null,
         isSelfReferral: false,
         isWalletPayment: 0,
-        chargeId: null,
-        invoiceId: null,
-        stripeSubscriptionId: null,
         createdAt: now,
         updatedAt: now,
       },
@@ -356,7 +354,7 @@ describe('one record, two route families', () => {
     const referred = await api.referredUsers.create(body(ann, { referredTo: 'both@example.com', amount: '3.30', name: 'Both' }))
     const asCommission = await call('GET', `/commissions?commissionId=${referred.commissionId}`)
     expect(asCommission.status).toBe(200)
-    const { payoutDate, name, isSelfReferral, isWalletPayment, chargeId, invoiceId, stripeSubscriptionId, ...commissionFields } = referred
+    const { payoutDate, name, isSelfReferral, isWalletPayment, ...commissionFields } = referred
     expect(asCommission.body.data).toEqual(commissionFields)
     expect(name).toBe('Both')
 
@@ -368,9 +366,6 @@ describe('one record, two route families', () => {
       name: null,
       isSelfReferral: false,
       isWalletPayment: 0,
-      chargeId: null,
-      invoiceId: null,
-      stripeSubscriptionId: null,
     })
     const updated = await call('PUT', `/referred-users?commissionId=${commission.commissionId}`, { body: { name: 'Named later', invoiceId: 'in_7' } })
     expect(updated.body.data).toMatchObject({ name: 'Named later', invoiceId: 'in_7', commissionId: commission.commissionId })
@@ -437,7 +432,7 @@ describe('invoiceId and chargeId de-duplication', () => {
     expect(invoice.body.message).toBe('A commission with this invoiceId already exists in this workspace')
     expect((await call('PUT', p, { body: { chargeId: 'ch_1' } })).status).toBe(422)
     expect(await api.commissions.get(second.commissionId)).toEqual(
-      (({ payoutDate, name, isSelfReferral, isWalletPayment, chargeId, invoiceId, stripeSubscriptionId, ...rest }) => rest)(second),
+      (({ payoutDate, name, isSelfReferral, isWalletPayment, ...rest }) => rest)(second),
     )
     expect((await api.affiliates.get(ann.id)).totalEarnings).toBe(1)
     expect((await call('PUT', p, { body: { invoiceId: 'in_2', chargeId: 'ch_2' } })).status).toBe(200)

@@ -1,11 +1,14 @@
 // Two service instances, each with its own pool, on one PostgreSQL schema, receive the same signed
-// Stripe events at the same moment (SPEC wave 3, "Payment provider integrations (Stripe)"): one
-// lead, one commission, one refund, and each event recorded once. Each event is recorded in the
-// transaction of its effects, so the loser of a race rolls back whole and, tried again, finds the
-// winner's record or sale.
+// Stripe events at the same moment (SPEC wave 3, "Payment provider integrations (Stripe)"; wave 4,
+// "Stripe as it sends events today"): one lead, one commission, one refund, and each event recorded
+// once. Each event is recorded in the transaction of its effects, so the loser of a race rolls back
+// whole and, tried again, finds the winner's record or sale. Then the fuzzer of
+// test/property/stripe-events.property.test.ts with its events spread over both instances.
+import fc from 'fast-check'
 import Stripe from 'stripe'
 import { expect, it } from 'vitest'
 import { racingOnPostgres } from '../support/race-suite.js'
+import { eventCount, plans, programs, runProgram } from '../support/stripe-fuzz.js'
 
 const SECRET = 'whsec_race_5d2c8a1f'
 const ROUNDS = 5
@@ -76,4 +79,32 @@ racingOnPostgres('Stripe events racing on PostgreSQL', 'striperace', (start) => 
     const [stored] = (await api.customers.list({ workspaceId, limit: 100 })).items
     expect(stored).toMatchObject({ salesCount: ROUNDS })
   }, 120_000)
+
+  it('random event programs delivered to both instances at once: the oracle\'s commissions, nothing applied twice, no 500', async () => {
+    const { one, two, api, workspaceId, campaign, affiliate } = await start()
+    const codes = [`A-${workspaceId.slice(0, 8)}`, `B-${workspaceId.slice(0, 8)}`]
+    const second = await api.affiliates.create({ email: 'second@example.com', campaignId: campaign.id })
+    const affiliates = [affiliate, second].map((a, i) => ({ id: a.id, code: codes[i]! }))
+    for (const a of affiliates) await api.links.create({ affiliateId: a.id, referralCode: a.code })
+    const integration = await api.integrations.create({ workspaceId, provider: 'stripe', signingSecret: SECRET, livemode: false })
+    const world = {
+      api,
+      workspaceId,
+      percent: 30,
+      affiliates,
+      endpointPath: integration.endpointPath,
+      secret: SECRET,
+      targets: [one.fetch, two.fetch],
+      now: () => Math.floor(Date.now() / 1000),
+      injected: () => 0,
+    }
+    let run = 0
+    await fc.assert(
+      fc.asyncProperty(
+        programs.chain((program) => plans(eventCount(program), 2).map((plan) => ({ program, plan }))),
+        ({ program, plan }) => runProgram(world, program, plan, `pg${++run}`),
+      ),
+      { numRuns: 8 },
+    )
+  }, 300_000)
 })

@@ -10,6 +10,7 @@ import { campaign, commission } from '../../src/storage/sample-records.js'
 import { affiliate } from '../../src/storage/sample-records.js'
 import { campaignInput, setup, UNKNOWN_ID } from '../support/helpers.js'
 import { raceSuite } from '../support/race-suite.js'
+import { checkMigrated, olderRecords, writeOlder } from './stripe-migration.js'
 import { dropSchema, needs, POSTGRES_VAR, postgresUrl, testPool, truncateAll, uniqueName } from '../support/services.js'
 
 describe.skipIf(!postgresUrl)(needs('PostgreSQL storage', POSTGRES_VAR), () => {
@@ -99,6 +100,24 @@ describe.skipIf(!postgresUrl)(needs('PostgreSQL storage', POSTGRES_VAR), () => {
         })
       }
       expect(await upgraded.transaction((tx) => tx.get('campaigns', campaigns[1]!.id))).toStrictEqual({ ...campaigns[1]!, currency: 'USD', attributionWindowDays: 30 })
+    })
+
+    it('migration 18: customers attributed, one customer per Stripe customer, commissions carrying their sale (see stripe-migration.ts)', async () => {
+      const name = scratchSchema('v17')
+      const records = olderRecords()
+      await writeOlder(postgresStorage({ pool, schema: name }), records)
+      const s = `"${name}"`
+      await pool.query(`DROP INDEX ${s}.customers_workspace_stripe;
+        CREATE INDEX customers_stripe ON ${s}.customers ("workspaceId", "stripeCustomerId", "createdAt", "id");
+        ALTER TABLE ${s}.customers DROP COLUMN "attributedAt";
+        ALTER TABLE ${s}.sales DROP COLUMN "paymentIntentId", DROP COLUMN "subscriptionId", DROP COLUMN "stripeCustomerId";
+        ALTER TABLE ${s}.commissions DROP COLUMN "saleAmountMinor", DROP COLUMN "currency", DROP COLUMN "customerId", DROP COLUMN "paymentIntentId", DROP COLUMN "holdReasons";
+        ALTER TABLE ${s}."providerEvents" DROP COLUMN "invoiceId", DROP COLUMN "chargeId", DROP COLUMN "paymentIntentId", DROP COLUMN "chargedMinor", DROP COLUMN "refundedMinor";
+        UPDATE ${s}.customers SET "stripeCustomerId" = 'cus_dup' WHERE "id" = '${records.later.id}';
+        DELETE FROM ${s}.affiliate_migrations WHERE version = 18;`)
+      const upgraded = postgresStorage({ pool, schema: name })
+      expect((await upgraded.ready()).applied).toEqual([18])
+      await checkMigrated(upgraded, records)
     })
 
     it('moving the counters of a full table of rollup rows is a HOT update: no index is written (migration 10)', async () => {

@@ -391,6 +391,8 @@ describe('sql.js in a file', () => {
         payoutId: null,
         refundedMinor: 0,
         reversesCommissionId: null,
+        // Migration 19: its campaign's currency (USD, migration 6's default).
+        currency: 'USD',
       })
     }
     expect(await storage.transaction((tx) => tx.get('campaigns', campaigns[0]!.id))).toStrictEqual({ ...campaigns[0]!, currency: 'USD', attributionWindowDays: 30, recurringMonths: null, maxCommissionsPerCustomer: null })

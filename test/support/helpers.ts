@@ -89,6 +89,9 @@ export const apiCampaignInput = (overrides: Partial<CampaignCreateInput> = {}): 
   ...overrides,
 })
 
+/** The sale fields of a commission made by hand (in a USD campaign): no sale behind it. */
+export const NO_SALE = { saleAmount: null, currency: 'USD', customerId: null, invoiceId: null, chargeId: null, stripeSubscriptionId: null, paymentIntentId: null, holdReasons: [] }
+
 /** One entry of a `Validation error` body. */
 export const fieldError = (path: string, msg: string, location: 'body' | 'query' = 'body') => ({ type: 'field', msg, path, location })
 

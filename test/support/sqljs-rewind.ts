@@ -42,6 +42,28 @@ const UNDO: Record<number, string> = {
   18: `DROP INDEX affiliates_workspaceId_totalEarningsMinor;
   DROP INDEX commissions_workspaceId_kind;
   DROP INDEX commissions_workspaceId_commissionDate;`,
+  19: `DROP INDEX customers_workspace_stripe;
+  CREATE INDEX customers_workspaceId_stripeCustomerId ON customers (workspaceId, stripeCustomerId, createdAt, id);
+  ALTER TABLE customers DROP COLUMN attributedAt;
+  DROP INDEX sales_workspace_payment_intent;
+  DROP INDEX sales_workspaceId_stripeCustomerId;
+  ALTER TABLE sales DROP COLUMN paymentIntentId;
+  ALTER TABLE sales DROP COLUMN subscriptionId;
+  ALTER TABLE sales DROP COLUMN stripeCustomerId;
+  DROP INDEX commissions_customerId;
+  ALTER TABLE commissions DROP COLUMN saleAmountMinor;
+  ALTER TABLE commissions DROP COLUMN currency;
+  ALTER TABLE commissions DROP COLUMN customerId;
+  ALTER TABLE commissions DROP COLUMN paymentIntentId;
+  ALTER TABLE commissions DROP COLUMN holdReasons;
+  DROP INDEX providerEvents_workspaceId_invoiceId;
+  DROP INDEX providerEvents_workspaceId_chargeId;
+  DROP INDEX providerEvents_workspaceId_paymentIntentId;
+  ALTER TABLE providerEvents DROP COLUMN invoiceId;
+  ALTER TABLE providerEvents DROP COLUMN chargeId;
+  ALTER TABLE providerEvents DROP COLUMN paymentIntentId;
+  ALTER TABLE providerEvents DROP COLUMN chargedMinor;
+  ALTER TABLE providerEvents DROP COLUMN refundedMinor;`,
 }
 
 /** Undoes every migration after `version` (newest first) and sets `user_version` to it. */

@@ -60,6 +60,15 @@ describe('error codes', () => {
       },
     ],
     [
+      'has_customers',
+      async ({ api, call }) => {
+        const campaign = await api.campaigns.create(CAMPAIGN)
+        const affiliate = await api.affiliates.create({ email: 'a@example.com', campaignId: campaign.id })
+        await api.conversions.lead({ workspaceId: WS_A, externalId: 'user-1', email: 'buyer@example.com', affiliateId: affiliate.id })
+        return call('DELETE', `/affiliates?affiliateId=${affiliate.id}`)
+      },
+    ],
+    [
       'workspace_mismatch',
       async ({ api, call }) => {
         const campaign = await api.campaigns.create(CAMPAIGN)

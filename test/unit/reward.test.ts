@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { addCalendarMonths, afterSale, percentageOf, refundShare, reward, type CustomerHistory, type RewardRule } from '../../src/domain/reward.js'
+import { addCalendarMonths, afterSale, countsInHistory, percentageOf, refundShare, reward, type RewardRule, type SaleCustomer } from '../../src/domain/reward.js'
 
 // The reward rules as the pure function every sale goes through (src/domain/reward.ts).
 
@@ -7,7 +7,8 @@ const rule = (overrides: Partial<RewardRule> = {}): RewardRule => ({
   commissionType: 'percentage', amountMinor: 20_00, currency: 'USD', recurringMonths: null, maxCommissionsPerCustomer: null, ...overrides,
 })
 const earner = { isBanned: false, isActive: true }
-const none: CustomerHistory = { firstSaleAt: null, salesCount: 0, commissionCount: 0 }
+const ATTRIBUTED = '2026-01-01T00:00:00.000Z'
+const none: SaleCustomer = { attributedAt: ATTRIBUTED, firstSaleAt: null, salesCount: 0, commissionCount: 0 }
 const sale = (amountMinor: number, paidAt = '2026-01-31T10:00:00.000Z', currency = 'USD') => ({ amountMinor, currency, paidAt })
 
 describe('reward', () => {
@@ -22,10 +23,16 @@ describe('reward', () => {
 
   it('checks the skip reasons in order', () => {
     expect(reward(null, null, null, sale(100))).toEqual({ type: 'skipped', reason: 'not_attributed' })
+    // Paid a millisecond before the customer was attributed: no referred customer's sale, whatever else holds.
+    const early = reward(rule(), { isBanned: true, isActive: false }, none, sale(100, '2025-12-31T23:59:59.999Z', 'EUR'))
+    expect(early).toEqual({ type: 'skipped', reason: 'before_attribution' })
+    expect(countsInHistory(early)).toBe(false)
+    expect(reward(rule(), earner, none, sale(100, ATTRIBUTED)).type).toBe('commission')
     expect(reward(rule(), { isBanned: true, isActive: false }, none, sale(100, undefined, 'EUR'))).toEqual({ type: 'skipped', reason: 'currency_mismatch' })
+    expect(countsInHistory({ type: 'skipped', reason: 'currency_mismatch' })).toBe(true)
     expect(reward(rule(), { isBanned: true, isActive: false }, none, sale(100))).toEqual({ type: 'skipped', reason: 'affiliate_banned' })
     expect(reward(rule(), { isBanned: false, isActive: false }, none, sale(100))).toEqual({ type: 'skipped', reason: 'affiliate_inactive' })
-    const one = afterSale(none, '2026-01-31T10:00:00.000Z', true)
+    const one = { ...afterSale(none, '2026-01-31T10:00:00.000Z', true), attributedAt: ATTRIBUTED }
     expect(reward(rule({ recurringMonths: 0, maxCommissionsPerCustomer: 1 }), earner, one, sale(100))).toEqual({ type: 'skipped', reason: 'outside_recurring_window' })
     expect(reward(rule({ maxCommissionsPerCustomer: 1 }), earner, one, sale(1))).toEqual({ type: 'skipped', reason: 'max_commissions_reached' })
     expect(reward(rule(), earner, one, sale(1))).toEqual({ type: 'skipped', reason: 'zero_amount' })
@@ -36,7 +43,7 @@ describe('reward', () => {
     expect(new Date(addCalendarMonths('2023-01-31T10:00:00.000Z', 1)).toISOString()).toBe('2023-02-28T10:00:00.000Z')
     expect(new Date(addCalendarMonths('2026-12-15T00:00:00.000Z', 1)).toISOString()).toBe('2027-01-15T00:00:00.000Z')
     expect(new Date(addCalendarMonths('2026-03-31T23:59:59.999Z', 120)).toISOString()).toBe('2036-03-31T23:59:59.999Z')
-    const history = afterSale(none, '2026-03-10T00:00:00.000Z', true)
+    const history = { ...afterSale(none, '2026-03-10T00:00:00.000Z', true), attributedAt: ATTRIBUTED }
     const at = (paidAt: string) => reward(rule({ recurringMonths: 2 }), earner, history, sale(100, paidAt)).type
     expect(at('2026-05-09T23:59:59.999Z')).toBe('commission')
     expect(at('2026-05-10T00:00:00.000Z')).toBe('skipped')

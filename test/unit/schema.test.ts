@@ -32,7 +32,7 @@ describe.each(answers)('the %s answer %s', (model, answer, make) => {
 })
 
 it('answers keep their names, order and money forms', () => {
-  const record = commission({ amountMinor: 12_50, adminEarnedMinor: 3, referralCode: 'REF-1' })
+  const record = commission({ amountMinor: 12_50, adminEarnedMinor: 3, referralCode: 'REF-1', saleAmountMinor: 62_50, invoiceId: 'in_1' })
   expect(Object.entries(toCommission(record))).toEqual([
     ['commissionId', record.id],
     ['campaignId', record.campaignId],
@@ -50,9 +50,19 @@ it('answers keep their names, order and money forms', () => {
     ['payoutId', null],
     ['refundedAmount', '0.00'],
     ['reversesCommissionId', null],
+    ['saleAmount', '62.50'],
+    ['currency', 'EUR'],
+    ['customerId', null],
+    ['invoiceId', 'in_1'],
+    ['chargeId', null],
+    ['stripeSubscriptionId', null],
+    ['paymentIntentId', null],
+    ['holdReasons', []],
     ['createdAt', record.createdAt],
     ['updatedAt', record.updatedAt],
   ])
+  // A nullable amount is null in answers, not "0.00".
+  expect(toCommission(commission({ saleAmountMinor: null })).saleAmount).toBeNull()
   const stored = campaign({ amountMinor: 12_50, minimumPayoutMinor: 1_00, allowedUrlParameters: ['a'] })
   const answered = toCampaign(stored)
   expect(answered).toMatchObject({ amount: 12.5, minimumPayoutAmount: 1 })

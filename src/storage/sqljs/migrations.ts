@@ -594,6 +594,48 @@ CREATE INDEX providerEvents_integrationId_status ON providerEvents (integrationI
 CREATE INDEX commissions_workspaceId_kind ON commissions (workspaceId, kind, createdAt, id);
 CREATE INDEX commissions_workspaceId_commissionDate ON commissions (workspaceId, commissionDate, id);`,
   },
+  {
+    version: 19,
+    // Stripe as it sends events today (SPEC wave 4): a customer's attribution time (its click's,
+    // else its lead's; sales paid before earn nothing), one customer per Stripe customer in a
+    // workspace (of earlier duplicates the first made keeps it), a sale's payment intent,
+    // subscription and Stripe customer, the sale each commission carries, and the ids of the payment
+    // each provider event concerns (a refund waits on them for its sale).
+    sql: `ALTER TABLE customers ADD COLUMN attributedAt TEXT NOT NULL DEFAULT '';
+UPDATE customers SET attributedAt = min(createdAt, coalesce(firstSaleAt, createdAt), coalesce((SELECT c.createdAt FROM clicks AS c WHERE c.id = customers.clickId), createdAt));
+UPDATE customers SET stripeCustomerId = NULL WHERE stripeCustomerId IS NOT NULL AND EXISTS (
+  SELECT 1 FROM customers AS o WHERE o.workspaceId = customers.workspaceId AND o.stripeCustomerId = customers.stripeCustomerId
+    AND (o.createdAt < customers.createdAt OR (o.createdAt = customers.createdAt AND o.id < customers.id)));
+DROP INDEX customers_workspaceId_stripeCustomerId;
+CREATE UNIQUE INDEX customers_workspace_stripe ON customers (workspaceId, stripeCustomerId);
+ALTER TABLE sales ADD COLUMN paymentIntentId TEXT;
+ALTER TABLE sales ADD COLUMN subscriptionId TEXT;
+ALTER TABLE sales ADD COLUMN stripeCustomerId TEXT;
+UPDATE sales SET subscriptionId = (SELECT m.stripeSubscriptionId FROM commissions AS m WHERE m.id = sales.commissionId),
+  stripeCustomerId = (SELECT c.stripeCustomerId FROM customers AS c WHERE c.id = sales.customerId);
+CREATE UNIQUE INDEX sales_workspace_payment_intent ON sales (workspaceId, paymentIntentId);
+CREATE INDEX sales_workspaceId_stripeCustomerId ON sales (workspaceId, stripeCustomerId, createdAt, id);
+ALTER TABLE commissions ADD COLUMN saleAmountMinor INTEGER;
+ALTER TABLE commissions ADD COLUMN currency TEXT NOT NULL DEFAULT '';
+ALTER TABLE commissions ADD COLUMN customerId TEXT;
+ALTER TABLE commissions ADD COLUMN paymentIntentId TEXT;
+ALTER TABLE commissions ADD COLUMN holdReasons TEXT NOT NULL DEFAULT '[]';
+CREATE INDEX _migration_sales_commission ON sales (commissionId);
+UPDATE commissions SET currency = coalesce((SELECT p.currency FROM campaigns AS p WHERE p.id = commissions.campaignId), 'USD'),
+  saleAmountMinor = (SELECT s.amountMinor FROM sales AS s WHERE s.commissionId = commissions.id),
+  customerId = (SELECT s.customerId FROM sales AS s WHERE s.commissionId = commissions.id);
+DROP INDEX _migration_sales_commission;
+UPDATE commissions SET customerId = (SELECT r.customerId FROM commissions AS r WHERE r.id = commissions.reversesCommissionId) WHERE kind = 'clawback';
+CREATE INDEX commissions_customerId ON commissions (customerId, createdAt, id);
+ALTER TABLE providerEvents ADD COLUMN invoiceId TEXT;
+ALTER TABLE providerEvents ADD COLUMN chargeId TEXT;
+ALTER TABLE providerEvents ADD COLUMN paymentIntentId TEXT;
+ALTER TABLE providerEvents ADD COLUMN chargedMinor INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE providerEvents ADD COLUMN refundedMinor INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX providerEvents_workspaceId_invoiceId ON providerEvents (workspaceId, invoiceId, createdAt, id);
+CREATE INDEX providerEvents_workspaceId_chargeId ON providerEvents (workspaceId, chargeId, createdAt, id);
+CREATE INDEX providerEvents_workspaceId_paymentIntentId ON providerEvents (workspaceId, paymentIntentId, createdAt, id);`,
+  },
 ]
 
 export const SCHEMA_VERSION = migrations[migrations.length - 1]!.version
