@@ -10,9 +10,8 @@ import { deliveryList, deliveryRetry, webhookCreate, webhookId, webhookList, web
 import { createValues, patchOf, storedField } from '../schemas/model-schemas.js'
 import { parse, parseBody } from '../schemas/validate.js'
 import type { StorageTransaction } from '../storage/types.js'
-import { checkWebhookUrl, WebhookAddressError } from '../webhooks/address.js'
 import { reenabled, retryNow } from '../webhooks/schedule.js'
-import { generateWebhookSecret, rotateWebhookSecret } from '../webhooks/signing.js'
+import { generateWebhookSecret, rotateWebhookSecret } from '../webhooks/secrets.js'
 import { requireWorkspace, visible, workspaceScope, type Access } from './access.js'
 import { inTransaction, listPage, readOnly, requireChanges, type Deps, type Page } from './shared.js'
 
@@ -33,8 +32,12 @@ export const findWebhook = async (tx: StorageTransaction, access: Access, id: st
   visible(access, await tx.get('webhooks', id.toLowerCase()), 'Webhook')
 
 export function webhookOperations({ storage, clock, webhooks: policy }: Deps) {
-  /** The URL when the service's rules allow it; else a 400 naming why. */
-  const allowedUrl = (url: string): string => {
+  /**
+   * The URL when the service's rules allow it; else a 400 naming why. The address rules (and
+   * ipaddr.js) load with the first webhook written, not with the package.
+   */
+  const allowedUrl = async (url: string): Promise<string> => {
+    const { checkWebhookUrl, WebhookAddressError } = await import('../webhooks/address.js')
     try {
       return checkWebhookUrl(url, policy).href
     } catch (error) {
@@ -49,7 +52,7 @@ export function webhookOperations({ storage, clock, webhooks: policy }: Deps) {
       const input = parseBody(webhookCreate, body, query)
       const workspaceId = input.workspaceId.toLowerCase()
       requireWorkspace(access, workspaceId)
-      const url = allowedUrl(input.url)
+      const url = await allowedUrl(input.url)
       const now = isoAt(clock)
       const record: WebhookRecord = {
         ...createValues(webhooks, input),
@@ -89,7 +92,7 @@ export function webhookOperations({ storage, clock, webhooks: policy }: Deps) {
     async update(access: Access, query: unknown, body: unknown): Promise<Webhook> {
       const { query: q, body: input } = parse([webhookId, query], [webhookUpdate, body])
       requireChanges(input)
-      const url = input.url === undefined ? undefined : allowedUrl(input.url)
+      const url = input.url === undefined ? undefined : await allowedUrl(input.url)
       return inTransaction(storage, async (tx) => {
         const current = await findWebhook(tx, access, q.webhookId)
         const now = isoAt(clock)

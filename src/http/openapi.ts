@@ -236,6 +236,7 @@ const ERRORS: Record<number, string> = {
   422: 'A rule refused the change (the message says which)',
   429: 'Rate limited: wait `Retry-After` seconds',
   500: 'Unexpected error (reported to `onError`)',
+  503: "Not handled yet, on the provider events' endpoint only (reported to `onError`; the provider delivers the event again)",
 }
 
 /** The codes an error answer with this status may carry, in the order `ERROR_CODES` lists them. */

@@ -24,13 +24,20 @@ export interface Schema<T> {
 
 // Unknown keys are found here rather than by superstruct's object(): its message for them prints
 // the value, which throws on values such as null-prototype objects from a typed-API caller.
-export const schema = <S extends Shape>(shape: S, readOnly: readonly string[] = [], options: { requireOneOf?: readonly (keyof S & string)[] } = {}) => ({
-  struct: looseObject(shape),
-  fields: new Set(Object.keys(shape)),
-  readOnly: new Set(readOnly),
-  entries: Object.entries(shape).map(([name, struct]) => [name, struct, is(undefined, struct)] as const),
-  requireOneOf: options.requireOneOf ?? [],
-})
+// `entries` is worked out on first use: asking each field whether it may be left out runs its
+// struct, and doing that for every schema at import cost a cold start a few ms.
+export const schema = <S extends Shape>(shape: S, readOnly: readonly string[] = [], options: { requireOneOf?: readonly (keyof S & string)[] } = {}) => {
+  let entries: Schema<unknown>['entries'] | undefined
+  return {
+    struct: looseObject(shape),
+    fields: new Set(Object.keys(shape)),
+    readOnly: new Set(readOnly),
+    get entries(): Schema<unknown>['entries'] {
+      return (entries ??= Object.entries(shape).map(([name, struct]) => [name, struct, is(undefined, struct)] as const))
+    },
+    requireOneOf: options.requireOneOf ?? [],
+  }
+}
 
 /** A query that takes no field at all: what every POST route accepts. */
 const noQuery = schema({})
