@@ -1,5 +1,8 @@
 import { defineConfig } from 'tsup'
 
+/** The output format (esm, cjs) each esbuild run is for: tsup tells `esbuildOptions`, not the plugins. */
+const formats = new WeakMap<object, string>()
+
 export default defineConfig({
   entry: {
     index: 'src/index.ts',
@@ -30,4 +33,22 @@ export default defineConfig({
   target: 'node20',
   splitting: true,
   treeshake: true,
+  // superstruct has no `exports` map, so Node's `import` takes its `main`, the CommonJS build, and
+  // the first CommonJS module an ES module imports starts Node's CommonJS export lexer: about 15 ms
+  // of a cold start (BENCHMARKS.md row 15). The ES module build imports superstruct's own ES module
+  // file instead, as bundlers do (its `module` field); the CommonJS build requires `main`. It stays
+  // external either way (`noExternal` only lets this plugin resolve it before tsup's own does).
+  noExternal: ['superstruct'],
+  esbuildOptions(options, { format }) {
+    formats.set(options, format)
+  },
+  esbuildPlugins: [
+    {
+      name: 'superstruct-module',
+      setup(build) {
+        const path = formats.get(build.initialOptions) === 'esm' ? 'superstruct/dist/index.mjs' : 'superstruct'
+        build.onResolve({ filter: /^superstruct$/ }, () => ({ path, external: true }))
+      },
+    },
+  ],
 })

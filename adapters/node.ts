@@ -9,6 +9,7 @@ export { fileJournal, type FileJournalOptions } from './node/file-journal.js'
 export type { TrustProxy } from './forwarded.js'
 export type { ClientAddressOf } from './node/answer.js'
 export { createNodeWebhookSender } from './node/webhook-delivery.js'
+export { nodeRuntime } from './node/runtime.js'
 export type { NodeWebhookSenderOptions, ResolveHost } from './node/webhook-delivery.js'
 
 type Fetch = Pick<AffiliateService, 'fetch'> & {

@@ -30,8 +30,9 @@ import { fileJournal } from '../adapters/node.js'
 import { createAffiliateService, memoryKeyStore, sqlJsStorage, type Storage } from '../src/index.js'
 import type { ClickRecord, LinkRecord } from '../src/domain/records.js'
 import { createClickWriter } from '../src/tracking/click-writer.js'
+import { portableRuntime } from '../src/runtime.js'
 import { dayOf, VisitorHasher } from '../src/tracking/visitor.js'
-import { timeUuid } from '../src/uuid.js'
+import { timeUuid } from '../src/tracking/click-ids.js'
 import { honoClickPeer } from './peers/hono-clicks.js'
 import { library, postgresLibrary } from './peers/library.js'
 import { answerReadings, startServer, type ServerProcess } from './server-process.js'
@@ -205,7 +206,7 @@ async function fillClicks(count: number): Promise<void> {
         id: timeUuid(at),
         linkId: link.id,
         event: 'click',
-        visitor: hasher.visitor(dayOf(at), 'click', link.id, `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, 'Mozilla/5.0'),
+        visitor: hasher.visitor(portableRuntime, dayOf(at), 'click', link.id, `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, 'Mozilla/5.0'),
         createdAt: new Date(at).toISOString(),
       }
       await writer.add({ click, link: record })

@@ -40,7 +40,7 @@ async function fill(file: string, records: number): Promise<void> {
   const { fileJournal } = await import('../adapters/node/file-journal.js')
   const { sqlJsStorage } = await import('../src/index.js')
   const samples = await import('../src/storage/sample-records.js')
-  const { timeUuid } = await import('../src/uuid.js')
+  const { timeUuid } = await import('../src/tracking/click-ids.js')
   const storage = sqlJsStorage({ persist: fileJournal(file) })
   const scale = records / 1_000_000
   const n = Object.fromEntries(Object.entries(SHARES).map(([model, count]) => [model, Math.max(1, Math.round(count * scale))])) as Record<keyof typeof SHARES, number>

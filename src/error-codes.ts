@@ -43,4 +43,5 @@ export const ERROR_CODES = {
   rule_violation: [422, 'Another business rule refused the change; the message says which.'],
   rate_limited: [429, 'Over the rate limit; wait `Retry-After` seconds.'],
   internal_error: [500, 'An unexpected error; it is reported to `onError` and its details are never answered.'],
+  provider_unavailable: [503, "A provider's event that this install cannot handle yet (Stripe's without the `stripe` package installed): reported to `onError`; the provider delivers it again."],
 } as const satisfies Record<string, readonly [number, string]>

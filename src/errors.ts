@@ -19,6 +19,8 @@ export interface AffiliateErrorOptions {
   errors?: FieldError[]
   /** Extra response headers, such as `Allow` on 405 or `Retry-After` on 429. */
   headers?: Record<string, string>
+  /** What led to it, for `onError` (a 5xx is reported there); never answered. */
+  cause?: unknown
 }
 
 /** One entry of a `Validation error` body: a failing field and why. */
@@ -54,7 +56,7 @@ export class AffiliateError extends Error {
     message: string,
     options: AffiliateErrorOptions = {},
   ) {
-    super(message)
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
     this.code = options.code ?? codeOfStatus(status)
     if (options.errors) this.errors = options.errors
     if (options.headers) this.headers = options.headers

@@ -6,7 +6,8 @@ import type { AffiliateEvent } from './events/types.js'
 
 /**
  * Where an error handed to `onError` came from:
- * - `request`: answering `request` (the answer was 500, or a streamed file was cut short), or work
+ * - `request`: answering `request` (the answer was a 5xx: 500, or 503 for a provider's event whose
+ *   package is not installed; or a streamed file was cut short), or work
  *   that request started (a failing limiter store, click pruning, the portal's `sendSignInLink`).
  *   `request` is the Request as received: its `x-auth-service` header is a key, keep it out of logs.
  * - `listener`: an `events.on` listener threw or rejected on `event` (the write had committed).

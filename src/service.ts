@@ -10,13 +10,15 @@ import type { KeyStore } from './keys/types.js'
 import { addressThrottle } from './limiter/address-throttle.js'
 import { createLimiter, resolveRule } from './limiter/limiter.js'
 import type { RateLimitOptions } from './limiter/types.js'
-import { createAdmin, type AdminOptions } from './admin/index.js'
-import { createPortal, type PortalOptions } from './portal/index.js'
-import { withSite } from './site/site.js'
+import type { AdminOptions } from './admin/index.js'
+import { resolveAdminOptions } from './admin/options.js'
+import type { PortalOptions } from './portal/index.js'
+import { resolvePortalOptions } from './portal/options.js'
+import { lazySite, withSite } from './site/mount.js'
 import type { Storage } from './storage/types.js'
 import { withCommitHook } from './events/outbox.js'
 import { createServiceEvents, type ServiceEvents, type WebhookOptions } from './events/service-events.js'
-import { createTracker } from './tracking/tracker.js'
+import type { Tracker } from './tracking/tracker.js'
 import { defaultOnError, guarded, type OnError } from './on-error.js'
 import { createClickWriter } from './tracking/click-writer.js'
 
@@ -249,10 +251,20 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   // The one factory of operations: they see a storage through a hook that hands each committed
   // transaction's events to the listeners and wakes the dispatcher, with the webhook policy.
   const clicks = createClickWriter({ storage: options.storage, flushMs: clickFlushMs, onError: (error) => onError(error, { source: 'storage' }) })
-  const tracker = createTracker({ storage: options.storage, clock, dedupeSeconds, secret: options.trackingSecret, writer: clicks })
+  // The tracker (bots, dedupe, click ids) is made on the first tracked event, and its modules
+  // (isbot, uuid) load then: a service that never tracks, and every cold start, goes without them.
+  let tracker: Promise<Tracker> | undefined
+  const trackerOf = (): Promise<Tracker> =>
+    (tracker ??= import('./tracking/tracker.js')
+      .then(({ createTracker }) => createTracker({ storage: options.storage, clock, dedupeSeconds, secret: options.trackingSecret, writer: clicks }))
+      .catch((error: unknown) => {
+        tracker = undefined
+        throw error
+      }))
   // A link deleted here answers 404 at once (other instances stop using it within a second).
-  runtime.events.on('link.deleted', () => tracker.forgetLinks())
-  runtime.events.on('affiliate.deleted', () => tracker.forgetLinks())
+  const forgetLinks = () => void tracker?.then((made) => made.forgetLinks(), () => undefined)
+  runtime.events.on('link.deleted', forgetLinks)
+  runtime.events.on('affiliate.deleted', forgetLinks)
   const operations: OperationsOn = (storage) =>
     createOperations({ storage: withCommitHook(storage, runtime.committed), clock, webhooks: policy, clickWritten: clicks.written })
   const ops = operations(options.storage)
@@ -271,7 +283,7 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
     basePath,
     onError: requestError,
     tracking: {
-      tracker,
+      tracker: trackerOf,
       keyStore: options.keyStore,
       body,
       limit:
@@ -283,17 +295,26 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   const api = createApi(ops)
   const flush = () => clicks.flush()
   let served = fetch
+  // The portal's and the admin's options are checked now; their pages load with their first request.
   let portalPath: string | null = null
-  if (options.portal !== undefined) {
-    const portal = createPortal(options.portal, { api, storage: options.storage, clock, basePath, body, onError: requestError })
-    served = withSite(portal, served)
-    portalPath = portal.path
+  const portalOptions = options.portal
+  if (portalOptions !== undefined) {
+    portalPath = resolvePortalOptions(portalOptions, basePath).path
+    const deps = { api, storage: options.storage, clock, basePath, body, onError: requestError }
+    served = withSite(
+      lazySite(portalPath, () => import('./portal/index.js').then(({ createPortal }) => createPortal(portalOptions, deps))),
+      served,
+    )
   }
   let adminPath: string | null = null
-  if (options.admin !== undefined) {
-    const admin = createAdmin(options.admin, { api, storage: options.storage, keyStore: options.keyStore, clock, basePath, portalPath, body, onError: requestError })
-    served = withSite(admin, served)
-    adminPath = admin.path
+  const adminOptions = options.admin
+  if (adminOptions !== undefined) {
+    adminPath = resolveAdminOptions(adminOptions, basePath, portalPath).path
+    const deps = { api, storage: options.storage, keyStore: options.keyStore, clock, basePath, portalPath, body, onError: requestError }
+    served = withSite(
+      lazySite(adminPath, () => import('./admin/index.js').then(({ createAdmin }) => createAdmin(adminOptions, deps))),
+      served,
+    )
   }
   return { fetch: served, api, basePath, portalPath, adminPath, events: runtime.events, flush, close: flush, onError }
 }

@@ -3,6 +3,7 @@ import { defaultOnError, type OnError } from '../../src/on-error.js'
 import type { AffiliateService } from '../../src/service.js'
 import { clientGone, nodeRequest, requestUrl, type NodeRequestOptions } from './request.js'
 import { writeResponse } from './response.js'
+import { nodeRuntime } from './runtime.js'
 
 /** The service, or any fetch handler; errors of the adapter's own go to its `onError` when it has one. */
 type Fetch = Pick<AffiliateService, 'fetch'> & { readonly onError?: OnError }
@@ -29,8 +30,9 @@ export interface AnswerOptions extends Omit<NodeRequestOptions, 'url'> {
 }
 
 /**
- * Answers one IncomingMessage with `service.fetch(request, { clientAddress })`: the Request is a
- * lazy view of the message (see `nodeRequest`), its `signal` aborts when the client leaves, and the
+ * Answers one IncomingMessage with `service.fetch(request, { clientAddress, runtime: nodeRuntime })`:
+ * the Request is a lazy view of the message (see `nodeRequest`), its `signal` aborts when the client
+ * leaves, the service answers with Node's hashes and light Responses (see `nodeRuntime`), and the
  * Response is written with one `end()` when its body is in memory, streamed otherwise.
  */
 export function answer(service: Fetch, req: IncomingMessage, res: ServerResponse, options: AnswerOptions = {}): Promise<void> {
@@ -41,7 +43,7 @@ export function answer(service: Fetch, req: IncomingMessage, res: ServerResponse
   })
   let pending: Promise<Response>
   try {
-    pending = service.fetch(request, { clientAddress: clientAddress(req) })
+    pending = service.fetch(request, { clientAddress: clientAddress(req), runtime: nodeRuntime })
   } catch (error) {
     pending = Promise.reject(error)
   }

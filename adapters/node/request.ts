@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http'
-import { lazyPrototype } from '../../src/http/lazy-prototype.js'
+import { lazyPrototype } from './lazy-prototype.js'
 
 /** What the request's body is, when it is not the IncomingMessage's own stream (Express after a body parser). */
 export type BodyOverride = string | Uint8Array

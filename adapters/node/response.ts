@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http'
-import { untouchedParts } from '../../src/http/light-response.js'
+import { untouchedParts } from './light-response.js'
 
 /**
  * undici keeps the value a Response was built from (`new Response(string)`) beside its stream.

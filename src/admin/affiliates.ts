@@ -1,18 +1,18 @@
 import type { Affiliate } from '../domain/affiliate.js'
-import { csrfField, errorSummary, input, refusal, type FieldErrors } from '../site/forms.js'
+import { csrfField, errorSummary, refusal, type FieldErrors } from '../site/forms.js'
 import { html } from '../site/html.js'
 import { PageError } from '../site/page-error.js'
-import { pick } from './fields.js'
+import { affiliateList, affiliateUpdate } from '../schemas/affiliates.js'
+import { formValues, modelFields, typedValues } from '../site/model-fields.js'
+import { parseForm } from '../site/parse-form.js'
 import { amountText, moneyText } from '../site/money.js'
 import { noticeBox } from '../site/shell.js'
 import { table } from '../site/table.js'
 import { actionForm } from '../site/confirm.js'
-import { badge, confirmation, head, pager, when, type Ctx, type Handler } from './ui.js'
+import { badge, confirmation, head, listQuery, pager, when, type Ctx, type Handler } from './ui.js'
 
 const STATUSES = [['', 'Any status'], ['active', 'Active'], ['pending', 'Awaiting approval'], ['banned', 'Banned']] as const
 const statusOf = (a: Affiliate) => (a.isBanned ? 'banned' : a.isActive ? 'active' : 'awaiting-approval')
-const EDIT = { firstName: 'text', lastName: 'text', notes: 'text', payoutEmail: 'text', payoutMethod: 'nullable' } as const
-const METHODS = [['', 'Not chosen'], ['PAYPAL', 'PayPal'], ['WISE', 'Wise'], ['BANK_TRANSFER', 'Bank transfer']] as const
 
 async function affiliateOf(c: Ctx, id: string): Promise<Affiliate> {
   try {
@@ -25,11 +25,8 @@ async function affiliateOf(c: Ctx, id: string): Promise<Affiliate> {
 const nameOf = (a: Affiliate) => [a.firstName, a.lastName].filter(Boolean).join(' ') || a.email
 
 function editForm(c: Ctx, a: Affiliate, values: Record<string, string>, errors: FieldErrors, problem?: string) {
-  const f = (name: string, label: string, extra: Partial<Parameters<typeof input>[0]> = {}) => input({ name, label, value: values[name], errors, ...extra })
   return html`<section class="card" id="edit"><h2>Edit</h2>${errorSummary(errors, problem)}<form method="post" action="${c.path}/affiliates/edit?affiliateId=${a.id}" novalidate>${csrfField(c.v.csrf)}
-${f('firstName', 'First name', { maxLength: 100 })}${f('lastName', 'Last name', { maxLength: 100 })}
-${f('payoutEmail', 'Payout e-mail', { type: 'email' })}${f('payoutMethod', 'Payout method', { options: METHODS })}
-${f('notes', 'Notes', { textarea: true, maxLength: 5000 })}
+${modelFields(affiliateUpdate, { values, errors })}
 <div class="actions"><button type="submit">Save affiliate</button></div></form></section>`
 }
 
@@ -59,7 +56,7 @@ async function detail(c: Ctx, a: Affiliate, values?: Record<string, string>, err
 <section class="card"><h2>Commissions</h2>${commissions.items.length ? table(['Date', 'Customer', ['Amount', 'num'], 'Status', 'Kind'], commissions.items.map((m) => [when(m.commissionDate), html`${m.referredUser}`, html`${moneyText(m.amount, cur)}`, badge(m.status), html`${m.kind}`])) : html`<p class="muted">No commissions yet.</p>`}
 <p><a href="${c.path}/commissions?affiliateId=${a.id}">All commissions of this affiliate</a></p></section>
 <section class="card"><h2>Payouts</h2>${payouts.items.length ? table([['Amount', 'num'], 'Method', 'Status', 'Created'], payouts.items.map((p) => [html`<a href="${c.path}/payouts/detail?payoutId=${p.payoutId}">${moneyText(p.amount, p.currency)}</a>`, html`${p.payoutMethod}`, badge(p.status), when(p.createdAt)])) : html`<p class="muted">No payouts yet.</p>`}</section>
-${editForm(c, a, values ?? { firstName: a.firstName, lastName: a.lastName, notes: a.notes, payoutEmail: a.payoutEmail, payoutMethod: a.payoutMethod ?? '' }, errors, problem)}`,
+${editForm(c, a, values ?? formValues(affiliateUpdate, a), errors, problem)}`,
     status,
   )
 }
@@ -101,22 +98,7 @@ export const affiliatePages: Record<string, Handler> = {
     const q = c.v.url.searchParams
     const status = q.get('status') ?? ''
     const contains = q.get('contains') ?? ''
-    const campaignId = q.get('campaignId') ?? ''
-    const page = Number(q.get('page') ?? 1) || 1
-    let list
-    try {
-      list = await c.api.affiliates.list({
-        workspaceId: c.workspaceId,
-        page,
-        limit: 20,
-        ...(contains ? { contains } : {}),
-        ...(campaignId ? { campaignId } : {}),
-        ...(status ? { status: status as never } : {}),
-      })
-    } catch (error) {
-      const { problem, status: code } = refusal(error, [])
-      throw new PageError(code, 'Filter not understood', problem, { href: `${c.path}/affiliates`, label: 'Clear the filters' })
-    }
+    const list = await c.api.affiliates.list(listQuery(c, affiliateList))
     const items = list.items
     const rows = items.map((a) => [
       a.isActive || a.isBanned ? '' : html`<input type="checkbox" name="affiliateId" value="${a.id}" aria-label="Select ${a.email}" form="bulk">`,
@@ -143,12 +125,12 @@ ${rows.length ? table(['Select', 'E-mail', 'Name', 'Status', ['Clicks', 'num'], 
   },
   async 'POST /affiliates/edit'(c) {
     const a = await affiliateOf(c, c.v.url.searchParams.get('affiliateId') ?? '')
-    const { values, input: body } = pick(await c.form(), EDIT, true)
+    const form = await c.form()
     try {
-      await c.api.affiliates.update(a.id, body as never)
+      await c.api.affiliates.update(a.id, parseForm(affiliateUpdate, form, {}, { keep: true }))
     } catch (error) {
-      const { problem, errors, status } = refusal(error, Object.keys(EDIT))
-      return detail(c, a, values, errors, problem, status)
+      const { problem, errors, status } = refusal(error, [...affiliateUpdate.fields])
+      return detail(c, a, typedValues(affiliateUpdate, form), errors, problem, status)
     }
     return c.redirect(`${c.path}/affiliates/detail?affiliateId=${a.id}&notice=affiliate-saved`)
   },

@@ -1,58 +1,24 @@
 import type { Campaign } from '../domain/campaign.js'
-import { checkbox, errorSummary, input, refusal, type FieldErrors } from '../site/forms.js'
-import { csrfField } from '../site/forms.js'
+import { csrfField, errorSummary, refusal, type FieldErrors } from '../site/forms.js'
 import { html } from '../site/html.js'
+import { defaultValues, formValues, modelFields, typedValues } from '../site/model-fields.js'
 import { PageError } from '../site/page-error.js'
-import { pick } from './fields.js'
+import { parseForm } from '../site/parse-form.js'
+import { campaignCreate, campaignList, campaignUpdate } from '../schemas/campaigns.js'
 import { moneyText } from '../site/money.js'
 import { noticeBox } from '../site/shell.js'
 import { table } from '../site/table.js'
 import { actionForm } from '../site/confirm.js'
-import { confirmation, head, pager, type Ctx, type Handler } from './ui.js'
-
-const FIELDS = {
-  campaignName: 'text', url: 'text', commissionType: 'text', amount: 'money', currency: 'text', minimumPayoutAmount: 'money',
-  payoutTerm: 'integer', attributionWindowDays: 'integer', requiresApprovalToJoin: 'bool', collectAdditionalInfo: 'bool',
-  hideCustomerEmail: 'bool', isDefault: 'bool', affiliatePortalWelcomeMessage: 'text', affiliateDashboardText: 'text',
-  stripeCouponId: 'text', allowedUrlParameters: 'list',
-} as const
-
-const valuesOf = (campaign: Campaign): Record<string, string> => ({
-  campaignName: campaign.campaignName, url: campaign.url, commissionType: campaign.commissionType, amount: String(campaign.amount),
-  currency: campaign.currency, minimumPayoutAmount: String(campaign.minimumPayoutAmount), payoutTerm: String(campaign.payoutTerm),
-  attributionWindowDays: String(campaign.attributionWindowDays), requiresApprovalToJoin: String(campaign.requiresApprovalToJoin),
-  collectAdditionalInfo: String(campaign.collectAdditionalInfo), hideCustomerEmail: String(campaign.hideCustomerEmail),
-  isDefault: String(campaign.isDefault), affiliatePortalWelcomeMessage: campaign.affiliatePortalWelcomeMessage,
-  affiliateDashboardText: campaign.affiliateDashboardText, stripeCouponId: campaign.stripeCouponId, allowedUrlParameters: campaign.allowedUrlParameters.join(', '),
-})
+import { confirmation, head, listQuery, pager, type Ctx, type Handler } from './ui.js'
 
 function campaignForm(c: Ctx, action: string, values: Record<string, string>, errors: FieldErrors, problem: string | undefined, button: string) {
-  const f = (name: string, label: string, extra: Partial<Parameters<typeof input>[0]> = {}) => input({ name, label, value: values[name], errors, ...extra })
   return html`${errorSummary(errors, problem)}<form method="post" action="${action}" novalidate>${csrfField(c.v.csrf)}
-<fieldset class="card"><legend>Campaign</legend>
-${f('campaignName', 'Name', { required: true, maxLength: 200 })}
-${f('url', 'Website URL', { required: true, type: 'url', hint: 'Where referral links send visitors.' })}
-</fieldset>
-<fieldset class="card"><legend>Reward</legend>
-${f('commissionType', 'Commission type', { required: true, options: [['percentage', 'Percentage of each sale'], ['fixed', 'Fixed amount per sale']] })}
-${f('amount', 'Amount', { required: true, hint: 'A percentage (0-100) or an amount with two decimals.', attributes: html` inputmode="decimal"` })}
-${f('currency', 'Currency', { hint: 'ISO 4217 code, e.g. USD.', maxLength: 3 })}
-${f('minimumPayoutAmount', 'Minimum payout amount', { attributes: html` inputmode="decimal"` })}
-${f('payoutTerm', 'Payout term (days)', { type: 'number' })}
-${f('attributionWindowDays', 'Attribution window (days)', { type: 'number' })}
-</fieldset>
-<fieldset class="card"><legend>Joining and the portal</legend>
-${checkbox({ name: 'requiresApprovalToJoin', label: 'Applicants need approval', checked: values.requiresApprovalToJoin === 'true', errors })}
-${checkbox({ name: 'collectAdditionalInfo', label: 'Ask applicants about themselves', checked: values.collectAdditionalInfo === 'true', errors })}
-${checkbox({ name: 'hideCustomerEmail', label: "Hide customers' e-mails from affiliates", checked: values.hideCustomerEmail === 'true', errors })}
-${checkbox({ name: 'isDefault', label: 'Default campaign of the workspace', checked: values.isDefault === 'true', errors })}
-${f('affiliatePortalWelcomeMessage', 'Portal welcome message', { textarea: true, maxLength: 5000 })}
-${f('affiliateDashboardText', 'Portal dashboard text', { textarea: true, maxLength: 5000 })}
-${f('stripeCouponId', 'Stripe coupon ID', { maxLength: 255 })}
-${f('allowedUrlParameters', 'Allowed URL parameters', { hint: 'Comma-separated, e.g. ref, via.' })}
-</fieldset>
+${modelFields(campaignCreate, { values, errors })}
 <div class="actions"><button type="submit">${button}</button><a href="${c.path}/campaigns">Cancel</a></div></form>`
 }
+
+/** The fields a refusal may name beside their control. */
+const FORM_FIELDS = [...campaignCreate.fields]
 
 async function campaignOf(c: Ctx, id: string): Promise<Campaign> {
   try {
@@ -64,9 +30,8 @@ async function campaignOf(c: Ctx, id: string): Promise<Campaign> {
 
 export const campaignPages: Record<string, Handler> = {
   async 'GET /campaigns'(c) {
-    const page = Number(c.v.url.searchParams.get('page') ?? 1) || 1
     const contains = c.v.url.searchParams.get('contains') ?? ''
-    const list = await c.api.campaigns.list({ workspaceId: c.workspaceId, page, limit: 20, ...(contains ? { contains } : {}) })
+    const list = await c.api.campaigns.list(listQuery(c, campaignList))
     const rows = list.items.map((m) => [
       html`<a href="${c.path}/campaigns/edit?campaignId=${m.id}">${m.campaignName}</a>${m.isDefault ? html` <span class="status">default</span>` : ''}`,
       html`${m.commissionType === 'percentage' ? `${m.amount}%` : moneyText(m.amount, m.currency)}`,
@@ -82,30 +47,32 @@ ${rows.length ? table(['Name', ['Reward', 'num'], 'Currency', 'Joining', 'Action
     )
   },
   async 'GET /campaigns/new'(c) {
-    const values = { commissionType: 'percentage', currency: 'USD', requiresApprovalToJoin: 'false', collectAdditionalInfo: 'false', hideCustomerEmail: 'false', isDefault: 'false' }
+    const values = { ...defaultValues(campaignCreate), commissionType: 'percentage' }
     return c.page('New campaign', html`${head('New campaign')}${campaignForm(c, `${c.path}/campaigns/new`, values, {}, undefined, 'Create campaign')}`)
   },
   async 'POST /campaigns/new'(c) {
-    const { values, input: body } = pick(await c.form(), FIELDS)
+    const form = await c.form()
     try {
-      await c.api.campaigns.create({ ...body, workspaceId: c.workspaceId } as never)
+      await c.api.campaigns.create(parseForm(campaignCreate, form, { workspaceId: c.workspaceId }))
     } catch (error) {
-      const { problem, errors, status } = refusal(error, Object.keys(FIELDS))
+      const { problem, errors, status } = refusal(error, FORM_FIELDS)
+      const values = typedValues(campaignCreate, form)
       return c.page('New campaign', html`${head('New campaign')}${campaignForm(c, `${c.path}/campaigns/new`, values, errors, problem, 'Create campaign')}`, status)
     }
     return c.redirect(`${c.path}/campaigns?notice=campaign-created`)
   },
   async 'GET /campaigns/edit'(c) {
     const campaign = await campaignOf(c, c.v.url.searchParams.get('campaignId') ?? '')
-    return c.page(`Edit ${campaign.campaignName}`, html`${head(`Edit ${campaign.campaignName}`)}${noticeBox(c.notice())}${campaignForm(c, `${c.path}/campaigns/edit?campaignId=${campaign.id}`, valuesOf(campaign), {}, undefined, 'Save campaign')}`)
+    return c.page(`Edit ${campaign.campaignName}`, html`${head(`Edit ${campaign.campaignName}`)}${noticeBox(c.notice())}${campaignForm(c, `${c.path}/campaigns/edit?campaignId=${campaign.id}`, formValues(campaignCreate, campaign), {}, undefined, 'Save campaign')}`)
   },
   async 'POST /campaigns/edit'(c) {
     const campaign = await campaignOf(c, c.v.url.searchParams.get('campaignId') ?? '')
-    const { values, input: body } = pick(await c.form(), FIELDS, true)
+    const form = await c.form()
     try {
-      await c.api.campaigns.update(campaign.id, body as never)
+      await c.api.campaigns.update(campaign.id, parseForm(campaignUpdate, form, {}, { keep: true }))
     } catch (error) {
-      const { problem, errors, status } = refusal(error, Object.keys(FIELDS))
+      const { problem, errors, status } = refusal(error, FORM_FIELDS)
+      const values = typedValues(campaignCreate, form)
       return c.page(`Edit ${campaign.campaignName}`, html`${head(`Edit ${campaign.campaignName}`)}${campaignForm(c, `${c.path}/campaigns/edit?campaignId=${campaign.id}`, values, errors, problem, 'Save campaign')}`, status)
     }
     return c.redirect(`${c.path}/campaigns/edit?campaignId=${campaign.id}&notice=campaign-saved`)

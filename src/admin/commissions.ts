@@ -4,29 +4,27 @@ import { formatMoney, parseMoney } from '../domain/money.js'
 import { csrfField, errorSummary, input, refusal, type FieldErrors } from '../site/forms.js'
 import { html, type Html } from '../site/html.js'
 import { PageError } from '../site/page-error.js'
-import { pick } from './fields.js'
+import { commissionCreate, commissionList } from '../schemas/commissions.js'
+import { commissionExport } from '../schemas/reports.js'
+import { modelFields, typedValues } from '../site/model-fields.js'
+import { parseForm } from '../site/parse-form.js'
 import { moneyText } from '../site/money.js'
 import { noticeBox } from '../site/shell.js'
 import { table } from '../site/table.js'
-import { affiliateEmails, affiliateLink, badge, confirmation, head, pager, when, type Ctx, type Handler } from './ui.js'
-
-const NEW = { campaignId: 'text', affiliateId: 'text', referredUser: 'text', amount: 'money', status: 'text', commissionDate: 'text', remarks: 'nullable' } as const
+import { affiliateEmails, affiliateLink, badge, confirmation, head, listQuery, pager, when, type Ctx, type Handler } from './ui.js'
 
 const FILTERS = ['status', 'kind', 'affiliateId', 'campaignId', 'from', 'to'] as const
 const DAY = 86_400_000
 
 /**
- * The list query of the filter form, one to one but for the period: the form's `from` and `to` are
- * days (UTC), `to` included; the API's are instants, `to` excluded. A day the form cannot have
- * sent is passed on as typed, so the API's message names it.
+ * The period of the filter form: its `from` and `to` are days (UTC), `to` included; the API's are
+ * instants, `to` excluded. A day the form cannot have sent is passed on as typed, so the API's
+ * message names it. A period lists by the date of the sale, the order its index keeps.
  */
-function listQuery(filter: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const name of FILTERS) if (filter[name]) out[name] = filter[name]!
+function period(q: URLSearchParams): { from?: string; to?: string; orderType?: 'commissionDate' } {
   const day = (text: string, plus: number) => (/^\d{4}-\d{2}-\d{2}$/.test(text) && Number.isFinite(Date.parse(text)) ? new Date(Date.parse(text) + plus).toISOString() : text)
-  if (out.from) out.from = day(out.from, 0)
-  if (out.to) out.to = day(out.to, DAY)
-  return out
+  const [from, to] = [q.get('from') ?? '', q.get('to') ?? '']
+  return { ...(from ? { from: day(from, 0) } : {}), ...(to ? { to: day(to, DAY) } : {}), ...(from || to ? { orderType: 'commissionDate' } : {}) }
 }
 
 async function commissionOf(c: Ctx, id: string): Promise<Commission> {
@@ -43,17 +41,11 @@ async function currencyOf(c: Ctx, campaignId: string): Promise<string> {
 
 async function newForm(c: Ctx, values: Record<string, string>, errors: FieldErrors, problem?: string, status = 200) {
   const campaigns = await c.api.campaigns.list({ workspaceId: c.workspaceId, limit: 100 })
-  const f = (name: string, label: string, extra: Partial<Parameters<typeof input>[0]> = {}) => input({ name, label, value: values[name], errors, ...extra })
+  const choices = { campaignId: campaigns.items.map((m) => [m.id, m.campaignName] as const) }
   return c.page(
     'Add a commission',
     html`${head('Add a commission')}${errorSummary(errors, problem)}<form class="card" method="post" action="${c.path}/commissions/new" novalidate>${csrfField(c.v.csrf)}
-${f('campaignId', 'Campaign', { required: true, options: campaigns.items.map((m) => [m.id, m.campaignName] as const) })}
-${f('affiliateId', 'Affiliate ID', { required: true, hint: 'The affiliate who referred the sale (on their page in Affiliates).' })}
-${f('referredUser', 'Customer e-mail', { required: true, type: 'email' })}
-${f('amount', 'Commission amount', { required: true, attributes: html` inputmode="decimal"` })}
-${f('status', 'Status', { options: [['', 'Pending (default)'], ...COMMISSION_STATUSES.map((s) => [s, s] as const)] })}
-${f('commissionDate', 'Date of the sale', { hint: 'An ISO date-time such as 2026-03-01T12:00:00Z; default now.' })}
-${f('remarks', 'Remarks', { textarea: true, maxLength: 5000 })}
+${modelFields(commissionCreate, { values, errors, choices })}
 <div class="actions"><button type="submit">Add commission</button><a href="${c.path}/commissions">Cancel</a></div></form>`,
     status,
   )
@@ -75,19 +67,10 @@ export const commissionPages: Record<string, Handler> = {
   async 'GET /commissions'(c) {
     const q = c.v.url.searchParams
     const filter = Object.fromEntries(FILTERS.map((name) => [name, q.get(name) ?? '']))
-    const page = Number(q.get('page') ?? 1) || 1
-    const query = listQuery(filter)
-    let list, campaigns
-    try {
-      ;[list, campaigns] = await Promise.all([
-        // A period lists by the date of the sale, the order its index keeps.
-        c.api.commissions.list({ workspaceId: c.workspaceId, page, limit: 20, ...query, ...(query.from || query.to ? { orderType: 'commissionDate' as const } : {}) }),
-        c.api.campaigns.list({ workspaceId: c.workspaceId, limit: 100 }),
-      ])
-    } catch (error) {
-      const { problem, status } = refusal(error, [])
-      throw new PageError(status, 'Filter not understood', problem, { href: `${c.path}/commissions`, label: 'Clear the filters' })
-    }
+    const [list, campaigns] = await Promise.all([
+      c.api.commissions.list(listQuery(c, commissionList, period(q))),
+      c.api.campaigns.list({ workspaceId: c.workspaceId, limit: 100 }),
+    ])
     const items = list.items
     const currency = new Map(campaigns.items.map((m) => [m.id, m.currency]))
     const emails = await affiliateEmails(c, items.map((m) => m.affiliateId))
@@ -115,7 +98,7 @@ ${select('campaignId', 'Campaign', [['', 'Any'], ...campaigns.items.map((m) => [
 <div><label for="to">To <span class="hint">(included)</span></label><input id="to" name="to" type="date" value="${filter.to}"></div>
 <div><button type="submit">Filter</button></div></form>
 <p><a href="${c.path}/commissions/export?${exportQuery.toString()}">Export CSV</a></p>
-${rows.length ? table(['Date', 'Affiliate', 'Customer', ['Amount', 'num'], 'Status', 'Kind', 'Actions'], rows) : Object.keys(query).length ? html`<p class="card">No commissions match these filters. <a href="${c.path}/commissions">Clear the filters</a>.</p>` : html`<p class="card">No commissions yet. Record a sale through the API or connect Stripe in <a href="${c.path}/settings/integrations#providers">Settings → Integrations</a>, or <a href="${c.path}/commissions/new">add one by hand</a>.</p>`}${pager(c.v.url, list.pagination)}`,
+${rows.length ? table(['Date', 'Affiliate', 'Customer', ['Amount', 'num'], 'Status', 'Kind', 'Actions'], rows) : Object.values(filter).some(Boolean) ? html`<p class="card">No commissions match these filters. <a href="${c.path}/commissions">Clear the filters</a>.</p>` : html`<p class="card">No commissions yet. Record a sale through the API or connect Stripe in <a href="${c.path}/settings/integrations#providers">Settings → Integrations</a>, or <a href="${c.path}/commissions/new">add one by hand</a>.</p>`}${pager(c.v.url, list.pagination)}`,
     )
   },
   async 'GET /commissions/detail'(c) {
@@ -142,12 +125,12 @@ ${item('Referral code', m.referralCode ?? '—')}
   },
   'GET /commissions/new': (c) => newForm(c, { campaignId: c.v.url.searchParams.get('campaignId') ?? '', affiliateId: c.v.url.searchParams.get('affiliateId') ?? '' }, {}),
   async 'POST /commissions/new'(c) {
-    const { values, input: body } = pick(await c.form(), NEW)
+    const form = await c.form()
     try {
-      await c.api.commissions.create(body as never)
+      await c.api.commissions.create(parseForm(commissionCreate, form))
     } catch (error) {
-      const { problem, errors, status } = refusal(error, Object.keys(NEW))
-      return newForm(c, values, errors, problem, status)
+      const { problem, errors, status } = refusal(error, [...commissionCreate.fields])
+      return newForm(c, typedValues(commissionCreate, form), errors, problem, status)
     }
     return c.redirect(`${c.path}/commissions?notice=commission-created`)
   },
@@ -181,7 +164,8 @@ ${item('Referral code', m.referralCode ?? '—')}
   },
   async 'GET /commissions/export'(c) {
     const q = c.v.url.searchParams
-    const file = await c.api.exports.commissions({ workspaceId: c.workspaceId, ...listQuery(Object.fromEntries(FILTERS.map((name) => [name, q.get(name) ?? '']))) })
+    const { orderType: _listed, ...dates } = period(q)
+    const file = await c.api.exports.commissions(listQuery(c, commissionExport, dates))
     return new Response(file.body, { headers: { 'content-type': file.contentType, 'content-disposition': `attachment; filename="${file.filename}"`, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' } })
   },
 }

@@ -1,13 +1,16 @@
 import { canMovePayout, PAYOUT_STATUSES } from '../domain/payout-status.js'
 import type { Payout } from '../domain/payout.js'
 import { formatMoney, parseMoney } from '../domain/money.js'
-import { csrfField, errorSummary, input, refusal, type FieldErrors } from '../site/forms.js'
+import { csrfField, errorSummary, refusal, type FieldErrors } from '../site/forms.js'
 import { html } from '../site/html.js'
 import { PageError } from '../site/page-error.js'
 import { amountText, moneyText } from '../site/money.js'
 import { noticeBox } from '../site/shell.js'
 import { table } from '../site/table.js'
-import { affiliateEmails, affiliateLink, badge, confirmation, head, pager, when, type Ctx, type Handler } from './ui.js'
+import { payoutExport, payoutList, payoutUpdate } from '../schemas/payouts.js'
+import { modelFields, typedValues } from '../site/model-fields.js'
+import { parseForm } from '../site/parse-form.js'
+import { affiliateEmails, affiliateLink, badge, confirmation, head, listQuery, pager, when, type Ctx, type Handler } from './ui.js'
 
 /** What the payouts come to, summed exactly (in cents). */
 const totalOf = (payouts: readonly { amount: string }[]): string => formatMoney(payouts.reduce((sum, p) => sum + (parseMoney(p.amount) ?? 0), 0))
@@ -45,9 +48,7 @@ ${run.payouts.length ? html`<form method="post" action="${c.path}/payouts/run" d
 
 function markForm(c: Ctx, p: Payout, values: Record<string, string> = {}, errors: FieldErrors = {}, problem?: string) {
   return html`<section class="card"><h2>Mark</h2>${errorSummary(errors, problem)}<form method="post" action="${c.path}/payouts/mark" novalidate>${csrfField(c.v.csrf)}<input type="hidden" name="payoutId" value="${p.payoutId}">
-${input({ name: 'status', label: 'New status', value: values.status ?? '', errors, required: true, options: PAYOUT_STATUSES.filter((s) => s !== p.status && canMovePayout(p.status, s)).map((s) => [s, s] as const) })}
-${input({ name: 'externalReference', label: 'Reference of the payment', value: values.externalReference, errors, hint: 'E.g. the PayPal or bank transaction id (for paid).', maxLength: 255 })}
-${input({ name: 'failureReason', label: 'Why it failed', value: values.failureReason, errors, hint: 'For failed.', maxLength: 1000 })}
+${modelFields(payoutUpdate, { values, errors, choices: { status: PAYOUT_STATUSES.filter((s) => s !== p.status && canMovePayout(p.status, s)).map((s) => [s, s] as const) } })}
 <div class="actions"><button type="submit">Update payout</button></div></form></section>`
 }
 
@@ -69,8 +70,7 @@ export const payoutPages: Record<string, Handler> = {
   async 'GET /payouts'(c) {
     const q = c.v.url.searchParams
     const status = q.get('status') ?? ''
-    const page = Number(q.get('page') ?? 1) || 1
-    const list = await c.api.payouts.list({ workspaceId: c.workspaceId, page, limit: 20, ...(status ? { status: status as never } : {}) })
+    const list = await c.api.payouts.list(listQuery(c, payoutList))
     const rows = list.items.map((p) => [
       html`<a href="${c.path}/payouts/detail?payoutId=${p.payoutId}">${p.payoutEmail}</a>`,
       html`${moneyText(p.amount, p.currency)}`,
@@ -105,7 +105,7 @@ ${rows.length ? table(['Affiliate', ['Amount', 'num'], 'Method', 'Status', 'Crea
   async 'POST /payouts/mark'(c) {
     const form = await c.form()
     const p = await payoutOf(c, form.get('payoutId'))
-    const values = { status: form.get('status'), externalReference: form.get('externalReference'), failureReason: form.get('failureReason') }
+    const values = typedValues(payoutUpdate, form)
     if (form.get('confirmed') !== 'yes' && (values.status === 'paid' || values.status === 'canceled')) {
       const sentence = values.status === 'paid'
         ? `Mark ${moneyText(p.amount, p.currency)} to ${p.payoutEmail} paid${values.externalReference ? ` with reference ${values.externalReference}` : ''}? Its ${p.commissionCount} commission(s) become paid.`
@@ -113,24 +113,15 @@ ${rows.length ? table(['Affiliate', ['Amount', 'num'], 'Method', 'Status', 'Crea
       return confirmation(c, 'Confirm', sentence, `${c.path}/payouts/mark`, { payoutId: p.payoutId, ...values }, values.status === 'paid' ? 'Mark paid' : 'Cancel payout', `${c.path}/payouts/detail?payoutId=${p.payoutId}`)
     }
     try {
-      await c.api.payouts.update(p.payoutId, {
-        status: values.status as never,
-        ...(values.externalReference ? { externalReference: values.externalReference } : {}),
-        ...(values.failureReason ? { failureReason: values.failureReason } : {}),
-      })
+      await c.api.payouts.update(p.payoutId, parseForm(payoutUpdate, form))
     } catch (error) {
-      const { problem, errors, status } = refusal(error, ['status', 'externalReference', 'failureReason'])
+      const { problem, errors, status } = refusal(error, [...payoutUpdate.fields])
       return detail(c, p, values, errors, problem, status)
     }
     return c.redirect(`${c.path}/payouts/detail?payoutId=${p.payoutId}&notice=payout-moved`)
   },
   async 'GET /payouts/export'(c) {
-    const q = c.v.url.searchParams
-    const file = await c.api.payouts.export({
-      format: (q.get('format') ?? '') as never,
-      workspaceId: c.workspaceId,
-      ...(q.get('status') ? { status: q.get('status') as never } : {}),
-    })
+    const file = await c.api.payouts.export(listQuery(c, payoutExport))
     return new Response(file.body, { headers: { 'content-type': file.contentType, 'content-disposition': `attachment; filename="${file.filename}"`, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' } })
   },
 }

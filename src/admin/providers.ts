@@ -1,14 +1,15 @@
 import type { Integration } from '../domain/integration.js'
 import { PROVIDER_EVENTS_PATH } from '../http/handler.js'
-import { PROVIDER_EVENT_STATUSES } from '../schemas/integrations.js'
-import { checkbox, csrfField, errorSummary, input, refusal, type FieldErrors } from '../site/forms.js'
+import { integrationCreate, PROVIDER_EVENT_STATUSES, providerEventList } from '../schemas/integrations.js'
+import { csrfField, errorSummary, input, refusal, type FieldErrors } from '../site/forms.js'
 import { html, type Html } from '../site/html.js'
 import { PageError } from '../site/page-error.js'
-import { pick } from './fields.js'
+import { defaultValues, modelFields, typedValues } from '../site/model-fields.js'
+import { parseForm } from '../site/parse-form.js'
 import { noticeBox } from '../site/shell.js'
 import { table } from '../site/table.js'
 import { actionForm } from '../site/confirm.js'
-import { badge, confirmation, head, pager, when, type Ctx, type Handler } from './ui.js'
+import { badge, confirmation, head, listQuery, pager, when, type Ctx, type Handler } from './ui.js'
 
 // The payment providers of Settings → Integrations (SPEC "Admin dashboard"): connect Stripe, the
 // endpoint URL to paste into Stripe, replace the signing secret, disconnect, the event log. Every
@@ -16,7 +17,6 @@ import { badge, confirmation, head, pager, when, type Ctx, type Handler } from '
 // stored: no page ever shows it, not even a refused form (it is typed again).
 
 const PAGE = '/settings/integrations'
-const CONNECT = { provider: 'text', signingSecret: 'text', campaignId: 'text', livemode: 'bool', description: 'text' } as const
 
 export interface ConnectState {
   values?: Record<string, string>
@@ -59,15 +59,12 @@ ${endpointField(c, i)}
       { danger: true, confirm: disconnectSentence(i), label: `Disconnect ${nameOf(i)}` },
     )}</div></li>`,
   )
-  const values = state.values ?? { livemode: 'true' }
+  const values = state.values ?? defaultValues(integrationCreate)
   const errors = state.errors ?? {}
   return html`<section class="card" id="providers"><h2>Payment providers</h2>
 ${connected.length ? html`<ul class="providers">${connected}</ul>` : html`<p class="muted">Stripe is not connected. Connect it and each paid invoice becomes a commission, each refund takes its share back.</p>`}
 <h3>Connect Stripe</h3>${errorSummary(Object.fromEntries(Object.entries(errors).map(([name, msg]) => [name === 'livemode' ? name : `connect-${name}`, msg])), state.problem)}<form method="post" action="${c.path}${PAGE}/connect" novalidate>${csrfField(c.v.csrf)}<input type="hidden" name="provider" value="stripe">
-${input({ name: 'signingSecret', label: 'Signing secret', type: 'password', autocomplete: 'off', required: true, errors, maxLength: 255, id: 'connect-signingSecret', hint: 'Stripe shows it (whsec_…) on the endpoint’s page once you add the endpoint. Adding the endpoint now? Connect with any placeholder, paste the endpoint URL shown above into Stripe, then use Replace secret.' })}
-${input({ name: 'campaignId', label: 'Campaign', value: values.campaignId ?? '', errors, id: 'connect-campaignId', hint: 'Only this campaign’s affiliates and codes are credited with the customers Stripe brings.', options: [['', 'Any campaign of the workspace'], ...campaigns.items.map((m) => [m.id, m.campaignName] as const)] })}
-${checkbox({ name: 'livemode', label: 'Live mode', checked: values.livemode !== 'false', errors, hint: '(untick to take the events of Stripe’s test mode instead)' })}
-${input({ name: 'description', label: 'Description', value: values.description, errors, maxLength: 500, id: 'connect-description', hint: 'Which Stripe account, e.g. Main shop.' })}
+${modelFields(integrationCreate, { values, errors, idPrefix: 'connect-', choices: { campaignId: campaigns.items.map((m) => [m.id, m.campaignName] as const) } })}
 <div class="actions"><button type="submit">Connect Stripe</button></div></form></section>`
 }
 
@@ -76,12 +73,13 @@ const disconnectSentence = (i: Integration): string =>
 
 export const providerPages = (integrations: (c: Ctx, connect: ConnectState, status: number) => Promise<Response>): Record<string, Handler> => ({
   async [`POST ${PAGE}/connect`](c) {
-    const { values, input: body } = pick(await c.form(), CONNECT)
-    delete values.signingSecret
+    const form = await c.form()
+    // The secret is typed again after a refusal: no page ever shows it.
+    const { signingSecret: _secret, ...values } = typedValues(integrationCreate, form)
     try {
-      await c.api.integrations.create({ ...body, workspaceId: c.workspaceId } as never)
+      await c.api.integrations.create(parseForm(integrationCreate, form, { workspaceId: c.workspaceId }))
     } catch (error) {
-      const { problem, errors, status } = refusal(error, Object.keys(CONNECT))
+      const { problem, errors, status } = refusal(error, [...integrationCreate.fields])
       return integrations(c, { values, errors, problem }, status)
     }
     return c.redirect(`${c.path}${PAGE}?notice=integration-connected#providers`)
@@ -113,14 +111,7 @@ export const providerPages = (integrations: (c: Ctx, connect: ConnectState, stat
     const q = c.v.url.searchParams
     const integration = await integrationOf(c, q.get('integrationId') ?? '')
     const status = q.get('status') ?? ''
-    const page = Number(q.get('page') ?? 1) || 1
-    let list
-    try {
-      list = await c.api.integrations.events({ integrationId: integration.integrationId, page, limit: 20, ...(status ? { status: status as never } : {}) })
-    } catch (error) {
-      const { problem, status: code } = refusal(error, [])
-      throw new PageError(code, 'Filter not understood', problem, { href: `${c.path}${PAGE}/events?integrationId=${integration.integrationId}`, label: 'Clear the filter' })
-    }
+    const list = await c.api.integrations.events(listQuery(c, providerEventList, { integrationId: integration.integrationId }))
     const rows = list.items.map((e) => [
       when(e.receivedAt),
       html`<code>${e.eventId}</code>`,

@@ -1,15 +1,16 @@
-import { ALL_EVENTS, EVENT_TYPES } from '../events/types.js'
 import { managesKeys, type KeyInfo } from '../keys/types.js'
 import { csrfField, errorSummary, input, refusal, type FieldErrors } from '../site/forms.js'
 import { html, type Html } from '../site/html.js'
 import { PageError } from '../site/page-error.js'
+import { webhookCreate } from '../schemas/webhooks.js'
+import { modelFields, typedValues } from '../site/model-fields.js'
+import { parseForm } from '../site/parse-form.js'
 import { providerPages, providersSection, type ConnectState } from './providers.js'
 import { noticeBox } from '../site/shell.js'
 import { table } from '../site/table.js'
 import { actionForm } from '../site/confirm.js'
 import { badge, confirmation, head, when, type Ctx, type Handler } from './ui.js'
 
-const EVENTS = EVENT_TYPES.filter((type) => type !== 'webhook.test')
 const PAGE = '/settings/integrations'
 
 /** A secret shown once: in a `data-secret` element (a copy button joins it with JavaScript). */
@@ -24,14 +25,9 @@ ${input({ name: 'allowedOrigins', label: 'Allowed origins', value: values.allowe
 <div class="actions"><button type="submit">Create API key</button></div></form>`
 }
 
-function webhookForm(errors: FieldErrors, values: Record<string, string | string[]>, c: Ctx, problem?: string) {
-  const chosen = new Set(Array.isArray(values.events) ? values.events : [])
+function webhookForm(errors: FieldErrors, values: Record<string, string>, c: Ctx, problem?: string) {
   return html`${errorSummary(errors, problem)}<form method="post" action="${c.path}/settings/webhooks/create" novalidate>${csrfField(c.v.csrf)}
-${input({ name: 'url', label: 'Endpoint URL', type: 'url', value: values.url as string | undefined, errors, required: true })}
-<fieldset id="events"><legend>Events</legend>${[ALL_EVENTS, ...EVENTS].map(
-    (type, i) => html`<div class="check"><input type="checkbox" id="event-${i}" name="events" value="${type}"${chosen.has(type) ? html` checked` : ''}> <label for="event-${i}">${type === ALL_EVENTS ? 'Every event' : type}</label></div>`,
-  )}${errors.events ? html`<p class="field-error">${errors.events}</p>` : ''}</fieldset>
-${input({ name: 'description', label: 'Description', value: values.description as string | undefined, errors, maxLength: 500 })}
+${modelFields(webhookCreate, { values, errors })}
 <div class="actions"><button type="submit">Add webhook</button></div></form>`
 }
 
@@ -41,7 +37,7 @@ interface PageState {
   keyValues?: Record<string, string>
   keyProblem?: string
   hookErrors?: FieldErrors
-  hookValues?: Record<string, string | string[]>
+  hookValues?: Record<string, string>
   hookProblem?: string
   connect?: ConnectState
 }
@@ -122,13 +118,12 @@ export const settingsPages: Record<string, Handler> = {
   },
   async 'POST /settings/webhooks/create'(c) {
     const form = await c.form()
-    const values = { url: form.get('url'), events: form.all('events'), description: form.get('description') }
     try {
-      const hook = await c.api.webhooks.create({ workspaceId: c.workspaceId, url: values.url, events: values.events, ...(values.description ? { description: values.description } : {}) } as never)
+      const hook = await c.api.webhooks.create(parseForm(webhookCreate, form, { workspaceId: c.workspaceId }))
       return integrations(c, { top: secretBox(`The signing secret of ${hook.url}.`, hook.secret) })
     } catch (error) {
-      const { problem, errors, status } = refusal(error, ['url', 'events', 'description'])
-      return integrations(c, { hookErrors: errors, hookValues: values, hookProblem: problem }, status)
+      const { problem, errors, status } = refusal(error, [...webhookCreate.fields])
+      return integrations(c, { hookErrors: errors, hookValues: typedValues(webhookCreate, form), hookProblem: problem }, status)
     }
   },
   async 'POST /settings/webhooks/rotate'(c) {

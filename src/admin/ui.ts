@@ -2,9 +2,12 @@ import type { ResourceApi } from '../http/typed-api.js'
 import type { Pagination } from '../api/shared.js'
 import type { KeyManagement, KeyStore } from '../keys/types.js'
 import { confirmForm } from '../site/confirm.js'
-import { csrfField } from '../site/forms.js'
+import type { Schema } from '../schemas/validate.js'
+import { csrfField, refusal } from '../site/forms.js'
 import { html, type Html } from '../site/html.js'
 import type { Form } from '../site/form-reader.js'
+import { PageError } from '../site/page-error.js'
+import { parseQuery } from '../site/parse-form.js'
 import type { Handler as PageHandler } from '../site/router.js'
 import { SCRIPT_PATH } from '../site/script.js'
 import { documentShell } from '../site/shell.js'
@@ -168,3 +171,19 @@ ${confirmForm(c.v.csrf, action, fields, button, back)}</div>`)
 
 /** One page or form of the admin. */
 export type Handler = PageHandler<Ctx>
+
+/**
+ * A list page's query (or an export's): the filters in its URL, its page (1 when unreadable) and
+ * the workspace, 20 a page, checked by the list route's own query schema. A filter the route refuses is a 400 page
+ * naming it, with a link that clears the filters.
+ */
+export function listQuery<T>(c: Ctx, schema: Schema<T>, fixed: Record<string, unknown> = {}): T {
+  const page = Number(c.v.url.searchParams.get('page') ?? 1) || 1
+  const paged = schema.fields.has('page') ? { page, limit: 20 } : {}
+  try {
+    return parseQuery(schema, c.v.url.searchParams, { ...paged, workspaceId: c.workspaceId, ...fixed })
+  } catch (error) {
+    const { problem, status } = refusal(error, [])
+    throw new PageError(status, 'Filter not understood', problem, { href: `${c.v.url.pathname}${fixed.integrationId ? `?integrationId=${String(fixed.integrationId)}` : ''}`, label: 'Clear the filters' })
+  }
+}

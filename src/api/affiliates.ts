@@ -2,12 +2,14 @@ import type { Infer } from 'superstruct'
 import { isoAt } from '../clock.js'
 import { newId } from '../crypto.js'
 import { toAffiliate, type Affiliate } from '../domain/affiliate.js'
+import { affiliates } from '../domain/descriptions/affiliates.js'
 import { balanceOf } from '../domain/due.js'
 import { formatMoney } from '../domain/money.js'
 import type { AffiliateBalance } from '../domain/payout.js'
 import type { AffiliateRecord } from '../domain/records.js'
 import { unprocessable } from '../errors.js'
 import { affiliateCreate, affiliateId, affiliateList, affiliateUpdate } from '../schemas/affiliates.js'
+import { createValues, patchOf, storedField } from '../schemas/model-schemas.js'
 import { parse, parseBody } from '../schemas/validate.js'
 import type { StorageTransaction } from '../storage/types.js'
 import { requireWorkspace, visible, workspaceScope, type Access } from './access.js'
@@ -22,10 +24,6 @@ export type AffiliateListQuery = Infer<typeof affiliateList.struct>
 export const findAffiliate = async (tx: StorageTransaction, access: Access, id: string): Promise<AffiliateRecord> =>
   visible(access, await tx.get('affiliates', id.toLowerCase()), 'Affiliate')
 
-/** The stored field behind an `orderType`: money is kept in minor units. */
-const storedField = (field: NonNullable<AffiliateListQuery['orderType']>) =>
-  field === 'totalEarnings' ? 'totalEarningsMinor' : field
-
 export function affiliateOperations({ storage, clock }: Deps) {
   return {
     async create(access: Access, body: unknown, query: unknown = {}): Promise<Affiliate> {
@@ -39,20 +37,13 @@ export function affiliateOperations({ storage, clock }: Deps) {
         }
         const now = isoAt(clock)
         const record: AffiliateRecord = {
+          ...createValues(affiliates, input),
           id: newId(),
           workspaceId: campaign.workspaceId,
           campaignId: campaign.id,
-          email: input.email,
           emailKey: input.email.toLowerCase(),
-          firstName: input.firstName ?? '',
-          lastName: input.lastName ?? '',
-          notes: input.notes ?? '',
-          payoutEmail: input.payoutEmail ?? '',
-          payoutMethod: input.payoutMethod ?? null,
-          details: input.details ?? null,
           // A campaign that requires approval admits new affiliates inactive until approved.
           isActive: input.isActive ?? !campaign.requiresApprovalToJoin,
-          isBanned: input.isBanned ?? false,
           totalOpens: 0,
           totalClicks: 0,
           totalSignups: 0,
@@ -75,7 +66,7 @@ export function affiliateOperations({ storage, clock }: Deps) {
       requireChanges(input)
       return inTransaction(storage, async (tx) => {
         const current = await findAffiliate(tx, access, q.affiliateId)
-        const updated = (await tx.update('affiliates', current.id, { ...input, updatedAt: isoAt(clock) }))!
+        const updated = (await tx.update('affiliates', current.id, { ...patchOf(affiliates, input), updatedAt: isoAt(clock) }))!
         return emitted(tx, clock, 'affiliate.updated', updated.workspaceId, toAffiliate(updated))
       })
     },
@@ -137,7 +128,7 @@ export function affiliateOperations({ storage, clock }: Deps) {
         ...(q.email === undefined ? {} : { emailKey: q.email.toLowerCase() }),
         ...affiliateStatusWhere(q.status),
       }
-      const orderField = storedField(q.orderType ?? 'createdAt')
+      const orderField = storedField(affiliates, q.orderType ?? 'createdAt')
       return inTransaction(
         storage,
         (tx) => listPage(tx, 'affiliates', { ...q, where, orderField }, toAffiliate),

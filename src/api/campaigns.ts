@@ -2,11 +2,13 @@ import type { Infer } from 'superstruct'
 import { isoAt } from '../clock.js'
 import { newId } from '../crypto.js'
 import { toCampaign, type Campaign } from '../domain/campaign.js'
+import { campaigns } from '../domain/descriptions/campaigns.js'
 import { referralUrl } from '../domain/link.js'
 import { parseMoney } from '../domain/money.js'
 import type { CampaignRecord, CommissionType } from '../domain/records.js'
 import { AffiliateError, unprocessable, validationError, type FieldError } from '../errors.js'
 import { campaignCreate, campaignId, campaignList, campaignUpdate } from '../schemas/campaigns.js'
+import { createValues, patchOf, storedField } from '../schemas/model-schemas.js'
 import { parse, parseBody } from '../schemas/validate.js'
 import type { StorageTransaction } from '../storage/types.js'
 import { requireWorkspace, visible, workspaceScope, type Access } from './access.js'
@@ -76,33 +78,8 @@ export function campaignOperations({ storage, clock }: Deps) {
       const input = withPercentageRule(() => parseBody(campaignCreate, body, query), body)
       const workspaceId = input.workspaceId.toLowerCase()
       requireWorkspace(access, workspaceId)
-      const amountMinor = parseMoney(input.amount)!
       const now = isoAt(clock)
-      const record: CampaignRecord = {
-        id: newId(),
-        workspaceId,
-        campaignName: input.campaignName,
-        commissionType: input.commissionType,
-        amountMinor,
-        minimumPayoutMinor: parseMoney(input.minimumPayoutAmount ?? 0)!,
-        payoutId: newId(),
-        url: input.url,
-        requiresApprovalToJoin: input.requiresApprovalToJoin ?? false,
-        collectAdditionalInfo: input.collectAdditionalInfo ?? false,
-        hideCustomerEmail: input.hideCustomerEmail ?? false,
-        payoutTerm: input.payoutTerm ?? 0,
-        affiliatePortalWelcomeMessage: input.affiliatePortalWelcomeMessage ?? '',
-        affiliateDashboardText: input.affiliateDashboardText ?? '',
-        stripeCouponId: input.stripeCouponId ?? '',
-        allowedUrlParameters: input.allowedUrlParameters ?? ['ref'],
-        isDefault: input.isDefault ?? false,
-        currency: input.currency ?? 'USD',
-        attributionWindowDays: input.attributionWindowDays ?? 30,
-        recurringMonths: input.recurringMonths ?? null,
-        maxCommissionsPerCustomer: input.maxCommissionsPerCustomer ?? null,
-        createdAt: now,
-        updatedAt: now,
-      }
+      const record: CampaignRecord = { ...createValues(campaigns, input), id: newId(), workspaceId, payoutId: newId(), createdAt: now, updatedAt: now }
       return inTransaction(storage, async (tx) => {
         if (record.isDefault) await clearDefault(tx, workspaceId, record.id, now)
         await tx.insert('campaigns', record)
@@ -120,10 +97,7 @@ export function campaignOperations({ storage, clock }: Deps) {
       requireChanges(input)
       return inTransaction(storage, async (tx) => {
         const current = await findCampaign(tx, access, q.campaignId)
-        const { amount, minimumPayoutAmount, ...rest } = input
-        const patch: Partial<CampaignRecord> = { ...rest, updatedAt: isoAt(clock) }
-        if (amount !== undefined) patch.amountMinor = parseMoney(amount)!
-        if (minimumPayoutAmount !== undefined) patch.minimumPayoutMinor = parseMoney(minimumPayoutAmount)!
+        const patch: Partial<CampaignRecord> = { ...patchOf(campaigns, input), updatedAt: isoAt(clock) }
         checkPercentage(patch.commissionType ?? current.commissionType, patch.amountMinor ?? current.amountMinor)
         // Money already earned is in the campaign's currency: it cannot change under it.
         if (patch.currency !== undefined && patch.currency !== current.currency && (await tx.count('commissions', { where: { campaignId: current.id } })) > 0) {
@@ -159,7 +133,7 @@ export function campaignOperations({ storage, clock }: Deps) {
       const where = workspaceScope(access, q.workspaceId?.toLowerCase())
       return inTransaction(
         storage,
-        (tx) => listPage(tx, 'campaigns', { ...q, where, orderField: q.orderType ?? 'createdAt' }, toCampaign),
+        (tx) => listPage(tx, 'campaigns', { ...q, where, orderField: storedField(campaigns, q.orderType ?? 'createdAt') }, toCampaign),
         readOnly,
       )
     },

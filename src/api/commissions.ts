@@ -1,8 +1,10 @@
 import type { Infer } from 'superstruct'
 import { toCommission, type Commission } from '../domain/commission.js'
+import { commissions } from '../domain/descriptions/commissions.js'
 import { parseMoney } from '../domain/money.js'
 import type { CommissionRecord } from '../domain/records.js'
 import { commissionCreate, commissionId, commissionList, commissionRefund, commissionUpdate } from '../schemas/commissions.js'
+import { patchOf, storedField } from '../schemas/model-schemas.js'
 import { parse, parseBody } from '../schemas/validate.js'
 import type { Access } from './access.js'
 import {
@@ -25,25 +27,15 @@ export type CommissionRefundInput = Infer<typeof commissionRefund.struct>
 
 type ListQuery = CommissionListQuery
 
-/** A timestamp as the service writes them: UTC with milliseconds. */
-export const normalTime = (value: string): string => new Date(value).toISOString()
 export const minor = (amount: number | string): number => parseMoney(amount)!
 
 /** The commission fields of a request, in stored form. Shared with referred users. */
-export function commissionPatch(input: CommissionUpdateInput): CommissionPatch {
-  const { amount, adminEarnedAmount, commissionDate, ...rest } = input
-  const patch: CommissionPatch = rest
-  if (amount !== undefined) patch.amountMinor = minor(amount)
-  if (adminEarnedAmount !== undefined) patch.adminEarnedMinor = minor(adminEarnedAmount)
-  if (commissionDate !== undefined) patch.commissionDate = normalTime(commissionDate)
-  return patch
-}
+export const commissionPatch = (input: object): CommissionPatch => patchOf(commissions, input)
 
 /** Lists commission records of the caller's workspaces, shaped by `map`. Shared with referred users. */
 export function listCommissions<T>({ storage }: Deps, access: Access, q: ListQuery, map: (record: CommissionRecord) => T): Promise<Page<T>> {
   const where = { ...listWhere(access, q), ...periodWhere(q) }
-  const order = q.orderType ?? 'createdAt'
-  const orderField = order === 'amount' ? 'amountMinor' : order
+  const orderField = storedField(commissions, q.orderType ?? 'createdAt')
   return inTransaction(storage, (tx) => listPage(tx, 'commissions', { ...q, where, orderField }, map), readOnly)
 }
 

@@ -2,10 +2,12 @@ import type { Infer } from 'superstruct'
 import { isoAt, type Clock } from '../clock.js'
 import { newId } from '../crypto.js'
 import { toCustomer, type Customer } from '../domain/customer.js'
+import { customers } from '../domain/descriptions/customers.js'
 import type { CommissionRecord, CustomerRecord } from '../domain/records.js'
 import { unprocessable } from '../errors.js'
 import { announce } from '../events/outbox.js'
 import { customerId, customerList, customerUpdate } from '../schemas/customers.js'
+import { storedField } from '../schemas/model-schemas.js'
 import { parse } from '../schemas/validate.js'
 import type { StorageTransaction } from '../storage/types.js'
 import { visible, type Access } from './access.js'
@@ -102,7 +104,7 @@ export function customerOperations({ storage, clock }: Deps) {
     list(access: Access, query: unknown): Promise<Page<Customer>> {
       const q = parse([customerList, query]).query
       const where = listWhere(access, q)
-      return inTransaction(storage, (tx) => listPage(tx, 'customers', { ...q, where, orderField: q.orderType ?? 'createdAt' }, toCustomer), readOnly)
+      return inTransaction(storage, (tx) => listPage(tx, 'customers', { ...q, where, orderField: storedField(customers, q.orderType ?? 'createdAt') }, toCustomer), readOnly)
     },
 
     /**

@@ -1,6 +1,5 @@
-import { stringify } from 'csv-stringify/sync'
 import { formatMoney } from '../domain/money.js'
-import { schema, type FieldSpec, type ModelSchema } from '../domain/schema.js'
+import { answerFields } from '../domain/answers.js'
 import type { FindQuery, ModelName, RecordOf, StorageTransaction } from '../storage/types.js'
 import { inTransaction, readOnly, type Deps } from './shared.js'
 
@@ -12,7 +11,7 @@ export const CSV_TYPE = 'text/csv; charset=utf-8'
 /** Records read per storage transaction, and per piece of the stream. */
 export const EXPORT_PAGE = 500
 
-/** A CSV row. Money travels as a bigint of minor units and is written with two decimals (see `csvText`). */
+/** A CSV row. Money travels as a bigint of minor units and is written with two decimals (see `csvWriter`). */
 export type Row = readonly (string | number | bigint | boolean | null)[]
 
 /**
@@ -23,42 +22,44 @@ export type Row = readonly (string | number | bigint | boolean | null)[]
 const SPACED_FORMULA = /^\s+[=+\-@\uFF1D\uFF0B\uFF0D\uFF20]/
 
 /**
- * CSV text of `rows` (RFC 4180: CRLF line ends, quotes where needed). `escape_formulas` puts a `'`
+ * Loads csv-stringify (with the first file: nothing else needs it, so importing the package does
+ * not) and answers `csvText`: the CSV text of `rows` (RFC 4180: CRLF line ends, quotes where
+ * needed). `escape_formulas` puts a `'`
  * before any text starting with `=`, `+`, `-`, `@`, tab or CR, and the string cast puts one before
  * text starting with whitespace and then one of those (`SPACED_FORMULA`), so a spreadsheet opening
  * the file shows an affiliate's name or a reference rather than running it as a formula (OWASP "CSV
  * Injection"). Numbers are exempt, so money goes in as a bigint of minor units: a clawback's
  * `-12.50` stays a number. Booleans are written `true` / `false`.
  */
-export const csvText = (rows: readonly Row[]): string =>
-  rows.length === 0
-    ? ''
-    : stringify(rows as Row[], {
-        record_delimiter: 'windows',
-        escape_formulas: true,
-        cast: {
-          bigint: (minor) => formatMoney(Number(minor)),
-          boolean: (value) => String(value),
-          string: (value) => (SPACED_FORMULA.test(value) ? `'${value}` : value),
-        },
-      })
+export async function csvWriter(): Promise<(rows: readonly Row[]) => string> {
+  const { stringify } = await import('csv-stringify/sync')
+  return (rows) =>
+    rows.length === 0
+      ? ''
+      : stringify(rows as Row[], {
+          record_delimiter: 'windows',
+          escape_formulas: true,
+          cast: {
+            bigint: (minor) => formatMoney(Number(minor)),
+            boolean: (value) => String(value),
+            string: (value) => (SPACED_FORMULA.test(value) ? `'${value}` : value),
+          },
+        })
+}
 
 /**
- * The columns of one of a model's answers (see `answers` in domain/schema) as a CSV header, and
- * the row of a record: the answer's fields in order, money as minor units (see `csvText`), lists
+ * The columns of one of a model's answers (see `answers` in domain/describe.ts) as a CSV header, and
+ * the row of a record: the answer's fields in order, money as minor units (see `csvWriter`), lists
  * joined with a space.
  */
 export function answerColumns<M extends ModelName>(model: M, answer: string): { header: string[]; row: (record: RecordOf<M>) => Row } {
-  const definition: ModelSchema<M> = schema[model]
-  const fields = definition.answers?.[answer]
-  if (!fields) throw new Error(`${model} has no answer ${answer}`)
-  const specs: FieldSpec[] = fields.map((field) => definition.fields[field])
-  const header = fields.map((field, i) => specs[i]!.answerAs ?? field)
-  const kinds = specs.map((spec) => spec.kind)
+  const listed = answerFields(model, answer)
+  const fields = listed.map(([field]) => field)
+  const kinds = listed.map(([, spec]) => spec.kind)
   return {
-    header,
+    header: listed.map(([, , name]) => name),
     row: (record) => {
-      const values = record as Record<string, unknown>
+      const values: Record<string, unknown> = record
       return fields.map((field, i) => {
         const value = values[field]
         if (kinds[i] === 'money') return value === null ? null : BigInt(value as number)
@@ -140,6 +141,7 @@ export function recordPages<M extends ModelName, X = undefined>(
  */
 export async function csvStream(header: Row | null, next: () => Promise<Row[] | null>): Promise<ReadableStream<Uint8Array>> {
   const encoder = new TextEncoder()
+  const csvText = await csvWriter()
   const pieceOf = async (first: boolean): Promise<string | null> => {
     const rows = await next()
     if (rows === null) return first && header ? csvText([header]) : null

@@ -1,10 +1,12 @@
 import type { Infer } from 'superstruct'
 import { isoAt } from '../clock.js'
 import { newId } from '../crypto.js'
+import { integrations } from '../domain/descriptions/integrations.js'
 import { endpointPathOf, toIntegration, toProviderEvent, type Integration, type ProviderEvent } from '../domain/integration.js'
 import type { IntegrationRecord } from '../domain/records.js'
 import { unprocessable } from '../errors.js'
 import { integrationCreate, integrationId, integrationList, integrationUpdate, providerEventList } from '../schemas/integrations.js'
+import { createValues, patchOf, storedField } from '../schemas/model-schemas.js'
 import { parse, parseBody } from '../schemas/validate.js'
 import type { StorageTransaction } from '../storage/types.js'
 import { requireWorkspace, visible, workspaceScope, type Access } from './access.js'
@@ -40,14 +42,11 @@ export function integrationOperations(deps: Deps) {
         const now = isoAt(clock)
         const id = newId()
         const record: IntegrationRecord = {
+          ...createValues(integrations, input),
           id,
           workspaceId,
-          provider: input.provider,
           campaignId: await campaignOf(tx, access, workspaceId, input.campaignId),
-          livemode: input.livemode ?? true,
           endpointPath: endpointPathOf(id),
-          description: input.description ?? '',
-          signingSecret: input.signingSecret,
           createdAt: now,
           updatedAt: now,
         }
@@ -64,7 +63,7 @@ export function integrationOperations(deps: Deps) {
     list(access: Access, query: unknown): Promise<Page<Integration>> {
       const q = parse([integrationList, query]).query
       const where = workspaceScope(access, q.workspaceId?.toLowerCase())
-      return inTransaction(storage, (tx) => listPage(tx, 'integrations', { ...q, where, orderField: q.orderType ?? 'createdAt' }, toIntegration), readOnly)
+      return inTransaction(storage, (tx) => listPage(tx, 'integrations', { ...q, where, orderField: storedField(integrations, q.orderType ?? 'createdAt') }, toIntegration), readOnly)
     },
 
     /** Changes the campaign, livemode or description, or replaces the signing secret. */
@@ -73,11 +72,8 @@ export function integrationOperations(deps: Deps) {
       requireChanges(input)
       return inTransaction(storage, async (tx) => {
         const current = await findIntegration(tx, access, q.integrationId)
-        const patch: Partial<IntegrationRecord> = { updatedAt: isoAt(clock) }
+        const patch: Partial<IntegrationRecord> = { ...patchOf(integrations, input), updatedAt: isoAt(clock) }
         if (input.campaignId !== undefined) patch.campaignId = await campaignOf(tx, access, current.workspaceId, input.campaignId)
-        if (input.livemode !== undefined) patch.livemode = input.livemode
-        if (input.description !== undefined) patch.description = input.description
-        if (input.signingSecret !== undefined) patch.signingSecret = input.signingSecret
         return toIntegration((await tx.update('integrations', current.id, patch))!)
       })
     },

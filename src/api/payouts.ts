@@ -1,6 +1,7 @@
 import type { Infer } from 'superstruct'
 import { isoAt } from '../clock.js'
 import { newId } from '../crypto.js'
+import { payouts } from '../domain/descriptions/payouts.js'
 import { instant } from '../domain/due.js'
 import { formatMoney } from '../domain/money.js'
 import { PAYOUT_EVENTS, toPayout, type Payout, type PayoutRunResult } from '../domain/payout.js'
@@ -10,6 +11,7 @@ import type { CommissionRecord, PayoutRecord } from '../domain/records.js'
 import { toCommission, type Commission } from '../domain/commission.js'
 import { AffiliateError, unprocessable } from '../errors.js'
 import { payoutId, payoutItems, payoutList, payoutRun, payoutUpdate } from '../schemas/payouts.js'
+import { patchOf, storedField } from '../schemas/model-schemas.js'
 import { parse, parseBody } from '../schemas/validate.js'
 import { chunked, IDS_PER_READ } from '../storage/batch.js'
 import type { RecordOf, StorageTransaction } from '../storage/types.js'
@@ -152,9 +154,9 @@ export function payoutOperations({ storage, clock }: Deps) {
           }
         }
         const now = isoAt(clock)
-        const patch: Partial<PayoutRecord> = {}
-        if (input.externalReference !== undefined) patch.externalReference = input.externalReference
-        if (input.failureReason !== undefined) patch.failureReason = input.failureReason
+        // What the payment system said; the status only when it moves.
+        const { status: _moved, ...said } = patchOf(payouts, input)
+        const patch: Partial<PayoutRecord> = said
         if (moves) {
           patch.status = input.status
           if (input.status === 'paid') patch.paidAt = now
@@ -185,8 +187,7 @@ export function payoutOperations({ storage, clock }: Deps) {
     async list(access: Access, query: unknown): Promise<Page<Payout>> {
       const q = parse([payoutList, query]).query
       const where = listWhere(access, q)
-      const order = q.orderType ?? 'createdAt'
-      const orderField = order === 'amount' ? 'amountMinor' : order
+      const orderField = storedField(payouts, q.orderType ?? 'createdAt')
       return inTransaction(storage, (tx) => listPage(tx, 'payouts', { ...q, where, orderField }, toPayout), readOnly)
     },
 

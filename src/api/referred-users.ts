@@ -5,7 +5,7 @@ import { parse, parseBody } from '../schemas/validate.js'
 import { notFound } from '../errors.js'
 import { requireWorkspace, workspaceScope, type Access } from './access.js'
 import { deleteCommission, findCommission, insertCommission, updateCommission } from './commission-records.js'
-import { commissionPatch, listCommissions, minor, normalTime } from './commissions.js'
+import { commissionPatch, listCommissions, minor } from './commissions.js'
 import { COMMISSION_EVENTS } from './commissions.js'
 import { announce, emit, emitChange } from '../events/outbox.js'
 import { inTransaction, requireChanges, readOnly, type Deps, type Page } from './shared.js'
@@ -15,11 +15,6 @@ export type ReferredUserUpdateInput = Infer<typeof referredUserUpdate.struct>
 export type ReferredUserListQuery = Infer<typeof referredUserList.struct>
 
 const WHAT = 'Referred user'
-
-function referredPatch(input: ReferredUserUpdateInput) {
-  const { payoutDate, ...rest } = input
-  return { ...commissionPatch(rest), ...(payoutDate === undefined ? {} : { payoutDate: payoutDate === null ? null : normalTime(payoutDate) }) }
-}
 
 export function referredUserOperations(deps: Deps) {
   const { storage, clock } = deps
@@ -33,7 +28,7 @@ export function referredUserOperations(deps: Deps) {
       return inTransaction(storage, async (tx) =>
         announce(tx, clock, 'referred_user.created', toReferredUser(
           await insertCommission(tx, access, clock, {
-            ...referredPatch(fields),
+            ...commissionPatch(fields),
             affiliateId,
             campaignId,
             workspaceId: workspaceId?.toLowerCase(),
@@ -71,7 +66,7 @@ export function referredUserOperations(deps: Deps) {
       requireChanges(input)
       return inTransaction(storage, async (tx) => {
         const current = await findCommission(tx, access, q.commissionId, WHAT)
-        const updated = await updateCommission(tx, clock, current, referredPatch(input))
+        const updated = await updateCommission(tx, clock, current, commissionPatch(input))
         return emitChange(tx, clock, COMMISSION_EVENTS, current, updated, toReferredUser(updated))
       })
     },

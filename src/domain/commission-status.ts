@@ -1,6 +1,6 @@
 import type { CommissionKind, CommissionStatus } from './records.js'
 
-export const COMMISSION_STATUSES: readonly CommissionStatus[] = ['pending', 'processing', 'paid', 'refunded']
+export { COMMISSION_STATUSES } from './descriptions/commissions.js'
 
 const moves: Record<CommissionStatus, readonly CommissionStatus[]> = {
   pending: ['processing', 'paid', 'refunded'],

@@ -1,28 +1,10 @@
 import { randomString } from '../crypto.js'
-import { answerMapper } from './schema.js'
+import { answerMapper, type AnswerOf } from './answers.js'
 
-/** A referral link as the API answers it. */
-export interface ReferralLink {
-  id: string
-  referralCode: string
-  /** The campaign url with `<urlParameter>=<referralCode>` set in its query. */
-  url: string
-  urlParameter: string
-  /** The user of the API key that created it; null when created through the trusted `service.api`. */
-  userId: string | null
-  affiliateId: string
-  campaignId: string
-  totalOpens: number
-  totalClicks: number
-  /** Distinct referred e-mails of the commissions attributed to this link. */
-  totalSignups: number
-  /** Sum of the link's attributed commissions that are not refunded. */
-  totalEarnings: number
-  createdAt: string
-  updatedAt: string
-}
+/** A referral link as the API answers it (see descriptions/links.ts). */
+export type ReferralLink = AnswerOf<'links', 'link'>
 
-export const REFERRAL_CODE = /^[A-Za-z0-9_-]{3,64}$/
+export { REFERRAL_CODE } from './descriptions/links.js'
 const CODE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'
 
 /** `REF-` and 8 characters of [A-Z0-9] from a cryptographic source: about 41 bits. */
@@ -35,4 +17,4 @@ export function referralUrl(campaignUrl: string, parameter: string, code: string
   return url.toString()
 }
 
-export const toLink = answerMapper<'links', ReferralLink>('links', 'link')
+export const toLink = answerMapper('links', 'link')

@@ -6,7 +6,7 @@ import type { CommissionStatus, PayoutStatus } from './records.js'
 
 export type { PayoutStatus }
 
-export const PAYOUT_STATUSES: readonly PayoutStatus[] = ['pending', 'processing', 'paid', 'failed', 'canceled']
+export { PAYOUT_STATUSES } from './descriptions/payouts.js'
 
 /** SPEC "Payouts": pending → processing → paid; pending | processing → failed; pending → canceled. */
 const moves: Record<PayoutStatus, readonly PayoutStatus[]> = {

@@ -1,28 +1,10 @@
-import type { PayoutMethod, PayoutStatus } from './records.js'
-import { answerMapper } from './schema.js'
+import { answerMapper, type AnswerOf } from './answers.js'
 import type { SkipReason } from './payout-run.js'
 
-/** A payout as the API answers it. Amounts are decimal strings with two decimals. */
-export interface Payout {
-  payoutId: string
-  workspaceId: string
-  campaignId: string
-  affiliateId: string
-  currency: string
-  amount: string
-  commissionCount: number
-  status: PayoutStatus
-  payoutMethod: PayoutMethod
-  payoutEmail: string
-  periodEnd: string
-  externalReference: string | null
-  failureReason: string | null
-  paidAt: string | null
-  createdAt: string
-  updatedAt: string
-}
+/** A payout as the API answers it (see descriptions/payouts.ts). Amounts are decimal strings with two decimals. */
+export type Payout = AnswerOf<'payouts', 'payout'>
 
-export const toPayout = answerMapper<'payouts', Payout>('payouts', 'payout')
+export const toPayout = answerMapper('payouts', 'payout')
 
 /** The events of a change to a payout: its amount or count (`payout.updated`), or its status. */
 export const PAYOUT_EVENTS = { updated: 'payout.updated', statusChanged: 'payout.status_changed' } as const

@@ -12,9 +12,9 @@ import type { Clock } from '../clock.js'
 import { newId } from '../crypto.js'
 import type { EventRecord, WebhookDeliveryRecord, WebhookRecord } from '../domain/records.js'
 import type { Storage, StorageTransaction } from '../storage/types.js'
-import { buildWebhookRequest, type DeliveryResult, type WebhookSender } from '../webhooks/delivery.js'
+import type { DeliveryResult, WebhookSender } from '../webhooks/delivery.js'
 import { planAfterAttempt, retentionCutoff, webhookAfterDelivery, type Random } from '../webhooks/schedule.js'
-import { liveSecrets } from '../webhooks/signing.js'
+import { liveSecrets } from '../webhooks/secrets.js'
 
 export interface DispatcherOptions {
   storage: Storage
@@ -187,6 +187,8 @@ export class Dispatcher {
   private async attempt({ webhook, event }: Claimed): Promise<DeliveryResult | 'held' | 'orphaned'> {
     if (!webhook || !event) return 'orphaned'
     if (!webhook.enabled) return 'held'
+    // The request's builder, and the signing library with it, load with the first delivery.
+    const { buildWebhookRequest } = await import('../webhooks/delivery.js')
     const now = this.options.clock.now()
     const request = buildWebhookRequest(
       { id: event.id, type: event.type, createdAt: event.createdAt, workspaceId: event.workspaceId, sequence: event.sequence, data: JSON.parse(event.data) },

@@ -1,3 +1,5 @@
+import type { Runtime } from '../runtime.js'
+
 /**
  * The second argument of `service.fetch`, which says who is calling. The adapters of this package
  * pass `{ clientAddress }`; what Bun (`Server`), Deno (`ServeHandlerInfo`) and `@hono/node-server`
@@ -7,6 +9,12 @@
 export interface FetchContext {
   /** The address of the client that sent the request (after any proxy the host trusts). */
   clientAddress?: string | undefined
+  /**
+   * What the caller's runtime does faster (see `Runtime`): the Node and Express adapters pass
+   * `nodeRuntime` from `affiliate-service/node`.
+   * @default the portable runtime (@noble/hashes, real Responses)
+   */
+  runtime?: Runtime | undefined
 }
 
 type Loose = {

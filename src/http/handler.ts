@@ -6,12 +6,12 @@ import { AffiliateError } from '../errors.js'
 import type { KeyStore, Principal } from '../keys/types.js'
 import type { AddressThrottle } from '../limiter/address-throttle.js'
 import type { Admission, Limiter } from '../limiter/limiter.js'
+import { runtimeOf, type Runtime } from '../runtime.js'
 import type { Storage } from '../storage/types.js'
 import { readBody, readJsonBody, type BodyLimits } from './body.js'
 import { clientAddressOf } from './client-address.js'
 import { checkIdempotencyKey, createIdempotency, fingerprintOf, IDEMPOTENCY_HEADER, type IdempotencyOptions } from './idempotency.js'
 import { envelope, errorAnswer, toResponse, type Answer } from './respond.js'
-import { openApiDocument } from './openapi.js'
 import { routes, runRoute, successStatus, type Query, type Route } from './routes.js'
 import { BEACON_PATH, REDIRECT_PATH, trackingRoutes, type TrackingRoutesOptions } from './tracking.js'
 
@@ -151,9 +151,11 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
   const ops = operations(options.storage)
   const idempotency = createIdempotency(options.storage, clock, options.idempotency)
 
-  const fail = (error: unknown, request: Request, extra?: Record<string, string>): Response => {
-    if (!(error instanceof AffiliateError)) onError(error, request)
-    return toResponse(errorAnswer(error), extra)
+  // Every answer of ours that is a 5xx is reported: an unexpected error, or one the host must fix
+  // (a provider's package missing).
+  const fail = (error: unknown, request: Request, runtime: Runtime, extra?: Record<string, string>): Response => {
+    if (!(error instanceof AffiliateError) || error.status >= 500) onError(error, request)
+    return toResponse(errorAnswer(error), extra, runtime)
   }
 
   /**
@@ -161,11 +163,11 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
    * the key (wrong keys counted per client address), the key's limits, then the body, the
    * operation (through `Idempotency-Key` when sent) and the answer.
    */
-  const keyed = (route: Route) => async (request: Routed, context: unknown) => {
+  const keyed = (route: Route) => async (request: Routed, context: unknown, runtime: Runtime) => {
     const address = failedKeys ? clientAddressOf(request, context) : undefined
     if (address !== undefined) failedKeys!.check(address)
     const key = apiKeyOf(request.headers)
-    const principal = key ? await keyStore.resolve(key) : null
+    const principal = key ? await keyStore.resolve(key, runtime) : null
     // A publishable key is public (it sits in web pages): on a keyed route it is no key at all.
     if (!principal || principal.publishable) {
       if (address !== undefined) failedKeys!.spend(address)
@@ -173,7 +175,7 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
     }
     // From here on every answer, error or not, carries the key's RateLimit headers.
     const admission = await limiter.admit(principal.keyId, (error) => onError(error, request))
-    if (route.answer === 'csv') return file(route, request, principal, admission)
+    if (route.answer === 'csv') return file(route, request, principal, admission, runtime)
     try {
       const idempotencyKey = route.method === 'POST' ? request.headers.get(IDEMPOTENCY_HEADER) : null
       if (idempotencyKey !== null) checkIdempotencyKey(idempotencyKey)
@@ -190,9 +192,9 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
               envelope: answered,
               execute: (storage) => runRoute(route, operations(storage), call),
             })
-      return toResponse(answer, admission.headers)
+      return toResponse(answer, admission.headers, runtime)
     } catch (error) {
-      return fail(error, request, admission.headers)
+      return fail(error, request, runtime, admission.headers)
     } finally {
       admission.release()
     }
@@ -203,14 +205,14 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
    * starts are the usual JSON errors; the in-flight slot is kept until the stream ends, fails
    * or is cancelled (the client went away), as the file is still being made until then.
    */
-  async function file(route: Route, request: Request, principal: Principal, admission: Admission): Promise<Response> {
+  async function file(route: Route, request: Request, principal: Principal, admission: Admission, runtime: Runtime): Promise<Response> {
     let made: FileAnswer
     try {
       const call = { access: accessOf(principal), query: queryOf(request), body: undefined }
       made = (await runRoute(route, ops, call)) as FileAnswer
     } catch (error) {
       admission.release()
-      return fail(error, request, admission.headers)
+      return fail(error, request, runtime, admission.headers)
     }
     const headers: Record<string, string> = { 'content-type': made.contentType, 'content-disposition': `attachment; filename="${made.filename}"` }
     for (const name in admission.headers) headers[name.toLowerCase()] = admission.headers[name]!
@@ -219,17 +221,21 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
   }
 
   // The storage says whether it is open: until then every other route would fail, so health is 503.
-  const health = (request: Routed) => {
+  const health = (request: Routed, _context: unknown, runtime: Runtime) => {
     const storage = options.storage.health?.() ?? { ok: true }
     const body = storage.ok
       ? { status: 'ok', service: SERVICE_NAME, timestamp: isoAt(clock) }
       : { status: 'unavailable', service: SERVICE_NAME, timestamp: isoAt(clock), reason: `storage: ${storage.reason ?? 'not available'}` }
-    return toResponse({ status: storage.ok ? 200 : 503, body: JSON.stringify(body) }, undefined, request.method !== 'HEAD')
+    return toResponse({ status: storage.ok ? 200 : 503, body: JSON.stringify(body) }, undefined, runtime, request.method !== 'HEAD')
   }
 
-  // The document is made on first request, then kept: it depends only on the route table and basePath.
-  let openapi: string | undefined
-  const openApi = () => toResponse({ status: 200, body: (openapi ??= JSON.stringify(openApiDocument(basePath))) })
+  // The document is made on first request (its module loads then), then kept: it depends only on
+  // the route table and basePath.
+  let openapi: Promise<string> | undefined
+  const openApi = async (_request: Routed, _context: unknown, runtime: Runtime) => {
+    openapi ??= import('./openapi.js').then(({ openApiDocument }) => JSON.stringify(openApiDocument(basePath)))
+    return toResponse({ status: 200, body: await openapi }, undefined, runtime)
+  }
 
   /** Path -> the methods it answers, for 405's `Allow`. */
   const methods = new Map<string, string[]>([
@@ -238,7 +244,8 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
     [BEACON_PATH, ['POST', 'OPTIONS']],
   ])
   const tracking = trackingRoutes(options.tracking, onError)
-  const router = Router<Routed, [unknown]>({ base: basePath, catch: (error, request) => fail(error, request) })
+  // Every route gets the caller's context and the runtime it names (the portable one by default).
+  const router = Router<Routed, [unknown, Runtime]>({ base: basePath, catch: (error, request, _context, runtime) => fail(error, request, runtime) })
   router.get('/health', health)
   router.head('/health', health)
   router.get('/openapi.json', openApi)
@@ -247,16 +254,16 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
     throw methodNotAllowed(['GET'])
   })
   router.options(BEACON_PATH, tracking.preflight)
-  router.post(BEACON_PATH, async (request: Routed, context: unknown) => {
+  router.post(BEACON_PATH, async (request: Routed, context: unknown, runtime: Runtime) => {
     const cors: Record<string, string> = {}
     try {
-      return await tracking.beacon(request, context, cors)
+      return await tracking.beacon(request, context, runtime, cors)
     } catch (error) {
-      return fail(error, request, cors)
+      return fail(error, request, runtime, cors)
     }
   })
   // A payment provider's events (SPEC wave 3): no key; limited per client address like tracking.
-  router.post(PROVIDER_EVENTS_PATH, async (request: Routed, context: unknown) => {
+  router.post(PROVIDER_EVENTS_PATH, async (request: Routed, context: unknown, runtime: Runtime) => {
     const address = clientAddressOf(request, context)
     const limit = options.tracking.limit
     if (address !== undefined && limit) {
@@ -265,7 +272,7 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
     }
     const raw = new TextDecoder().decode(await readBody(request, options.body))
     const status = await ops.integrations.receive(request.params.integrationId ?? '', raw, request.headers.get('stripe-signature'))
-    return toResponse({ status, body: JSON.stringify({ received: status === 200 }) })
+    return toResponse({ status, body: JSON.stringify({ received: status === 200 }) }, undefined, runtime)
   })
   for (const route of routes) {
     router[route.method.toLowerCase()]!(route.path, keyed(route))
@@ -278,5 +285,8 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
     throw allowed ? methodNotAllowed(allowed) : endpointNotFound()
   })
 
-  return async (request, context) => (await router.fetch(request as Routed, context)) ?? fail(endpointNotFound(), request)
+  return async (request, context) => {
+    const runtime = runtimeOf(context)
+    return (await router.fetch(request as Routed, context, runtime)) ?? fail(endpointNotFound(), request, runtime)
+  }
 }

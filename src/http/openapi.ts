@@ -5,9 +5,10 @@ import { SALE_SKIP_REASONS } from '../domain/reward.js'
 import { EVENT_TYPES } from '../events/types.js'
 import { GRANULARITIES } from '../reports/buckets.js'
 import { TOP_BY } from '../schemas/reports.js'
-import { answerJsonSchema, fieldJsonSchema } from '../domain/schema.js'
-import type { JsonSchema } from '../schemas/fields.js'
-import { jsonSchemaOf, MAX_FIELD_ERRORS, type Schema } from '../schemas/validate.js'
+import { answerJsonSchema } from '../domain/answers.js'
+import type { JsonSchema } from '../domain/checks.js'
+import { fieldJsonSchema } from '../domain/describe.js'
+import { jsonSchemaOf, MAX_FIELD_ERRORS } from '../schemas/validate.js'
 import { linkTrack } from '../schemas/links.js'
 import { routes, successStatus, type Answer, type Model, type Route } from './routes.js'
 import { BEACON_MESSAGE, PUBLISHABLE_KEY_HEADER } from './tracking.js'
@@ -235,6 +236,7 @@ const ERRORS: Record<number, string> = {
   422: 'A rule refused the change (the message says which)',
   429: 'Rate limited: wait `Retry-After` seconds',
   500: 'Unexpected error (reported to `onError`)',
+  503: "Not handled yet, on the provider events' endpoint only (reported to `onError`; the provider delivers the event again)",
 }
 
 /** The codes an error answer with this status may carry, in the order `ERROR_CODES` lists them. */
@@ -380,7 +382,7 @@ function trackingPaths(): Record<string, Record<string, unknown>> {
           "key's `allowedOrigins`; another `Origin` is 403. Dedupe and bots as for the redirect; a bot's `clickId` is null.",
         tags: ['tracking'],
         security: [{ publishableKey: [] }],
-        requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(linkTrack as Schema<unknown>), example: { referralCode: 'REF-7K2M9QXD', event: 'click' } } } },
+        requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(linkTrack), example: { referralCode: 'REF-7K2M9QXD', event: 'click' } } } },
         responses: {
           200: {
             description: BEACON_MESSAGE,

@@ -1,5 +1,5 @@
 import { AffiliateError, type ErrorCode } from '../errors.js'
-import { lightResponse, lightResponsesHere } from './light-response.js'
+import { portableRuntime, type Runtime } from '../runtime.js'
 
 export const JSON_TYPE = 'application/json; charset=utf-8'
 
@@ -36,14 +36,12 @@ export function errorAnswer(error: unknown): Answer {
   return { status: body.status, body: JSON.stringify(body), headers: error instanceof AffiliateError ? error.headers : undefined }
 }
 
-/** The Response of an answer: JSON, its own headers, then `extra` (the rate-limit headers). */
-export function toResponse(answer: Answer, extra?: Record<string, string>, withBody = true): Response {
+/**
+ * The Response of an answer: JSON, its own headers, then `extra` (the rate-limit headers), made by
+ * the caller's runtime (the Node adapter's light Response, else a real one).
+ */
+export function toResponse(answer: Answer, extra?: Record<string, string>, runtime: Runtime = portableRuntime, withBody = true): Response {
   const headers: Record<string, string> = { 'content-type': JSON_TYPE }
   for (const more of [answer.headers, extra]) if (more) for (const name in more) headers[name.toLowerCase()] = more[name]!
-  const body = withBody ? answer.body : null
-  return lightResponsesHere ? lightResponse({ status: answer.status, headers, body }) : new Response(body, { status: answer.status, headers })
+  return runtime.response(answer.status, headers, withBody ? answer.body : null)
 }
-
-/** A Response with no body (a redirect, a preflight): light where the runtime allows, as `toResponse`. */
-export const emptyResponse = (status: number, headers: Record<string, string>): Response =>
-  lightResponsesHere ? lightResponse({ status, headers, body: null }) : new Response(null, { status, headers })

@@ -9,7 +9,8 @@ import { parseBody } from '../schemas/validate.js'
 import type { Tracker, Visit } from '../tracking/tracker.js'
 import { readJsonBody, type BodyLimits } from './body.js'
 import { clientAddressOf } from './client-address.js'
-import { emptyResponse, envelope, toResponse } from './respond.js'
+import type { Runtime } from '../runtime.js'
+import { envelope, toResponse } from './respond.js'
 
 /** The public tracking routes under `basePath`: no API key; limited per client address. */
 export const REDIRECT_PATH = '/r/:referralCode'
@@ -18,7 +19,8 @@ export const BEACON_MESSAGE = 'Event tracked successfully'
 export const PUBLISHABLE_KEY_HEADER = 'x-publishable-key'
 
 export interface TrackingRoutesOptions {
-  tracker: Tracker
+  /** The tracker, made on the first tracked event. */
+  tracker: () => Promise<Tracker>
   keyStore: KeyStore
   body: BodyLimits
   /** Requests per client address; null when the host turned the limit off. */
@@ -39,25 +41,25 @@ const PREFLIGHT_MAX_AGE = '86400'
  */
 export function trackingRoutes({ tracker, keyStore, body, limit }: TrackingRoutesOptions, onError: OnError) {
   /** The visit, once its address has spent a token (429 with `Retry-After` when it has none). */
-  function admit(request: Request, context: unknown): Visit {
+  function admit(request: Request, context: unknown, runtime: Runtime): Visit {
     const address = clientAddressOf(request, context)
     if (address !== undefined && limit) {
       limit.check(address)
       limit.spend(address)
     }
-    return { address, userAgent: request.headers.get('user-agent') ?? '' }
+    return { address, userAgent: request.headers.get('user-agent') ?? '', runtime }
   }
 
   return {
     /** 302 to the link's url with `clickId` added (a bot: the url as it is, nothing counted). */
-    async redirect(request: Request & IRequest, context: unknown): Promise<Response> {
-      const visit = admit(request, context)
+    async redirect(request: Request & IRequest, context: unknown, runtime: Runtime): Promise<Response> {
+      const visit = admit(request, context, runtime)
       const code = request.params.referralCode ?? ''
       if (!REFERRAL_CODE.test(code)) throw notFound('Link')
-      const { clickId, link } = await tracker.track(code, 'click', visit, null, (error) => onError(error, request))
+      const { clickId, link } = await (await tracker()).track(code, 'click', visit, null, (error) => onError(error, request))
       const location = new URL(link.url)
       if (clickId !== null) location.searchParams.set('clickId', clickId)
-      return emptyResponse(302, { location: location.toString(), 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' })
+      return runtime.response(302, { location: location.toString(), 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }, null)
     },
 
     /**
@@ -83,10 +85,10 @@ export function trackingRoutes({ tracker, keyStore, body, limit }: TrackingRoute
      * `Access-Control-Allow-Origin` for an allowed `Origin`. Answers the CORS headers it may on
      * errors too, so the page can read why. `cors` is filled as soon as the origin is allowed.
      */
-    async beacon(request: Request, context: unknown, cors: Record<string, string>): Promise<Response> {
-      const visit = admit(request, context)
+    async beacon(request: Request, context: unknown, runtime: Runtime, cors: Record<string, string>): Promise<Response> {
+      const visit = admit(request, context, runtime)
       const key = request.headers.get(PUBLISHABLE_KEY_HEADER)
-      const principal = key ? await keyStore.resolve(key) : null
+      const principal = key ? await keyStore.resolve(key, runtime) : null
       if (!principal?.publishable) throw invalidPublishableKey()
       const origin = request.headers.get('origin')
       if (origin !== null) {
@@ -95,8 +97,8 @@ export function trackingRoutes({ tracker, keyStore, body, limit }: TrackingRoute
         cors['vary'] = 'Origin'
       }
       const input = parseBody(linkTrack, await readJsonBody(request, body), Object.fromEntries(new URL(request.url).searchParams))
-      const { clickId } = await tracker.track(input.referralCode, input.event, visit, principal.workspaceIds, (error) => onError(error, request))
-      return toResponse(envelope(200, BEACON_MESSAGE, { clickId }), cors)
+      const { clickId } = await (await tracker()).track(input.referralCode, input.event, visit, principal.workspaceIds, (error) => onError(error, request))
+      return toResponse(envelope(200, BEACON_MESSAGE, { clickId }), cors, runtime)
     },
   }
 }

@@ -6,8 +6,8 @@ import { isUuid } from '../uuid.js'
 // the shapes of every API version (2025-03-31 on: an invoice names no charge, payment intent or
 // subscription, a charge no invoice; `invoice_payment.paid` ties a payment to its invoice).
 // `src/api/provider-events.ts` records each with its effects.
-// The `stripe` package is imported here only, and lazily: a host that never receives a Stripe
-// event loads none of it.
+// The `stripe` package is an optional peer dependency, imported here only, and lazily: a host that
+// never receives a Stripe event needs none of it and loads none of it.
 
 /** The one answer to a bad or missing signature, a stale timestamp and an unknown integration. */
 export const invalidSignature = () => new AffiliateError(400, 'Invalid signature: the event is not signed by this integration', { code: 'invalid_signature' })
@@ -15,9 +15,28 @@ export const invalidSignature = () => new AffiliateError(400, 'Invalid signature
 /** Stripe's tolerance for a signature's timestamp, in seconds. */
 export const TOLERANCE_SECONDS = 300
 
+/** The command that installs the SDK, as the errors below say it. */
+export const STRIPE_INSTALL = 'npm install stripe'
+
+/**
+ * The `stripe` package could not be loaded (not installed, most likely). Answered 503
+ * `provider_unavailable`, which Stripe retries for days, so no event is lost while the host
+ * installs it; reported to `onError` (as every 5xx) with the cause.
+ */
+export const stripeMissing = (cause: unknown) =>
+  new AffiliateError(503, `Stripe events need the stripe package, which could not be loaded: run \`${STRIPE_INSTALL}\` in the host (an optional peer dependency of affiliate-service). Stripe delivers this event again.`, {
+    code: 'provider_unavailable',
+    cause,
+  })
+
 type StripeModule = typeof import('stripe')
 let loaded: Promise<StripeModule> | undefined
-const stripeModule = () => (loaded ??= import('stripe'))
+// A failed import is not kept: once the host installs the package, the next delivery loads it.
+const stripeModule = () =>
+  (loaded ??= import('stripe').catch((error: unknown) => {
+    loaded = undefined
+    throw stripeMissing(error)
+  }))
 
 /** A verified Stripe event: only the fields the mapping reads (a signed event may still lack them: see `planStripeEvent`). */
 export interface StripeEvent {
@@ -35,7 +54,7 @@ export async function verifyStripeEvent(rawBody: string, signature: string | nul
   const { default: Stripe } = await stripeModule()
   try {
     const event = await Stripe.webhooks.constructEventAsync(rawBody, signature, secret, TOLERANCE_SECONDS, Stripe.createSubtleCryptoProvider(), nowMs)
-    return event as unknown as StripeEvent
+    return event
   } catch {
     throw invalidSignature()
   }

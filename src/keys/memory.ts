@@ -1,5 +1,6 @@
 import { constantTimeEqual, newId, sha256Hex } from '../crypto.js'
 import { isUuid } from '../uuid.js'
+import { portableRuntime } from '../runtime.js'
 import { isPublishableKey, normalizeOrigin } from './origins.js'
 import { isoAt, systemClock, type Clock } from '../clock.js'
 import { generateApiKey, generatePublishableKey, KEY_PREFIX_LENGTH } from './storage.js'
@@ -94,8 +95,8 @@ export function memoryKeyStore(entries: readonly MemoryKeyEntry[], options: Memo
   for (const entry of entries) add(entry.key, entry, '')
 
   return {
-    async resolve(key) {
-      const hash = sha256Hex(key)
+    async resolve(key, runtime) {
+      const hash = (runtime ?? portableRuntime).sha256Hex(key)
       let found: Principal | null = null
       for (const entry of byPrefix.get(hash.slice(0, 16)) ?? []) {
         if (constantTimeEqual(entry.hash, hash)) found = entry.principal

@@ -1,5 +1,6 @@
 import { isoAt, systemClock, type Clock } from '../clock.js'
 import { constantTimeEqual, newId, randomString, sha256Hex } from '../crypto.js'
+import { portableRuntime } from '../runtime.js'
 import type { ApiKeyKind, ApiKeyRecord } from '../domain/records.js'
 import type { Storage } from '../storage/types.js'
 import { normalizeOrigin, PUBLISHABLE_PREFIX } from './origins.js'
@@ -128,9 +129,9 @@ export function storageKeyStore(storage: Storage, options: StorageKeyStoreOption
   }
 
   return {
-    async resolve(key) {
+    async resolve(key, runtime) {
       if (typeof key !== 'string' || key.length === 0 || key.length > MAX_KEY_LENGTH) return null
-      const hash = sha256Hex(key)
+      const hash = (runtime ?? portableRuntime).sha256Hex(key)
       const candidates = await storage.transaction((tx) => tx.find('apiKeys', { where: { lookup: hash.slice(0, 16) } }), {
         readOnly: true,
       })

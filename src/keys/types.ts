@@ -1,3 +1,5 @@
+import type { Runtime } from '../runtime.js'
+
 /** Who is calling: what an API key resolves to. */
 export interface Principal {
   /** Identifies the key (never the key itself); rate limits and retries are counted per key id. */
@@ -16,8 +18,12 @@ export interface Principal {
 
 /** Resolves the `x-auth-service` (or, for the beacon, `x-publishable-key`) header to a principal. */
 export interface KeyStore {
-  /** The principal for `key`, or null when the key is unknown or revoked. */
-  resolve(key: string): Promise<Principal | null>
+  /**
+   * The principal for `key`, or null when the key is unknown or revoked. `runtime` is the caller's
+   * (see `Runtime`): a store that hashes keys may hash with its `sha256Hex`, which gives the same
+   * hex as any SHA-256; a store may ignore it.
+   */
+  resolve(key: string, runtime?: Pick<Runtime, 'sha256Hex'>): Promise<Principal | null>
 }
 
 /** `secret` keys use the API; `publishable` ones (`pk_…`) only the tracking beacon. */
@@ -72,5 +78,7 @@ export interface KeyManagement {
 }
 
 /** Whether a key store manages its keys (`create`, `list`, `revoke`, `lastUsedAt`). */
-export const managesKeys = (store: KeyStore): store is KeyStore & KeyManagement =>
-  ['create', 'list', 'revoke', 'lastUsedAt'].every((name) => typeof (store as unknown as Record<string, unknown>)[name] === 'function')
+export function managesKeys(store: KeyStore): store is KeyStore & KeyManagement {
+  const maybe: KeyStore & Partial<KeyManagement> = store
+  return [maybe.create, maybe.list, maybe.revoke, maybe.lastUsedAt].every((method) => typeof method === 'function')
+}

@@ -22,14 +22,16 @@ const MAX_ADDRESSES = 10_000
  */
 export function addressThrottle(rule: Pick<RateLimitRule, 'capacity' | 'refillPerSecond'>, clock: Clock): AddressThrottle {
   const full: RateLimitRule = { ...rule, maxInFlight: Infinity }
-  const buckets = new LRUCache<string, BucketState>({ max: MAX_ADDRESSES })
+  // Made with the first address it counts (an LRU allocates its tables up front), not at start.
+  let lru: LRUCache<string, BucketState> | undefined
+  const buckets = () => (lru ??= new LRUCache<string, BucketState>({ max: MAX_ADDRESSES }))
   return {
     check(address) {
-      const { decision } = consumeToken(buckets.get(address), 0, full, clock.now())
+      const { decision } = consumeToken(buckets().get(address), 0, full, clock.now())
       if (!decision.allowed) throw tooManyRequests(full, decision)
     },
     spend(address) {
-      buckets.set(address, consumeToken(buckets.get(address), 0, full, clock.now()).bucket)
+      buckets().set(address, consumeToken(buckets().get(address), 0, full, clock.now()).bucket)
     },
   }
 }

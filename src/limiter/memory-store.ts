@@ -35,16 +35,19 @@ export const DEFAULT_MAX_KEYS = 10_000
 export function memoryLimiterStore(options: MemoryLimiterStoreOptions = {}): MemoryLimiterStore {
   const maxKeys = options.maxKeys ?? DEFAULT_MAX_KEYS
   if (!Number.isInteger(maxKeys) || maxKeys < 1) throw new RangeError('maxKeys must be a whole number of at least 1')
-  const buckets = new LRUCache<string, BucketState>({ max: maxKeys })
+  // Made with the first request it counts: an LRU of 10,000 allocates its tables up front, which a
+  // cold start (or a service that never limits) need not pay.
+  let lru: LRUCache<string, BucketState> | undefined
+  const buckets = () => (lru ??= new LRUCache<string, BucketState>({ max: maxKeys }))
   const inFlight = new Map<string, number>()
   return {
     get size() {
-      return buckets.size
+      return lru?.size ?? 0
     },
     async consume(key, rule, now) {
       const held = inFlight.get(key) ?? 0
-      const { decision, bucket } = consumeToken(buckets.get(key), held, rule, now)
-      buckets.set(key, bucket)
+      const { decision, bucket } = consumeToken(buckets().get(key), held, rule, now)
+      buckets().set(key, bucket)
       if (decision.allowed) inFlight.set(key, held + 1)
       return decision
     },

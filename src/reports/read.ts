@@ -1,6 +1,6 @@
 import { formatMoney } from '../domain/money.js'
 import type { CommissionStatus, RollupRecord } from '../domain/records.js'
-import { ROLLUP_COUNTERS } from '../domain/schema.js'
+import { ROLLUP_COUNTERS } from '../domain/descriptions/service.js'
 import type { StorageTransaction, Where } from '../storage/types.js'
 import { bucketsBetween, type Granularity } from './buckets.js'
 import { dayOf, hourRowId, levelKey, monthOf, rankKey, seriesKey, type RollupCounter } from './rollup.js'

@@ -1,6 +1,6 @@
 import { earnedMinor } from '../domain/commission-status.js'
 import type { CommissionRecord, RollupRecord } from '../domain/records.js'
-import { ROLLUP_COUNTERS } from '../domain/schema.js'
+import { ROLLUP_COUNTERS } from '../domain/descriptions/service.js'
 import { chunked, IDS_PER_READ } from '../storage/batch.js'
 import type { StorageTransaction } from '../storage/types.js'
 

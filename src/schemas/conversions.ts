@@ -1,36 +1,22 @@
-import { parseMoney } from '../domain/money.js'
-import { MAX_AMOUNT } from './campaigns.js'
-import { externalId } from './customers.js'
-import { email, field, nullable, text, timestamp, uuid } from './fields.js'
-import { referralCode } from './links.js'
+import { check, email, money, timestamp, uuid } from '../domain/checks.js'
+import { MAX_AMOUNT } from '../domain/descriptions/campaigns.js'
+import { providerId } from '../domain/descriptions/commissions.js'
+import { customers } from '../domain/descriptions/customers.js'
+import { referralCode } from '../domain/descriptions/links.js'
+import { inputsOf } from './model-schemas.js'
 import { allOptional, schema } from './validate.js'
 
+const { externalId, name, stripeCustomerId } = inputsOf(customers, ['externalId', 'name', 'stripeCustomerId'])
+
 /** An amount of a sale or refund: more than zero, at most two decimals. */
-const positiveAmount = field<number | string>(
-  'positiveAmount',
-  {
-    description: 'An amount above zero with at most two decimals, as a JSON number or a decimal string.',
-    anyOf: [
-      { type: 'number', exclusiveMinimum: 0, maximum: MAX_AMOUNT },
-      { type: 'string', pattern: '^\\d+(\\.\\d{1,2})?$' },
-    ],
-  },
-  (value) => {
-    const minor = parseMoney(value)
-    if (minor === null) return 'must be a number above zero with at most two decimals'
-    if (minor === 0) return 'must be more than zero'
-    return minor <= MAX_AMOUNT * 100 || `must be at most ${MAX_AMOUNT}`
-  },
-)
+const positiveAmount = money(MAX_AMOUNT, { positive: true })
 
 // Any ISO 4217 code is taken: a sale in another currency than its campaign's is skipped
 // (`currency_mismatch`), not refused, so a host can send every sale as it comes.
 const CURRENCY = /^[A-Z]{3}$/
-const saleCurrency = field<string>('saleCurrency', { type: 'string', pattern: CURRENCY.source, description: 'The ISO 4217 code of the sale, such as USD.' }, (value) =>
+const saleCurrency = check<string>('saleCurrency', { type: 'string', pattern: CURRENCY.source, description: 'The ISO 4217 code of the sale, such as USD.' }, (value) =>
   (typeof value === 'string' && CURRENCY.test(value)) || 'must be an ISO 4217 currency code of three capital letters',
 )
-
-const providerId = text(255, { min: 1 })
 
 /** The ways a lead or sale names who brought it; a lead takes exactly one. */
 export const ATTRIBUTIONS = ['clickId', 'referralCode', 'affiliateId'] as const
@@ -41,7 +27,7 @@ export const conversionLead = schema(
     workspaceId: uuid,
     externalId,
     email,
-    ...allOptional({ name: nullable(text(200)), stripeCustomerId: nullable(providerId), clickId: uuid, referralCode, affiliateId: uuid }),
+    ...allOptional({ name, stripeCustomerId, clickId: uuid, referralCode, affiliateId: uuid }),
   },
   [],
   { requireOneOf: [...ATTRIBUTIONS] },

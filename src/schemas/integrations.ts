@@ -1,35 +1,19 @@
-import { bool, oneOf, text, uuid } from './fields.js'
-import { listQuery } from './list.js'
-import { allOptional, schema } from './validate.js'
+import { uuid } from '../domain/checks.js'
+import { integrations, providerEvents } from '../domain/descriptions/integrations.js'
+import { createSchema, listSchema, updateSchema } from './model-schemas.js'
+import { schema } from './validate.js'
 
 // `POST|PUT /integrations`, `GET /integrations/list`, `GET /integrations/events/list` (SPEC wave 3,
 // "Payment provider integrations (Stripe)").
 
-export const INTEGRATION_PROVIDERS = ['stripe'] as const
-export const PROVIDER_EVENT_STATUSES = ['processed', 'ignored', 'waiting', 'failed'] as const
+export { INTEGRATION_PROVIDERS, PROVIDER_EVENT_STATUSES } from '../domain/descriptions/integrations.js'
 
-/** The provider's signing secret (Stripe's `whsec_…`): kept for the verifier, never answered. */
-export const signingSecret = text(255, { min: 1 })
+export const integrationCreate = createSchema(integrations)
 
-const readOnly = ['integrationId', 'id', 'endpointPath', 'createdAt', 'updatedAt']
-
-export const integrationCreate = schema(
-  {
-    workspaceId: uuid,
-    provider: oneOf(INTEGRATION_PROVIDERS),
-    signingSecret,
-    ...allOptional({ campaignId: uuid, livemode: bool, description: text(500) }),
-  },
-  readOnly,
-)
-
-export const integrationUpdate = schema(
-  allOptional({ signingSecret, campaignId: uuid, livemode: bool, description: text(500) }),
-  [...readOnly, 'workspaceId', 'provider'],
-)
+export const integrationUpdate = updateSchema(integrations)
 
 export const integrationId = schema({ integrationId: uuid })
 
-export const integrationList = listQuery(['createdAt', 'updatedAt'] as const)
+export const integrationList = listSchema(integrations)
 
-export const providerEventList = listQuery(['createdAt'] as const, { integrationId: uuid, status: oneOf(PROVIDER_EVENT_STATUSES) })
+export const providerEventList = listSchema(providerEvents)

@@ -1,6 +1,5 @@
-import type { Struct } from 'superstruct'
-import { oneOf, queryInteger, text, uuid } from './fields.js'
-import { optional } from 'superstruct'
+import { optional, type Struct } from 'superstruct'
+import { oneOf, queryInteger, text, uuid } from '../domain/checks.js'
 import { allOptional, schema } from './validate.js'
 
 export const MAX_LIMIT = 100

@@ -1,9 +1,10 @@
-import { PAYOUT_STATUSES } from '../domain/payout-status.js'
-import { bool, nullable, oneOf, queryInteger, text, timestamp, uuid, uuids } from './fields.js'
-import { listQuery, MAX_LIMIT, MAX_PAGE } from './list.js'
+import { bool, oneOf, queryInteger, timestamp, uuid, uuids } from '../domain/checks.js'
+import { payouts } from '../domain/descriptions/payouts.js'
+import { MAX_LIMIT, MAX_PAGE } from './list.js'
+import { inputsOf, listSchema, updateSchema } from './model-schemas.js'
 import { allOptional, schema } from './validate.js'
 
-const status = oneOf(PAYOUT_STATUSES)
+const { status } = inputsOf(payouts, ['status'])
 
 /** `POST /payouts/run`. */
 export const payoutRun = schema({
@@ -13,20 +14,10 @@ export const payoutRun = schema({
 
 export const payoutId = schema({ payoutId: uuid })
 
-export const payoutList = listQuery(['createdAt', 'updatedAt', 'amount', 'status'] as const, {
-  affiliateId: uuid,
-  campaignId: uuid,
-  status,
-})
+export const payoutList = listSchema(payouts)
 
 /** `PUT /payouts`: the move, and what the payment system said. */
-export const payoutUpdate = schema(
-  {
-    status,
-    ...allOptional({ externalReference: nullable(text(255, { min: 1 })), failureReason: nullable(text(1000, { min: 1 })) }),
-  },
-  ['payoutId', 'id', 'workspaceId', 'campaignId', 'affiliateId', 'currency', 'amount', 'commissionCount', 'payoutMethod', 'payoutEmail', 'periodEnd', 'paidAt', 'createdAt', 'updatedAt'],
-)
+export const payoutUpdate = updateSchema(payouts)
 
 /** `GET /payouts/items`: the commissions in one payout, a page at a time. */
 export const payoutItems = schema({

@@ -1,7 +1,8 @@
-import { COMMISSION_STATUSES } from '../domain/commission-status.js'
+import { check, oneOf, queryInteger, text, timestamp, uuid } from '../domain/checks.js'
+import { affiliateStatus } from '../domain/descriptions/affiliates.js'
+import { commissions } from '../domain/descriptions/commissions.js'
 import { GRANULARITIES, normalizeTimeZone } from '../reports/buckets.js'
-import { affiliateStatus } from './affiliates.js'
-import { field, oneOf, queryInteger, text, timestamp, uuid } from './fields.js'
+import { inputsOf } from './model-schemas.js'
 import { allOptional, schema } from './validate.js'
 
 /** The most affiliates `GET /reports/top-affiliates` answers. */
@@ -9,7 +10,7 @@ export const MAX_TOP = 100
 export const TOP_BY = ['earnings', 'clicks', 'signups', 'conversionRate'] as const
 
 /** An IANA time zone name the runtime knows (`Europe/Berlin`, `UTC`), in any letter case. */
-export const timeZone = field<string>(
+export const timeZone = check<string>(
   'timeZone',
   { type: 'string', maxLength: 64, description: 'An IANA time zone name, such as `Europe/Berlin`.', examples: ['UTC', 'America/New_York'] },
   (value) => {
@@ -41,7 +42,7 @@ export const reportTopAffiliates = schema({ ...filters, ...allOptional({ by: one
 /** `GET /exports/commissions`: the filters of `GET /commissions/list`, without the page. */
 export const commissionExport = schema(
   allOptional({
-    workspaceId: uuid, campaignId: uuid, affiliateId: uuid, status: oneOf(COMMISSION_STATUSES), kind: oneOf(['sale', 'clawback'] as const),
+    workspaceId: uuid, campaignId: uuid, affiliateId: uuid, ...inputsOf(commissions, ['status', 'kind']),
     from: timestamp, to: timestamp, contains: text(200),
   }),
 )

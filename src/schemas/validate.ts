@@ -1,6 +1,7 @@
 import { is, optional, type as looseObject, validate, type Failure, type Struct } from 'superstruct'
 import { validationError, type FieldError } from '../errors.js'
-import type { JsonSchema } from './fields.js'
+import type { JsonSchema } from '../domain/checks.js'
+import type { FieldSpec, InputSpec } from '../domain/describe.js'
 
 type Location = FieldError['location']
 type Shape = Record<string, Struct<any, any>>
@@ -17,17 +18,26 @@ export interface Schema<T> {
   entries: readonly (readonly [name: string, struct: Struct<any, any>, optional: boolean])[]
   /** Optional fields of which at least one must be given (`affiliateId` or `clickId`); empty when none. */
   requireOneOf: readonly string[]
+  /** A schema made from a model's description: each field's description, by its name in requests (see `parseForm`). */
+  described?: ReadonlyMap<string, FieldSpec | InputSpec>
 }
 
 // Unknown keys are found here rather than by superstruct's object(): its message for them prints
 // the value, which throws on values such as null-prototype objects from a typed-API caller.
-export const schema = <S extends Shape>(shape: S, readOnly: readonly string[] = [], options: { requireOneOf?: readonly (keyof S & string)[] } = {}) => ({
-  struct: looseObject(shape),
-  fields: new Set(Object.keys(shape)),
-  readOnly: new Set(readOnly),
-  entries: Object.entries(shape).map(([name, struct]) => [name, struct, is(undefined, struct)] as const),
-  requireOneOf: options.requireOneOf ?? [],
-})
+// `entries` is worked out on first use: asking each field whether it may be left out runs its
+// struct, and doing that for every schema at import cost a cold start a few ms.
+export const schema = <S extends Shape>(shape: S, readOnly: readonly string[] = [], options: { requireOneOf?: readonly (keyof S & string)[] } = {}) => {
+  let entries: Schema<unknown>['entries'] | undefined
+  return {
+    struct: looseObject(shape),
+    fields: new Set(Object.keys(shape)),
+    readOnly: new Set(readOnly),
+    get entries(): Schema<unknown>['entries'] {
+      return (entries ??= Object.entries(shape).map(([name, struct]) => [name, struct, is(undefined, struct)] as const))
+    },
+    requireOneOf: options.requireOneOf ?? [],
+  }
+}
 
 /** A query that takes no field at all: what every POST route accepts. */
 const noQuery = schema({})
@@ -109,7 +119,7 @@ function fieldErrors<T>(schema: Schema<T>, value: unknown, location: Location, r
  * The first problem of `value` under an object schema (as the sentence of its field error), or
  * null when it passes: for a list whose items are objects of that schema (`events` of a batch).
  */
-export function firstProblem(schema: Schema<unknown>, value: unknown): string | null {
+export function firstProblem<T>(schema: Schema<T>, value: unknown): string | null {
   return fieldErrors(schema, value, 'body', 1).errors[0]?.msg ?? null
 }
 
@@ -134,7 +144,7 @@ export const parseBody = <B>(schema: Schema<B>, body: unknown, query: unknown = 
  * given (each requiring it), rather than an object with an `anyOf` of bare `required` lists: code
  * generators (openapi-typescript) type the latter `unknown` and then accept any body.
  */
-export function jsonSchemaOf(schema: Schema<unknown>): JsonSchema {
+export function jsonSchemaOf<T>(schema: Schema<T>): JsonSchema {
   const properties: Record<string, unknown> = {}
   const required: string[] = []
   for (const [name, struct, optional] of schema.entries) {

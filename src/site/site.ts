@@ -5,6 +5,7 @@ import type { AffiliateApi } from '../http/typed-api.js'
 import type { Storage } from '../storage/types.js'
 import { csrfTokens } from './csrf.js'
 import { formLimits } from './form-reader.js'
+import { isUnder, pathnameOf, type Site } from './mount.js'
 import { PageError } from './page-error.js'
 import type { SiteRouter } from './router.js'
 import { SCRIPT_PATH, scriptResponse } from './script.js'
@@ -24,18 +25,7 @@ export interface SiteDeps {
   onError: (error: unknown, request: Request) => void
 }
 
-/** A set of pages (the portal, the admin) served from the service's `fetch`: `serves` says whether a request is one of them. */
-export interface Site {
-  readonly path: string
-  serves(request: Request): boolean
-  fetch(request: Request, context?: unknown): Promise<Response>
-}
-
-/** `fetch` answering `site`'s pages first, everything else as before. */
-export const withSite =
-  (site: Site, next: (request: Request, context?: unknown) => Promise<Response>) =>
-  (request: Request, context?: unknown): Promise<Response> =>
-    site.serves(request) ? site.fetch(request, context) : next(request, context)
+export type { Site } from './mount.js'
 
 export interface SiteOptions {
   /** Where the pages are, e.g. `/portal`. */
@@ -86,15 +76,6 @@ export function madeOnce<T>(make: () => Promise<T>): () => Promise<T> {
     })
 }
 
-/** The path of an absolute URL, read without parsing it (every request of the service asks this). */
-function pathnameOf(url: string): string | null {
-  // The path part of an absolute URL: after the third '/'.
-  const start = url.indexOf('/', url.indexOf('//') + 2)
-  if (start < 0) return null
-  const end = url.slice(start).search(/[?#]/)
-  return end < 0 ? url.slice(start) : url.slice(start, start + end)
-}
-
 /**
  * Server-rendered pages under `path`: the one script file, a visit per request (cookies, CSRF),
  * its page found by the router, and every error as a page: a `PageError` with its status, an
@@ -119,10 +100,7 @@ export function createSite(options: SiteOptions): Site {
 
   return {
     path,
-    serves(request) {
-      const pathname = pathnameOf(request.url)
-      return pathname !== null && (pathname === path || pathname.startsWith(`${path}/`))
-    },
+    serves: (request) => isUnder(path, request),
     async fetch(request, context) {
       if (pathnameOf(request.url) === `${path}${SCRIPT_PATH}` && (request.method === 'GET' || request.method === 'HEAD')) return scriptResponse(request.method)
       let key: Uint8Array

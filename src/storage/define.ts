@@ -20,6 +20,7 @@ import type {
 // `RecordOf<model>`: that is the whole of the claim made here.
 const typedOne = <M extends ModelName>(record: StoredRecord | null): RecordOf<M> | null => record as RecordOf<M> | null
 const typedAll = <M extends ModelName>(records: StoredRecord[]): RecordOf<M>[] => records as RecordOf<M>[]
+const typedPicks = <M extends ModelName, F extends keyof RecordOf<M>>(records: StoredRecord[]) => records as Pick<RecordOf<M>, F | 'id'>[]
 
 /** Refuses a batch naming one id twice: which change would win is not defined. */
 function distinctIds(changes: readonly { id: string }[]): void {
@@ -45,7 +46,7 @@ class TypedTransaction implements StorageTransaction {
   async select<M extends ModelName, F extends keyof RecordOf<M> & string>(model: M, fields: readonly F[], query: DriverQuery) {
     const { tx } = this
     const records = tx.select ? await tx.select(model, fields, query) : await tx.find(model, query)
-    return records as unknown as Pick<RecordOf<M>, F | 'id'>[]
+    return typedPicks<M, F>(records)
   }
   count(model: ModelName, query: Pick<DriverQuery, 'where' | 'contains'>) {
     return this.tx.count(model, query)

@@ -27,7 +27,8 @@ export type {
 } from './types.js'
 export { models, modelNames } from './models.js'
 export type { ColumnKind, ModelDefinition, UniqueConstraint } from './models.js'
-export { schema } from '../domain/schema.js'
-export type { FieldKind, FieldSpec, ModelSchema } from '../domain/schema.js'
+// `schema`: every model's description (its public name since before descriptions held requests and forms too).
+export { descriptions as schema } from '../domain/descriptions/index.js'
+export type { FieldKind, FieldSpec, FormControl, InputSpec, ModelSpec, ModelSpec as ModelSchema } from '../domain/describe.js'
 export type * from '../domain/records.js'
 export * as sampleRecords from './sample-records.js'

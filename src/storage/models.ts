@@ -1,4 +1,5 @@
-import { columnKind, schema, type ColumnKind, type FieldSpec } from '../domain/schema.js'
+import { columnKind, type ColumnKind, type FieldSpec } from '../domain/describe.js'
+import { descriptions } from '../domain/descriptions/index.js'
 import type { ModelName, RecordOf } from './types.js'
 
 export type { ColumnKind }
@@ -28,8 +29,16 @@ export interface ModelDefinition<M extends ModelName> {
   fields: readonly { name: keyof RecordOf<M> & string; kind: ColumnKind; nullable: boolean }[]
 }
 
+/** A description as storages read it: constraints and look-ups over the record's fields. */
+type ModelOf<M extends ModelName> = {
+  fields: Record<string, FieldSpec>
+  unique?: ModelDefinition<M>['unique']
+  indexes?: ModelDefinition<M>['indexes']
+  ordered?: ModelDefinition<M>['ordered']
+}
+
 function define<M extends ModelName>(model: M): ModelDefinition<M> {
-  const { fields, unique = [], indexes = [], ordered = [] } = schema[model]
+  const { fields, unique = [], indexes = [], ordered = [] } = descriptions[model] as ModelOf<M>
   const entries = Object.entries(fields) as [keyof RecordOf<M> & string, FieldSpec][]
   const named = (test: (spec: FieldSpec) => boolean) => entries.filter(([, spec]) => test(spec)).map(([name]) => name)
   return {

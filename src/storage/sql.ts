@@ -1,4 +1,5 @@
-import { schema } from '../domain/schema.js'
+import type { FieldSpec } from '../domain/describe.js'
+import { descriptions } from '../domain/descriptions/index.js'
 import { kindOf, models } from './models.js'
 import { isRange, type DriverQuery, type DriverWhere, type ModelName, type Scalar } from './types.js'
 
@@ -129,7 +130,7 @@ function workspaceIsWidest(model: ModelName, where: DriverWhere | undefined): bo
   if (Object.values(where).some((value) => value === null)) return false
   const { indexes } = models[model]
   const named = (field: string) => presentEquality(where[field])
-  const fields = schema[model].fields as Record<string, { kind: string; values?: readonly string[] }>
+  const fields: Record<string, FieldSpec> = descriptions[model].fields
   return Object.keys(where).some(
     (field) => field !== WORKSPACE && field !== 'id' && named(field) && fields[field]?.kind !== 'bool' && fields[field]?.values === undefined && indexes.some((index) => index[0] === field),
   )

@@ -7,7 +7,8 @@ import type { Storage } from '../storage/types.js'
 import { storedSecret } from './secret.js'
 import { DAY_MS } from '../domain/due.js'
 import { dayOf, VisitorHasher } from './visitor.js'
-import { keyedTimeUuid, timeUuid, timeUuidFloor } from '../uuid.js'
+import { keyedTimeUuid, timeUuid, timeUuidFloor } from './click-ids.js'
+import { portableRuntime, type Runtime } from '../runtime.js'
 import type { ClickWriter } from './click-writer.js'
 import { coalesced } from './coalesce.js'
 import { chunked, IDS_PER_READ } from '../storage/batch.js'
@@ -21,6 +22,8 @@ export interface Visit {
   address: string | undefined
   /** The `User-Agent` header, or '' without one. */
   userAgent: string
+  /** The hashes of the caller's runtime (see `Runtime`). @default the portable ones */
+  runtime?: Runtime
 }
 
 export interface TrackResult {
@@ -157,7 +160,8 @@ export function createTracker(options: TrackerOptions) {
     const today = dayOf(now)
     const address = visit.address ?? ''
     const out: string[] = []
-    for (let day = today; day >= dayOf(now - dedupeMs); day--) out.push(h.visitor(day, event, link.id, address, visit.userAgent))
+    const runtime = visit.runtime ?? portableRuntime
+    for (let day = today; day >= dayOf(now - dedupeMs); day--) out.push(h.visitor(runtime, day, event, link.id, address, visit.userAgent))
     return out
   }
 
@@ -270,8 +274,9 @@ export function createTracker(options: TrackerOptions) {
         return { clickId: latest.id, link, counted: false }
       }
       // Nobody else counts on this storage (fresh): a new id; else the id follows from what it counts after.
-      if (latest !== undefined) id = keyedTimeUuid(latest.at + dedupeMs, `after ${latest.id}`)
-      else id = fresh ? timeUuid(now) : keyedTimeUuid(dayOf(now) * DAY_MS, `first ${visitor}`)
+      const sha256 = (visit.runtime ?? portableRuntime).sha256
+      if (latest !== undefined) id = keyedTimeUuid(latest.at + dedupeMs, `after ${latest.id}`, sha256)
+      else id = fresh ? timeUuid(now) : keyedTimeUuid(dayOf(now) * DAY_MS, `first ${visitor}`, sha256)
       window.set(visitor, { id, at: now })
       seen?.add(visitor, now)
     }

@@ -1,6 +1,6 @@
 import { utf8ToBytes } from '@noble/hashes/utils'
-import { base64url, hmacSha256 } from '../crypto.js'
 import { DAY_MS } from '../domain/due.js'
+import type { Runtime } from '../runtime.js'
 
 // Who clicked, kept unrecognisable. A click record holds no address and no user agent, only
 //   visitor = base64url(HMAC-SHA256(daySalt, event | linkId | address | userAgent))[0..16)
@@ -25,19 +25,22 @@ export class VisitorHasher {
   }
 
   /** The salt of a UTC day. */
-  salt(day: number): Uint8Array {
+  salt(runtime: Pick<Runtime, 'hmacSha256'>, day: number): Uint8Array {
     let salt = this.salts.get(day)
     if (!salt) {
-      salt = hmacSha256(this.secret, `affiliate-service click salt ${day}`)
+      salt = runtime.hmacSha256(this.secret, `affiliate-service click salt ${day}`)
       if (this.salts.size >= 4) this.salts.delete(this.salts.keys().next().value!)
       this.salts.set(day, salt)
     }
     return salt
   }
 
-  /** The visitor hash of one event on one link by one address and user agent, under `day`'s salt. */
-  visitor(day: number, event: string, linkId: string, address: string, userAgent: string): string {
-    const mac = hmacSha256(this.salt(day), `${event}\n${linkId}\n${address}\n${userAgent}`)
-    return base64url(mac.subarray(0, VISITOR_BYTES))
+  /**
+   * The visitor hash of one event on one link by one address and user agent, under `day`'s salt,
+   * with the hashes of the caller's runtime (the same bytes whichever).
+   */
+  visitor(runtime: Runtime, day: number, event: string, linkId: string, address: string, userAgent: string): string {
+    const mac = runtime.hmacSha256(this.salt(runtime, day), `${event}\n${linkId}\n${address}\n${userAgent}`)
+    return runtime.base64url(mac.subarray(0, VISITOR_BYTES))
   }
 }

@@ -227,17 +227,20 @@ describe('the click writer', () => {
     let open!: () => void
     w.state.gate = new Promise((resolve) => (open = resolve))
     const writer = createClickWriter({ storage: w.storage, flushMs: 60_000, onError: (error) => expect.fail(String(error)) })
+    const started = w.nextWrite()
     await writer.add(item(1))
     const first = writer.written('click-1')
     // click-1 is waited for, so its batch is written at once; it is held at the gate.
-    await new Promise((resolve) => setTimeout(resolve, 0))
+    await started
     expect(w.state.writes).toBe(1)
     await writer.add(item(2))
     await writer.add(item(3))
     open()
     await first
-    await new Promise((resolve) => setTimeout(resolve, 20))
-    // The second batch is 20 ms old, not 60 s: it waits (the writes used to run back to back).
+    // Everything the first write's end set off without a timer has run once the microtasks have
+    // drained (setImmediate runs after them): the writes used to run back to back, the second
+    // starting there. Now the second batch waits its own 60 s.
+    await new Promise((resolve) => setImmediate(resolve))
     expect([w.state.writes, writer.pending]).toEqual([1, 2])
     await writer.flush()
     expect([w.state.writes, writer.pending]).toEqual([2, 0])

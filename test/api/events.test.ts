@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { memoryStorage, type Storage } from '../../src/index.js'
 import type { AffiliateEvent } from '../../src/events/types.js'
 import { storageKinds } from '../support/fixtures.js'
-import { apiCampaignInput, KEY_B, setup as setupWith, UNKNOWN_ID, WS_A, WS_A2 } from '../support/helpers.js'
+import { apiCampaignInput, KEY_B, listenersHeard, setup as setupWith, UNKNOWN_ID, WS_A, WS_A2 } from '../support/helpers.js'
 
 // The outbox: every write emits its event(s) in its own transaction, with the resource as answered;
 // refused, rolled-back and replayed requests emit nothing; the cursor pages in commit order.
@@ -186,18 +186,22 @@ describe('a rolled-back write', () => {
     const { api, service, errors, call } = setupWith({ storage })
     const heard: AffiliateEvent[] = []
     service.events.on('*', (event) => void heard.push(event))
+    let next = listenersHeard(service)
     await api.campaigns.create(apiCampaignInput())
-    await new Promise((resolve) => setTimeout(resolve, 0))
+    await next
     expect(heard.map((e) => e.type)).toEqual(['campaign.created'])
     failCommit = true
-    const failed = await call('POST', '/campaigns', { body: apiCampaignInput() })
+    const failed = await call('POST', '/campaigns', { body: apiCampaignInput({ campaignName: 'Rolled back' }) })
     expect(failed.status).toBe(500)
     expect(errors).toHaveLength(1)
     failCommit = false
-    await new Promise((resolve) => setTimeout(resolve, 0))
-    expect(heard).toHaveLength(1)
-    expect(await inner.transaction((tx) => tx.count('events', {}))).toBe(1)
-    expect(await inner.transaction((tx) => tx.count('campaigns', {}))).toBe(1)
+    // A write after it is heard; the rolled-back one, had it called anyone, would have been before.
+    next = listenersHeard(service)
+    await api.campaigns.create(apiCampaignInput({ campaignName: 'After' }))
+    await next
+    expect(heard.map((e) => (e.data as { campaignName: string }).campaignName)).toEqual(['Spring launch', 'After'])
+    expect(await inner.transaction((tx) => tx.count('events', {}))).toBe(2)
+    expect(await inner.transaction((tx) => tx.count('campaigns', {}))).toBe(2)
   })
 })
 
@@ -211,17 +215,20 @@ describe('service.events.on', () => {
     service.events.on('campaign.updated', () => {
       throw new Error('a listener that throws')
     })
+    const both = listenersHeard(service, 2)
     const campaign = await api.campaigns.create(apiCampaignInput())
     const updated = await api.campaigns.update(campaign.id, { campaignName: 'x' })
     expect(updated.campaignName).toBe('x')
-    await new Promise((resolve) => setTimeout(resolve, 0))
+    await both
     expect(created).toEqual([campaign])
     expect(every).toEqual(['campaign.created', 'campaign.updated'])
     expect(errors).toEqual([new Error('a listener that throws')])
     off()
+    const next = listenersHeard(service)
     await api.campaigns.create(apiCampaignInput())
-    await new Promise((resolve) => setTimeout(resolve, 0))
+    await next
     expect(created).toHaveLength(1)
+    expect(every).toEqual(['campaign.created', 'campaign.updated', 'campaign.created'])
     expect(() => service.events.on('nothing.happened' as never, () => undefined)).toThrow(/Unknown event type/)
   })
 })

@@ -330,9 +330,13 @@ describe('the in-flight slot is released on every path', () => {
   it('releases exactly once per admission, whether the answer is read, left unread or aborted', async () => {
     const inner = memoryLimiterStore()
     const calls = { consume: 0, release: 0 }
+    // An aborted answer's slot is given back when its body is cancelled, after fetch resolved: the
+    // sixth release is the signal that all are in.
+    let sixth!: () => void
+    const released = new Promise<void>((resolve) => (sixth = resolve))
     const store: LimiterStore = {
       consume: (key, rule, now) => (calls.consume++, inner.consume(key, rule, now)),
-      release: (key, lease) => (calls.release++, inner.release(key, lease)),
+      release: (key, lease) => (++calls.release === 6 && sixth(), inner.release(key, lease)),
     }
     const { service } = setup({ rateLimit: { capacity: 1000, refillPerSecond: 1000, maxInFlight: 2, store } })
     for (let i = 0; i < 6; i++) {
@@ -341,7 +345,7 @@ describe('the in-flight slot is released on every path', () => {
       if (i % 2) controller.abort()
       else await response.text()
     }
-    await new Promise((resolve) => setTimeout(resolve, 10))
+    await released
     expect(calls).toEqual({ consume: 6, release: 6 })
   })
 })

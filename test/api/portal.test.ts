@@ -19,8 +19,6 @@ const affiliateOf = (setup: PortalSetup, campaignId: string, email: string, over
   setup.api.affiliates.create({ email, campaignId, ...overrides })
 
 const tokenOf = (url: string) => new URL(url).searchParams.get('token')!
-/** The links sent are not awaited by the page: give them a turn to go out. */
-const sendsSettle = () => new Promise((resolve) => setTimeout(resolve, 0))
 
 describe('joining', () => {
   it('makes an active affiliate with the additional info in details, and e-mails a sign-in link', async () => {
@@ -34,7 +32,7 @@ describe('joining', () => {
     const joined = await browser.post(`/portal/join/${campaign.id}`, { email: 'ann@example.com', firstName: 'Ann', lastName: 'Lee', website: 'https://ann.example', about: 'My cooking blog' })
     expect(joined.status).toBe(200)
     expect(joined.text).toContain('You have joined')
-    await sendsSettle()
+    await setup.holds(setup.sent, 1)
     expect(setup.sent.map((s) => s.email)).toEqual(['ann@example.com'])
     const [affiliate] = (await setup.api.affiliates.list({ email: 'ann@example.com' })).items
     expect(affiliate).toMatchObject({ firstName: 'Ann', lastName: 'Lee', isActive: true, campaignId: campaign.id })
@@ -116,7 +114,7 @@ describe('signing in', () => {
     expect(b.status).toBe(200)
     expect(a.text.replace('ann@example.com', 'X')).toBe(b.text.replace('zed@example.com', 'X'))
     expect([...a.headers.keys()].sort()).toEqual([...b.headers.keys()].sort())
-    await sendsSettle()
+    await setup.holds(setup.sent, 1)
     expect(setup.sent.map((s) => s.email)).toEqual(['ann@example.com'])
   })
 
@@ -127,7 +125,7 @@ describe('signing in', () => {
     const browser = visitor(setup)
     await browser.get('/portal/sign-in')
     await browser.post('/portal/sign-in', { email: 'ann@example.com' })
-    await sendsSettle()
+    await setup.holds(setup.sent, 1)
     const link = setup.sent[0]!.url
     expect(link).toMatch(/^http:\/\/portal\.test\/portal\/sign-in\/confirm\?token=[A-Za-z0-9_-]{43}$/)
     expect((await browser.get(link)).status).toBe(200)
@@ -146,7 +144,7 @@ describe('signing in', () => {
 
     await other.get('/portal/sign-in')
     await other.post('/portal/sign-in', { email: 'ann@example.com' })
-    await sendsSettle()
+    await setup.holds(setup.sent, 2)
     const late = setup.sent[1]!.url
     setup.clock.advance(15 * 60_000)
     expect((await other.get(late)).status).toBe(400)
@@ -163,7 +161,7 @@ describe('signing in', () => {
     const browser = visitor(setup)
     await browser.get('/portal/sign-in')
     await browser.post('/portal/sign-in', { email: 'ann@example.com' })
-    await sendsSettle()
+    await setup.holds(setup.sent, 1)
     const token = tokenOf(setup.sent[0]!.url)
     const stored = await storage.transaction((tx) => tx.find('portalTokens', {}))
     expect(stored).toHaveLength(1)
@@ -184,13 +182,13 @@ describe('signing in', () => {
     await browser.get('/portal/sign-in')
     const answer = await browser.post('/portal/sign-in', { email: 'ban@example.com' })
     expect(answer.status).toBe(200)
-    await sendsSettle()
+    // Nothing to send is decided before the answer: nothing waits to go out.
     expect(setup.sent).toEqual([])
 
     await setup.api.affiliates.update(banned.id, { isBanned: false })
     await browser.get('/portal/sign-in')
     await browser.post('/portal/sign-in', { email: 'ban@example.com' })
-    await sendsSettle()
+    await setup.holds(setup.sent, 1)
     const link = setup.sent[0]!.url
     await setup.api.affiliates.update(banned.id, { isBanned: true })
     await browser.get(link)
@@ -360,7 +358,7 @@ describe('one affiliate, never another', () => {
     const browser = visitor(setup)
     await browser.get('/portal/sign-in')
     await browser.post('/portal/sign-in', { email: 'ann@example.com' })
-    await sendsSettle()
+    await setup.holds(setup.sent, 1)
     expect(setup.sent).toHaveLength(1)
     await browser.get(setup.sent[0]!.url)
     const done = await browser.post('/portal/sign-in/confirm', { token: tokenOf(setup.sent[0]!.url) })
@@ -520,7 +518,7 @@ describe('pages and headers', () => {
     const browser = visitor(setup)
     await browser.get('http://evil.test/portal/sign-in')
     await browser.post('http://evil.test/portal/sign-in', { email: 'ann@example.com' }, { headers: { host: 'evil.test', 'x-forwarded-host': 'evil.test' } })
-    await sendsSettle()
+    await setup.holds(setup.sent, 1)
     expect(setup.sent[0]!.url).toMatch(/^https:\/\/partners\.example\.com\/portal\/sign-in\/confirm\?token=/)
   })
 
@@ -538,7 +536,7 @@ describe('pages and headers', () => {
     const browser = visitor(setup)
     await browser.get('/portal/sign-in')
     expect((await browser.post('/portal/sign-in', { email: 'ann@example.com' })).status).toBe(200)
-    await sendsSettle()
+    await setup.holds(setup.errors, 1)
     expect(setup.errors).toEqual([new Error('mail down')])
   })
 })
@@ -643,13 +641,13 @@ describe('forms the API refuses', () => {
   it('tells the old payout e-mail and the account e-mail when the payout e-mail changes, and no one when it does not', async () => {
     const { setup, affiliate, browser } = await signedIn()
     expect((await browser.post('/portal/settings', { payoutEmail: 'old@example.com', payoutMethod: 'PAYPAL' })).status).toBe(303)
-    await sendsSettle()
+    // Nothing to send is decided before the answer: nothing waits to go out.
     expect(setup.notices).toEqual([])
     await browser.get('/portal')
     setup.clock.advance(61_000)
     const at = new Date(setup.clock.now()).toISOString()
     expect((await browser.post('/portal/settings', { payoutEmail: 'thief@evil.test', payoutMethod: 'PAYPAL' })).status).toBe(303)
-    await sendsSettle()
+    await setup.holds(setup.notices, 2)
     expect(await setup.api.affiliates.get(affiliate.id)).toMatchObject({ payoutEmail: 'thief@evil.test' })
     expect(setup.notices.map((notice) => notice.email)).toEqual(['old@example.com', 'ann@example.com'])
     for (const notice of setup.notices) {
@@ -663,7 +661,7 @@ describe('forms the API refuses', () => {
     await browser.post('/portal/settings', { payoutEmail: '', payoutMethod: '' })
     await browser.get('/portal')
     await browser.post('/portal/settings', { payoutEmail: 'ann-pay@example.com', payoutMethod: 'PAYPAL' })
-    await sendsSettle()
+    await setup.holds(setup.notices, 3)
     expect(setup.notices.map((notice) => [notice.email, /from (\S+) to (\S+)/.exec(notice.text)!.slice(1)])).toEqual([
       ['thief@evil.test', ['thief@evil.test', '(none)']],
       ['ann@example.com', ['thief@evil.test', '(none)']],
@@ -678,7 +676,7 @@ describe('forms the API refuses', () => {
     const browser = await signIn(setup, 'ann@example.com')
     await browser.get('/portal')
     expect((await browser.post('/portal/settings', { payoutEmail: 'new@example.com', payoutMethod: 'PAYPAL' })).status).toBe(303)
-    await sendsSettle()
+    await setup.holds(setup.errors, 1)
     expect(setup.errors).toEqual([new Error('mail down')])
     expect(await setup.api.affiliates.get(affiliate.id)).toMatchObject({ payoutEmail: 'new@example.com' })
   })

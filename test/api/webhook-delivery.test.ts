@@ -11,7 +11,7 @@ import { connectedPeerProblem, createNodeWebhookSender, pinnedLookup, sendWebhoo
 import { canonicalAddress } from '../../src/webhooks/address.js'
 import { buildWebhookRequest, type WebhookEvent } from '../../src/webhooks/delivery.js'
 import { planAfterAttempt, webhookAfterDelivery, type AttemptPlan, type WebhookHealth } from '../../src/webhooks/schedule.js'
-import { generateWebhookSecret, liveSecrets, rotateWebhookSecret } from '../../src/webhooks/signing.js'
+import { generateWebhookSecret, liveSecrets, rotateWebhookSecret } from '../../src/webhooks/secrets.js'
 
 // Every server here listens on 127.0.0.1; names resolve through an injected resolver. Refused
 // addresses are refused before any socket opens: no traffic leaves the machine.

@@ -29,17 +29,21 @@ afterEach(async () => {
 /** A receiver on 127.0.0.1 answering `statuses` in turn (then the last one). */
 async function receiver(statuses: number[] = [200]) {
   const received: Received[] = []
+  let first!: () => void
+  /** Resolves when the first request has come in. */
+  const arrived = new Promise<void>((resolve) => (first = resolve))
   const server = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
     req.on('end', () => {
       received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') })
       res.writeHead(statuses[Math.min(received.length, statuses.length) - 1]!).end('answered')
+      first()
     })
   })
   servers.push(server)
   const port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)))
-  return { received, url: `http://127.0.0.1:${port}/hooks` }
+  return { received, arrived, url: `http://127.0.0.1:${port}/hooks` }
 }
 
 /** What `new Webhook(secret).verify` says of a received request, at the time it was signed (the service's clock is not the wall clock). */
@@ -307,8 +311,8 @@ describe('the background dispatcher', () => {
       const { secret } = ((await hook.json()) as { data: { secret: string } }).data
       const created = await fetch(`${running.url}/campaigns`, { method: 'POST', headers, body: JSON.stringify(apiCampaignInput()) })
       expect(created.status).toBe(201)
-      // The commit wakes the dispatcher: no waiting for the (one minute) poll.
-      for (let i = 0; i < 100 && target.received.length === 0; i++) await new Promise((r) => setTimeout(r, 20))
+      // The commit wakes the dispatcher: no waiting for the (one minute) poll (the test's timeout would end first).
+      await target.arrived
       expect(target.received).toHaveLength(1)
       expect(new Webhook(secret).verify(target.received[0]!.body, target.received[0]!.headers as Record<string, string>)).toMatchObject({ type: 'campaign.created' })
     } finally {

@@ -21,6 +21,14 @@ async function start(service: { fetch: Fetch }) {
   return { server, origin, port: Number(new URL(server.url).port) }
 }
 
+/** Resolves once the server has seen a connection close (its response's 'close' has been told too). */
+function connectionClosed({ server }: Awaited<ReturnType<typeof start>>): Promise<void> {
+  return new Promise((resolve) => {
+    // The socket's 'close' listeners run in one emit, the response's own among them: a microtask after, all have run.
+    server.server.on('connection', (socket) => socket.on('close', () => queueMicrotask(resolve)))
+  })
+}
+
 /** A promise with its resolve handle, to hold a handler until the test lets it go. */
 function deferred<T = void>() {
   let resolve!: (value: T) => void
@@ -299,38 +307,45 @@ describe('node adapter: requests', () => {
   })
 
   it('aborts a signal first read after the client has gone', async () => {
-    const gone = deferred()
+    const called = deferred()
     const result = deferred<boolean>()
-    const { port } = await start({
+    let gone!: Promise<void> // set once the server is up, before any client comes
+    const started = await start({
       async fetch(request) {
-        await gone.promise
+        called.resolve()
+        await gone
         result.resolve(request.signal.aborted)
         return new Response('late')
       },
     })
-    const client = httpRequest({ port, host: '127.0.0.1', path: '/' })
+    gone = connectionClosed(started)
+    const client = httpRequest({ port: started.port, host: '127.0.0.1', path: '/' })
     client.on('error', () => undefined)
-    client.on('socket', (socket) => socket.on('connect', () => setImmediate(() => client.destroy())))
     client.end()
-    client.on('close', () => setTimeout(() => gone.resolve(), 50))
+    // The client leaves once the service is answering it.
+    await called.promise
+    client.destroy()
     expect(await result.promise).toBe(true)
   })
 
   it('refuses to read a declared body once the client has gone, as an aborted signal would', async () => {
-    const gone = deferred()
+    const called = deferred()
     const result = deferred<string>()
-    const { port } = await start({
+    let gone!: Promise<void> // set once the server is up, before any client comes
+    const started = await start({
       async fetch(request) {
-        await gone.promise
+        called.resolve()
+        await gone
         result.resolve(await request.arrayBuffer().then(() => 'read', (error: Error) => error.message))
         return new Response('late')
       },
     })
-    const client = httpRequest({ port, host: '127.0.0.1', path: '/', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': 2 } })
+    gone = connectionClosed(started)
+    const client = httpRequest({ port: started.port, host: '127.0.0.1', path: '/', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': 2 } })
     client.on('error', () => undefined)
-    client.on('socket', (socket) => socket.on('connect', () => setTimeout(() => client.destroy(), 20)))
     client.end('{}')
-    client.on('close', () => setTimeout(() => gone.resolve(), 50))
+    await called.promise
+    client.destroy()
     expect(await result.promise).toBe('The client closed the request before its body ended')
   })
 
@@ -424,10 +439,13 @@ describe('node adapter: responses', () => {
   })
 
   it('answers pipelined requests in their order, a slow first one holding back the faster ones behind it', async () => {
+    // The first is answered only once the last has been: the faster ones are ready before it.
+    const last = deferred()
     const { port } = await start({
       async fetch(request) {
         const path = new URL(request.url).pathname
-        if (path === '/slow') await new Promise((resolve) => setTimeout(resolve, 30))
+        if (path === '/slow') await last.promise
+        if (path === '/c') queueMicrotask(last.resolve)
         return new Response(`answer to ${path}`)
       },
     })

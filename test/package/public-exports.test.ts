@@ -35,7 +35,7 @@ const VALUES: Record<string, string[]> = {
     'sqlJsStorage',
     'storageKeyStore',
   ],
-  'adapters/node': ['createNodeWebhookSender', 'fileJournal', 'serve', 'toNodeListener'],
+  'adapters/node': ['createNodeWebhookSender', 'fileJournal', 'nodeRuntime', 'serve', 'toNodeListener'],
   'adapters/express': ['expressAdapter', 'expressErrorHandler'],
   'adapters/bun': ['serve'],
   'adapters/deno': ['serve'],

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import { Webhook } from 'standardwebhooks'
 import { describe, expect, it } from 'vitest'
-import { generateWebhookSecret } from '../../src/webhooks/signing.js'
+import { generateWebhookSecret } from '../../src/webhooks/secrets.js'
 import { runtimeEnv, scriptCommand } from '../support/run-command.js'
 
 // src/webhooks imports no node:* (test/unit/layers.test.ts) and its dependencies (standardwebhooks,

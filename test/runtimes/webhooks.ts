@@ -4,7 +4,7 @@
 import { checkWebhookUrl, forbiddenAddressReason } from '../../src/webhooks/address.js'
 import { buildWebhookRequest } from '../../src/webhooks/delivery.js'
 import { planAfterAttempt } from '../../src/webhooks/schedule.js'
-import { generateWebhookSecret, liveSecrets, rotateWebhookSecret } from '../../src/webhooks/signing.js'
+import { generateWebhookSecret, liveSecrets, rotateWebhookSecret } from '../../src/webhooks/secrets.js'
 
 const env = (name: string) =>
   (globalThis as { process?: { env: Record<string, string> } }).process?.env[name] ??

@@ -1,6 +1,22 @@
 import { expect } from 'vitest'
 import { checkAnswer } from './openapi-check.js'
-import { AffiliateError, createAffiliateService, memoryKeyStore, memoryStorage, type CampaignCreateInput, type RateLimitOptions, type Storage } from '../../src/index.js'
+import { AffiliateError, createAffiliateService, memoryKeyStore, memoryStorage, type AffiliateService, type CampaignCreateInput, type RateLimitOptions, type Storage } from '../../src/index.js'
+
+/**
+ * Resolves once `service`'s listeners have been called for `count` more events: a `*` listener
+ * registered now, which is called after every other listener of each event. Listeners run after the
+ * write's answer, so a test waits for this rather than for a turn of the event loop; to show a
+ * listener was not called, wait for a later event.
+ */
+export const listenersHeard = (service: Pick<AffiliateService, 'events'>, count = 1): Promise<void> =>
+  new Promise((resolve) => {
+    let left = count
+    const off = service.events.on('*', () => {
+      if (--left > 0) return
+      off()
+      resolve()
+    })
+  })
 
 /** A clock tests move by hand. */
 export const manualClock = (start = Date.UTC(2026, 0, 1)) => {

@@ -12,22 +12,42 @@ export function portalSetup(options: { storage?: Storage; portal?: Partial<Porta
   const sent: { email: string; url: string }[] = []
   const notices: { email: string; subject: string; text: string }[] = []
   const errors: unknown[] = []
+  // The portal decides what to send before it answers, and sends it a microtask after: a test
+  // waits for the entries themselves (`holds`), never for a turn of the event loop.
+  const waiters = new Set<() => void>()
+  const record =
+    <T,>(list: T[]) =>
+    (entry: T) => {
+      list.push(entry)
+      for (const waiter of waiters) waiter()
+    }
+  /** Resolves once `list` (`sent`, `notices` or `errors`) holds at least `count` entries. */
+  const holds = (list: readonly unknown[], count: number): Promise<void> =>
+    new Promise((resolve) => {
+      const check = () => {
+        if (list.length < count) return
+        waiters.delete(check)
+        resolve()
+      }
+      waiters.add(check)
+      check()
+    })
   const service = createAffiliateService({
     storage: options.storage ?? memoryStorage(),
     keyStore: memoryKeyStore([{ key: 'portal-test-key', userId: '66666666-6666-4666-8666-666666666666', workspaceIds: [WS, OTHER_WS] }]),
     clock,
     ...(options.basePath === undefined ? {} : { basePath: options.basePath }),
     rateLimit: false,
-    onError: (error) => errors.push(error),
+    onError: record(errors),
     portal: {
       secret: PORTAL_SECRET,
       publicUrl: ORIGIN,
-      sendSignInLink: (email, url) => void sent.push({ email, url }),
-      sendNotice: (email, subject, text) => void notices.push({ email, subject, text }),
+      sendSignInLink: (email, url) => record(sent)({ email, url }),
+      sendNotice: (email, subject, text) => record(notices)({ email, subject, text }),
       ...options.portal,
     },
   })
-  return { service, api: service.api, clock, sent, notices, errors }
+  return { service, api: service.api, clock, sent, notices, errors, holds }
 }
 
 export type PortalSetup = ReturnType<typeof portalSetup>
@@ -84,8 +104,7 @@ export async function signIn(setup: PortalSetup, email: string, browser = visito
   const before = setup.sent.length
   const answer = await browser.post('/portal/sign-in', { email })
   if (answer.status !== 200) throw new Error(`sign-in answered ${answer.status}`)
-  await Promise.resolve()
-  await new Promise((resolve) => setTimeout(resolve, 0))
+  await setup.holds(setup.sent, before + 1)
   const link = setup.sent.slice(before).find((entry) => entry.email.toLowerCase() === email.toLowerCase())
   if (!link) throw new Error(`no sign-in link was sent to ${email}`)
   const confirm = await browser.get(link.url)

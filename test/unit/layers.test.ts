@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 
 // The layers of src/ and adapters/: no file imports itself back through others, no folder does,
-// and the core imports nothing from Node.
+// and the core imports nothing from Node nor asks which runtime it is on (what is faster on one
+// runtime comes from its adapter: `Runtime`, src/runtime.ts).
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const files = (dir: string): string[] =>
@@ -44,6 +45,23 @@ function cycle(graph: Map<string, Set<string>>): string[] | undefined {
   }
   return undefined
 }
+
+/** The code of a source, without its comments (a comment may name Bun or Deno). */
+const code = (text: string): string => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[\s;,(){}])\/\/.*$/gm, '$1')
+
+/** Ways to ask which runtime this is, or to reach Node without an import. */
+const RUNTIME_CHECKS: [string, RegExp][] = [
+  ['typeof Bun/Deno/process/Buffer/navigator/EdgeRuntime', /\btypeof\s+(Bun|Deno|process|Buffer|navigator|EdgeRuntime)\b/],
+  ['Bun.* or Deno.*', /\b(Bun|Deno)\s*\??\.\s*\w/],
+  ['process (versions, env, getBuiltinModule...)', /(^|[^.\w])process\s*\??\.\s*\w/m],
+  ['getBuiltinModule', /getBuiltinModule/],
+  ['globalThis.process, .Bun, .Deno, .Buffer, .navigator', /globalThis\s*\??\.\s*(process|Bun|Deno|Buffer|navigator)\b/],
+  ['a cast of globalThis (how a runtime global is reached untyped)', /\(\s*globalThis\s+as\b/],
+  ['Buffer', /(^|[^.\w'"`])Buffer\s*[.(]/m],
+  ['navigator.userAgent', /navigator\s*\??\.\s*userAgent/],
+  ['require()', /(^|[^.\w])require\s*\(/m],
+]
+const runtimeChecksIn = (text: string): string[] => RUNTIME_CHECKS.filter(([, pattern]) => pattern.test(code(text))).map(([name]) => name)
 
 describe('layers', () => {
   const fileGraph = new Map<string, Set<string>>()
@@ -86,6 +104,29 @@ describe('layers', () => {
   it('keeps node:* out of src/', () => {
     const offenders = sources.filter((f) => f.includes('/src/') && importsOf(f).some((spec) => spec.startsWith('node:')))
     expect(offenders.map((f) => relative(root, f))).toEqual([])
+  })
+
+  it('keeps runtime checks out of src/: no typeof Bun, Deno, process.versions, getBuiltinModule, globalThis.process...', () => {
+    const offenders = sources
+      .filter((f) => f.includes('/src/'))
+      .flatMap((f) => runtimeChecksIn(readFileSync(f, 'utf8')).map((check) => `${relative(root, f)}: ${check}`))
+    expect(offenders).toEqual([])
+  })
+
+  it('finds each runtime check when there is one, and not in comments or prose', () => {
+    const found = [
+      "const g = globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }",
+      'const onNode = typeof process !== "undefined"',
+      "if (typeof Bun !== 'undefined') serve()",
+      'const deno = Deno.version',
+      'const node = process.versions.node',
+      'const here = globalThis.process?.versions',
+      'const bytes = Buffer.from(text)',
+      "const worker = navigator.userAgent === 'Cloudflare-Workers'",
+      "const crypto = require('node:crypto')",
+    ].map(runtimeChecksIn)
+    for (const checks of found) expect(checks.length).toBeGreaterThan(0)
+    expect(runtimeChecksIn("// under Bun, Deno and workers; typeof Bun\n/** process.versions */\nnavigator.clipboard.writeText(text)")).toEqual([])
   })
 
   it('can find a cycle when there is one', () => {

@@ -1,12 +1,13 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { SeenFilter } from '../../src/tracking/seen-filter.js'
+import { portableRuntime } from '../../src/runtime.js'
 import { VisitorHasher } from '../../src/tracking/visitor.js'
 
 // The tracker's filter of visitors with a click in the dedupe window: never a false "no".
 const HOUR = 3_600_000
 const hasher = new VisitorHasher('a test secret of thirty-two chars')
-const visitor = (n: number) => hasher.visitor(20_000, 'click', 'link', '203.0.113.7', `agent ${n}`)
+const visitor = (n: number) => hasher.visitor(portableRuntime, 20_000, 'click', 'link', '203.0.113.7', `agent ${n}`)
 
 describe('SeenFilter', () => {
   it('says "maybe" for every visitor noted within the window before now, whatever the times', () => {

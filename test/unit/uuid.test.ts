@@ -1,6 +1,7 @@
 // One UUID pattern for every check, and ids derived from names (RFC 9562 version 8, SHA-256).
 import { describe, expect, it } from 'vitest'
-import { isUuid, nameUuid, timeUuid, timeUuidFloor, UUID_PATTERN } from '../../src/uuid.js'
+import { timeUuid, timeUuidFloor } from '../../src/tracking/click-ids.js'
+import { isUuid, nameUuid, UUID_PATTERN } from '../../src/uuid.js'
 import * as main from '../../src/index.js'
 
 const NS = '6ba7b810-9dad-11d1-80b4-00c04fd430c8' // RFC 9562's DNS namespace, a well-known UUID

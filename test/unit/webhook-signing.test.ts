@@ -1,14 +1,8 @@
 import { createHmac } from 'node:crypto'
 import { Webhook, WebhookVerificationError } from 'standardwebhooks'
 import { describe, expect, it } from 'vitest'
-import {
-  DEFAULT_OVERLAP_HOURS,
-  generateWebhookSecret,
-  isWebhookSecret,
-  liveSecrets,
-  rotateWebhookSecret,
-  signWebhook,
-} from '../../src/webhooks/signing.js'
+import { DEFAULT_OVERLAP_HOURS, generateWebhookSecret, isWebhookSecret, liveSecrets, rotateWebhookSecret } from '../../src/webhooks/secrets.js'
+import { signWebhook } from '../../src/webhooks/signing.js'
 
 const HOUR = 3_600_000
 const keyBytes = (secret: string) => Buffer.from(secret.slice('whsec_'.length), 'base64')

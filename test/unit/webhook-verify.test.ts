@@ -3,7 +3,7 @@
 import { describe, expect, expectTypeOf, it } from 'vitest'
 import { createAffiliateService, memoryKeyStore, memoryStorage } from '../../src/index.js'
 import type { WebhookRequest } from '../../src/webhooks/delivery.js'
-import { generateWebhookSecret } from '../../src/webhooks/signing.js'
+import { generateWebhookSecret } from '../../src/webhooks/secrets.js'
 import {
   verifyWebhook,
   WebhookVerificationError,

@@ -1,11 +1,13 @@
 // A Response that is only data until someone needs more. Building an undici Response (Headers,
-// a body stream, an abort signal) costs more than the rest of a request, and most answers are read
-// only as status, headers and JSON text: by the Node adapter, which writes them with one `end()`,
-// and by in-process callers, which call `text()` or `json()`. So the service answers with an
-// object whose prototype chain is Response's (`instanceof Response` holds) that keeps the status,
-// the headers and the text, and builds the real Response the first time anything else is asked
-// for (`body`, `clone()`, `arrayBuffer()`...), the same idea as @hono/node-server's light
-// Response. Measured: see BENCHMARKS.md (pipeline and node adapter rows).
+// a body stream, an abort signal) costs more than the rest of a request, and the Node adapter reads
+// the service's answers only as status, headers and text, which it writes with one `end()`. So the
+// adapter has the service answer (through `nodeRuntime.response`) with an object whose prototype
+// chain is Response's (`instanceof Response` holds) that keeps the status, the headers and the
+// text, and builds the real Response the first time anything else is asked for (`body`, `clone()`,
+// `arrayBuffer()`...), the same idea as @hono/node-server's light Response. A host's middleware
+// that reads or changes the answer still gets a Response that works. Bun, Deno and workers hand
+// the service's answer to a server written in another language, which wants a real one: their
+// adapters ask for none of this. Measured: BENCHMARKS.md, the peers and clicks rows.
 
 import { lazyPrototype } from './lazy-prototype.js'
 
@@ -92,25 +94,13 @@ Object.defineProperties(proto, {
   },
 })
 
-/**
- * Whether answers may be light here: on Node.js, where the Response is read by JavaScript (the
- * Node adapter, a framework, a test). Bun, Deno and workers hand the Response to a server written
- * in another language, which wants a real one.
- */
-const g = globalThis as { process?: { versions?: { node?: string; bun?: string; deno?: string } }; Bun?: unknown; Deno?: unknown; navigator?: { userAgent?: string } }
-export const lightResponsesHere =
-  typeof g.process?.versions?.node === 'string' &&
-  g.process.versions.bun === undefined &&
-  g.process.versions.deno === undefined &&
-  g.Bun === undefined &&
-  g.Deno === undefined &&
-  g.navigator?.userAgent !== 'Cloudflare-Workers'
-
 /** A Response holding `parts` until more than status, headers and text is asked of it. */
 export function lightResponse(parts: ResponseParts): Response {
   const self = Object.create(proto) as Light
   self[kParts] = parts
   self[kUsed] = false
+  // The one object that is a Response without being made by one: its prototype chain ends at
+  // Response.prototype, and each getter answers from the parts (or from a real Response once asked more).
   return self as unknown as Response
 }
 
@@ -119,7 +109,7 @@ export function lightResponse(parts: ResponseParts): Response {
  * taken, headers not touched): what a server can write as it is. Undefined for any other Response.
  */
 export function untouchedParts(response: Response): ResponseParts | undefined {
-  const self = response as unknown as Partial<Light>
+  const self: Response & Partial<Light> = response
   if (self[kParts] === undefined || self[kReal] || self[kUsed] || self[kHeaders]) return undefined
   return self[kParts]
 }

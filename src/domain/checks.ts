@@ -1,21 +1,22 @@
 import { Struct } from 'superstruct'
-import { parseMoney } from '../domain/money.js'
 import { isUuid } from '../uuid.js'
+import { parseMoney } from './money.js'
 
-// Field structs. Each failure message completes a sentence that starts with the field name:
-// "email" + " must be a valid e-mail address".
+// The checks of one value a request gives, each a superstruct struct carrying its JSON Schema. Each
+// failure message completes a sentence that starts with the field name: "email" + " must be a valid
+// e-mail address". Model descriptions (./descriptions) name them; route schemas (src/schemas) too.
 
 /** A JSON Schema (2020-12) object. */
 export type JsonSchema = Record<string, unknown>
 
 /**
- * A field, described once: the superstruct struct that checks it, with the JSON Schema that
+ * A check, described once: the superstruct struct that checks a value, with the JSON Schema that
  * documents it kept in the struct's `schema` slot (superstruct leaves that slot empty for custom
  * types, and carries it through `optional()`). The OpenAPI document reads it from there, so what
  * is checked and what is documented are one description. `validator` answers `true` for a valid
  * value, else a message completing a sentence that starts with the field name.
  */
-export const field = <T>(name: string, json: JsonSchema, validator: (value: unknown) => boolean | string): Struct<T, JsonSchema> =>
+export const check = <T>(name: string, json: JsonSchema, validator: (value: unknown) => boolean | string): Struct<T, JsonSchema> =>
   new Struct<T, JsonSchema>({ type: name, schema: json, validator: (value) => validator(value) })
 
 // A practical address check (local@domain.tld), not the whole of RFC 5322.
@@ -26,7 +27,7 @@ const isLeapYear = (year: number) => year % 4 === 0 && (year % 100 !== 0 || year
 const daysInMonth = (year: number, month: number) =>
   month === 2 ? (isLeapYear(year) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31
 
-export const uuid = field<string>('uuid', { type: 'string', format: 'uuid' }, (value) => isUuid(value) || 'must be a UUID')
+export const uuid = check<string>('uuid', { type: 'string', format: 'uuid' }, (value) => isUuid(value) || 'must be a UUID')
 
 // NUL, other C0 controls but tab and line breaks, and a surrogate without its pair cannot be stored
 // faithfully (PostgreSQL refuses NUL; SQLite and pg turn a lone surrogate into U+FFFD).
@@ -34,27 +35,27 @@ const UNSTORABLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]|[\ud800-\udbff](?![
 
 const isEmail = (value: unknown) => typeof value === 'string' && value.length <= 254 && EMAIL.test(value) && !UNSTORABLE.test(value)
 
-export const email = field<string>('email', { type: 'string', format: 'email', maxLength: 254 }, (value) => isEmail(value) || 'must be a valid e-mail address')
+export const email = check<string>('email', { type: 'string', format: 'email', maxLength: 254 }, (value) => isEmail(value) || 'must be a valid e-mail address')
 
 /** An e-mail address, or the empty string for "none". */
-export const optionalEmail = field<string>(
+export const optionalEmail = check<string>(
   'optionalEmail',
   { anyOf: [{ type: 'string', format: 'email', maxLength: 254 }, { const: '' }] },
   (value) => value === '' || isEmail(value) || 'must be a valid e-mail address or an empty string',
 )
 
 export const text = (max: number, { min = 0 } = {}) =>
-  field<string>('text', { type: 'string', maxLength: max, ...(min ? { minLength: min } : {}) }, (value) => {
+  check<string>('text', { type: 'string', maxLength: max, ...(min ? { minLength: min } : {}) }, (value) => {
     if (typeof value !== 'string') return 'must be a string'
     if (value.length < min) return min === 1 ? 'must not be empty' : `must have at least ${min} characters`
     if (value.length > max) return `must have at most ${max} characters`
     return !UNSTORABLE.test(value) || 'must not hold control characters or unpaired surrogates'
   })
 
-export const bool = field<boolean>('bool', { type: 'boolean' }, (value) => typeof value === 'boolean' || 'must be true or false')
+export const bool = check<boolean>('bool', { type: 'boolean' }, (value) => typeof value === 'boolean' || 'must be true or false')
 
 export const integer = (min: number, max: number) =>
-  field<number>(
+  check<number>(
     'integer',
     { type: 'integer', minimum: min, maximum: max },
     (value) => (Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max) || `must be an integer from ${min} to ${max}`,
@@ -101,13 +102,13 @@ export const uuids = (max: number): Struct<string[], JsonSchema> =>
   })
 
 export const oneOf = <T extends string>(values: readonly T[]) =>
-  field<T>('oneOf', { type: 'string', enum: [...values] }, (value) => values.includes(value as T) || `must be one of: ${values.join(', ')}`)
+  check<T>('oneOf', { type: 'string', enum: [...values] }, (value) => values.includes(value as T) || `must be one of: ${values.join(', ')}`)
 
 // C0 and C1 controls and DEL. The URL parser drops tabs and line breaks silently, so without this
 // check a url with CR/LF would pass and be stored (and shown, and exported) as sent.
 const URL_CONTROL = /[\u0000-\u001f\u007f-\u009f]/
 
-export const httpUrl = field<string>(
+export const httpUrl = check<string>(
   'httpUrl',
   { type: 'string', format: 'uri', maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?:[^\\u0000-\\u001f\\u007f-\\u009f]*$' },
   (value) => {
@@ -122,21 +123,25 @@ export const httpUrl = field<string>(
   },
 )
 
-/** A non-negative amount with at most two decimals, as a JSON number or a decimal string. */
-export const money = (max: number) =>
-  field<number | string>(
-    'money',
+/**
+ * A non-negative amount with at most two decimals, as a JSON number or a decimal string; with
+ * `positive`, more than zero (a sale's or a refund's).
+ */
+export const money = (max: number, { positive = false } = {}) =>
+  check<number | string>(
+    positive ? 'positiveAmount' : 'money',
     {
-      description: 'An amount with at most two decimals, as a JSON number or a decimal string.',
+      description: `An amount ${positive ? 'above zero ' : ''}with at most two decimals, as a JSON number or a decimal string.`,
       anyOf: [
-        { type: 'number', minimum: 0, maximum: max },
+        { type: 'number', ...(positive ? { exclusiveMinimum: 0 } : { minimum: 0 }), maximum: max },
         { type: 'string', pattern: '^\\d+(\\.\\d{1,2})?$' },
       ],
     },
     (value) => {
-    const minor = parseMoney(value)
-    if (minor === null) return 'must be a non-negative number with at most two decimals'
-    return minor <= max * 100 || `must be at most ${max}`
+      const minor = parseMoney(value)
+      if (minor === null) return `must be a ${positive ? 'number above zero' : 'non-negative number'} with at most two decimals`
+      if (positive && minor === 0) return 'must be more than zero'
+      return minor <= max * 100 || `must be at most ${max}`
     },
   )
 
@@ -156,7 +161,7 @@ export function isTwoDecimalCurrency(code: string): boolean {
   return twoDecimalCurrencies.has(code)
 }
 
-export const currency = field<string>(
+export const currency = check<string>(
   'currency',
   { type: 'string', pattern: CURRENCY.source, description: 'An ISO 4217 code of a currency with two decimals, such as USD or EUR.' },
   (value) =>
@@ -164,7 +169,7 @@ export const currency = field<string>(
     'must be the ISO 4217 code of a currency with two decimals (USD, EUR, GBP, ...)',
 )
 
-export const timestamp = field<string>('timestamp', { type: 'string', format: 'date-time' }, (value) => {
+export const timestamp = check<string>('timestamp', { type: 'string', format: 'date-time' }, (value) => {
   const match = typeof value === 'string' ? ISO_TIMESTAMP.exec(value) : null
   if (!match) return 'must be an ISO 8601 timestamp'
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])]

@@ -1,16 +1,61 @@
+import { bytesToHex } from '@noble/hashes/utils'
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { lightResponse, lightResponsesHere, untouchedParts } from '../../src/http/light-response.js'
+import { lightResponse, untouchedParts } from '../../adapters/node/light-response.js'
+import { nodeRuntime } from '../../adapters/node/runtime.js'
+import { memoryKeyStore, memoryStorage, storageKeyStore } from '../../src/index.js'
+import { portableRuntime } from '../../src/runtime.js'
 import { setup } from '../support/helpers.js'
+
+// What the Node adapter hands the service (adapters/node/runtime.ts): the same bytes as the
+// portable runtime, and light Responses that behave as real ones to whoever reads them.
+
+describe('nodeRuntime', () => {
+  it('hashes exactly as the portable runtime, for any key and text', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 80 }), fc.string({ unit: 'binary' }), (key, text) => {
+        expect(bytesToHex(nodeRuntime.hmacSha256(key, text))).toBe(bytesToHex(portableRuntime.hmacSha256(key, text)))
+        expect(bytesToHex(nodeRuntime.sha256(text))).toBe(bytesToHex(portableRuntime.sha256(text)))
+        expect(nodeRuntime.sha256Hex(text)).toBe(portableRuntime.sha256Hex(text))
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it('encodes base64url exactly as the portable runtime, subarrays included', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 64 }), fc.nat(8), (bytes, skip) => {
+        const part = bytes.subarray(Math.min(skip, bytes.length))
+        expect(nodeRuntime.base64url(part)).toBe(portableRuntime.base64url(part))
+      }),
+      { numRuns: 500 },
+    )
+  })
+
+  it("resolves keys in the key stores as the portable hash does (a key made by one is found with the other's)", async () => {
+    const keys = memoryKeyStore([{ key: 'sk_test_same', userId: 'u', workspaceIds: ['11111111-1111-4111-8111-111111111111'], keyId: 'k' }])
+    expect((await keys.resolve('sk_test_same', nodeRuntime))?.keyId).toBe('k')
+    expect((await keys.resolve('sk_test_same'))?.keyId).toBe('k')
+    const stored = storageKeyStore(memoryStorage())
+    const { key } = await stored.create({ workspaceIds: ['11111111-1111-4111-8111-111111111111'] })
+    expect((await stored.resolve(key, nodeRuntime))?.workspaceIds).toEqual(['11111111-1111-4111-8111-111111111111'])
+    expect(await stored.resolve(`${key}x`, nodeRuntime)).toBeNull()
+  })
+
+  it('is what the service answers with when the caller passes it; without it, a real Response (Bun, Deno and workers read theirs natively)', async () => {
+    const { service } = setup()
+    const light = await service.fetch(new Request('http://test.local/api/v1/health'), { runtime: nodeRuntime })
+    expect(untouchedParts(light)?.status).toBe(200)
+    const real = await service.fetch(new Request('http://test.local/api/v1/health'))
+    expect(untouchedParts(real)).toBeUndefined()
+    expect(Object.getPrototypeOf(real)).toBe(Response.prototype)
+    expect((await real.json()).status).toBe('ok')
+  })
+})
 
 const make = () => lightResponse({ status: 201, headers: { 'content-type': 'application/json; charset=utf-8', 'x-a': '1' }, body: '{"ok":true}' })
 
 describe('lightResponse', () => {
-  it('is what the service answers on Node (Bun, Deno and workers get real Responses: their servers read them natively)', async () => {
-    expect(lightResponsesHere).toBe(true)
-    const response = await setup().service.fetch(new Request('http://test.local/api/v1/health'))
-    expect(untouchedParts(response)?.status).toBe(200)
-  })
-
   it('is a Response to anyone who checks, with its status and headers', () => {
     const response = make()
     expect(response).toBeInstanceOf(Response)
