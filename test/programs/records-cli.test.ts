@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { fileJournal } from '../../adapters/node/file-journal.js'
+import { sqlJsStorage } from '../../src/index.js'
 import { modelNames } from '../../src/storage/models.js'
 import { startProgram, type Started } from '../support/run-command.js'
 import { dropSchema, needs, POSTGRES_VAR, postgresUrl, testPool, uniqueName } from '../support/services.js'
@@ -192,5 +194,34 @@ describe.skipIf(!postgresUrl)(needs('migrate to PostgreSQL', POSTGRES_VAR), () =
     const again = await cli(['migrate', '--from', source, '--to', postgresUrl!, '--to-schema', schema])
     expect(again.code).toBe(1)
     expect(again.stderr).toMatch(/The storage already holds records: campaigns \(1\)/)
+  })
+})
+
+describe('a read-only snapshot (what export reads) beside a process writing the file', () => {
+  it('is consistent while another process writes and folds its journal into the file', async () => {
+    const file = join(root, 'busy.sqlite')
+    const linkId = '00000000-0000-4000-8000-00000000beef'
+    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'fixtures', 'snapshot-writer.ts'), file, linkId], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (data: Buffer) => data.toString().includes('ready') && resolve())
+        child.once('exit', (code) => reject(new Error(`the writer exited (${code}) before writing`)))
+      })
+      const seen: number[] = []
+      while (seen.length < 40) {
+        const snapshot = sqlJsStorage({ persist: fileJournal(file, { readOnly: true }) })
+        const [clicks, counter] = await snapshot.transaction(async (tx) => [await tx.count('clicks', { where: { linkId } }), await tx.get('sequences', 'written')])
+        await snapshot.close()
+        expect(clicks).toBe(counter!.value)
+        seen.push(clicks)
+      }
+      // Snapshots move forward with the writes, never back.
+      expect(seen).toEqual([...seen].sort((a, b) => a - b))
+      expect(seen.at(-1)).toBeGreaterThan(seen[0]!)
+    } finally {
+      child.kill('SIGKILL')
+    }
   })
 })
