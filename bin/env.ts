@@ -37,7 +37,7 @@ const missingPackage = (error: unknown): boolean => {
 }
 
 /** An optional peer's entry point, or a plain message saying what to install. */
-async function optional<T>(load: () => Promise<T>, variable: string, pkg: string): Promise<T> {
+export async function optional<T>(load: () => Promise<T>, variable: string, pkg: string): Promise<T> {
   try {
     return await load()
   } catch (error) {
@@ -47,7 +47,7 @@ async function optional<T>(load: () => Promise<T>, variable: string, pkg: string
 }
 
 /** The schema AFFILIATE_SCHEMA names: letters, digits and `_`, not starting with a digit, at most 63. */
-const SCHEMA = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/
+export const SCHEMA = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/
 
 /**
  * DATABASE_URL: PostgreSQL (tables in AFFILIATE_SCHEMA, default `affiliate_service`). Otherwise

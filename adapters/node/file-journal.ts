@@ -16,6 +16,7 @@ import { link, mkdir, open, readdir, readFile, rename, rm, unlink, stat, type Fi
 import { basename, dirname, join, resolve } from 'node:path'
 import * as zlib from 'node:zlib'
 import type { SqlJsJournal, SqlJsPersistence } from '../../src/storage/sqljs/persistence.js'
+import { FileBytes } from './file-bytes.js'
 
 /** CRC-32 of a record's payload (zlib's, from Node 20.15): catches a torn or half-written record. */
 const crc32 = (bytes: Uint8Array): number => zlib.crc32(bytes)
@@ -446,6 +447,15 @@ export interface FileJournalOptions {
    * @default 5000
    */
   lockWaitMs?: number
+  /**
+   * Open a still copy of the database as it stands, without the lock, while a server may be
+   * serving it: the file and every journal record durable when it is read (a consistent
+   * snapshot: a commit whose record is still being written is left out, as it was not yet
+   * acknowledged). The storage then answers reads and refuses writes, and nothing on disk is
+   * touched. `affiliate-service export` reads the file this way.
+   * @default false
+   */
+  readOnly?: boolean
 }
 
 /**
@@ -468,5 +478,97 @@ export function fileJournal(path: string, options: FileJournalOptions = {}): Sql
   if (!Number.isFinite(waitMs) || waitMs < 0) throw new RangeError(`fileJournal: lockWaitMs must be a number of milliseconds, not ${waitMs}`)
   // Looked up here rather than imported by name, so that an older Node fails only this call, plainly.
   if (typeof zlib.crc32 !== 'function') throw new Error('fileJournal needs zlib.crc32: Node.js 20.15 or later')
-  return { open: () => openFileJournal(path, waitMs) }
+  return { open: () => (options.readOnly ? openSnapshot(path) : openFileJournal(path, waitMs)) }
+}
+
+/** The pid of the live process holding the database file's lock (a server serving it), or null. */
+export async function lockHolder(path: string): Promise<number | null> {
+  const text = await readFile(`${resolve(path)}.lock`, 'utf8').catch(() => null)
+  const pid = text === null ? Number.NaN : Number.parseInt(text, 10)
+  return Number.isInteger(pid) && pid > 0 && pid !== process.pid && (await isRunning(pid)) ? pid : null
+}
+
+/** A still copy of a database that another process may be writing: see `FileJournalOptions.readOnly`. */
+class SnapshotJournal implements SqlJsJournal {
+  readonly readOnly = true
+  readonly journalBytes = 0
+  readonly snapshotBytes: number
+
+  constructor(
+    readonly snapshot: FileBytes,
+    readonly records: readonly Uint8Array[],
+  ) {
+    this.snapshotBytes = snapshot.size
+  }
+
+  append(): Promise<void> {
+    return Promise.reject(new Error('This database was opened read-only (a snapshot of the file): it takes no writes'))
+  }
+
+  async checkpoint(): Promise<void> {
+    throw new Error('This database was opened read-only (a snapshot of the file): it is never written')
+  }
+
+  async close(): Promise<void> {
+    this.snapshot.close()
+  }
+}
+
+/**
+ * The file, open: a fold renames a new file over it, which leaves this one whole for as long as it
+ * is open. Read by the page, as sql.js asks (see FileBytes).
+ */
+function openSnapshotFile(file: string): FileBytes {
+  let bytes: FileBytes
+  try {
+    bytes = FileBytes.open(file)
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') throw new Error(`${file} does not exist: there is no database to read`)
+    throw error
+  }
+  if (new TextDecoder().decode(bytes.subarray(0, 16)) !== SQLITE_HEADER) {
+    bytes.close()
+    throw new Error(`${file} is not a SQLite database`)
+  }
+  return bytes
+}
+
+/** Reads before giving up on a journal whose segments keep being caught mid-write. */
+const SNAPSHOT_ATTEMPTS = 20
+
+/**
+ * Reads the journal, then the file, without the lock. The order makes what is read consistent
+ * while the holder writes and folds: the file read is the one folded last or a later one, and the
+ * segments read were written after an earlier or the same fold, so their records go on from the
+ * file's, or are older and skipped (a segment removed before it is read was folded into that file
+ * first). A partial record at the end of the newest segment holding data is a commit not yet
+ * acknowledged, and is left out. Only a partial record with data after it (a segment caught
+ * mid-write before the next one was read) leaves a gap: then the whole read is done again.
+ */
+async function openSnapshot(path: string): Promise<SqlJsJournal> {
+  const file = resolve(path)
+  const prefix = `${basename(file)}.journal-`
+  for (let attempt = 0; attempt < SNAPSHOT_ATTEMPTS; attempt++) {
+    const numbers = (await readdir(dirname(file)).catch(() => [] as string[]))
+      .filter((name) => name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length)))
+      .map((name) => Number(name.slice(prefix.length)))
+      .sort((a, b) => a - b)
+    const records: Uint8Array[] = []
+    let torn = false
+    let gap = false
+    for (const number of numbers) {
+      const bytes = await readFile(join(dirname(file), `${prefix}${number}`)).catch((error: unknown) => {
+        if (errorCode(error) === 'ENOENT') return null
+        throw error
+      })
+      if (bytes === null || bytes.length === 0) continue
+      if (torn) gap = true
+      const parsed = parseRecords(viewOf(bytes))
+      records.push(...parsed.records)
+      if (parsed.validBytes < bytes.length) torn = true
+    }
+    if (!gap) return new SnapshotJournal(openSnapshotFile(file), records)
+    await pause(5 * (attempt + 1))
+  }
+  throw new Error(`${file}: a journal segment ends in a partial record with data after it in every read (${SNAPSHOT_ATTEMPTS} reads): it is damaged, or being written too fast to copy`)
 }

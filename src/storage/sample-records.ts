@@ -20,6 +20,7 @@ import type {
   WebhookDeliveryRecord,
   WebhookRecord,
 } from '../domain/records.js'
+import type { ModelName, RecordOf } from './types.js'
 
 // Records of every model with every kind of value a storage must keep exactly: booleans both
 // ways, nulls, string arrays (empty and not), integers (zero, negative, beyond 32 bits), text
@@ -394,3 +395,27 @@ export const providerEvent = (overrides: Partial<ProviderEventRecord> = {}): Pro
   updatedAt: at(0),
   ...overrides,
 })
+
+/** Each model's sample record maker: one record of every model, as the conformance kit stores them. */
+export const sampleOf: { [M in ModelName]: (overrides?: Partial<RecordOf<M>>) => RecordOf<M> } = {
+  campaigns: campaign,
+  affiliates: affiliate,
+  links: link,
+  commissions: commission,
+  payouts: payout,
+  apiKeys: apiKey,
+  idempotency,
+  events: event,
+  webhooks: webhook,
+  webhookDeliveries: webhookDelivery,
+  sequences: sequence,
+  rollups: rollup,
+  clicks: click,
+  settings: setting,
+  portalTokens: portalToken,
+  customers: customer,
+  sales: sale,
+  saleRefunds: saleRefund,
+  integrations: integration,
+  providerEvents: providerEvent,
+}

@@ -38,7 +38,8 @@ function countTriggers(table: string, fields: readonly string[]): string {
 
 /**
  * The fields whose rows `_counts` keeps (see `countTriggers`), as migration 4 made them (payouts:
- * migration 6, portalTokens: migration 9): frozen, and the storage counts through `_counts` only for these.
+ * migration 6, portalTokens: migration 9): frozen, and the storage counts through `_counts` only for
+ * these. A table listed here must have had `countTriggers` run on it (its whole-table row included).
  */
 export const COUNTED = {
   campaigns: ['workspaceId'],
@@ -48,8 +49,8 @@ export const COUNTED = {
   payouts: ['workspaceId', 'affiliateId', 'campaignId'],
   apiKeys: ['lookup'],
   idempotency: ['scopeKey'],
-  // Migration 7: read by key ranges, never counted.
-  rollups: [],
+  // Migration 7 made rollups without count triggers: they are counted by SQL. (An entry here with
+  // no fields made `count('rollups', {})` read a `_counts` row no trigger keeps, and answer 0.)
   portalTokens: ['email'],
 } as const
 

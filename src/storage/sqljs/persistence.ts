@@ -16,6 +16,11 @@ export interface SqlJsJournal {
   /** Size of the last snapshot written or read, in bytes. */
   readonly snapshotBytes: number
   /**
+   * A still copy read from a store another process may hold (no lock taken): the storage answers
+   * reads, refuses every write and never checkpoints. @default false
+   */
+  readonly readOnly?: boolean
+  /**
    * Appends one record and resolves once it is durable. Records become durable in call order, so
    * a record that survives a crash has every earlier one before it. Appends made while an earlier
    * one is being synced may share its successor's sync (group commit); each still resolves only

@@ -214,6 +214,10 @@ class Engine {
       throw error
     }
     tx.open = false
+    if (tx.writes.length > 0 && this.journal?.readOnly) {
+      this.rollback()
+      throw new Error('This database was opened read-only (a snapshot of the file): it takes no writes')
+    }
     if (tx.writes.length === 0) {
       this.rollback()
       // A read may have seen writes whose fsync is still under way: answer only once they are durable.
@@ -285,7 +289,7 @@ class Engine {
    * under the new schema on top of a file of the old one.
    */
   async checkpoint(rewrite = false): Promise<void> {
-    if (!this.journal) return
+    if (!this.journal || this.journal.readOnly) return
     await this.checkpointing
     await this.durable
     if (rewrite || this.journal.journalBytes > 0 || this.journal.snapshotBytes === 0) {
