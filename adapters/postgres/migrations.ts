@@ -636,6 +636,22 @@ CREATE INDEX provider_events_charge ON ${s}."providerEvents" ("workspaceId", "ch
 CREATE INDEX provider_events_payment_intent ON ${s}."providerEvents" ("workspaceId", "paymentIntentId", "createdAt", "id");`,
     ),
   },
+  {
+    version: 19,
+    description: "the admin's token sign-in sessions (keyed hashes only), so signing out ends one everywhere",
+    up: sql(
+      (s) => `CREATE TABLE ${s}."adminSessions" (
+  "id" text COLLATE "C" PRIMARY KEY,
+  "userId" text COLLATE "C" NOT NULL,
+  "expiresAt" text COLLATE "C" NOT NULL,
+  "createdAt" text COLLATE "C" NOT NULL,
+  "updatedAt" text COLLATE "C" NOT NULL,
+  "_search" text COLLATE "C" NOT NULL
+);
+CREATE INDEX admin_sessions_created ON ${s}."adminSessions" ("createdAt", "id");
+CREATE INDEX admin_sessions_expires ON ${s}."adminSessions" ("expiresAt", "id");`,
+    ),
+  },
 ]
 
 export const SCHEMA_VERSION = migrations[migrations.length - 1]!.version

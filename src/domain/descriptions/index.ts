@@ -5,7 +5,7 @@ import { customers, saleRefunds, sales } from './customers.js'
 import { integrations, providerEvents } from './integrations.js'
 import { links } from './links.js'
 import { payouts } from './payouts.js'
-import { apiKeys, clicks, idempotency, portalTokens, rollups, sequences, settings } from './service.js'
+import { adminSessions, apiKeys, clicks, idempotency, portalTokens, rollups, sequences, settings } from './service.js'
 import { events, webhookDeliveries, webhooks } from './webhooks.js'
 
 /**
@@ -28,6 +28,7 @@ export const descriptions = {
   clicks,
   settings,
   portalTokens,
+  adminSessions,
   customers,
   sales,
   saleRefunds,

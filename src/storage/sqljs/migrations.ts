@@ -637,6 +637,21 @@ CREATE INDEX providerEvents_workspaceId_invoiceId ON providerEvents (workspaceId
 CREATE INDEX providerEvents_workspaceId_chargeId ON providerEvents (workspaceId, chargeId, createdAt, id);
 CREATE INDEX providerEvents_workspaceId_paymentIntentId ON providerEvents (workspaceId, paymentIntentId, createdAt, id);`,
   },
+  {
+    version: 20,
+    // The admin's token sign-in keeps its sessions here (only keyed hashes of their secrets), so
+    // signing out ends a session on every browser; ended ones are deleted by their expiry.
+    sql: `CREATE TABLE adminSessions (
+  id TEXT PRIMARY KEY NOT NULL,
+  userId TEXT NOT NULL,
+  expiresAt TEXT NOT NULL,
+  createdAt TEXT NOT NULL,
+  updatedAt TEXT NOT NULL,
+  _search TEXT NOT NULL
+) STRICT;
+CREATE INDEX adminSessions_created ON adminSessions (createdAt, id);
+CREATE INDEX adminSessions_expiresAt ON adminSessions (expiresAt, id);`,
+  },
 ]
 
 export const SCHEMA_VERSION = migrations[migrations.length - 1]!.version
