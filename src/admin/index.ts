@@ -144,7 +144,7 @@ export function createAdmin(options: AdminOptions, deps: AdminDeps): Site {
       const names = items.map((campaign) => campaign.campaignName).join(', ')
       const more = pagination.total > items.length ? ` and ${pagination.total - items.length} more` : ''
       const what = pagination.total === 0 ? 'No campaigns yet' : `${pagination.total === 1 ? '1 campaign' : `${pagination.total} campaigns`}: ${names}${more}`
-      return html`<li><form class="card ws-choice" method="post" action="${path}/workspace">${csrfField(v.csrf)}<input type="hidden" name="workspaceId" value="${id}">
+      return html`<li><form class="card" method="post" action="${path}/workspace">${csrfField(v.csrf)}<input type="hidden" name="workspaceId" value="${id}">
 <p><strong>${what}</strong><span class="hint">Workspace ${id}</span>${id === current ? html` <span class="muted">(open now)</span>` : ''}</p>
 <button type="submit" aria-label="Open workspace ${id}">Open</button></form></li>`
     })
@@ -178,7 +178,11 @@ export function createAdmin(options: AdminOptions, deps: AdminDeps): Site {
       return v.redirect(tokenHash ? `${path}/sign-in?notice=signed-out` : path)
     },
     async 'GET /workspaces'({ v, who }) {
-      return chooser(v, who, await workspacesOf(who, deps.keyStore, deps.storage), v.cookies.get(WORKSPACE_COOKIE)?.toLowerCase())
+      const workspaces = await workspacesOf(who, deps.keyStore, deps.storage)
+      const open = v.cookies.get(WORKSPACE_COOKIE)?.toLowerCase()
+      // A new workspace of the admin of every workspace has no records yet: it is listed while open.
+      if (open && who.workspaceIds === '*' && isUuid(open) && !workspaces.includes(open)) workspaces.push(open)
+      return chooser(v, who, workspaces, open)
     },
     async 'POST /workspace'({ v, who }) {
       const chosen = (await v.form()).get('workspaceId').toLowerCase()

@@ -230,6 +230,10 @@ describe('the workspace chooser', () => {
     expect(campaigns.status).toBe(200)
     expect(campaigns.text).not.toContain('Other shop')
     expect(campaigns.text).toContain(fresh)
+    // Listed while open, though it has no records yet.
+    const listed = await b.send('GET', '/admin/workspaces')
+    expect(listed.text).toContain(`name="workspaceId" value="${fresh}"`)
+    expect(listed.text).toContain('(open now)')
   })
 
   it('shows the chooser, not an id box, when there is no workspace yet', async () => {
