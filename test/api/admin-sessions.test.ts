@@ -129,7 +129,7 @@ describe('admin sessions', () => {
     expect((await b.send('POST', '/admin/sign-out', {})).location).toBe('/admin/sign-in?notice=signed-out')
   })
 
-  it("gives the portal's browser a new CSRF seed at sign-in too", async () => {
+  it("gives the portal's browser a new CSRF seed at sign-in too, and its sign-out ends the session everywhere", async () => {
     const t = setup()
     const campaign = await t.service.api.campaigns.create({ workspaceId: WS, campaignName: 'Spring', url: 'https://shop.example.com', commissionType: 'percentage', amount: 20 })
     await t.service.api.affiliates.create({ campaignId: campaign.id, email: 'ann@example.com' })
@@ -145,6 +145,11 @@ describe('admin sessions', () => {
     expect(b.cookies.get('affiliate_portal_csrf')).not.toBe(seedBefore)
     expect((await b.send('POST', '/portal/sign-out', { csrf: tokenBefore })).status).toBe(403)
     expect((await b.send('GET', '/portal')).status).toBe(200)
+    const copied = t.browser()
+    copied.cookies.set('affiliate_portal_session', b.cookies.get('affiliate_portal_session')!)
+    expect((await copied.send('GET', '/portal')).status).toBe(200)
+    expect((await b.send('POST', '/portal/sign-out', {})).location).toBe('/portal/sign-in?notice=signed-out')
+    expect((await copied.send('GET', '/portal')).location).toBe('/portal/sign-in')
   })
 })
 
