@@ -14,6 +14,7 @@ import { parse, parseBody } from '../schemas/validate.js'
 import type { StorageTransaction } from '../storage/types.js'
 import { requireWorkspace, visible, workspaceScope, type Access } from './access.js'
 import { findCampaign } from './campaigns.js'
+import { refuseWithPromoCodes } from './promo-codes.js'
 import { emit, emitted } from '../events/outbox.js'
 import { affiliateStatusWhere, inTransaction, listPage, requireChanges, readOnly, type Deps, type Page } from './shared.js'
 
@@ -85,6 +86,7 @@ export function affiliateOperations({ storage, clock }: Deps) {
         if ((await tx.count('customers', { where: { affiliateId: current.id } })) > 0) {
           throw unprocessable('This affiliate has customers and cannot be deleted; ban it instead', 'has_customers')
         }
+        await refuseWithPromoCodes(tx, current.id)
         await tx.deleteMany('links', { affiliateId: current.id })
         await tx.delete('affiliates', current.id)
         await emit(tx, clock, 'affiliate.deleted', current.workspaceId, toAffiliate(current))

@@ -100,6 +100,7 @@ const MODELS = {
   ],
   integration: ['Integration', () => answerJsonSchema('integrations', 'integration')],
   providerEvent: ['ProviderEvent', () => answerJsonSchema('providerEvents', 'providerEvent')],
+  promoCode: ['PromoCode', () => answerJsonSchema('promoCodes', 'promoCode')],
   webhook: ['Webhook', () => answerJsonSchema('webhooks', 'webhook')],
   webhookWithSecret: [
     'WebhookWithSecret',
