@@ -14,7 +14,6 @@ import { parse, parseBody } from '../schemas/validate.js'
 import type { StorageTransaction } from '../storage/types.js'
 import { requireWorkspace, visible, workspaceScope, type Access } from './access.js'
 import { findCampaign } from './campaigns.js'
-import { refuseWithPromoCodes } from './promo-codes.js'
 import { emit, emitted } from '../events/outbox.js'
 import { affiliateStatusWhere, inTransaction, listPage, requireChanges, readOnly, type Deps, type Page } from './shared.js'
 
@@ -86,7 +85,10 @@ export function affiliateOperations({ storage, clock }: Deps) {
         if ((await tx.count('customers', { where: { affiliateId: current.id } })) > 0) {
           throw unprocessable('This affiliate has customers and cannot be deleted; ban it instead', 'has_customers')
         }
-        await refuseWithPromoCodes(tx, current.id)
+        // Deleting a promo code deactivates its Stripe promotion code: that is done one code at a time, first.
+        if ((await tx.count('promoCodes', { where: { affiliateId: current.id } })) > 0) {
+          throw unprocessable('This affiliate still has promo codes; delete them first (their Stripe promotion codes are deactivated then)', 'has_dependents')
+        }
         await tx.deleteMany('links', { affiliateId: current.id })
         await tx.delete('affiliates', current.id)
         await emit(tx, clock, 'affiliate.deleted', current.workspaceId, toAffiliate(current))

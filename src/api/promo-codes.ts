@@ -4,7 +4,6 @@ import { newId } from '../crypto.js'
 import { promoCodes } from '../domain/descriptions/promo-codes.js'
 import { normalizePromoCode, toPromoCode, type PromoCode } from '../domain/promo-code.js'
 import type { CampaignRecord, IntegrationRecord, PromoCodeRecord } from '../domain/records.js'
-import { unprocessable } from '../errors.js'
 import { emit, emitted } from '../events/outbox.js'
 import { createPromotionCode, deactivatePromotionCode } from '../integrations/stripe-promotion-codes.js'
 import { storedField } from '../schemas/model-schemas.js'
@@ -146,12 +145,5 @@ export function promoCodeOperations(deps: Deps) {
         return { id: still.id }
       })
     },
-  }
-}
-
-/** 422 when an affiliate being deleted still has promo codes: deleting them deactivates their Stripe promotion codes. */
-export async function refuseWithPromoCodes(tx: StorageTransaction, affiliateId: string): Promise<void> {
-  if ((await tx.count('promoCodes', { where: { affiliateId } })) > 0) {
-    throw unprocessable('This affiliate still has promo codes; delete them first (their Stripe promotion codes are deactivated then)', 'has_dependents')
   }
 }
