@@ -81,7 +81,7 @@ describe("the admin's promo codes of an affiliate", () => {
     await t.get(t.page)
     const asked = await t.post('/admin/affiliates/promo-codes/delete', { promoCodeId: code.promoCodeId, affiliateId: t.affiliate.id })
     expect(asked.status).toBe(200)
-    expect(asked.text).toContain("Delete the promo code ANN10? The customers it brought stay attributed to this affiliate; its Stripe promotion code promo_host_1 is deactivated.")
+    expect(asked.text).toContain("Delete the promo code ANN10? The customers it brought stay attributed to this affiliate; its Stripe promotion code promo_host_1 is deactivated (when Stripe is connected with an API key).")
     expect((await t.service.api.promoCodes.list({})).items).toHaveLength(1)
     const done = await t.post('/admin/affiliates/promo-codes/delete', { promoCodeId: code.promoCodeId, affiliateId: t.affiliate.id, confirmed: 'yes' })
     expect(done.status).toBe(303)
