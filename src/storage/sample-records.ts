@@ -54,7 +54,7 @@ export const campaign = (overrides: Partial<CampaignRecord> = {}): CampaignRecor
   affiliateDashboardText: '',
   stripeCouponId: '',
   allowedUrlParameters: ['ref', 'via', 'ü'],
-  beaconInstalled: true,
+  beaconInstalled: false,
   isDefault: false,
   currency: 'USD',
   attributionWindowDays: 30,
