@@ -127,6 +127,7 @@ export function createAdmin(options: AdminOptions, deps: AdminDeps): Site {
       keys: deps.keyStore,
       origin: v.url.origin,
       basePath: deps.basePath,
+      portalPath: deps.portalPath,
       now: () => deps.clock.now(),
       form: () => v.form(),
       page: (title, main, status = 200) => v.page(frame(title, main, workspaceId), status),

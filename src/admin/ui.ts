@@ -37,6 +37,8 @@ export interface Ctx {
   origin: string
   /** The API's base path (`/api/v1`): the provider endpoints are under it. */
   basePath: string
+  /** Where the affiliate portal is (its join pages), or null when it is off. */
+  portalPath: string | null
   /** The service's clock. */
   now(): number
 }
@@ -85,6 +87,12 @@ time{white-space:nowrap}
 /* Never drawn much narrower than its 720 units: its labels stay readable, and a phone scrolls it. */
 .chart svg{width:100%;min-width:40rem;height:auto;display:block}
 td input[type=checkbox]{width:auto}
+.answers dt{font-weight:600;margin:.5rem 0 0}
+.answers dd{margin:0}
+.answers dd p{margin:.25rem 0}
+.history{margin:0;padding-left:1.25rem}
+.history li{margin:.35rem 0}
+.cards dd+dd{margin-top:.25rem}
 .ws{display:flex;gap:.5rem;align-items:end;flex-wrap:wrap}
 @media (max-width:48rem){
 .admin{display:block}
