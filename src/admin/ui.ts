@@ -37,8 +37,8 @@ export interface Ctx {
   origin: string
   /** The API's base path (`/api/v1`): the provider endpoints are under it. */
   basePath: string
-  /** Where the affiliate portal is (its join pages), or null when it is off. */
-  portalPath: string | null
+  /** The affiliate portal, when it is on: its path and the public origin its links are built from. */
+  portal: { path: string; publicUrl: string } | null
   /** The service's clock. */
   now(): number
 }
