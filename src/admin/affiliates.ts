@@ -23,7 +23,7 @@ async function affiliateOf(c: Ctx, id: string): Promise<Affiliate> {
 }
 
 /** The questions the portal's join page asks (campaign option `collectAdditionalInfo`), by the key their answers are kept under. */
-const QUESTIONS: Record<string, string> = { website: 'Website or channel', about: 'About them and how they will promote' }
+const QUESTIONS: Record<string, string> = { website: 'Website or social profile', about: 'How they will promote you' }
 
 /**
  * What an applicant answered when they joined (`details`): the join page's answers, each under its

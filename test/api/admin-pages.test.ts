@@ -156,7 +156,7 @@ describe('admin pages', () => {
     const about = 'I review budgeting tools on my blog (40k readers a month) and in a newsletter. '.repeat(3).trim()
     const applicant = await t.api.affiliates.create({ email: 'dee@example.com', campaignId: campaign.id, isActive: false, details: JSON.stringify({ website: 'https://dee.example.com', about }) })
     const queue = visibleText((await t.browser.get('/admin/affiliates?status=pending')).text)
-    expect(queue).toContain('Website or channel: https://dee.example.com · About them and how they will promote: I review budgeting tools')
+    expect(queue).toContain('Website or social profile: https://dee.example.com · How they will promote you: I review budgeting tools')
     expect(queue).toContain('…')
     const page = await t.browser.get(`/admin/affiliates/detail?affiliateId=${applicant.id}`)
     const text = visibleText(page.text)
