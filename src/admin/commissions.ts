@@ -1,5 +1,6 @@
 import { COMMISSION_STATUSES } from '../domain/commission-status.js'
 import type { Commission } from '../domain/commission.js'
+import type { Payout } from '../domain/payout.js'
 import { formatMoney, parseMoney } from '../domain/money.js'
 import type { RefundPreview } from '../api/commission-records.js'
 import { csrfField, errorSummary, input, refusal, type FieldErrors } from '../site/forms.js'
@@ -91,7 +92,7 @@ type Moment = { at: string; what: Html }
  * it), a hold and why, the clawbacks its refunds after payment made, refunds before payment (its
  * amount went down), the payout it went into, a full refund. Oldest first.
  */
-function historyOf(c: Ctx, m: Commission, clawbacks: readonly Commission[]): Moment[] {
+function historyOf(c: Ctx, m: Commission, clawbacks: readonly Commission[], payout: Payout | null): Moment[] {
   const cur = m.currency
   const out: Moment[] = [
     {
@@ -107,7 +108,11 @@ function historyOf(c: Ctx, m: Commission, clawbacks: readonly Commission[]): Mom
   for (const k of clawbacks) {
     out.push({ at: k.commissionDate, what: html`Refunded after payment: <a href="${c.path}/commissions/detail?commissionId=${k.commissionId}">clawback of ${moneyText(k.amount, cur)}</a> (${k.status}${k.payoutId ? ', netted in a payout' : ', into the next payout'}).` })
   }
-  if (m.payoutId) out.push({ at: m.updatedAt, what: html`In <a href="${c.path}/payouts/detail?payoutId=${m.payoutId}">a payout</a> (${m.status}).` })
+  if (payout) {
+    const link = html`<a href="${c.path}/payouts/detail?payoutId=${payout.payoutId}">payout of ${moneyText(payout.amount, payout.currency)}</a>`
+    out.push({ at: payout.createdAt, what: html`Put in a ${link}.` })
+    if (payout.paidAt) out.push({ at: payout.paidAt, what: html`Paid out${payout.externalReference ? html` (reference <code>${payout.externalReference}</code>)` : ''}.` })
+  }
   if (m.status === 'refunded' && m.kind === 'sale') out.push({ at: m.updatedAt, what: html`Refunded in full.` })
   return out.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0))
 }
@@ -130,7 +135,7 @@ export const commissionPages: Record<string, Handler> = {
       html`${moneyText(m.amount, m.currency)}`,
       badge(m.status),
       html`${m.kind}`,
-      m.status === 'refunded' || m.kind === 'clawback' ? '' : html`<a href="${c.path}/commissions/refund?commissionId=${m.commissionId}" aria-label="Refund the commission of ${m.referredUser}">Refund</a>`,
+      m.status === 'refunded' || m.kind === 'clawback' ? '' : html`<a href="${c.path}/commissions/refund?commissionId=${m.commissionId}" aria-label="Refund the commission of ${m.referredUser} dated ${m.commissionDate.slice(0, 10)}">Refund</a>`,
     ])
     const select = (name: string, label: string, options: readonly (readonly [string, string])[]) =>
       html`<div><label for="${name}">${label}</label><select id="${name}" name="${name}">${options.map(([value, text]) => html`<option value="${value}"${value === filter[name] ? html` selected` : ''}>${text}</option>`)}</select></div>`
@@ -152,15 +157,16 @@ ${rows.length ? table(['Date', 'Affiliate', 'Customer', ['Sale', 'num'], ['Commi
   },
   async 'GET /commissions/detail'(c) {
     const m = await commissionOf(c, c.v.url.searchParams.get('commissionId') ?? '')
-    const [emails, clawbacks, customer] = await Promise.all([
+    const [emails, clawbacks, customer, payout] = await Promise.all([
       affiliateEmails(c, [m.affiliateId]),
       m.kind === 'sale' ? c.api.commissions.list({ workspaceId: m.workspaceId, reversesCommissionId: m.commissionId, orderType: 'commissionDate', orderValue: 'ASC', limit: 100 }).then((page) => page.items) : [],
       m.customerId ? c.api.customers.get(m.customerId).catch(() => null) : null,
+      m.payoutId ? c.api.payouts.get(m.payoutId).catch(() => null) : null,
     ])
     const refundable = m.status !== 'refunded' && m.kind !== 'clawback'
     const item = (label: string, value: Html | string | null) => html`<div><dt>${label}</dt><dd class="hint">${value ?? '—'}</dd></div>`
     const code = (id: string | null) => (id ? html`<code>${id}</code>` : null)
-    const customerText = customer ? html`${customer.name ? `${customer.name} · ` : ''}${customer.email}${customer.externalId ? html` <span class="muted">(your id <code>${customer.externalId}</code>)</span>` : ''}` : html`${m.referredUser}`
+    const customerText = customer ? html`${customer.name ? `${customer.name} · ` : ''}${customer.email}${customer.externalId ? html` <span class="muted">(id <code>${customer.externalId}</code>)</span>` : ''}` : html`${m.referredUser}`
     return c.page(
       'Commission',
       html`${head(`Commission ${moneyText(m.amount, m.currency)}`, refundable ? html`<a class="button" href="${c.path}/commissions/refund?commissionId=${m.commissionId}">Refund</a>` : undefined)}${noticeBox(c.notice())}
@@ -183,7 +189,7 @@ ${item('Charge', code(m.chargeId))}
 ${item('Subscription', code(m.stripeSubscriptionId))}
 ${item('Payment intent', code(m.paymentIntentId))}
 </dl></section></div>
-<section class="card"><h2>History</h2><ol class="history">${historyOf(c, m, clawbacks).map((moment) => html`<li>${when(moment.at)} ${moment.what}</li>`)}</ol></section>
+<section class="card"><h2>History</h2><ol class="history">${historyOf(c, m, clawbacks, payout).map((moment) => html`<li>${when(moment.at)} ${moment.what}</li>`)}</ol></section>
 <p><a href="${c.path}/commissions">Back to commissions</a></p>`,
     )
   },

@@ -21,13 +21,15 @@ type Interval = 'day' | 'week' | 'month'
  */
 function periodOf(url: URL, now: number): { from: string; to: string; days: string; typed: { from: string; to: string } } {
   const typed = { from: url.searchParams.get('from') ?? '', to: url.searchParams.get('to') ?? '' }
-  if (typed.from || typed.to) {
+  const preset = PERIODS.find((d) => String(d) === url.searchParams.get('days'))
+  // Dates count unless a preset was chosen with them ("Custom" sends days="").
+  if (preset === undefined && (typed.from || typed.to)) {
     const asDay = (text: string, plus: number) => (/^\d{4}-\d{2}-\d{2}$/.test(text) && Number.isFinite(Date.parse(text)) ? new Date(Date.parse(text) + plus).toISOString() : text)
     return { from: asDay(typed.from, 0), to: asDay(typed.to, DAY), days: 'custom', typed }
   }
   const end = Math.floor(now / DAY) * DAY + DAY
-  const days = PERIODS.find((d) => String(d) === url.searchParams.get('days')) ?? 30
-  return { from: new Date(end - days * DAY).toISOString(), to: new Date(end).toISOString(), days: String(days), typed }
+  const days = preset ?? 30
+  return { from: new Date(end - days * DAY).toISOString(), to: new Date(end).toISOString(), days: String(days), typed: { from: '', to: '' } }
 }
 
 /** Buckets a chart can draw: days up to four months, then weeks up to two years, then months. */
@@ -132,7 +134,7 @@ async function figuresPerCurrency(
 
 function picker(c: Ctx, days: string, typed: { from: string; to: string }): Html {
   return html`<form class="filters card" method="get" action="${c.path}">
-<div><label for="days">Period</label><select id="days" name="days">${PERIODS.map((d) => html`<option value="${d}"${String(d) === days ? html` selected` : ''}>Last ${d} days</option>`)}</select></div>
+<div><label for="days">Period</label><select id="days" name="days">${PERIODS.map((d) => html`<option value="${d}"${String(d) === days ? html` selected` : ''}>Last ${d} days</option>`)}<option value=""${days === 'custom' ? html` selected` : ''}>Custom: from and to</option></select></div>
 <div><label for="from">From <span class="hint">(custom)</span></label><input id="from" name="from" type="date" value="${typed.from}"></div>
 <div><label for="to">To <span class="hint">(custom, included)</span></label><input id="to" name="to" type="date" value="${typed.to}"></div>
 <div><button type="submit">Show</button></div></form>`

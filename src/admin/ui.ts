@@ -61,6 +61,7 @@ export const ADMIN_STYLE = `
 .content{flex:1;min-width:0;padding:1rem 1.5rem}
 .head{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;justify-content:space-between}
 .head h1{margin:.5rem 0}
+.head-actions{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
 .filters{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:end}
 .filters label{margin:0 0 .25rem}
 .filters>div{min-width:9rem}
@@ -82,6 +83,7 @@ export const ADMIN_STYLE = `
 .copy{align-items:flex-start}
 code.url{flex:1;min-width:0;font-family:ui-monospace,monospace;font-size:.9rem;background:var(--portal-bg);border:1px solid var(--portal-border);border-radius:calc(var(--portal-radius) / 2);padding:.55rem .65rem;overflow-wrap:anywhere}
 time{white-space:nowrap}
+.stats time{white-space:normal}
 .table td a{overflow-wrap:anywhere}
 .chart .scroll{overflow-x:auto}
 /* Never drawn much narrower than its 720 units: its labels stay readable, and a phone scrolls it. */
@@ -132,7 +134,7 @@ ${main}
 }
 
 /** The page head: the title and, at its right, the page's one primary action. */
-export const head = (title: string, action?: Html): Html => html`<div class="head"><h1>${title}</h1>${action ?? ''}</div>`
+export const head = (title: string, action?: Html): Html => html`<div class="head"><h1>${title}</h1>${action ? html`<div class="head-actions">${action}</div>` : ''}</div>`
 
 /** The e-mail of each affiliate of `ids` that still exists (one read each: callers pass a page's worth). */
 export async function affiliateEmails(c: Ctx, ids: Iterable<string>): Promise<Map<string, string>> {

@@ -86,7 +86,7 @@ describe('admin pages', () => {
     expect(list).toContain('Sale Commission')
     expect(list).toMatch(/buyer@example\.com 49\.00 EUR 9\.80 EUR/)
     const detail = visibleText((await t.browser.get(`/admin/commissions/detail?commissionId=${m.commissionId}`)).text)
-    for (const shown of ['Sale amount 49.00 EUR', 'Currency EUR', 'buyer@example.com (your id user-42)', 'Invoice in_1QxYZ', 'Charge ch_3QxYZ', 'Subscription sub_1QxYZ', 'Payment intent —', 'Sale of 49.00 EUR (invoice in_1QxYZ) earned this commission.']) {
+    for (const shown of ['Sale amount 49.00 EUR', 'Currency EUR', 'buyer@example.com (id user-42)', 'Invoice in_1QxYZ', 'Charge ch_3QxYZ', 'Subscription sub_1QxYZ', 'Payment intent —', 'Sale of 49.00 EUR (invoice in_1QxYZ) earned this commission.']) {
       expect(detail).toContain(shown)
     }
   })
@@ -124,7 +124,9 @@ describe('admin pages', () => {
     const tooLong = await t.browser.get('/admin?from=2000-01-01&to=2026-03-01')
     expect(tooLong.status).toBe(400)
     expect(visibleText(tooLong.text)).toContain('from must be at most 3660 days before to')
-    expect((await t.browser.get('/admin?from=someday')).status).toBe(400)
+    expect((await t.browser.get('/admin?days=&from=someday')).status).toBe(400)
+    // A preset chosen while dates are typed is the preset.
+    expect(visibleText((await t.browser.get('/admin?days=7&from=2025-02-01&to=2026-03-07')).text)).toContain('From 2026-03-09 to 2026-03-15 (UTC), compared with the 7 days before.')
   })
 
   it('shows a campaign’s reward rules, its join link and its referral links’ format, and the program name', async () => {
