@@ -88,6 +88,7 @@ function addSummaries(a: ReportSummary, b: ReportSummary): ReportSummary {
     byStatus: { pending: pair(a.byStatus.pending, b.byStatus.pending), processing: pair(a.byStatus.processing, b.byStatus.processing), paid: pair(a.byStatus.paid, b.byStatus.paid), refunded: pair(a.byStatus.refunded, b.byStatus.refunded) },
     clawbacks: pair(a.clawbacks, b.clawbacks),
     paidOut: pair(a.paidOut, b.paidOut),
+    sales: pair(a.sales, b.sales),
   }
 }
 
@@ -177,7 +178,8 @@ ${card('Clicks', now.clicks.toLocaleString('en-US'), now.clicks, before.clicks)}
 ${card('Signups', now.signups.toLocaleString('en-US'), now.signups, before.signups)}
 ${card('Conversion rate', `${(now.conversionRate * 100).toFixed(1)}%`, now.conversionRate, before.conversionRate)}
 ${card('Sales', now.commissions.count.toLocaleString('en-US'), now.commissions.count, before.commissions.count)}
-${moneyCard('Earnings', (s) => s.commissions.amount)}
+${moneyCard('Referred revenue', (s) => s.sales.amount)}
+${moneyCard('Commissions earned', (s) => s.commissions.amount)}
 ${moneyCard('Due (pending)', (s) => s.byStatus.pending.amount)}
 ${moneyCard('Paid out', (s) => s.paidOut.amount)}
 </dl>`

@@ -86,6 +86,8 @@ describe('admin pages', () => {
     expect(list).toContain('Sale Commission')
     expect(list).toMatch(/buyer@example\.com 49\.00 EUR 9\.80 EUR/)
     const detail = visibleText((await t.browser.get(`/admin/commissions/detail?commissionId=${m.commissionId}`)).text)
+    // The overview: the referred revenue beside the commission it earned.
+    expect(visibleText((await t.browser.get('/admin')).text)).toMatch(/Referred revenue 49\.00 EUR new Commissions earned 9\.80 EUR new/)
     for (const shown of ['Sale amount 49.00 EUR', 'Currency EUR', 'buyer@example.com (id user-42)', 'Invoice in_1QxYZ', 'Charge ch_3QxYZ', 'Subscription sub_1QxYZ', 'Payment intent —', 'Sale of 49.00 EUR (invoice in_1QxYZ) earned this commission.']) {
       expect(detail).toContain(shown)
     }
@@ -100,7 +102,7 @@ describe('admin pages', () => {
     const page = await t.browser.get('/admin')
     expect(page.status).toBe(200)
     const text = visibleText(page.text)
-    expect(text).toMatch(/Earnings 100\.00 EUR new 50\.00 USD new/)
+    expect(text).toMatch(/Commissions earned 100\.00 EUR new 50\.00 USD new/)
     expect(text).not.toContain('150.00')
     expect(text).toContain('EUR campaigns: clicks and earnings per day')
     expect(text).toContain('USD campaigns: clicks and earnings per day')

@@ -286,7 +286,9 @@ describe('an owner’s fourteen months in the admin', () => {
     const overview = await mainText()
     expect(overview).toContain('From 2026-01-01 to 2027-02-28 (UTC), compared with the 424 days before.')
     expect(overview).toMatch(/Sales 12 new/)
-    expect(overview).toMatch(/Earnings 110\.70 USD new/)
+    // Twelve sales of 49.00 earned (months 13 and 14 were sales too, but outside the 12 months: no commission, no revenue counted).
+    expect(overview).toMatch(/Referred revenue 588\.00 USD new/)
+    expect(overview).toMatch(/Commissions earned 110\.70 USD new/)
     expect(overview).toMatch(/Paid out 110\.70 USD new/)
     expect(overview).toContain('Clicks and earnings per week')
     await check('overview')
