@@ -71,7 +71,8 @@ export function refundSentence(m: Commission, preview: RefundPreview): string {
   if (preview.clawback) {
     const taken = preview.clawback.amount.replace(/^-/, '')
     const whole = after.status === 'refunded' ? ' The commission becomes refunded.' : ''
-    return `Refund ${moneyText(taken, cur)} of ${moneyText(m.amount, cur)}: the commission was paid, so a clawback of ${moneyText(preview.clawback.amount, cur)} goes into the affiliate’s next payout.${whole}`
+    const why = m.status === 'paid' ? 'was paid' : 'is in a payout being paid'
+    return `Refund ${moneyText(taken, cur)} of ${moneyText(m.amount, cur)}: the commission ${why}, so a clawback of ${moneyText(preview.clawback.amount, cur)} goes into the affiliate’s next payout.${whole}`
   }
   const taken = formatMoney((parseMoney(m.amount) ?? 0) - (parseMoney(after.amount) ?? 0))
   const drop = after.status === 'refunded' ? `the commission is refunded in full (${moneyText(m.amount, cur)} to ${moneyText(after.amount, cur)})` : `the commission drops from ${moneyText(m.amount, cur)} to ${moneyText(after.amount, cur)}`
@@ -159,7 +160,8 @@ ${rows.length ? table(['Date', 'Affiliate', 'Customer', ['Sale', 'num'], ['Commi
     const m = await commissionOf(c, c.v.url.searchParams.get('commissionId') ?? '')
     const [emails, clawbacks, customer, payout] = await Promise.all([
       affiliateEmails(c, [m.affiliateId]),
-      m.kind === 'sale' ? c.api.commissions.list({ workspaceId: m.workspaceId, reversesCommissionId: m.commissionId, orderType: 'commissionDate', orderValue: 'ASC', limit: 100 }).then((page) => page.items) : [],
+      // In the order they were made, through the index of the workspace's clawbacks (ordering by date would walk every commission).
+      m.kind === 'sale' ? c.api.commissions.list({ workspaceId: m.workspaceId, reversesCommissionId: m.commissionId, orderValue: 'ASC', limit: 100 }).then((page) => page.items) : [],
       m.customerId ? c.api.customers.get(m.customerId).catch(() => null) : null,
       m.payoutId ? c.api.payouts.get(m.payoutId).catch(() => null) : null,
     ])

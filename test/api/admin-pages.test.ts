@@ -72,6 +72,18 @@ describe('admin pages', () => {
     expect((await t.api.commissions.get(m.commissionId)).amount).toBe('20.00')
   })
 
+  it('confirms a refund of a commission in a payout being paid as the clawback the service makes, not as a drop', async () => {
+    const t = setup()
+    const { campaign, affiliate } = await program(t)
+    await t.api.campaigns.update(campaign.id, { payoutTerm: 0, minimumPayoutAmount: 0 })
+    const m = await t.api.commissions.create({ campaignId: campaign.id, affiliateId: affiliate.id, referredUser: 'cus@example.com', amount: '20.00' })
+    const [payout] = (await t.api.payouts.run({ workspaceId: WS })).payouts
+    await t.api.payouts.update(payout!.payoutId, { status: 'processing' })
+    await t.browser.get('/admin/commissions')
+    const ask = await t.browser.post('/admin/commissions/refund', { commissionId: m.commissionId, amount: '5' })
+    expect(visibleText(ask.text)).toContain('Refund 5.00 USD of 20.00 USD: the commission is in a payout being paid, so a clawback of -5.00 USD goes into the affiliate’s next payout.')
+  })
+
   it('shows a sale’s amount, currency, customer and payment ids beside its commission', async () => {
     const t = setup()
     const { campaign, affiliate } = await program(t, 'EUR')
