@@ -73,7 +73,7 @@ async function detail(c: Ctx, a: Affiliate, values?: Record<string, string>, err
   const state = statusOf(a)
   const actions = a.isBanned
     ? actionForm(c.v.csrf, `${c.path}/affiliates/unban`, { affiliateId: a.id }, 'Unban')
-    : html`${a.isActive ? '' : html`${actionForm(c.v.csrf, `${c.path}/affiliates/approve`, { affiliateId: a.id, from: 'detail' }, 'Approve')} ${actionForm(c.v.csrf, `${c.path}/affiliates/reject`, { affiliateId: a.id }, 'Reject', { danger: true, confirm: `Reject the application of ${a.email}? It is deleted.` })}`} ${actionForm(c.v.csrf, `${c.path}/affiliates/ban`, { affiliateId: a.id }, 'Ban', { danger: true, confirm: `Ban ${a.email}? Their links stop earning and they cannot sign in to the portal.` })}`
+    : html`${a.isActive ? '' : html`${actionForm(c.v.csrf, `${c.path}/affiliates/approve`, { affiliateId: a.id, from: 'detail' }, 'Approve', { primary: true })} ${actionForm(c.v.csrf, `${c.path}/affiliates/reject`, { affiliateId: a.id }, 'Reject', { danger: true, confirm: `Reject the application of ${a.email}? It is deleted.` })}`} ${actionForm(c.v.csrf, `${c.path}/affiliates/ban`, { affiliateId: a.id }, 'Ban', { danger: true, confirm: `Ban ${a.email}? Their links stop earning and they cannot sign in to the portal.` })}`
   return c.page(
     nameOf(a),
     html`${head(nameOf(a), actions)}${noticeBox(c.notice())}

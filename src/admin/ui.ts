@@ -95,6 +95,9 @@ td input[type=checkbox]{width:auto}
 .history{margin:0;padding-left:1.25rem}
 .history li{margin:.35rem 0}
 .cards dd+dd{margin-top:.25rem}
+/* A long list of checkboxes (a webhook's events) in columns as wide as the page allows. */
+fieldset#events{columns:15rem}
+fieldset#events .check{break-inside:avoid;margin:.3rem 0}
 .ws{display:flex;gap:.5rem;align-items:end;flex-wrap:wrap}
 @media (max-width:48rem){
 .admin{display:block}
