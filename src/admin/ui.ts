@@ -66,10 +66,10 @@ export const ADMIN_STYLE = `
 .filters label{margin:0 0 .25rem}
 .filters>div{min-width:9rem}
 .filters input,.filters select{height:2.875rem}
-.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(10rem,1fr));gap:.75rem;margin:0 0 1rem}
+.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(13rem,1fr));gap:.75rem;margin:0 0 1rem}
 .cards div{background:var(--portal-surface);border:1px solid var(--portal-border);border-radius:var(--portal-radius);padding:.75rem}
 .cards dt{color:var(--portal-muted);font-size:.85rem}
-.cards dd{margin:0;font-size:1.4rem;font-weight:700}
+.cards dd{margin:0;font-size:1.25rem;font-weight:700}
 .cards .change{display:block;font-size:.85rem;font-weight:400;color:var(--portal-muted)}
 .st-active,.st-paid,.st-succeeded,.st-processed{border-color:var(--portal-success);color:var(--portal-success)}
 .st-banned,.st-failed,.st-refunded,.st-dead,.st-canceled,.st-revoked{border-color:var(--portal-danger);color:var(--portal-danger)}

@@ -85,7 +85,9 @@ async function seedHistory(service: AffiliateService, moveTo: (offsetMs: number)
         const clickId = new URL(answer.headers.get('location')!).searchParams.get('clickId')!
         if (n % 6 === 5) {
           await service.flush()
-          await service.api.commissions.create({ campaignId: campaign.id, clickId, referredUser: `buyer-${day}-${i}-${n}@example.com`, amount: String(40 + ((day * 13 + n) % 7) * 10) })
+          // A sale through the click: 20% of it is the commission, and the sale is the referred revenue.
+          const sale = (40 + ((day * 13 + n) % 7) * 10) * 5
+          await service.api.conversions.sale({ workspaceId: WORKSPACE, clickId, email: `buyer-${day}-${i}-${n}@example.com`, amount: String(sale), currency: 'USD', invoiceId: `in_${day}_${i}_${n}` })
         }
       }
     }
