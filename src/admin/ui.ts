@@ -84,6 +84,7 @@ export const ADMIN_STYLE = `
 code.url{flex:1;min-width:0;font-family:ui-monospace,monospace;font-size:.9rem;background:var(--portal-bg);border:1px solid var(--portal-border);border-radius:calc(var(--portal-radius) / 2);padding:.55rem .65rem;overflow-wrap:anywhere}
 time{white-space:nowrap}
 .stats time{white-space:normal}
+.admin .stats dd:not(.hint){font-size:1.2rem}
 .table td a{overflow-wrap:anywhere}
 .chart .scroll{overflow-x:auto}
 /* Never drawn much narrower than its 720 units: its labels stay readable, and a phone scrolls it. */
