@@ -11,7 +11,7 @@ import { setup, WS_A } from '../support/helpers.js'
 import { dropSchema, needs, POSTGRES_VAR, postgresUrl, testPool, uniqueName } from '../support/services.js'
 import { rewindFile } from '../support/sqljs-rewind.js'
 
-// The migration adding the referred revenue (sql.js 20, PostgreSQL 19): a file or schema written
+// The migration adding the referred revenue (sql.js 21, PostgreSQL 20): a file or schema written
 // before it gets each rollup row's sales from the sales' commissions, the figures the writes
 // themselves keep today, at each level, by the hour and by the day.
 
@@ -47,14 +47,14 @@ async function writeSales(storage: Storage): Promise<Record<string, number>> {
 }
 
 describe('the referred revenue migration', () => {
-  it('sql.js 20 fills a version 19 file', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'affiliate-migration-20-'))
+  it('sql.js 21 fills a version 20 file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'affiliate-migration-21-'))
     try {
       const file = join(dir, 'db.sqlite')
       const first = sqlJsStorage({ persist: fileJournal(file) })
       const written = await writeSales(first)
       await first.close()
-      await rewindFile(file, 19)
+      await rewindFile(file, 20)
       const upgraded = sqlJsStorage({ persist: fileJournal(file) })
       expect(await salesOf(upgraded)).toEqual(written)
       await upgraded.close()
@@ -74,12 +74,12 @@ describe('the referred revenue migration', () => {
       await pool.end()
     })
 
-    it('PostgreSQL 19 fills a version 18 schema', async () => {
+    it('PostgreSQL 20 fills a version 19 schema', async () => {
       const first = postgresStorage({ pool, schema })
       const written = await writeSales(first)
-      await pool.query(`ALTER TABLE "${schema}".rollups DROP COLUMN "salesMinor"; DELETE FROM "${schema}".affiliate_migrations WHERE version = 19;`)
+      await pool.query(`ALTER TABLE "${schema}".rollups DROP COLUMN "salesMinor"; DELETE FROM "${schema}".affiliate_migrations WHERE version = 20;`)
       const upgraded = postgresStorage({ pool, schema })
-      expect((await upgraded.ready()).applied).toEqual([19])
+      expect((await upgraded.ready()).applied).toEqual([20])
       expect(await salesOf(upgraded)).toEqual(written)
     })
   })
