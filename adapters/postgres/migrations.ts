@@ -664,6 +664,7 @@ ALTER TABLE ${s}.links ADD COLUMN "shareUrl" text COLLATE "C" NOT NULL DEFAULT '
 UPDATE ${s}.links SET "shareUrl" = replace("url", "urlParameter" || '=' || "referralCode", 'via=' || "referralCode");
 ALTER TABLE ${s}.campaigns ADD COLUMN "beaconInstalled" boolean NOT NULL DEFAULT false;
 ALTER TABLE ${s}.integrations ADD COLUMN "apiKey" text COLLATE "C";`,
+    ),
   },
   {
     version: 20,
