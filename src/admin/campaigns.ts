@@ -53,12 +53,15 @@ function campaignSummary(c: Ctx, m: Campaign): Html {
   const example = 'REF-AB12CD34'
   const landing = new URL(m.url)
   landing.searchParams.set(parameter, example)
+  const shared = new URL(m.url)
+  shared.searchParams.set('via', example)
   const fraud = fraudRulesOf(m)
   return html`<div class="grid"><section class="card"><h2>Reward rules</h2><ul>${rewardRules(m).map((rule) => html`<li>${rule}</li>`)}</ul>
 ${fraud.length ? html`<h3>Fraud rules</h3><ul>${fraud.map(([rule, mode]) => html`<li>${rule.replace(/_/g, ' ')}: ${FRAUD_MODES[mode] ?? mode}</li>`)}</ul>` : ''}</section>
 <section class="card"><h2>Links</h2>
 ${c.portal === null ? html`<p class="muted">The affiliate portal is off: affiliates join through the API.</p>` : copyable('Join link (share it with people who may promote you)', 'join-link', `${c.portal.publicUrl}${c.portal.path}/join/${m.id}`, 'Copy the join link')}
 ${copyable(`Referral links look like this (parameter ${parameter}, each affiliate’s own code)`, 'link-format', landing.toString(), 'Copy the referral link format')}
+${m.beaconInstalled ? copyable('Links on your own site (the beacon counts them; the portal offers them first)', 'share-format', shared.toString(), 'Copy the format of links on your own site') : ''}
 ${copyable('Tracked redirect of a code (counts the click, then sends the visitor on)', 'redirect-format', `${c.portal?.publicUrl ?? c.origin}${c.basePath}/r/${example}`, 'Copy the tracked redirect format')}
 <p id="copy-status" class="hint" role="status" data-copied="Copied to the clipboard."></p></section></div>`
 }

@@ -158,6 +158,9 @@ describe('admin pages', () => {
     expect(page.text).toContain(`data-copy="Copy the join link">https://partners.example.com/portal/join/${campaign.id}</code>`)
     expect(page.text).toContain('data-copy="Copy the referral link format">https://shop.example.com/pricing?via=REF-AB12CD34</code>')
     expect(page.text).toContain('data-copy="Copy the tracked redirect format">https://partners.example.com/api/v1/r/REF-AB12CD34</code>')
+    expect(page.text).not.toContain('id="share-format"')
+    await t.api.campaigns.update(campaign.id, { beaconInstalled: true })
+    expect((await t.browser.get(`/admin/campaigns/edit?campaignId=${campaign.id}`)).text).toContain('data-copy="Copy the format of links on your own site">https://shop.example.com/pricing?via=REF-AB12CD34</code>')
     // The form still edits every rule.
     expect(page.text).toContain('name="recurringMonths"')
     expect(page.text).toContain('name="maxCommissionsPerCustomer"')
