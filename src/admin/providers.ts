@@ -51,7 +51,7 @@ export async function providersSection(c: Ctx, state: ConnectState = {}): Promis
   const connected = list.items.map(
     (i) => html`<li><h3>${nameOf(i)}</h3><p class="muted">${i.livemode ? 'Live mode' : 'Test mode'} · ${i.campaignId ? (campaignName.get(i.campaignId) ?? i.campaignId) : 'any campaign'} · connected ${when(i.createdAt)}</p>
 ${endpointField(c, i)}
-<div class="actions"><a href="${c.path}${PAGE}/events?integrationId=${i.integrationId}" aria-label="Event log of ${nameOf(i)}">Event log</a><a href="${c.path}${PAGE}/secret?integrationId=${i.integrationId}" aria-label="Replace the signing secret of ${nameOf(i)}">Replace secret</a>${actionForm(
+<div class="actions"><a href="${c.path}${PAGE}/events?integrationId=${i.integrationId}" aria-label="Event log of ${nameOf(i)}">Event log</a><a href="${c.path}${PAGE}/secret?integrationId=${i.integrationId}" aria-label="Replace secret of ${nameOf(i)}">Replace secret</a>${actionForm(
       c.v.csrf,
       `${c.path}${PAGE}/disconnect`,
       { integrationId: i.integrationId },
@@ -74,8 +74,8 @@ const disconnectSentence = (i: Integration): string =>
 export const providerPages = (integrations: (c: Ctx, connect: ConnectState, status: number) => Promise<Response>): Record<string, Handler> => ({
   async [`POST ${PAGE}/connect`](c) {
     const form = await c.form()
-    // The secret is typed again after a refusal: no page ever shows it.
-    const { signingSecret: _secret, ...values } = typedValues(integrationCreate, form)
+    // The secret and the Stripe key are typed again after a refusal: no page ever shows them.
+    const { signingSecret: _secret, apiKey: _key, ...values } = typedValues(integrationCreate, form)
     try {
       await c.api.integrations.create(parseForm(integrationCreate, form, { workspaceId: c.workspaceId }))
     } catch (error) {
