@@ -2,7 +2,7 @@ import * as check from '../checks.js'
 import { model } from '../describe.js'
 import { bool, editable, indexedText, int, nullableText, required, stamps, text, timestamp } from './fields.js'
 
-export const INTEGRATION_PROVIDERS = ['stripe'] as const
+export const INTEGRATION_PROVIDERS = ['stripe', 'paddle', 'lemonsqueezy'] as const
 export const PROVIDER_EVENT_STATUSES = ['processed', 'ignored', 'waiting', 'failed'] as const
 
 /** A payment provider connected to a workspace: its events become leads, sales and refunds. */
