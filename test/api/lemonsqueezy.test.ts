@@ -92,6 +92,22 @@ describe('Lemon Squeezy events', () => {
     expect((await t.commissions()).find((c) => c.invoiceId === 'lsq_invoice_501')).toMatchObject({ amount: '0.00' })
   })
 
+  const orders = <T>(items: T[]): T[][] =>
+    items.length <= 1 ? [items] : items.flatMap((item, i) => orders([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]))
+
+  it.each(orders(['created', 'partial', 'full'] as const).map((order) => [order.join(' → ')]))('an order, a partial and a full refund in the order %s end the same', async (order) => {
+    const t = await connected()
+    const custom = { referral: 'ANN-2026' }
+    const events = {
+      created: lemonSqueezyEvent('order_created', lemonSqueezyOrder({ id: '450', subtotal: 10000 }), custom),
+      partial: lemonSqueezyEvent('order_refunded', lemonSqueezyOrder({ id: '450', subtotal: 10000, refunded: 2500, updatedAt: '2021-08-18T00:00:00.000000Z' }), custom),
+      full: lemonSqueezyEvent('order_refunded', lemonSqueezyOrder({ id: '450', subtotal: 10000, refunded: 10000, updatedAt: '2021-08-19T00:00:00.000000Z' }), custom),
+    }
+    for (const name of order.split(' → ') as (keyof typeof events)[]) expect(await t.send(events[name]), name).toEqual(RECEIVED)
+    expect(await t.commissions()).toMatchObject([{ invoiceId: 'lsq_order_450', amount: '0.00', saleAmount: '100.00' }])
+    expect((await t.log()).every((e) => e.status !== 'waiting')).toBe(true)
+  })
+
   it('attribution by the click the custom data names', async () => {
     const t = await connected()
     const response = await t.service.fetch(new Request('http://test.local/api/v1/r/ANN-2026', { redirect: 'manual', headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0' } }))
