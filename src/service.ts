@@ -21,6 +21,7 @@ import { createServiceEvents, type ServiceEvents, type WebhookOptions } from './
 import type { Tracker } from './tracking/tracker.js'
 import { defaultOnError, guarded, type OnError } from './on-error.js'
 import { createClickWriter } from './tracking/click-writer.js'
+import type { StripeApiOptions } from './integrations/stripe-promotion-codes.js'
 
 /** Limits on the public tracking routes (redirect and beacon), per client address. */
 export interface TrackingLimitOptions {
@@ -139,6 +140,12 @@ export interface AffiliateServiceOptions {
    * @example admin: { authorize: async (request) => (await isOwner(request)) ? { userId: 'me', workspaceIds: [workspaceId] } : null, signInUrl: '/login' }
    */
   admin?: AdminOptions
+  /**
+   * Where the Stripe SDK sends the calls promo codes make with an integration's API key (making
+   * and deactivating promotion codes). Stripe's API unless given: tests point it at a local server.
+   * @example stripeApi: { host: '127.0.0.1', port: 12111, protocol: 'http' }
+   */
+  stripeApi?: StripeApiOptions
 }
 
 export interface AffiliateService {
@@ -266,7 +273,7 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   runtime.events.on('link.deleted', forgetLinks)
   runtime.events.on('affiliate.deleted', forgetLinks)
   const operations: OperationsOn = (storage) =>
-    createOperations({ storage: withCommitHook(storage, runtime.committed), clock, webhooks: policy, clickWritten: clicks.written })
+    createOperations({ storage: withCommitHook(storage, runtime.committed), clock, webhooks: policy, clickWritten: clicks.written, ...(options.stripeApi ? { stripeApi: options.stripeApi } : {}) })
   const ops = operations(options.storage)
   const fetch = createHandler({
     operations,

@@ -121,8 +121,8 @@ const disconnectSentence = (i: Integration): string =>
 export const providerPages = (integrations: (c: Ctx, connect: ConnectState, status: number) => Promise<Response>): Record<string, Handler> => ({
   async [`POST ${PAGE}/connect`](c) {
     const form = await c.form()
-    // The secret is typed again after a refusal: no page ever shows it.
-    const { signingSecret: _secret, ...typed } = typedValues(integrationCreate, form)
+    // The secret and the Stripe key are typed again after a refusal: no page ever shows them.
+    const { signingSecret: _secret, apiKey: _key, ...typed } = typedValues(integrationCreate, form)
     const values = { ...typed, provider: isProvider(form.get('provider')) ? form.get('provider') : 'stripe' }
     try {
       await c.api.integrations.create(parseForm(integrationCreate, form, { workspaceId: c.workspaceId }))
