@@ -10,6 +10,7 @@ import { trusted } from './access.js'
 import { conversionSteps, parseLead } from './conversions.js'
 import { bindStripeCustomer, customerByExternalId, customerByStripeId } from './customers.js'
 import { findLinkByCode } from './links.js'
+import { promoCodeByCode, promoCodeByStripeId } from './promo-codes.js'
 import { linkSale, saleOfPayment, settlePayment } from './provider-payments.js'
 import { refundSaleIn } from './sale-refunds.js'
 import { duplicateOf, readOnly, type Deps } from './shared.js'
@@ -45,8 +46,9 @@ interface Context {
   integration: IntegrationRecord
 }
 
-/** The campaign of the link a click or code names in the workspace; null when there is none. */
+/** The campaign of the link a click or code names, or of the promo code, in the workspace; null when there is none. */
 async function referredCampaign(tx: StorageTransaction, workspaceId: string, referral: Referral): Promise<string | null> {
+  if ('promoCode' in referral.by) return (await promoCodeByCode(tx, workspaceId, referral.by.promoCode))?.campaignId ?? null
   let link
   if ('clickId' in referral.by) {
     const click = await tx.get('clicks', referral.by.clickId.toLowerCase())
@@ -55,6 +57,15 @@ async function referredCampaign(tx: StorageTransaction, workspaceId: string, ref
     link = await findLinkByCode(tx, trusted, referral.by.referralCode)
   }
   return link && link.workspaceId === workspaceId ? link.campaignId : null
+}
+
+/** The first of the Stripe promotion codes (`promo_…`) that is one of the workspace's promo codes, as the referral its code makes; null when none is. */
+async function promotionReferral(tx: StorageTransaction, workspaceId: string, promotionCodes: readonly string[]): Promise<Referral | null> {
+  for (const id of promotionCodes) {
+    const found = await promoCodeByStripeId(tx, workspaceId, id)
+    if (found) return { by: { promoCode: found.code }, from: 'discount' }
+  }
+  return null
 }
 
 /**
@@ -75,7 +86,8 @@ async function attributeIn(tx: StorageTransaction, { deps, steps, integration }:
     await bindStripeCustomer(tx, trusted, deps.clock, known, stripeCustomerId)
     return processed()
   }
-  const referral = plan.referral
+  // The metadata's click or code first, then a promo code the checkout's or customer's discount names, then `client_reference_id`.
+  const referral = plan.referral?.from === 'metadata' ? plan.referral : ((await promotionReferral(tx, workspaceId, plan.promotionCodes)) ?? plan.referral)
   if (!referral) return ignored('not_attributed')
   const campaignId = await referredCampaign(tx, workspaceId, referral)
   // `client_reference_id` is often the host's own id of a user no one referred: no click or code is no refusal there.
@@ -115,16 +127,26 @@ async function leadIn(tx: StorageTransaction, { steps, integration }: Context, p
 }
 
 /**
- * Who a sale is of, in the words of the sales step: a Stripe customer's bound customer (or none
- * yet: the sale is kept, and attributed when one is bound to it); or the known customer the
+ * Who a sale is of, in the words of the sales step: a Stripe customer's bound customer (else the
+ * lead a promo code of the invoice's discounts makes; else none yet: the sale is kept, and
+ * attributed when one is bound to it); or the known customer the
  * provider's ids name, else the click or code its custom data names (a new customer), else no one.
  * Null: the integration's campaign is not the customer's or the code's (`campaign_mismatch`).
  */
-async function buyerOf(tx: StorageTransaction, { integration }: Context, buyer: Buyer) {
+async function buyerOf(tx: StorageTransaction, { steps, integration }: Context, buyer: Buyer, paidAt: string | null) {
   const { workspaceId, campaignId: onlyCampaign } = integration
   if (buyer.by === 'stripe_customer') {
-    const customer = buyer.stripeCustomerId === null ? null : await customerByStripeId(tx, workspaceId, buyer.stripeCustomerId)
-    return { customer, stripeCustomerId: buyer.stripeCustomerId }
+    const { stripeCustomerId } = buyer
+    const customer = stripeCustomerId === null ? null : await customerByStripeId(tx, workspaceId, stripeCustomerId)
+    if (customer || stripeCustomerId === null || buyer.email === null) return { customer, stripeCustomerId }
+    // An unbound Stripe customer whose invoice used one of the workspace's promo codes: the lead of that code, attributed when it paid.
+    const referral = await promotionReferral(tx, workspaceId, buyer.promotionCodes)
+    if (!referral || (await customerByExternalId(tx, workspaceId, stripeCustomerId))) return { customer, stripeCustomerId }
+    const campaignId = await referredCampaign(tx, workspaceId, referral)
+    if (onlyCampaign !== null && campaignId !== onlyCampaign) return null
+    const lead = parseLead({ workspaceId, externalId: stripeCustomerId, email: buyer.email, stripeCustomerId, ...referral.by })
+    await steps.leadIn(tx, trusted, lead, { at: paidAt ?? undefined })
+    return { customer: await customerByStripeId(tx, workspaceId, stripeCustomerId), stripeCustomerId }
   }
   const known = await knownCustomer(tx, workspaceId, buyer.knownAs)
   if (known) return onlyCampaign !== null && known.campaignId !== onlyCampaign ? null : { customer: known }
@@ -145,7 +167,7 @@ async function saleIn(tx: StorageTransaction, context: Context, buyer: Buyer, fa
     await settlePayment(tx, clock, await linkSale(tx, clock, first, facts), null)
     return ignored('duplicate_invoice', first.commissionId)
   }
-  const who = await buyerOf(tx, context, buyer)
+  const who = await buyerOf(tx, context, buyer, facts.paidAt)
   if (who === null) return ignored('campaign_mismatch')
   const { sale, answer } = await steps.recordSaleIn(tx, trusted, { workspaceId, ...who, ...facts, paidAt: facts.paidAt ?? undefined })
   await settlePayment(tx, clock, sale, answer.skipped)

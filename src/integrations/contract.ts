@@ -19,9 +19,9 @@ export interface VerifiedEvent {
 
 /** Who a checkout, customer or sale names as having brought it, and where it said so. */
 export interface Referral {
-  by: { clickId: string } | { referralCode: string }
+  by: { clickId: string } | { referralCode: string } | { promoCode: string }
   /** Stripe's `client_reference_id` may as well be the host's own id for its user: naming no click or code there is no refusal. */
-  from: 'client_reference_id' | 'metadata' | 'custom_data'
+  from: 'client_reference_id' | 'metadata' | 'custom_data' | 'discount'
 }
 
 /** A sale's facts, money in minor units (straight into the sales step, never through a decimal string). */
@@ -42,7 +42,14 @@ export interface SaleFacts {
  * or a lead), or the ids and custom data a Paddle or Lemon Squeezy event carries.
  */
 export type Buyer =
-  | { by: 'stripe_customer'; stripeCustomerId: string | null }
+  | {
+      by: 'stripe_customer'
+      stripeCustomerId: string | null
+      /** The Stripe promotion codes (`promo_…`) of the invoice's discounts given as objects: one of a promo code makes the lead of an unbound customer. */
+      promotionCodes: string[]
+      /** The invoice's `customer_email`: that lead's e-mail. */
+      email: string | null
+    }
   | {
       by: 'custom_data'
       /** The `externalId`s a known customer may have: the host's own (custom data), then the provider's customer id. */
@@ -71,6 +78,8 @@ export type ProviderPlan =
       email: string | null
       /** When the checkout was opened or the customer made (ISO): the lead's time, when before now. */
       at: string | null
+      /** The Stripe promotion codes (`promo_…`) of the checkout's `discounts` or the customer's `discount`: one of a promo code makes the lead when nothing else names who brought it. */
+      promotionCodes: string[]
     }
   /** A lead from a provider's customer and its custom data (Paddle's `customer.created|updated`). */
   | { kind: 'lead'; knownAs: string[]; externalId: string; email: string | null; referral: Referral | null; at: string | null }
@@ -186,6 +195,8 @@ export const currencyOf = (value: unknown): string => {
 export const MAX_MINOR = 100_000_000_000
 
 const REFERRAL_CODE = /^[A-Za-z0-9_-]{3,64}$/
+/** A promo code as the customer may type it (any case; stored upper-case). */
+const PROMO_CODE = /^[A-Za-z0-9_-]{3,40}$/
 
 /** A value naming a click (a UUID) or a referral code; null when it can be neither. */
 export const referralOf = (value: string | null, from: Referral['from']): Referral | null =>
@@ -193,17 +204,21 @@ export const referralOf = (value: string | null, from: Referral['from']): Referr
 
 /**
  * The attribution a provider's custom data carries (Paddle's `custom_data`, Lemon Squeezy's
- * `meta.custom_data`): `clickId`, or `referral` (a clickId or referral code), and the host's own
- * `externalId` of its user. Values of another type than a string are left out, not refused: the
+ * `meta.custom_data`): `clickId`, or `referral` (a clickId or referral code), or `promoCode` (the
+ * discount code the customer used: neither provider's payload names the code itself), and the
+ * host's own `externalId` of its user. Values of another type than a string are left out, not refused: the
  * custom data is the host's, and holds whatever else it keeps there.
  */
 export function customAttribution(customData: unknown): { externalId: string | null; referral: Referral | null } {
   const data = isObject(customData) ? customData : {}
   const textOf = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null)
   const externalId = textOf(data.externalId)
+  const promoCode = textOf(data.promoCode)
   return {
     externalId: externalId !== null && externalId.length <= 255 ? externalId : null,
-    referral: referralOf(textOf(data.clickId) ?? textOf(data.referral), 'custom_data'),
+    referral:
+      referralOf(textOf(data.clickId) ?? textOf(data.referral), 'custom_data') ??
+      (promoCode !== null && PROMO_CODE.test(promoCode) ? { by: { promoCode }, from: 'custom_data' } : null),
   }
 }
 

@@ -107,7 +107,14 @@ const OBJECT_OF: Record<string, string> = {
 /** The event types the mapping handles (docs/stripe.md lists them for the endpoint's subscription). */
 export const HANDLED_EVENT_TYPES = Object.keys(OBJECT_OF)
 
-function attribution(object: Record<string, any>, stripeCustomerId: string | null, clientReference: string | null, email: string | null, at: string | null): ProviderPlan {
+/** The promotion codes of discounts (each `promotion_code` an id or the expanded object); a discount given only by its id (`di_…`) names none. */
+const promotionCodesOf = (discounts: unknown[]): string[] =>
+  [...new Set(discounts.flatMap((discount) => (isObject(discount) ? [reference(discount.promotion_code)] : [])).filter((id): id is string => id !== null))]
+
+/** A list, or nothing (null, absent); anything else is malformed. */
+const optionalList = (value: unknown): unknown[] => (value === undefined || value === null ? [] : Array.isArray(value) ? value : malformed())
+
+function attribution(object: Record<string, any>, stripeCustomerId: string | null, clientReference: string | null, email: string | null, at: string | null, promotionCodes: string[]): ProviderPlan {
   const metadata = optionalObject(object.metadata)
   const externalId = optionalText(metadata.externalId)
   const knownAs = [...new Set([clientReference, externalId].filter((id): id is string => id !== null))]
@@ -120,6 +127,7 @@ function attribution(object: Record<string, any>, stripeCustomerId: string | nul
     externalId: externalId ?? stripeCustomerId,
     email,
     at,
+    promotionCodes,
   }
 }
 
@@ -128,13 +136,13 @@ function planOf(event: StripeEvent, object: Record<string, any>): ProviderPlan {
     case 'checkout.session.completed': {
       const email = optionalText(optionalObject(object.customer_details).email) ?? optionalText(object.customer_email)
       // The lead's time is when the checkout was opened: its invoice is paid (and may be delivered) before it completes.
-      return attribution(object, reference(object.customer), optionalText(object.client_reference_id), email, optionalTime(object.created))
+      return attribution(object, reference(object.customer), optionalText(object.client_reference_id), email, optionalTime(object.created), promotionCodesOf(optionalList(object.discounts)))
     }
     case 'customer.created':
-      return attribution(object, text(object.id), null, optionalText(object.email), optionalTime(object.created))
+      return attribution(object, text(object.id), null, optionalText(object.email), optionalTime(object.created), promotionCodesOf([object.discount]))
     // A referral added to a customer made long ago dates from the update, not from the customer.
     case 'customer.updated':
-      return attribution(object, text(object.id), null, optionalText(object.email), optionalTime(event.created))
+      return attribution(object, text(object.id), null, optionalText(object.email), optionalTime(event.created), promotionCodesOf([object.discount]))
     case 'invoice.paid': {
       const total = minor(object.total)
       const amountPaid = minor(object.amount_paid)
@@ -145,7 +153,12 @@ function planOf(event: StripeEvent, object: Record<string, any>): ProviderPlan {
       if (amountMinor === 0) return ignore('zero_amount')
       return {
         kind: 'sale',
-        buyer: { by: 'stripe_customer', stripeCustomerId: reference(object.customer) },
+        buyer: {
+          by: 'stripe_customer',
+          stripeCustomerId: reference(object.customer),
+          promotionCodes: promotionCodesOf(optionalList(object.discounts)),
+          email: optionalText(object.customer_email),
+        },
         sale: {
           amountMinor,
           currency,

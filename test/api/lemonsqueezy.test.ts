@@ -119,6 +119,18 @@ describe('Lemon Squeezy events', () => {
     expect(await t.commissions()).toMatchObject([{ affiliateId: t.ann.id, amount: '10.00' }])
   })
 
+  it('attribution by discount code: the code the customer used, in the custom data (an order names no code)', async () => {
+    const t = await connected()
+    const code = await t.api.promoCodes.create({ affiliateId: t.ann.id, code: 'ANN10' })
+    const order = lemonSqueezyOrder({ id: '651', customerId: 12, subtotal: 5000 })
+    order.attributes.discount_total = 500
+    expect(await t.send(lemonSqueezyEvent('order_created', order, { promoCode: 'ann10', externalId: 'user-12' }))).toEqual(RECEIVED)
+    expect(await t.commissions()).toMatchObject([{ affiliateId: t.ann.id, amount: '10.00', invoiceId: 'lsq_order_651' }])
+    expect(await t.api.promoCodes.get(code.promoCodeId)).toMatchObject({ uses: 1 })
+    const [customer] = (await t.api.customers.list({ workspaceId: WS_A, limit: 10 })).items
+    expect(customer).toMatchObject({ externalId: 'user-12', affiliateId: t.ann.id })
+  })
+
   it("test-mode webhooks are ignored by a live integration, and live ones by a test one", async () => {
     const live = await connected()
     expect(await live.send(lemonSqueezyEvent('order_created', lemonSqueezyOrder({ id: '701', subtotal: 1000 }), { referral: 'ANN-2026' }, true))).toEqual(RECEIVED)

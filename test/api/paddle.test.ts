@@ -139,6 +139,31 @@ describe('Paddle Billing events', () => {
     expect(await t.entry('evt_adj_unknown')).toMatchObject({ status: 'ignored', reason: 'no_commission' })
   })
 
+  it("attribution by discount code: the code the customer used, in the custom data (Paddle's transaction names its discount by id only)", async () => {
+    const t = await connected()
+    const code = await t.api.promoCodes.create({ affiliateId: t.ann.id, code: 'ANN10' })
+    const event = paddleTransaction('evt_promo', { id: 'txn_promo', customerId: 'ctm_promo', amountMinor: 4000, customData: { promoCode: 'ann10' } })
+    event.data.discount_id = 'dsc_01gv5kpg05xp104ek2fmgjwttf'
+    expect(await t.send(event)).toEqual(RECEIVED)
+    expect(await t.commissions()).toMatchObject([{ affiliateId: t.ann.id, amount: '8.00', invoiceId: 'txn_promo' }])
+    expect(await t.api.promoCodes.get(code.promoCodeId)).toMatchObject({ uses: 1 })
+    // The renewal carries the same custom data: the customer is known, the code not counted again.
+    expect(await t.send(paddleTransaction('evt_promo_renewal', { id: 'txn_promo_2', customerId: 'ctm_promo', amountMinor: 4000, subscriptionId: 'sub_promo', customData: { promoCode: 'ann10' } }))).toEqual(RECEIVED)
+    expect((await t.commissions()).map((c) => c.invoiceId).sort()).toEqual(['txn_promo', 'txn_promo_2'])
+    expect(await t.api.promoCodes.get(code.promoCodeId)).toMatchObject({ uses: 1 })
+    // A discount no affiliate holds attributes no one and refuses nothing.
+    expect(await t.send(paddleTransaction('evt_promo_other', { id: 'txn_promo_other', customerId: 'ctm_other', amountMinor: 4000, customData: { promoCode: 'SUMMER' } }))).toEqual(RECEIVED)
+    expect(await t.entry('evt_promo_other')).toMatchObject({ status: 'ignored', reason: 'not_attributed' })
+    // A customer.created naming the code makes the lead.
+    const customer = paddleEvent('customer-created', 'evt_promo_customer', (data) => {
+      data.id = 'ctm_promo_lead'
+      data.custom_data = { promoCode: 'ANN10' }
+    })
+    expect(await t.send(customer)).toEqual(RECEIVED)
+    expect(await t.entry('evt_promo_customer')).toMatchObject({ status: 'processed' })
+    expect(await t.api.promoCodes.get(code.promoCodeId)).toMatchObject({ uses: 2 })
+  })
+
   it('a secret rotation: while Paddle signs with both secrets, either one stored verifies', async () => {
     const t = await connected()
     const event = paddleTransaction('evt_rotation', { id: 'txn_rotation', amountMinor: 1000, customData: { referral: 'ANN-2026' } })
