@@ -306,6 +306,8 @@ describe('admin dashboard', () => {
     expect(page.text).toContain(`<input type="hidden" name="provider" value="${provider}">`)
     expect(page.text).toContain(`<button type="submit">Connect ${label}</button>`)
     expect(page.text).toContain(eventType)
+    // Stripe's restricted key is Stripe's alone.
+    expect(page.text).not.toContain('name="apiKey"')
     // A refusal keeps the provider's form.
     const refused = await t.post('/admin/settings/integrations/connect', { provider, signingSecret: '', campaignId: '', livemode: ['false', 'true'], description: 'Shop' })
     expect(refused.status).toBe(400)
