@@ -108,7 +108,7 @@ ${endpointField(c, i)}
   )
   return html`<section class="card" id="providers"><h2>Payment providers</h2>
 ${connected.length ? html`<ul class="providers">${connected}</ul>` : html`<p class="muted">No payment provider is connected. Connect Stripe, Paddle Billing or Lemon Squeezy and each paid invoice or order becomes a commission, each refund takes its share back.</p>`}
-<nav class="actions" aria-label="Provider to connect">${choices}</nav>
+<nav class="actions" aria-label="Provider to connect"><span class="muted">Connect:</span>${choices}</nav>
 <h3>Connect ${label}</h3>${errorSummary(Object.fromEntries(Object.entries(errors).map(([name, msg]) => [name === 'livemode' ? name : `connect-${name}`, msg])), state.problem)}<form method="post" action="${c.path}${PAGE}/connect" novalidate>${csrfField(c.v.csrf)}<input type="hidden" name="provider" value="${provider}">
 ${modelFields(integrationCreate, { values, errors, idPrefix: 'connect-', choices: { campaignId: campaigns.items.map((m) => [m.id, m.campaignName] as const) }, omit: provider === 'stripe' ? [] : ['apiKey'] })}
 <p class="muted">Then add the endpoint URL shown above in ${PROVIDER_COPY[provider].where}, for these events: ${PROVIDER_COPY[provider].events}.</p>
