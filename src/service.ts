@@ -304,9 +304,10 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   let served = fetch
   // The portal's and the admin's options are checked now; their pages load with their first request.
   let portalPath: string | null = null
+  let publicUrl: string | null = null
   const portalOptions = options.portal
   if (portalOptions !== undefined) {
-    portalPath = resolvePortalOptions(portalOptions, basePath).path
+    ;({ path: portalPath, publicUrl } = resolvePortalOptions(portalOptions, basePath))
     const deps = { api, storage: options.storage, clock, basePath, body, onError: requestError }
     served = withSite(
       lazySite(portalPath, () => import('./portal/index.js').then(({ createPortal }) => createPortal(portalOptions, deps))),
@@ -317,7 +318,7 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   const adminOptions = options.admin
   if (adminOptions !== undefined) {
     adminPath = resolveAdminOptions(adminOptions, basePath, portalPath).path
-    const deps = { api, storage: options.storage, keyStore: options.keyStore, clock, basePath, portalPath, body, onError: requestError }
+    const deps = { api, storage: options.storage, keyStore: options.keyStore, clock, basePath, portalPath, publicUrl, body, onError: requestError }
     served = withSite(
       lazySite(adminPath, () => import('./admin/index.js').then(({ createAdmin }) => createAdmin(adminOptions, deps))),
       served,

@@ -25,6 +25,8 @@ export interface AdminDeps extends SiteDeps {
   keyStore: KeyStore
   /** Where the portal is, when it is on: the admin lies beside it. */
   portalPath: string | null
+  /** The portal's public origin (its join and referral links are built from it), when it is on. */
+  publicUrl: string | null
 }
 
 const SESSION_COOKIE = 'affiliate_admin_session'
@@ -133,6 +135,7 @@ export function createAdmin(options: AdminOptions, deps: AdminDeps): Site {
       keys: deps.keyStore,
       origin: v.url.origin,
       basePath: deps.basePath,
+      portal: deps.portalPath === null || deps.publicUrl === null ? null : { path: deps.portalPath, publicUrl: deps.publicUrl },
       now: () => deps.clock.now(),
       form: () => v.form(),
       page: (title, main, status = 200) => v.page(frame(title, main, workspaceId), status),

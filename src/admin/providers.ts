@@ -89,7 +89,7 @@ export async function providersSection(c: Ctx, state: ConnectState = {}): Promis
     (i) => html`<li><h3>${nameOf(i)}</h3><p class="muted">${i.livemode ? 'Live mode' : 'Test mode'} · ${i.campaignId ? (campaignName.get(i.campaignId) ?? i.campaignId) : 'any campaign'} · connected ${when(i.createdAt)}</p>
 ${endpointField(c, i)}
 <p class="muted">Events to send: ${copyOf(i.provider).events}</p>
-<div class="actions"><a href="${c.path}${PAGE}/events?integrationId=${i.integrationId}" aria-label="Event log of ${nameOf(i)}">Event log</a><a href="${c.path}${PAGE}/secret?integrationId=${i.integrationId}" aria-label="Replace the signing secret of ${nameOf(i)}">Replace secret</a>${actionForm(
+<div class="actions"><a href="${c.path}${PAGE}/events?integrationId=${i.integrationId}" aria-label="Event log of ${nameOf(i)}">Event log</a><a href="${c.path}${PAGE}/secret?integrationId=${i.integrationId}" aria-label="Replace secret of ${nameOf(i)}">Replace secret</a>${actionForm(
       c.v.csrf,
       `${c.path}${PAGE}/disconnect`,
       { integrationId: i.integrationId },

@@ -68,6 +68,7 @@ const UNDO: Record<number, string> = {
   ALTER TABLE links DROP COLUMN shareUrl;
   ALTER TABLE campaigns DROP COLUMN beaconInstalled;
   ALTER TABLE integrations DROP COLUMN apiKey;`,
+  21: 'ALTER TABLE rollups DROP COLUMN salesMinor;',
 }
 
 /** Undoes every migration after `version` (newest first) and sets `user_version` to it. */
