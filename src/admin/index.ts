@@ -58,6 +58,10 @@ const NOTICES = {
   'integration-connected': 'Stripe connected. Paste its endpoint URL into Stripe’s dashboard (Developers → Webhooks).',
   'integration-secret': 'Signing secret replaced.',
   'integration-disconnected': 'Stripe disconnected.',
+  'paddle-connected': 'Paddle Billing connected. Add its endpoint URL as a notification destination in Paddle (Developer tools → Notifications).',
+  'paddle-disconnected': 'Paddle Billing disconnected.',
+  'lemonsqueezy-connected': 'Lemon Squeezy connected. Add its endpoint URL as a webhook in Lemon Squeezy (Settings → Webhooks).',
+  'lemonsqueezy-disconnected': 'Lemon Squeezy disconnected.',
   'signed-out': 'You are signed out.',
   'workspace-created': 'New workspace opened: create its first campaign.',
 }
