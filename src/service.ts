@@ -15,6 +15,7 @@ import { resolveAdminOptions } from './admin/options.js'
 import type { PortalOptions } from './portal/index.js'
 import { resolvePortalOptions } from './portal/options.js'
 import { lazySite, withSite } from './site/mount.js'
+import { surfacesOf, type ServiceSurface } from './surfaces.js'
 import type { Storage } from './storage/types.js'
 import { withCommitHook } from './events/outbox.js'
 import { createServiceEvents, type ServiceEvents, type WebhookOptions } from './events/service-events.js'
@@ -174,6 +175,13 @@ export interface AffiliateService {
   close(): Promise<void>
   /** Where the admin's pages are (`/admin`), or null when the admin is off. */
   readonly adminPath: string | null
+  /**
+   * Everything the service answers, and where: the API, its public tracking routes, the portal and
+   * the admin when they are on. An adapter that serves beside a host's own routes (Express) hands
+   * `fetch` every request under one of these paths, and only those (see `surfaceOf`).
+   * @example [{ name: 'api', path: '/api/v1' }, { name: 'tracking', path: '/api/v1/r' }, { name: 'tracking', path: '/api/v1/track' }, { name: 'admin', path: '/admin' }]
+   */
+  readonly surfaces: readonly ServiceSurface[]
 }
 
 /** The longest `clickDedupeSeconds`: 7 days. */
@@ -324,5 +332,6 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
       served,
     )
   }
-  return { fetch: served, api, basePath, portalPath, adminPath, events: runtime.events, flush, close: flush, onError }
+  const surfaces = surfacesOf(basePath, portalPath, adminPath)
+  return { fetch: served, api, basePath, portalPath, adminPath, surfaces, events: runtime.events, flush, close: flush, onError }
 }

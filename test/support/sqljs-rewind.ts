@@ -69,6 +69,7 @@ const UNDO: Record<number, string> = {
   ALTER TABLE campaigns DROP COLUMN beaconInstalled;
   ALTER TABLE integrations DROP COLUMN apiKey;`,
   21: 'ALTER TABLE rollups DROP COLUMN salesMinor;',
+  22: 'DROP TABLE adminSessions;',
 }
 
 /** Undoes every migration after `version` (newest first) and sets `user_version` to it. */

@@ -686,6 +686,21 @@ CREATE UNIQUE INDEX _sales_facts_id ON _sales_facts (id);
 UPDATE rollups SET salesMinor = (SELECT f.s FROM _sales_facts AS f WHERE f.id = rollups.id) WHERE id IN (SELECT id FROM _sales_facts);
 DROP TABLE _sales_facts;`,
   },
+  {
+    version: 22,
+    // The admin's token sign-in keeps its sessions here (only keyed hashes of their secrets), so
+    // signing out ends a session on every browser; ended ones are deleted by their expiry.
+    sql: `CREATE TABLE adminSessions (
+  id TEXT PRIMARY KEY NOT NULL,
+  userId TEXT NOT NULL,
+  expiresAt TEXT NOT NULL,
+  createdAt TEXT NOT NULL,
+  updatedAt TEXT NOT NULL,
+  _search TEXT NOT NULL
+) STRICT;
+CREATE INDEX adminSessions_created ON adminSessions (createdAt, id);
+CREATE INDEX adminSessions_expiresAt ON adminSessions (expiresAt, id);`,
+  },
 ]
 
 export const SCHEMA_VERSION = migrations[migrations.length - 1]!.version
