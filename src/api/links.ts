@@ -10,7 +10,7 @@ import { UniqueViolationError, type StorageTransaction } from '../storage/types.
 import { canSee, visible, type Access } from './access.js'
 import { findAffiliate } from './affiliates.js'
 import { findCampaign } from './campaigns.js'
-import { emit, emitted } from '../events/outbox.js'
+import { emit, emitted, type EventTransaction } from '../events/outbox.js'
 import { inTransaction, readOnly, type Deps } from './shared.js'
 import { addToRollups } from '../reports/rollup.js'
 
@@ -50,7 +50,7 @@ export async function countEvent(tx: StorageTransaction, link: LinkRecord, event
 }
 
 export function linkOperations({ storage, clock }: Deps) {
-  async function insertLink(tx: StorageTransaction, access: Access, input: LinkCreateInput, code: string): Promise<ReferralLink> {
+  async function insertLink(tx: EventTransaction, access: Access, input: LinkCreateInput, code: string): Promise<ReferralLink> {
     const affiliate = await findAffiliate(tx, access, input.affiliateId)
     const campaign = await findCampaign(tx, access, affiliate.campaignId)
     const parameter = input.urlParameter ?? campaign.allowedUrlParameters[0] ?? 'ref'

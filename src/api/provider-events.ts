@@ -1,3 +1,4 @@
+import type { EventTransaction } from '../events/outbox.js'
 import { isoAt } from '../clock.js'
 import { newId } from '../crypto.js'
 import type { IntegrationRecord, ProviderEventRecord } from '../domain/records.js'
@@ -59,7 +60,7 @@ async function referredCampaign(tx: StorageTransaction, workspaceId: string, ref
  * `externalId`), else makes the lead of the click or code it names. A Stripe customer already bound
  * stays bound (the first attribution wins); either way its sales recorded before are attributed now.
  */
-async function attributeIn(tx: StorageTransaction, { deps, steps, integration }: Context, plan: Extract<StripePlan, { kind: 'attribute' }>): Promise<Outcome> {
+async function attributeIn(tx: EventTransaction, { deps, steps, integration }: Context, plan: Extract<StripePlan, { kind: 'attribute' }>): Promise<Outcome> {
   const { workspaceId, campaignId: onlyCampaign } = integration
   const stripeCustomerId = plan.stripeCustomerId
   if (stripeCustomerId === null) return ignored(plan.knownAs.length > 0 || plan.referral ? 'no_stripe_customer' : 'not_attributed')
@@ -85,7 +86,7 @@ async function attributeIn(tx: StorageTransaction, { deps, steps, integration }:
 }
 
 /** Carries out `plan` in `tx` through the conversions' own steps: what the event log records. */
-async function effectsIn(tx: StorageTransaction, context: Context, plan: StripePlan): Promise<Outcome> {
+async function effectsIn(tx: EventTransaction, context: Context, plan: StripePlan): Promise<Outcome> {
   const { deps, steps, integration } = context
   const { workspaceId } = integration
   const { clock } = deps
@@ -140,7 +141,7 @@ async function effectsIn(tx: StorageTransaction, context: Context, plan: StripeP
  * collision rolls it all back and it is tried again, up to `ATTEMPTS` times; then it is the
  * operations' 422 (`duplicate`).
  */
-async function recordOnce(deps: Deps, integration: IntegrationRecord, event: StripeEvent, facts: Facts, effects: (tx: StorageTransaction) => Promise<Outcome>): Promise<number> {
+async function recordOnce(deps: Deps, integration: IntegrationRecord, event: StripeEvent, facts: Facts, effects: (tx: EventTransaction) => Promise<Outcome>): Promise<number> {
   const { storage, clock } = deps
   const eventId = typeof event.id === 'string' ? event.id : ''
   for (let attempt = 1; ; attempt++) {

@@ -1,11 +1,13 @@
 import type { Clock } from '../clock.js'
 import { AffiliateError, unprocessable } from '../errors.js'
 import { UniqueViolationError, type FindQuery, type ModelName, type RecordOf, type Storage, type StorageTransaction, type TransactionOptions } from '../storage/types.js'
+import type { EventStorage, EventTransaction } from '../events/outbox.js'
 import type { WebhookAddressPolicy } from '../webhooks/address.js'
 import { workspaceScope, type Access } from './access.js'
 
 export interface Deps {
-  storage: Storage
+  /** The host's storage seen through the commit hook: each transaction collects its events (see `EventTransaction`). */
+  storage: EventStorage
   clock: Clock
   /** Which webhook URLs are allowed (`webhooks` options of the service): required, so no path can leave it out. */
   webhooks: WebhookAddressPolicy
@@ -26,18 +28,21 @@ const conflicts: Record<string, string> = {
   sale_refunds_workspace_refund: 'This refundId was already used for another sale',
 }
 
-/** The success status an operation chose for one answer (a repeat answered 200 instead of 201). */
-const chosenStatus = new WeakMap<object, number>()
-
-/** Marks `answer` to be sent with `status` rather than its route's own. */
-export function withStatus<T extends object>(answer: T, status: number): T {
-  chosenStatus.set(answer, status)
-  return answer
+/**
+ * An answer and the success status an operation chose for it (a repeat answered 200 rather than
+ * its route's 201), as Hono's `c.json(data, status)`: operations of routes with an
+ * `alternativeStatus` answer one; HTTP sends `status`, the typed API answers `data`.
+ */
+export class Answered<T> {
+  readonly kind = 'answered' as const
+  constructor(
+    readonly data: T,
+    readonly status: number,
+  ) {}
 }
 
-/** The status `withStatus` chose for `answer`, if any. */
-export const statusChosenFor = (answer: unknown): number | undefined =>
-  typeof answer === 'object' && answer !== null ? chosenStatus.get(answer) : undefined
+/** `data` to be sent with `status` rather than its route's own. */
+export const answered = <T>(data: T, status: number): Answered<T> => new Answered(data, status)
 
 /** The 422 (`duplicate`) a unique-constraint violation answers, saying what is taken. */
 export const duplicateOf = (error: UniqueViolationError): AffiliateError =>
@@ -45,8 +50,8 @@ export const duplicateOf = (error: UniqueViolationError): AffiliateError =>
 
 /** Runs `work` in a storage transaction and turns a unique-constraint violation into a 422. */
 export async function inTransaction<T>(
-  storage: Storage,
-  work: (tx: StorageTransaction) => Promise<T>,
+  storage: EventStorage,
+  work: (tx: EventTransaction) => Promise<T>,
   options?: TransactionOptions,
 ): Promise<T> {
   try {

@@ -12,7 +12,7 @@ import { readBody, readJsonBody, type BodyLimits } from './body.js'
 import { clientAddressOf } from './client-address.js'
 import { checkIdempotencyKey, createIdempotency, fingerprintOf, IDEMPOTENCY_HEADER, type IdempotencyOptions } from './idempotency.js'
 import { envelope, errorAnswer, toResponse, type Answer } from './respond.js'
-import { routes, runRoute, successStatus, type Query, type Route } from './routes.js'
+import { routeAnswer, routes, runRoute, successStatus, type Query, type Route } from './routes.js'
 import { BEACON_PATH, REDIRECT_PATH, trackingRoutes, type TrackingRoutesOptions } from './tracking.js'
 
 export const SERVICE_NAME = 'affiliate-service'
@@ -181,7 +181,11 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
       if (idempotencyKey !== null) checkIdempotencyKey(idempotencyKey)
       const body = route.method === 'POST' || route.method === 'PUT' ? await readJsonBody(request, options.body) : undefined
       const call = { access: accessOf(principal), query: queryOf(request), body }
-      const answered = (data: unknown) => envelope(successStatus(route, body, data), route.message, data)
+      // The operation's answer, or (with Idempotency-Key) the value of its write transaction, which is its answer.
+      const answered = (value: unknown) => {
+        const { data, status } = routeAnswer(route, body, value)
+        return envelope(status, route.message, data)
+      }
       const answer: Answer =
         idempotencyKey === null
           ? answered(await runRoute(route, ops, call))
@@ -209,7 +213,7 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
     let made: FileAnswer
     try {
       const call = { access: accessOf(principal), query: queryOf(request), body: undefined }
-      made = (await runRoute(route, ops, call)) as FileAnswer
+      made = (await runRoute(route, ops, call)).data as FileAnswer
     } catch (error) {
       admission.release()
       return fail(error, request, runtime, admission.headers)
@@ -243,7 +247,7 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
     ['/openapi.json', ['GET']],
     [BEACON_PATH, ['POST', 'OPTIONS']],
   ])
-  const tracking = trackingRoutes(options.tracking, onError)
+  const tracking = trackingRoutes(options.tracking)
   // Every route gets the caller's context and the runtime it names (the portable one by default).
   const router = Router<Routed, [unknown, Runtime]>({ base: basePath, catch: (error, request, _context, runtime) => fail(error, request, runtime) })
   router.get('/health', health)

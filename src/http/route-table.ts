@@ -41,7 +41,7 @@ export interface RouteInfo {
    * `answerHas` is a property only that answer has, which tells the typed API's two answers apart.
    */
   readonly preview?: { readonly field: string; readonly answer: Answer; readonly answerHas: string }
-  /** Another success status the operation may choose for an answer (see `withStatus`), and when. */
+  /** Another success status the operation may choose for an answer (an `Answered` with its status), and when. */
   readonly alternativeStatus?: { readonly status: number; readonly description: string }
   /** The field the typed API takes as its first argument. */
   readonly id?: string

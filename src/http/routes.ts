@@ -20,7 +20,7 @@ import type { Schema } from '../schemas/validate.js'
 import { routeEntries, type Namespace, type RouteInfo, type RouteTable } from './route-table.js'
 import { customerId, customerList, customerUpdate } from '../schemas/customers.js'
 import { conversionLead, conversionRefund, conversionSale } from '../schemas/conversions.js'
-import { statusChosenFor } from '../api/shared.js'
+import { Answered } from '../api/shared.js'
 import { integrationCreate, integrationId, integrationList, integrationUpdate, providerEventList } from '../schemas/integrations.js'
 import { deliveryList, deliveryRetry, eventId, eventList, webhookCreate, webhookId, webhookList, webhookRotate, webhookTest, webhookUpdate } from '../schemas/webhooks.js'
 
@@ -165,26 +165,35 @@ export const routes: readonly Route[] = routeEntries().map(([namespace, name, in
 }))
 
 /** The status a route answers on success: `statusIf`'s when the body asks for it, else `status`, else 201 for POST and 200 for the others. */
-export function successStatus(route: Route, body?: unknown, answer?: unknown): number {
-  const chosen = route.alternativeStatus ? statusChosenFor(answer) : undefined
-  if (chosen !== undefined) return chosen
+export function successStatus(route: Pick<Route, 'method' | 'status' | 'statusIf'>, body?: unknown): number {
   const alternative = route.statusIf
   if (alternative && (body as Record<string, unknown> | undefined)?.[alternative.field] === true) return alternative.status
   return route.status ?? (route.method === 'POST' ? 201 : 200)
 }
 
+/** What a route's operation answered, and the success status to send it with. */
+export type RouteAnswer = Answered<unknown>
+
+/** `value`, answered by an operation of `route` called with `body`: with the status it chose, else the route's. */
+export const routeAnswer = (route: Pick<Route, 'method' | 'status' | 'statusIf'>, body: unknown, value: unknown): RouteAnswer =>
+  value instanceof Answered ? value : new Answered(value, successStatus(route, body))
+
 /**
- * Runs a route's operation with a request's query and body. POST operations take
- * `(access, body, query)`, PUT `(access, query, body)`, the others `(access, query)`.
+ * Runs a route's operation with a request's query and body, and answers `{ data, status }`: the
+ * status the operation chose (`Answered`, on routes with an `alternativeStatus`), else the
+ * route's own. POST operations take `(access, body, query)`, PUT `(access, query, body)`, the
+ * others `(access, query)`.
  */
-export function runRoute(route: Pick<Route, 'method' | 'operation'>, ops: Operations, call: Call): Promise<unknown> {
+export async function runRoute(route: Pick<Route, 'method' | 'operation' | 'status' | 'statusIf'>, ops: Operations, call: Call): Promise<RouteAnswer> {
   const [namespace, name] = route.operation
   const target: Record<string, unknown> = ops[namespace]
   const operation = target[name]
   if (typeof operation !== 'function') throw new Error(`no operation ${namespace}.${name}`)
   // Each operation checks its own arguments (the route's schemas): here they are only passed on.
   const run = (...args: unknown[]): Promise<unknown> => operation.apply(target, args)
-  if (route.method === 'POST') return run(call.access, call.body, call.query)
-  if (route.method === 'PUT') return run(call.access, call.query, call.body)
-  return run(call.access, call.query)
+  let data: unknown
+  if (route.method === 'POST') data = await run(call.access, call.body, call.query)
+  else if (route.method === 'PUT') data = await run(call.access, call.query, call.body)
+  else data = await run(call.access, call.query)
+  return routeAnswer(route, call.body, data)
 }
