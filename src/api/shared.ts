@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js'
 import { AffiliateError, unprocessable } from '../errors.js'
 import { UniqueViolationError, type FindQuery, type ModelName, type RecordOf, type Storage, type StorageTransaction, type TransactionOptions } from '../storage/types.js'
 import type { EventStorage, EventTransaction } from '../events/outbox.js'
+import type { Tracker } from '../tracking/tracker.js'
 import type { WebhookAddressPolicy } from '../webhooks/address.js'
 import { workspaceScope, type Access } from './access.js'
 
@@ -13,7 +14,12 @@ export interface Deps {
   webhooks: WebhookAddressPolicy
   /** Resolves once the click `id` is written, when the redirect answered it and its batch waits. */
   clickWritten?: (id: string) => Promise<void>
+  /** The click capture the redirect and the beacon use (made on first use): the keyed `POST /links/track` counts through it too. */
+  clickCapture: () => Promise<ClickCapture>
 }
+
+/** What the keyed tracking call needs of the click capture (tracking/tracker.ts). */
+export type ClickCapture = Pick<Tracker, 'findLink' | 'countOn'>
 
 /** What each unique constraint means to a caller. */
 const conflicts: Record<string, string> = {

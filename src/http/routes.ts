@@ -13,7 +13,7 @@ import {
   referredUserList,
   referredUserUpdate,
 } from '../schemas/commissions.js'
-import { linkAffiliate, linkCreate, linkId, linkTrack, linkTrackBatch } from '../schemas/links.js'
+import { linkAffiliate, linkCreate, linkId, linkTrackBatch, linkTrackKeyed } from '../schemas/links.js'
 import { payoutExport, payoutId, payoutItems, payoutList, payoutRun, payoutUpdate } from '../schemas/payouts.js'
 import { affiliateExport, commissionExport, reportSummary, reportTimeseries, reportTopAffiliates } from '../schemas/reports.js'
 import type { Schema } from '../schemas/validate.js'
@@ -85,7 +85,7 @@ export const validation = {
     list: { query: linkAffiliate },
     create: { body: linkCreate, example: { affiliateId: AFFILIATE, urlParameter: 'ref' } },
     delete: { query: linkId },
-    track: { body: linkTrack, alternativeBody: linkTrackBatch, example: { referralCode: 'REF-7K2M9QXD', event: 'click' } },
+    track: { body: linkTrackKeyed, alternativeBody: linkTrackBatch, example: { referralCode: 'REF-7K2M9QXD', event: 'click' } },
   },
   commissions: {
     list: { query: commissionList },

@@ -265,8 +265,13 @@ export function createTracker(options: TrackerOptions) {
       return count(link, event, visit, now)
     },
 
+    /** The link with `referralCode` (as `track` finds it: from memory for up to a second), or null. */
+    findLink(referralCode: string): Promise<LinkRecord | null> {
+      return linkOf(referralCode, clock.now())
+    },
+
     /**
-     * Counts `event` on `link`, found by the caller (the keyed `POST /links/track`), through the
+     * Counts `event` on `link`, found by `findLink` (the keyed `POST /links/track`), through the
      * same steps as `track`: for `visit` when the caller names one (dedupe and bots), else as an
      * event of its own. Resolves once the click is handed to the writer.
      */
