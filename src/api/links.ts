@@ -71,28 +71,29 @@ export function linkOperations({ storage, clock, clickCapture, clickWritten }: D
 
   /**
    * Counts `events` through the click capture, as the redirect and the beacon count theirs (click
-   * records, dedupe and bots for a visitor named, written in batches), once every code is known to
+   * records, dedupe and bots for a visitor named, written in a batch), once every code is known to
    * the caller (else 404 naming the first unknown, `at` its place: nothing is counted). Resolves
    * once their clicks are written, with how many were counted and each link touched as it now
-   * stands, first-touched first.
+   * stands, first-touched first; a failed write counts none of them and is thrown.
    */
   async function countEvents(access: Access, events: readonly LinkTrackInput[], at: (i: number) => string): Promise<LinkTrackBatch> {
     const capture = await clickCapture()
-    const links: LinkRecord[] = []
-    for (let i = 0; i < events.length; i++) {
-      const link = await capture.findLink(events[i]!.referralCode)
+    // Looked up together: the codes not in memory are read at once.
+    const found = await Promise.all(events.map((entry) => capture.findLink(entry.referralCode)))
+    const links = found.map((link, i) => {
       if (!link || !canSee(access, link.workspaceId)) throw notFound(at(i))
-      links.push(link)
-    }
-    let tracked = 0
-    const clicks = new Set<string>()
-    for (let i = 0; i < events.length; i++) {
-      const { event, userAgent, clientAddress } = events[i]!
-      const visit = userAgent === undefined && clientAddress === undefined ? null : { address: clientAddress, userAgent: userAgent ?? '' }
-      const { clickId, counted } = await capture.countOn(links[i]!, event, visit)
-      if (counted) tracked++
-      if (clickId !== null) clicks.add(clickId)
-    }
+      return link
+    })
+    const results = await capture.countKeyed(
+      events.map(({ event, userAgent, clientAddress }, i) => ({
+        link: links[i]!,
+        event,
+        visit: userAgent === undefined && clientAddress === undefined ? null : { address: clientAddress, userAgent: userAgent ?? '' },
+      })),
+    )
+    const tracked = results.filter((result) => result.counted).length
+    // A repeat answers an earlier click, which may still wait in its batch.
+    const clicks = new Set(results.flatMap((result) => (!result.counted && result.clickId !== null ? [result.clickId] : [])))
     if (clickWritten) await Promise.all([...clicks].map((id) => clickWritten(id)))
     const ids = [...new Set(links.map((link) => link.id))]
     const stored = await storage.transaction((tx) => tx.find('links', { where: { id: { in: ids } } }), readOnly)

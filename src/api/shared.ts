@@ -19,7 +19,7 @@ export interface Deps {
 }
 
 /** What the keyed tracking call needs of the click capture (tracking/tracker.ts). */
-export type ClickCapture = Pick<Tracker, 'findLink' | 'countOn'>
+export type ClickCapture = Pick<Tracker, 'findLink' | 'countKeyed'>
 
 /** What each unique constraint means to a caller. */
 const conflicts: Record<string, string> = {

@@ -9,7 +9,7 @@ import { DAY_MS } from '../domain/due.js'
 import { dayOf, VisitorHasher } from './visitor.js'
 import { keyedTimeUuid, timeUuid, timeUuidFloor } from './click-ids.js'
 import { portableRuntime, type Runtime } from '../runtime.js'
-import type { ClickWriter } from './click-writer.js'
+import type { ClickWriter, PendingClick } from './click-writer.js'
 import { coalesced } from './coalesce.js'
 import { chunked, IDS_PER_READ } from '../storage/batch.js'
 import { SeenFilter } from './seen-filter.js'
@@ -203,7 +203,10 @@ export function createTracker(options: TrackerOptions) {
     return latest
   }
 
-  async function record(h: VisitorHasher, link: LinkRecord, event: TrackEvent, visit: Visit, now: number): Promise<TrackResult> {
+  /** Hands a counted click to be written. */
+  type Hand = (item: PendingClick) => Promise<void> | void
+
+  async function record(h: VisitorHasher, link: LinkRecord, event: TrackEvent, visit: Visit, now: number, hand: Hand): Promise<TrackResult> {
     const visitors = visitorsOf(h, now, event, link, visit)
     const visitor = visitors[0]!
     const createdAt = new Date(now).toISOString()
@@ -230,7 +233,7 @@ export function createTracker(options: TrackerOptions) {
       window.set(visitor, { id, at: now })
       seen?.add(visitor, now)
     }
-    await writer.add({ click: { id, linkId: link.id, event, visitor, createdAt }, link })
+    await hand({ click: { id, linkId: link.id, event, visitor, createdAt }, link })
     return { clickId: id, link, counted: true }
   }
 
@@ -239,17 +242,19 @@ export function createTracker(options: TrackerOptions) {
    * window answers the first click; null (a keyed call naming no visitor) counts every event, each
    * its own click record (its visitor hash made of its id: no later event is a repeat of it).
    */
-  async function count(link: LinkRecord, event: TrackEvent, visit: Visit | null, now: number): Promise<TrackResult> {
+  async function count(link: LinkRecord, event: TrackEvent, visit: Visit | null, now: number, hand: Hand): Promise<TrackResult> {
     const h = await hasherOf()
     if (visit === null) {
       const id = timeUuid(now)
       const visitor = h.visitor(portableRuntime, dayOf(now), event, link.id, 'keyed', id)
-      await writer.add({ click: { id, linkId: link.id, event, visitor, createdAt: new Date(now).toISOString() }, link })
+      await hand({ click: { id, linkId: link.id, event, visitor, createdAt: new Date(now).toISOString() }, link })
       return { clickId: id, link, counted: true }
     }
     if (isbot(visit.userAgent)) return { clickId: null, link, counted: false }
-    return record(h, link, event, visit, now)
+    return record(h, link, event, visit, now, hand)
   }
+
+  const handToWriter: Hand = (item) => writer.add(item)
 
   return {
     /**
@@ -262,7 +267,7 @@ export function createTracker(options: TrackerOptions) {
       const now = clock.now()
       const link = await linkOf(referralCode, now)
       if (!link || (workspaceIds && !workspaceIds.includes(link.workspaceId))) throw notFound('Link')
-      return count(link, event, visit, now)
+      return count(link, event, visit, now, handToWriter)
     },
 
     /** The link with `referralCode` (as `track` finds it: from memory for up to a second), or null. */
@@ -271,12 +276,24 @@ export function createTracker(options: TrackerOptions) {
     },
 
     /**
-     * Counts `event` on `link`, found by `findLink` (the keyed `POST /links/track`), through the
-     * same steps as `track`: for `visit` when the caller names one (dedupe and bots), else as an
-     * event of its own. Resolves once the click is handed to the writer.
+     * Counts `events`, each on its link found by `findLink` (the keyed `POST /links/track`),
+     * through the same steps as `track`: for the visitor an event names (dedupe and bots), else
+     * as an event of its own. Their clicks are written together, at once; resolves once they are,
+     * with each event's result, or rejects when their write fails, none of them then counted.
      */
-    countOn(link: LinkRecord, event: TrackEvent, visit: Visit | null): Promise<TrackResult> {
-      return count(link, event, visit, clock.now())
+    async countKeyed(events: readonly { link: LinkRecord; event: TrackEvent; visit: Visit | null }[]): Promise<TrackResult[]> {
+      const items: PendingClick[] = []
+      const collect: Hand = (item) => void items.push(item)
+      const results: TrackResult[] = []
+      for (const { link, event, visit } of events) results.push(await count(link, event, visit, clock.now(), collect))
+      try {
+        await writer.addTogether(items)
+      } catch (error) {
+        // Not written: later events of these visitors are not repeats of them.
+        for (const { click } of items) if (window.get(click.visitor)?.id === click.id) window.delete(click.visitor)
+        throw error
+      }
+      return results
     },
 
     /** Forgets the links held in memory (a link was deleted in this process). */
