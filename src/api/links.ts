@@ -84,7 +84,7 @@ export function linkOperations({ storage, clock, clickCapture, clickWritten }: D
       if (!link || !canSee(access, link.workspaceId)) throw notFound(at(i))
       return link
     })
-    const results = await capture.countKeyed(
+    const { results, links: written } = await capture.countKeyed(
       events.map(({ event, userAgent, clientAddress }, i) => ({
         link: links[i]!,
         event,
@@ -92,12 +92,14 @@ export function linkOperations({ storage, clock, clickCapture, clickWritten }: D
       })),
     )
     const tracked = results.filter((result) => result.counted).length
-    // A repeat answers an earlier click, which may still wait in its batch.
-    const clicks = new Set(results.flatMap((result) => (!result.counted && result.clickId !== null ? [result.clickId] : [])))
-    if (clickWritten) await Promise.all([...clicks].map((id) => clickWritten(id)))
+    // A repeat answers an earlier click, which may still wait in its batch (written before this one's).
+    const earlier = new Set(results.flatMap((result) => (!result.counted && result.clickId !== null ? [result.clickId] : [])))
+    if (clickWritten) await Promise.all([...earlier].map((id) => clickWritten(id)))
     const ids = [...new Set(links.map((link) => link.id))]
-    const stored = await storage.transaction((tx) => tx.find('links', { where: { id: { in: ids } } }), readOnly)
-    const byId = new Map(stored.map((link) => [link.id, link]))
+    // The links as the write of this call's clicks left them; those it wrote none for (repeats, bots) are read now.
+    const unread = ids.filter((id) => !written.has(id))
+    const read = unread.length === 0 ? [] : await storage.transaction((tx) => tx.find('links', { where: { id: { in: unread } } }), readOnly)
+    const byId = new Map([...written, ...read.map((link) => [link.id, link] as const)])
     // A link deleted meanwhile is answered as it was found (its click was not counted).
     return { tracked, items: ids.map((id) => toLink(byId.get(id) ?? links.find((link) => link.id === id)!)) }
   }

@@ -47,7 +47,8 @@ const MAX_RETRY_MS = 5000
 /** Clicks added together, whose caller waits to hear they are written (or not). */
 interface Unit {
   items: readonly PendingClick[]
-  resolve: () => void
+  /** Resolved with the links of the batch's units as its write left them. */
+  resolve: (links: ReadonlyMap<string, LinkRecord>) => void
   reject: (error: unknown) => void
 }
 
@@ -137,9 +138,14 @@ export function createClickWriter(options: ClickWriterOptions) {
     while (batches.length > 0 && (force || due(batches[0]!))) {
       force = false
       const batch = batches[0]!
+      let links: ReadonlyMap<string, LinkRecord> = new Map()
       for (let attempt = 0; ; attempt++) {
         try {
-          await storage.transaction((tx) => write(tx, batch.items))
+          links = await storage.transaction(async (tx) => {
+            await write(tx, batch.items)
+            // What the units' callers answer: their links as this write left them, read here once for all.
+            return batch.units.length > 0 ? readLinks(tx, batch.units) : new Map()
+          })
           break
         } catch (error) {
           if (error instanceof UniqueViolationError && attempt < 3) continue
@@ -162,7 +168,7 @@ export function createClickWriter(options: ClickWriterOptions) {
       pending -= batch.items.length
       forget(batch, batch.items)
       batch.resolve()
-      for (const unit of batch.units) unit.resolve()
+      for (const unit of batch.units) unit.resolve(links)
       const waiters = roomWaiters
       roomWaiters = []
       for (const wake of waiters) wake()
@@ -185,15 +191,16 @@ export function createClickWriter(options: ClickWriterOptions) {
 
     /**
      * Hands `items` over to be written together, in one batch, now; resolves once they are
-     * written, or rejects with the failure when their write fails, none of them then counted.
+     * written, with their links as the write left them (a link deleted meanwhile is not there), or
+     * rejects with the failure when their write fails, none of them then counted.
      */
-    async addTogether(items: readonly PendingClick[]): Promise<void> {
-      if (items.length === 0) return
+    async addTogether(items: readonly PendingClick[]): Promise<ReadonlyMap<string, LinkRecord>> {
+      if (items.length === 0) return new Map()
       while (pending >= maxPending) await new Promise<void>((resolve) => roomWaiters.push(resolve))
       let batch = batches[batches.length - 1]
       if (batch === undefined || batch.items.length + items.length > batchSize || (running !== null && batch === batches[0])) batches.push((batch = newBatch()))
       for (const item of items) place(batch, item)
-      const done = new Promise<void>((resolve, reject) => batch.units.push({ items, resolve, reject }))
+      const done = new Promise<ReadonlyMap<string, LinkRecord>>((resolve, reject) => batch.units.push({ items, resolve, reject }))
       void hurry(batch)
       return done
     },
@@ -222,6 +229,14 @@ export function createClickWriter(options: ClickWriterOptions) {
 }
 
 export type ClickWriter = ReturnType<typeof createClickWriter>
+
+/** The links of `units`' clicks, as stored now. */
+async function readLinks(tx: StorageTransaction, units: readonly Unit[]): Promise<Map<string, LinkRecord>> {
+  const ids = [...new Set(units.flatMap((unit) => unit.items.map(({ link }) => link.id)))]
+  const links = new Map<string, LinkRecord>()
+  for (const chunk of chunked(ids, IDS_PER_READ)) for (const link of await tx.find('links', { where: { id: { in: chunk } } })) links.set(link.id, link)
+  return links
+}
 
 /** Adds `delta` to `field` of the row `id` in `sums`. */
 function sum(sums: Map<string, Record<string, number>>, id: string, field: string): void {

@@ -240,16 +240,15 @@ export function createTracker(options: TrackerOptions) {
   /**
    * Counts `event` on `link` for `visit`: a bot is answered and not counted, a repeat within the
    * window answers the first click; null (a keyed call naming no visitor) counts every event, each
-   * its own click record (its visitor hash made of its id: no later event is a repeat of it).
+   * its own click record (its visitor `keyed:<id>`: no later event is a repeat of it).
    */
   async function count(link: LinkRecord, event: TrackEvent, visit: Visit | null, now: number, hand: Hand): Promise<TrackResult> {
-    const h = await hasherOf()
     if (visit === null) {
       const id = timeUuid(now)
-      const visitor = h.visitor(portableRuntime, dayOf(now), event, link.id, 'keyed', id)
-      await hand({ click: { id, linkId: link.id, event, visitor, createdAt: new Date(now).toISOString() }, link })
+      await hand({ click: { id, linkId: link.id, event, visitor: `keyed:${id}`, createdAt: new Date(now).toISOString() }, link })
       return { clickId: id, link, counted: true }
     }
+    const h = await hasherOf()
     if (isbot(visit.userAgent)) return { clickId: null, link, counted: false }
     return record(h, link, event, visit, now, hand)
   }
@@ -279,21 +278,21 @@ export function createTracker(options: TrackerOptions) {
      * Counts `events`, each on its link found by `findLink` (the keyed `POST /links/track`),
      * through the same steps as `track`: for the visitor an event names (dedupe and bots), else
      * as an event of its own. Their clicks are written together, at once; resolves once they are,
-     * with each event's result, or rejects when their write fails, none of them then counted.
+     * with each event's result and their links as that write left them, or rejects when their
+     * write fails, none of them then counted.
      */
-    async countKeyed(events: readonly { link: LinkRecord; event: TrackEvent; visit: Visit | null }[]): Promise<TrackResult[]> {
+    async countKeyed(events: readonly { link: LinkRecord; event: TrackEvent; visit: Visit | null }[]): Promise<{ results: TrackResult[]; links: ReadonlyMap<string, LinkRecord> }> {
       const items: PendingClick[] = []
       const collect: Hand = (item) => void items.push(item)
       const results: TrackResult[] = []
       for (const { link, event, visit } of events) results.push(await count(link, event, visit, clock.now(), collect))
       try {
-        await writer.addTogether(items)
+        return { results, links: await writer.addTogether(items) }
       } catch (error) {
         // Not written: later events of these visitors are not repeats of them.
         for (const { click } of items) if (window.get(click.visitor)?.id === click.id) window.delete(click.visitor)
         throw error
       }
-      return results
     },
 
     /** Forgets the links held in memory (a link was deleted in this process). */
