@@ -56,6 +56,7 @@ const HOST_TYPES = [
   'WebhookOptions',
   'ServiceEvents',
   'TrackingLimitOptions',
+  'StartOptions',
   'AffiliateServiceOptions',
   'PortalOptions',
   'WebhookSender',
