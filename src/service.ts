@@ -21,7 +21,6 @@ import { createServiceEvents, type ServiceEvents, type WebhookOptions } from './
 import type { Tracker } from './tracking/tracker.js'
 import { defaultOnError, guarded, type OnError } from './on-error.js'
 import { createClickWriter } from './tracking/click-writer.js'
-import { pruneClicks } from './tracking/prune.js'
 import { jobRunner, periodicJob, type BackgroundJob, type StartOptions } from './jobs.js'
 
 export type { StartOptions } from './jobs.js'
@@ -321,10 +320,12 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   const api = createApi(ops)
   const flush = () => clicks.flush()
   const clickSource = (error: unknown) => onError(error, { source: 'storage' })
+  // Pruning's module (with uuid, for the time-ordered ids) loads with its first round, not with the service.
+  const pruneClicks = async (now: number) => (await import('./tracking/prune.js')).pruneClicks(options.storage, now)
   /** A round of pruning, clicks waiting in a batch written first (they are pruned as stored ones are); true when more remain. */
   const pruneRound = async () => {
     await clicks.flush()
-    return (await pruneClicks(options.storage, clock.now())).more
+    return (await pruneClicks(clock.now())).more
   }
   // The background work, in the order `close()` ends it. A new job joins with one entry here.
   const jobs: BackgroundJob[] = [
@@ -348,7 +349,7 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
     await clicks.flush()
     let deleted = 0
     for (let more = true; more; ) {
-      const round = await pruneClicks(options.storage, clock.now())
+      const round = await pruneClicks(clock.now())
       deleted += round.deleted
       more = round.more
     }
