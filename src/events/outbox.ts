@@ -25,9 +25,16 @@ export const EVENT_SEQUENCE = 'events'
  * travel with the transaction object itself: nothing beside it remembers them.
  */
 export class EventTransaction implements StorageTransaction {
-  /** The events written in this transaction so far, in the order written. */
-  readonly events: EventRecord[] = []
+  private written: EventRecord[] | undefined
   constructor(private readonly tx: StorageTransaction) {}
+  /** The events written in this transaction so far, in the order written. */
+  get events(): EventRecord[] {
+    return (this.written ??= [])
+  }
+  /** Whether an event was written in it. */
+  get emitted(): boolean {
+    return this.written !== undefined && this.written.length > 0
+  }
   get<M extends ModelName>(model: M, id: string) {
     return this.tx.get(model, id)
   }
@@ -173,7 +180,7 @@ export function withCommitHook(storage: Storage, committed: (events: EventRecord
       let run: EventTransaction | undefined
       const result = await storage.transaction((tx) => work((run = new EventTransaction(tx))), options)
       // A read-only transaction writes no event (its storage refuses writes): nothing to hand on.
-      if (run !== undefined && run.events.length > 0) committed(run.events)
+      if (run !== undefined && run.emitted) committed(run.events)
       return result
     },
     ...(storage.exclusive !== undefined ? { exclusive: storage.exclusive } : {}),

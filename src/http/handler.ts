@@ -12,7 +12,8 @@ import { readBody, readJsonBody, type BodyLimits } from './body.js'
 import { clientAddressOf } from './client-address.js'
 import { checkIdempotencyKey, createIdempotency, fingerprintOf, IDEMPOTENCY_HEADER, type IdempotencyOptions } from './idempotency.js'
 import { envelope, errorAnswer, toResponse, type Answer } from './respond.js'
-import { routeAnswer, routes, runRoute, successStatus, type Query, type Route } from './routes.js'
+import { routes, runRoute, successStatus, type Query, type Route } from './routes.js'
+import { Answered } from '../api/shared.js'
 import { BEACON_PATH, REDIRECT_PATH, trackingRoutes, type TrackingRoutesOptions } from './tracking.js'
 
 export const SERVICE_NAME = 'affiliate-service'
@@ -181,11 +182,10 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
       if (idempotencyKey !== null) checkIdempotencyKey(idempotencyKey)
       const body = route.method === 'POST' || route.method === 'PUT' ? await readJsonBody(request, options.body) : undefined
       const call = { access: accessOf(principal), query: queryOf(request), body }
-      // The operation's answer, or (with Idempotency-Key) the value of its write transaction, which is its answer.
-      const answered = (value: unknown) => {
-        const { data, status } = routeAnswer(route, body, value)
-        return envelope(status, route.message, data)
-      }
+      // The operation's answer, or (with Idempotency-Key) the value of its write transaction, which
+      // is its answer: its data, sent with the status it chose (`Answered`) or the route's own.
+      const answered = (value: unknown) =>
+        value instanceof Answered ? envelope(value.status, route.message, value.data) : envelope(successStatus(route, body), route.message, value)
       const answer: Answer =
         idempotencyKey === null
           ? answered(await runRoute(route, ops, call))
@@ -213,7 +213,7 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
     let made: FileAnswer
     try {
       const call = { access: accessOf(principal), query: queryOf(request), body: undefined }
-      made = (await runRoute(route, ops, call)).data as FileAnswer
+      made = (await runRoute(route, ops, call)) as FileAnswer
     } catch (error) {
       admission.release()
       return fail(error, request, runtime, admission.headers)

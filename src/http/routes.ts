@@ -20,7 +20,6 @@ import type { Schema } from '../schemas/validate.js'
 import { routeEntries, type Namespace, type RouteInfo, type RouteTable } from './route-table.js'
 import { customerId, customerList, customerUpdate } from '../schemas/customers.js'
 import { conversionLead, conversionRefund, conversionSale } from '../schemas/conversions.js'
-import { Answered } from '../api/shared.js'
 import { integrationCreate, integrationId, integrationList, integrationUpdate, providerEventList } from '../schemas/integrations.js'
 import { deliveryList, deliveryRetry, eventId, eventList, webhookCreate, webhookId, webhookList, webhookRotate, webhookTest, webhookUpdate } from '../schemas/webhooks.js'
 
@@ -171,29 +170,20 @@ export function successStatus(route: Pick<Route, 'method' | 'status' | 'statusIf
   return route.status ?? (route.method === 'POST' ? 201 : 200)
 }
 
-/** What a route's operation answered, and the success status to send it with. */
-export type RouteAnswer = Answered<unknown>
-
-/** `value`, answered by an operation of `route` called with `body`: with the status it chose, else the route's. */
-export const routeAnswer = (route: Pick<Route, 'method' | 'status' | 'statusIf'>, body: unknown, value: unknown): RouteAnswer =>
-  value instanceof Answered ? value : new Answered(value, successStatus(route, body))
-
 /**
- * Runs a route's operation with a request's query and body, and answers `{ data, status }`: the
- * status the operation chose (`Answered`, on routes with an `alternativeStatus`), else the
- * route's own. POST operations take `(access, body, query)`, PUT `(access, query, body)`, the
- * others `(access, query)`.
+ * Runs a route's operation with a request's query and body, and answers what the operation
+ * answered: its data, or an `Answered` with the status it chose (HTTP sends that status, the
+ * typed API answers its data). POST operations take `(access, body, query)`, PUT `(access, query, body)`,
+ * the others `(access, query)`.
  */
-export async function runRoute(route: Pick<Route, 'method' | 'operation' | 'status' | 'statusIf'>, ops: Operations, call: Call): Promise<RouteAnswer> {
+export function runRoute(route: Pick<Route, 'method' | 'operation'>, ops: Operations, call: Call): Promise<unknown> {
   const [namespace, name] = route.operation
   const target: Record<string, unknown> = ops[namespace]
   const operation = target[name]
   if (typeof operation !== 'function') throw new Error(`no operation ${namespace}.${name}`)
   // Each operation checks its own arguments (the route's schemas): here they are only passed on.
   const run = (...args: unknown[]): Promise<unknown> => operation.apply(target, args)
-  let data: unknown
-  if (route.method === 'POST') data = await run(call.access, call.body, call.query)
-  else if (route.method === 'PUT') data = await run(call.access, call.query, call.body)
-  else data = await run(call.access, call.query)
-  return routeAnswer(route, call.body, data)
+  if (route.method === 'POST') return run(call.access, call.body, call.query)
+  if (route.method === 'PUT') return run(call.access, call.query, call.body)
+  return run(call.access, call.query)
 }

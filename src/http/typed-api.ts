@@ -1,7 +1,7 @@
 import type { Struct } from 'superstruct'
 import { accessOf, trusted, type Access } from '../api/access.js'
 import type { Operations } from '../api/index.js'
-import type { Answered } from '../api/shared.js'
+import { Answered } from '../api/shared.js'
 import type { Principal } from '../keys/types.js'
 import { apiOf, requestOf, type Namespace, type RouteInfo, type RouteTable } from './route-table.js'
 import { runRoute, type Query, type Validations } from './routes.js'
@@ -68,7 +68,9 @@ export interface AffiliateApi extends ResourceApi {
 function bind(ops: Operations, access: Access): ResourceApi {
   return apiOf<ResourceApi>((route, operation, args) => {
     const { query, body } = requestOf(route, args)
-    return runRoute({ ...route, operation }, ops, { access, query: query as Query, body: body as Record<string, unknown> | undefined }).then((answer) => answer.data)
+    const answer = runRoute({ ...route, operation }, ops, { access, query: query as Query, body: body as Record<string, unknown> | undefined })
+    // An operation that may choose its status answers `Answered`: the typed API answers its data.
+    return route.alternativeStatus ? answer.then((value) => (value instanceof Answered ? value.data : value)) : answer
   })
 }
 
