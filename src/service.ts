@@ -27,6 +27,7 @@ export type { StartOptions } from './jobs.js'
 
 /** How often click records no attribution window reaches are looked for and deleted, in ms: hourly. */
 const PRUNE_EVERY_MS = 3_600_000
+import type { StripeApiOptions } from './integrations/stripe-promotion-codes.js'
 
 /** Limits on the public tracking routes (redirect and beacon), per client address. */
 export interface TrackingLimitOptions {
@@ -145,6 +146,12 @@ export interface AffiliateServiceOptions {
    * @example admin: { authorize: async (request) => (await isOwner(request)) ? { userId: 'me', workspaceIds: [workspaceId] } : null, signInUrl: '/login' }
    */
   admin?: AdminOptions
+  /**
+   * Where the Stripe SDK sends the calls promo codes make with an integration's API key (making
+   * and deactivating promotion codes). Stripe's API unless given: tests point it at a local server.
+   * @example stripeApi: { host: '127.0.0.1', port: 12111, protocol: 'http' }
+   */
+  stripeApi?: StripeApiOptions
 }
 
 export interface AffiliateService {
@@ -291,7 +298,14 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   runtime.events.on('link.deleted', forgetLinks)
   runtime.events.on('affiliate.deleted', forgetLinks)
   const operations: OperationsOn = (storage) =>
-    createOperations({ storage: withCommitHook(storage, runtime.committed), clock, webhooks: policy, clickWritten: clicks.written, clickCapture: trackerOf })
+    createOperations({
+      storage: withCommitHook(storage, runtime.committed),
+      clock,
+      webhooks: policy,
+      clickWritten: clicks.written,
+      clickCapture: trackerOf,
+      ...(options.stripeApi ? { stripeApi: options.stripeApi } : {}),
+    })
   const ops = operations(options.storage)
   const fetch = createHandler({
     operations,
@@ -358,9 +372,10 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   let served = fetch
   // The portal's and the admin's options are checked now; their pages load with their first request.
   let portalPath: string | null = null
+  let publicUrl: string | null = null
   const portalOptions = options.portal
   if (portalOptions !== undefined) {
-    portalPath = resolvePortalOptions(portalOptions, basePath).path
+    ;({ path: portalPath, publicUrl } = resolvePortalOptions(portalOptions, basePath))
     const deps = { api, storage: options.storage, clock, basePath, body, onError: requestError }
     served = withSite(
       lazySite(portalPath, () => import('./portal/index.js').then(({ createPortal }) => createPortal(portalOptions, deps))),
@@ -371,7 +386,7 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   const adminOptions = options.admin
   if (adminOptions !== undefined) {
     adminPath = resolveAdminOptions(adminOptions, basePath, portalPath).path
-    const deps = { api, storage: options.storage, keyStore: options.keyStore, clock, basePath, portalPath, body, onError: requestError }
+    const deps = { api, storage: options.storage, keyStore: options.keyStore, clock, basePath, portalPath, publicUrl, body, onError: requestError }
     served = withSite(
       lazySite(adminPath, () => import('./admin/index.js').then(({ createAdmin }) => createAdmin(adminOptions, deps))),
       served,

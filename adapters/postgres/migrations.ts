@@ -636,6 +636,55 @@ CREATE INDEX provider_events_charge ON ${s}."providerEvents" ("workspaceId", "ch
 CREATE INDEX provider_events_payment_intent ON ${s}."providerEvents" ("workspaceId", "paymentIntentId", "createdAt", "id");`,
     ),
   },
+  {
+    version: 19,
+    description: "promo codes; a link's shareUrl (its url with the parameter renamed via); a campaign's beacon flag; an integration's optional Stripe key",
+    up: sql(
+      (s) => `CREATE TABLE ${s}."promoCodes" (
+  "id" text COLLATE "C" PRIMARY KEY,
+  "workspaceId" text COLLATE "C" NOT NULL,
+  "campaignId" text COLLATE "C" NOT NULL,
+  "affiliateId" text COLLATE "C" NOT NULL,
+  "code" text COLLATE "C" NOT NULL,
+  "stripePromotionCodeId" text COLLATE "C",
+  "uses" bigint NOT NULL,
+  "createdAt" text COLLATE "C" NOT NULL,
+  "updatedAt" text COLLATE "C" NOT NULL,
+  "_search" text COLLATE "C" NOT NULL
+);
+CREATE INDEX promo_codes_created ON ${s}."promoCodes" ("createdAt", "id");
+CREATE INDEX promo_codes_workspace ON ${s}."promoCodes" ("workspaceId", "createdAt", "id");
+CREATE INDEX promo_codes_campaign ON ${s}."promoCodes" ("campaignId", "createdAt", "id");
+CREATE INDEX promo_codes_affiliate ON ${s}."promoCodes" ("affiliateId", "createdAt", "id");
+CREATE INDEX promo_codes_code ON ${s}."promoCodes" ("workspaceId", "code", "createdAt", "id");
+CREATE INDEX promo_codes_stripe ON ${s}."promoCodes" ("workspaceId", "stripePromotionCodeId", "createdAt", "id");
+CREATE UNIQUE INDEX promo_codes_workspace_code ON ${s}."promoCodes" ("workspaceId", "code");
+CREATE UNIQUE INDEX promo_codes_workspace_stripe ON ${s}."promoCodes" ("workspaceId", "stripePromotionCodeId");
+ALTER TABLE ${s}.links ADD COLUMN "shareUrl" text COLLATE "C" NOT NULL DEFAULT '';
+UPDATE ${s}.links SET "shareUrl" = replace("url", "urlParameter" || '=' || "referralCode", 'via=' || "referralCode");
+ALTER TABLE ${s}.campaigns ADD COLUMN "beaconInstalled" boolean NOT NULL DEFAULT false;
+ALTER TABLE ${s}.integrations ADD COLUMN "apiKey" text COLLATE "C";`,
+    ),
+  },
+  {
+    version: 20,
+    description: "the referred revenue beside the commissions: each rollup row's sales (saleAmount, before refunds), filled for the rows already written",
+    up: sql(
+      (s) => `ALTER TABLE ${s}.rollups ADD COLUMN "salesMinor" bigint NOT NULL DEFAULT 0;
+CREATE TEMP TABLE _sales_facts ON COMMIT DROP AS
+WITH base AS (SELECT "workspaceId" AS w, "campaignId" AS c, "affiliateId" AS a, substr("commissionDate", 1, 13) || ':00:00.000Z' AS h, substr("commissionDate", 1, 10) AS d, "saleAmountMinor" AS s
+  FROM ${s}.commissions WHERE "kind" = 'sale' AND "saleAmountMinor" IS NOT NULL)
+SELECT id, sum(s) AS s FROM (
+  SELECT w || '|*|' || a || '|' || h AS id, s FROM base
+  UNION ALL SELECT w || '|' || c || '|*|' || h, s FROM base
+  UNION ALL SELECT w || '|*|*|' || h, s FROM base
+  UNION ALL SELECT w || '|*|' || a || '|' || d, s FROM base
+  UNION ALL SELECT w || '|' || c || '|*|' || d, s FROM base
+  UNION ALL SELECT w || '|*|*|' || d, s FROM base
+) AS facts GROUP BY id;
+UPDATE ${s}.rollups AS r SET "salesMinor" = f.s FROM _sales_facts AS f WHERE f.id = r."id";`,
+    ),
+  },
 ]
 
 export const SCHEMA_VERSION = migrations[migrations.length - 1]!.version

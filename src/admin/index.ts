@@ -25,6 +25,8 @@ export interface AdminDeps extends SiteDeps {
   keyStore: KeyStore
   /** Where the portal is, when it is on: the admin lies beside it. */
   portalPath: string | null
+  /** The portal's public origin (its join and referral links are built from it), when it is on. */
+  publicUrl: string | null
 }
 
 const SESSION_COOKIE = 'affiliate_admin_session'
@@ -38,6 +40,8 @@ const NOTICES = {
   'campaign-default': 'Campaign made the default.',
   'campaign-deleted': 'Campaign deleted.',
   'affiliate-saved': 'Affiliate saved.',
+  'promo-code-added': 'Promo code added.',
+  'promo-code-deleted': 'Promo code deleted.',
   approved: 'Applicants approved.',
   rejected: 'Applicants rejected.',
   banned: 'Affiliate banned.',
@@ -53,6 +57,10 @@ const NOTICES = {
   'integration-connected': 'Stripe connected. Paste its endpoint URL into Stripe’s dashboard (Developers → Webhooks).',
   'integration-secret': 'Signing secret replaced.',
   'integration-disconnected': 'Stripe disconnected.',
+  'paddle-connected': 'Paddle Billing connected. Add its endpoint URL as a notification destination in Paddle (Developer tools → Notifications).',
+  'paddle-disconnected': 'Paddle Billing disconnected.',
+  'lemonsqueezy-connected': 'Lemon Squeezy connected. Add its endpoint URL as a webhook in Lemon Squeezy (Settings → Webhooks).',
+  'lemonsqueezy-disconnected': 'Lemon Squeezy disconnected.',
   'signed-out': 'You are signed out.',
 }
 
@@ -127,6 +135,7 @@ export function createAdmin(options: AdminOptions, deps: AdminDeps): Site {
       keys: deps.keyStore,
       origin: v.url.origin,
       basePath: deps.basePath,
+      portal: deps.portalPath === null || deps.publicUrl === null ? null : { path: deps.portalPath, publicUrl: deps.publicUrl },
       now: () => deps.clock.now(),
       form: () => v.form(),
       page: (title, main, status = 200) => v.page(frame(title, main, workspaceId), status),

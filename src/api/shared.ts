@@ -3,6 +3,7 @@ import { AffiliateError, unprocessable } from '../errors.js'
 import { UniqueViolationError, type FindQuery, type ModelName, type RecordOf, type Storage, type StorageTransaction, type TransactionOptions } from '../storage/types.js'
 import type { EventStorage, EventTransaction } from '../events/outbox.js'
 import type { Tracker } from '../tracking/tracker.js'
+import type { StripeApiOptions } from '../integrations/stripe-promotion-codes.js'
 import type { WebhookAddressPolicy } from '../webhooks/address.js'
 import { workspaceScope, type Access } from './access.js'
 
@@ -16,6 +17,8 @@ export interface Deps {
   clickWritten?: (id: string) => Promise<void>
   /** The click capture the redirect and the beacon use (made on first use): the keyed `POST /links/track` counts through it too. */
   clickCapture: () => Promise<ClickCapture>
+  /** Where the Stripe SDK sends the calls promo codes make (the service's `stripeApi` option). */
+  stripeApi?: StripeApiOptions
 }
 
 /** What the keyed tracking call needs of the click capture (tracking/tracker.ts). */
@@ -32,6 +35,8 @@ const conflicts: Record<string, string> = {
   customers_workspace_stripe: 'This stripeCustomerId is bound to another customer in this workspace',
   sales_workspace_payment_intent: 'A sale with this payment intent already exists in this workspace',
   sale_refunds_workspace_refund: 'This refundId was already used for another sale',
+  promo_codes_workspace_code: 'This promo code is already in use in this workspace (codes are compared without case)',
+  promo_codes_workspace_stripe: 'This stripePromotionCodeId belongs to another promo code in this workspace',
 }
 
 /**
@@ -124,6 +129,8 @@ export interface ListFilters {
   status?: string | undefined
   /** Commissions and referred users only: `sale` or `clawback`. */
   kind?: string | undefined
+  /** Commissions and referred users only: the clawbacks of one sale. */
+  reversesCommissionId?: string | undefined
 }
 
 /** Commissions and referred users: `commissionDate` from `from` (inclusive) to `to` (exclusive), as stored (UTC ISO). */
@@ -146,5 +153,7 @@ export function listWhere(access: Access, q: ListFilters) {
     ...(q.campaignId === undefined ? {} : { campaignId: q.campaignId.toLowerCase() }),
     ...(q.status === undefined ? {} : { status: q.status }),
     ...(q.kind === undefined ? {} : { kind: q.kind }),
+    // A sale's clawbacks: read through the index of the workspace's clawbacks.
+    ...(q.reversesCommissionId === undefined ? {} : { kind: q.kind ?? 'clawback', reversesCommissionId: q.reversesCommissionId.toLowerCase() }),
   }
 }

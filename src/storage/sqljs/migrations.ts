@@ -637,6 +637,55 @@ CREATE INDEX providerEvents_workspaceId_invoiceId ON providerEvents (workspaceId
 CREATE INDEX providerEvents_workspaceId_chargeId ON providerEvents (workspaceId, chargeId, createdAt, id);
 CREATE INDEX providerEvents_workspaceId_paymentIntentId ON providerEvents (workspaceId, paymentIntentId, createdAt, id);`,
   },
+  {
+    version: 20,
+    // Promo codes (SPEC wave 4): one per (workspace, upper-case code) and per Stripe promotion code;
+    // a link's shareUrl (its url with the parameter renamed via, as the URL API sets it: appended
+    // last, so renaming it in place gives the same text); a campaign's beacon flag; an
+    // integration's optional Stripe key.
+    sql: `CREATE TABLE promoCodes (
+  id TEXT PRIMARY KEY NOT NULL,
+  workspaceId TEXT NOT NULL,
+  campaignId TEXT NOT NULL,
+  affiliateId TEXT NOT NULL,
+  code TEXT NOT NULL,
+  stripePromotionCodeId TEXT,
+  uses INTEGER NOT NULL,
+  createdAt TEXT NOT NULL,
+  updatedAt TEXT NOT NULL,
+  _search TEXT NOT NULL
+) STRICT;
+CREATE INDEX promoCodes_created ON promoCodes (createdAt, id);
+CREATE INDEX promoCodes_workspaceId ON promoCodes (workspaceId, createdAt, id);
+CREATE INDEX promoCodes_campaignId ON promoCodes (campaignId, createdAt, id);
+CREATE INDEX promoCodes_affiliateId ON promoCodes (affiliateId, createdAt, id);
+CREATE INDEX promoCodes_workspaceId_code ON promoCodes (workspaceId, code, createdAt, id);
+CREATE INDEX promoCodes_workspaceId_stripePromotionCodeId ON promoCodes (workspaceId, stripePromotionCodeId, createdAt, id);
+CREATE UNIQUE INDEX promo_codes_workspace_code ON promoCodes (workspaceId, code);
+CREATE UNIQUE INDEX promo_codes_workspace_stripe ON promoCodes (workspaceId, stripePromotionCodeId);
+ALTER TABLE links ADD COLUMN shareUrl TEXT NOT NULL DEFAULT '';
+UPDATE links SET shareUrl = replace(url, urlParameter || '=' || referralCode, 'via=' || referralCode);
+ALTER TABLE campaigns ADD COLUMN beaconInstalled INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE integrations ADD COLUMN apiKey TEXT;`,
+  },
+  {
+    version: 21,
+    // The referred revenue beside the commissions (the admin's overview, reports' `sales`): each
+    // rollup row's sales (saleAmount, before refunds), filled for the rows already written from
+    // the sales' commissions, at each level's hour and day rows (ids as src/reports/rollup.ts makes them).
+    sql: `ALTER TABLE rollups ADD COLUMN salesMinor INTEGER NOT NULL DEFAULT 0;
+CREATE TEMP TABLE _sales_facts AS SELECT id, sum(s) AS s FROM (
+  SELECT w || '|*|' || a || '|' || h AS id, s FROM (SELECT workspaceId AS w, campaignId AS c, affiliateId AS a, substr(commissionDate, 1, 13) || ':00:00.000Z' AS h, saleAmountMinor AS s FROM commissions WHERE kind = 'sale' AND saleAmountMinor IS NOT NULL)
+  UNION ALL SELECT w || '|' || c || '|*|' || h, s FROM (SELECT workspaceId AS w, campaignId AS c, substr(commissionDate, 1, 13) || ':00:00.000Z' AS h, saleAmountMinor AS s FROM commissions WHERE kind = 'sale' AND saleAmountMinor IS NOT NULL)
+  UNION ALL SELECT w || '|*|*|' || h, s FROM (SELECT workspaceId AS w, substr(commissionDate, 1, 13) || ':00:00.000Z' AS h, saleAmountMinor AS s FROM commissions WHERE kind = 'sale' AND saleAmountMinor IS NOT NULL)
+  UNION ALL SELECT w || '|*|' || a || '|' || d, s FROM (SELECT workspaceId AS w, affiliateId AS a, substr(commissionDate, 1, 10) AS d, saleAmountMinor AS s FROM commissions WHERE kind = 'sale' AND saleAmountMinor IS NOT NULL)
+  UNION ALL SELECT w || '|' || c || '|*|' || d, s FROM (SELECT workspaceId AS w, campaignId AS c, substr(commissionDate, 1, 10) AS d, saleAmountMinor AS s FROM commissions WHERE kind = 'sale' AND saleAmountMinor IS NOT NULL)
+  UNION ALL SELECT w || '|*|*|' || d, s FROM (SELECT workspaceId AS w, substr(commissionDate, 1, 10) AS d, saleAmountMinor AS s FROM commissions WHERE kind = 'sale' AND saleAmountMinor IS NOT NULL)
+) GROUP BY id;
+CREATE UNIQUE INDEX _sales_facts_id ON _sales_facts (id);
+UPDATE rollups SET salesMinor = (SELECT f.s FROM _sales_facts AS f WHERE f.id = rollups.id) WHERE id IN (SELECT id FROM _sales_facts);
+DROP TABLE _sales_facts;`,
+  },
 ]
 
 export const SCHEMA_VERSION = migrations[migrations.length - 1]!.version
