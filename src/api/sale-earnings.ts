@@ -3,7 +3,7 @@ import { toCommission } from '../domain/commission.js'
 import { toCustomer, type SaleResult } from '../domain/customer.js'
 import type { CommissionRecord, CustomerRecord, SaleRecord } from '../domain/records.js'
 import { afterSale, countsInHistory, refundShare, reward, type SaleSkipReason } from '../domain/reward.js'
-import { announce, emitChange } from '../events/outbox.js'
+import { announce, emitChange, type EventTransaction } from '../events/outbox.js'
 import type { StorageTransaction } from '../storage/types.js'
 import type { Access } from './access.js'
 import { insertCommission, refundCommission } from './commission-records.js'
@@ -29,7 +29,7 @@ export interface Earned {
  * `tx`: makes the commission (and writes `commission.created`), and moves the customer's history
  * (not for a sale paid before the customer was attributed, see `countsInHistory`).
  */
-export async function earnIn(tx: StorageTransaction, access: Access, clock: Clock, sale: EarningSale, customer: CustomerRecord | null): Promise<Earned> {
+export async function earnIn(tx: EventTransaction, access: Access, clock: Clock, sale: EarningSale, customer: CustomerRecord | null): Promise<Earned> {
   const affiliate = customer && (await tx.get('affiliates', customer.affiliateId))
   const campaign = affiliate && (await tx.get('campaigns', affiliate.campaignId))
   const outcome = reward(campaign, affiliate, customer, sale)
@@ -67,7 +67,7 @@ export async function earnIn(tx: StorageTransaction, access: Access, clock: Cloc
  * once. Each one's recorded provider events are brought up to date (`settlePayment`). Answers the
  * commissions made.
  */
-export async function claimSales(tx: StorageTransaction, access: Access, clock: Clock, customer: CustomerRecord): Promise<CommissionRecord[]> {
+export async function claimSales(tx: EventTransaction, access: Access, clock: Clock, customer: CustomerRecord): Promise<CommissionRecord[]> {
   if (customer.stripeCustomerId === null) return []
   const sales = await tx.find('sales', {
     where: { workspaceId: customer.workspaceId, stripeCustomerId: customer.stripeCustomerId, customerId: null },
