@@ -30,6 +30,8 @@ export type WebhookDeliveryRecord = ModelRecords['webhookDeliveries']
 export type SequenceRecord = ModelRecords['sequences']
 export type RollupRecord = ModelRecords['rollups']
 export type PortalTokenRecord = ModelRecords['portalTokens']
+export type NotificationRecord = ModelRecords['notifications']
+export type NotificationPreferenceRecord = ModelRecords['notificationPreferences']
 
 export type CommissionType = CampaignRecord['commissionType']
 export type PayoutMethod = PayoutRecord['payoutMethod']

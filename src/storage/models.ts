@@ -78,6 +78,8 @@ export const models: { [M in ModelName]: ModelDefinition<M> } = {
   saleRefunds: define('saleRefunds'),
   integrations: define('integrations'),
   providerEvents: define('providerEvents'),
+  notifications: define('notifications'),
+  notificationPreferences: define('notificationPreferences'),
 }
 
 export const modelNames = Object.keys(models) as ModelName[]

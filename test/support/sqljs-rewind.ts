@@ -64,6 +64,7 @@ const UNDO: Record<number, string> = {
   ALTER TABLE providerEvents DROP COLUMN paymentIntentId;
   ALTER TABLE providerEvents DROP COLUMN chargedMinor;
   ALTER TABLE providerEvents DROP COLUMN refundedMinor;`,
+  20: 'DROP TABLE notifications; DROP TABLE notificationPreferences;',
 }
 
 /** Undoes every migration after `version` (newest first) and sets `user_version` to it. */

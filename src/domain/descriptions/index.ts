@@ -4,6 +4,7 @@ import { commissions } from './commissions.js'
 import { customers, saleRefunds, sales } from './customers.js'
 import { integrations, providerEvents } from './integrations.js'
 import { links } from './links.js'
+import { notificationPreferences, notifications } from './notifications.js'
 import { payouts } from './payouts.js'
 import { apiKeys, clicks, idempotency, portalTokens, rollups, sequences, settings } from './service.js'
 import { events, webhookDeliveries, webhooks } from './webhooks.js'
@@ -33,6 +34,8 @@ export const descriptions = {
   saleRefunds,
   integrations,
   providerEvents,
+  notifications,
+  notificationPreferences,
 }
 
 export type Descriptions = typeof descriptions
