@@ -15,6 +15,8 @@ export type { NodeWebhookSenderOptions, ResolveHost } from './node/webhook-deliv
 type Fetch = Pick<AffiliateService, 'fetch'> & {
   readonly basePath?: string
   readonly events?: Pick<AffiliateService['events'], 'start' | 'stop'>
+  /** The notifications' sender (`notify`): started with the server, stopped by `close()`. */
+  readonly notifications?: Pick<NonNullable<AffiliateService['notifications']>, 'start' | 'stop'> | null
   /** Where the adapter's own errors go (`source: 'adapter'`). @default the default onError */
   readonly onError?: OnError
   close?: AffiliateService['close']
@@ -117,6 +119,9 @@ export async function serve(service: Fetch, options: ServeOptions = {}): Promise
   const port = typeof address === 'object' && address ? address.port : options.port
   const delivering = options.webhooks !== false && service.events !== undefined
   if (delivering) service.events!.start({ sender: createNodeWebhookSender })
+  // The notifications' sender, as one job beside the dispatcher (see `BackgroundJob`).
+  const notifying = service.notifications ?? null
+  notifying?.start()
   const host = hostname.includes(':') ? `[${hostname}]` : hostname
   return {
     server,
@@ -125,7 +130,7 @@ export async function serve(service: Fetch, options: ServeOptions = {}): Promise
       new Promise<void>((resolve, reject) => {
         closing = true
         server.close((error) => {
-          const stopped = delivering ? service.events!.stop() : Promise.resolve()
+          const stopped = Promise.all([delivering ? service.events!.stop() : undefined, notifying?.stop()])
           stopped.then(() => service.close?.()).then(() => (error ? reject(error) : resolve()), reject)
         })
         server.closeIdleConnections()

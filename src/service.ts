@@ -21,6 +21,9 @@ import { createServiceEvents, type ServiceEvents, type WebhookOptions } from './
 import type { Tracker } from './tracking/tracker.js'
 import { defaultOnError, guarded, type OnError } from './on-error.js'
 import { createClickWriter } from './tracking/click-writer.js'
+import { resolveNotifyOptions, type NotifyOptions } from './notifications/options.js'
+import { noticeWriter, type NoticeWriter } from './notifications/outbox.js'
+import { NotificationSender } from './notifications/sender.js'
 
 /** Limits on the public tracking routes (redirect and beacon), per client address. */
 export interface TrackingLimitOptions {
@@ -139,6 +142,26 @@ export interface AffiliateServiceOptions {
    * @example admin: { authorize: async (request) => (await isOwner(request)) ? { userId: 'me', workspaceIds: [workspaceId] } : null, signInUrl: '/login' }
    */
   admin?: AdminOptions
+  /**
+   * E-mails to affiliates and owners (approved, declined, commission earned, payout paid, clawback,
+   * new applicant, a failing provider endpoint), written to an outbox in the same transaction as
+   * what they tell and sent in the background by `send`: once per kind and record, retried with
+   * backoff, a failure never failing the change. Links (the portal, one-click unsubscribe) need the
+   * portal. Off unless given. See docs/notifications.md.
+   * @example notify: { send: (m) => transport.sendMail(m), from: 'Partners <partners@example.com>', owners: ['me@example.com'] }
+   */
+  notify?: NotifyOptions
+}
+
+/** A background job the service owns: started by the adapters' `serve()` and `npm start`, or by the host. */
+export interface BackgroundJob {
+  /** Starts the job (idempotent). */
+  start(): void
+  /** Stops it and waits for the work in flight to be recorded. */
+  stop(): Promise<void>
+  /** Does now all the work that is due (tests, cron-style hosts); answers how many items it handled. */
+  flush(): Promise<number>
+  readonly running: boolean
 }
 
 export interface AffiliateService {
@@ -167,6 +190,8 @@ export interface AffiliateService {
   close(): Promise<void>
   /** Where the admin's pages are (`/admin`), or null when the admin is off. */
   readonly adminPath: string | null
+  /** The sending of notifications from the outbox (`notify`), or null when `notify` is not given. */
+  readonly notifications: BackgroundJob | null
 }
 
 /** The longest `clickDedupeSeconds`: 7 days. */
@@ -265,8 +290,33 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   const forgetLinks = () => void tracker?.then((made) => made.forgetLinks(), () => undefined)
   runtime.events.on('link.deleted', forgetLinks)
   runtime.events.on('affiliate.deleted', forgetLinks)
+  // Notifications: checked now; written by the commit hook (and the operations that know more than
+  // their event) in each change's own transaction, sent by the job below.
+  const notifyOptions = options.notify === undefined ? null : resolveNotifyOptions(options.notify)
+  const portalResolved = options.portal === undefined ? null : resolvePortalOptions(options.portal, basePath)
+  const adminPathOf = options.admin === undefined ? null : resolveAdminOptions(options.admin, basePath, portalResolved?.path ?? null).path
+  let sender: NotificationSender | null = null
+  let notices: NoticeWriter | undefined
+  if (notifyOptions) {
+    const made = new NotificationSender({
+      storage: options.storage,
+      clock,
+      notify: notifyOptions,
+      links: portalResolved ? { publicUrl: portalResolved.publicUrl, portalPath: portalResolved.path, adminPath: adminPathOf, key: portalResolved.key } : null,
+      onError: (error) => onError(error, { source: 'notify' }),
+    })
+    sender = made
+    notices = noticeWriter(options.storage, clock, () => made.nudge(), (error) => onError(error, { source: 'notify' }))
+  }
+  const beforeCommit = notices ? notices.fromEvents : undefined
   const operations: OperationsOn = (storage) =>
-    createOperations({ storage: withCommitHook(storage, runtime.committed), clock, webhooks: policy, clickWritten: clicks.written })
+    createOperations({
+      storage: withCommitHook(storage, runtime.committed, beforeCommit),
+      clock,
+      webhooks: policy,
+      clickWritten: clicks.written,
+      ...(notices ? { notices } : {}),
+    })
   const ops = operations(options.storage)
   const fetch = createHandler({
     operations,
@@ -299,7 +349,7 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   let portalPath: string | null = null
   const portalOptions = options.portal
   if (portalOptions !== undefined) {
-    portalPath = resolvePortalOptions(portalOptions, basePath).path
+    portalPath = portalResolved!.path
     const deps = { api, storage: options.storage, clock, basePath, body, onError: requestError }
     served = withSite(
       lazySite(portalPath, () => import('./portal/index.js').then(({ createPortal }) => createPortal(portalOptions, deps))),
@@ -309,12 +359,20 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   let adminPath: string | null = null
   const adminOptions = options.admin
   if (adminOptions !== undefined) {
-    adminPath = resolveAdminOptions(adminOptions, basePath, portalPath).path
-    const deps = { api, storage: options.storage, keyStore: options.keyStore, clock, basePath, portalPath, body, onError: requestError }
+    adminPath = adminPathOf!
+    const deps = { api, storage: options.storage, keyStore: options.keyStore, clock, basePath, portalPath, body, onError: requestError, mailbox: notifyOptions?.mailbox ?? null, notifyOwners: notifyOptions?.owners ?? null }
     served = withSite(
       lazySite(adminPath, () => import('./admin/index.js').then(({ createAdmin }) => createAdmin(adminOptions, deps))),
       served,
     )
   }
-  return { fetch: served, api, basePath, portalPath, adminPath, events: runtime.events, flush, close: flush, onError }
+  const notifications: BackgroundJob | null = sender && {
+    start: () => sender.start(),
+    stop: () => sender.stop(),
+    flush: () => sender.flush(),
+    get running() {
+      return sender.running
+    },
+  }
+  return { fetch: served, api, basePath, portalPath, adminPath, events: runtime.events, flush, close: flush, onError, notifications }
 }

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js'
 import { AffiliateError, unprocessable } from '../errors.js'
 import { UniqueViolationError, type FindQuery, type ModelName, type RecordOf, type Storage, type StorageTransaction, type TransactionOptions } from '../storage/types.js'
+import type { NoticeWriter } from '../notifications/outbox.js'
 import type { WebhookAddressPolicy } from '../webhooks/address.js'
 import { workspaceScope, type Access } from './access.js'
 
@@ -11,6 +12,8 @@ export interface Deps {
   webhooks: WebhookAddressPolicy
   /** Resolves once the click `id` is written, when the redirect answered it and its batch waits. */
   clickWritten?: (id: string) => Promise<void>
+  /** Writes notifications in the transaction of what they tell; absent when the service has no `notify`. */
+  notices?: NoticeWriter
 }
 
 /** What each unique constraint means to a caller. */

@@ -103,19 +103,26 @@ export const toEvent = (record: EventRecord): AffiliateEvent => ({
 
 /**
  * The storage the operations use: the host's, with each transaction's events handed to
- * `committed` once (and only if) it commits. A transaction run again after a serialization failure
+ * `committed` once (and only if) it commits, after `beforeCommit` wrote what they call for in it. A transaction run again after a serialization failure
  * reports only the events of its last, committed run.
  */
-export function withCommitHook(storage: Storage, committed: (events: EventRecord[]) => void): Storage {
+export function withCommitHook(
+  storage: Storage,
+  committed: (events: EventRecord[]) => void,
+  beforeCommit?: (tx: StorageTransaction, events: EventRecord[]) => Promise<void>,
+): Storage {
   return {
     transaction: async (work, options) => {
       // A read-only transaction writes no event: nothing to collect or hand on.
       if (options?.readOnly) return storage.transaction(work, options)
       let events: EventRecord[] = []
-      const result = await storage.transaction((tx) => {
+      const result = await storage.transaction(async (tx) => {
         events = []
         written.set(tx, events)
-        return work(tx)
+        const answer = await work(tx)
+        // What the events call for (notifications) is written in the same transaction, before it commits.
+        if (beforeCommit && events.length > 0) await beforeCommit(tx, events)
+        return answer
       }, options)
       if (events.length > 0) committed(events)
       return result

@@ -15,7 +15,8 @@ export const NOTIFICATION_KINDS = [
   'integration.failing',
 ] as const
 
-export const NOTIFICATION_STATUSES = ['pending', 'sent', 'skipped', 'dead'] as const
+/** `digested`: a `commission.earned` folded into its affiliate's daily digest (a notification of its own). */
+export const NOTIFICATION_STATUSES = ['pending', 'sent', 'skipped', 'dead', 'digested'] as const
 
 /**
  * One message to send, written in the same transaction as what it tells (the outbox): a change
