@@ -350,7 +350,7 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   const portalOptions = options.portal
   if (portalOptions !== undefined) {
     portalPath = portalResolved!.path
-    const deps = { api, storage: options.storage, clock, basePath, body, onError: requestError }
+    const deps = { api, storage: options.storage, clock, basePath, body, onError: requestError, notifying: notifyOptions !== null, programName: notifyOptions?.programName ?? null }
     served = withSite(
       lazySite(portalPath, () => import('./portal/index.js').then(({ createPortal }) => createPortal(portalOptions, deps))),
       served,

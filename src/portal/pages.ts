@@ -118,7 +118,7 @@ ${extra}
 
 export function joinedPage(frame: Frame, campaign: Campaign, email: string): string {
   const text = campaign.requiresApprovalToJoin
-    ? html`<p>Thank you for applying. Your account <strong>awaits approval</strong>: you can share links once ${campaign.campaignName} approves it.</p>`
+    ? html`<p>Thank you for applying. Your account <strong>awaits approval</strong>: you can share links once your application is approved. We will e-mail you then.</p>`
     : html`<p>Welcome aboard: you can start sharing links right away.</p>`
   return layout(
     frame,
@@ -167,6 +167,8 @@ export interface DashboardView {
   notice?: string
   /** A form's failure: which form, its general message and its fields. */
   failed?: { form: 'link' | 'settings'; problem: string; errors: FieldErrors; values: Record<string, string> }
+  /** The e-mail choices card, when the service sends notifications. */
+  notifications?: Html
 }
 
 function linksCard(frame: Frame, view: DashboardView): Html {
@@ -303,6 +305,7 @@ ${linksCard(frame, view)}
 ${moneyCard(view)}
 ${settingsCard(frame, view)}
 </div>
-${commissionsCard(frame, view)}`,
+${commissionsCard(frame, view)}
+${view.notifications ?? ''}`,
   )
 }
