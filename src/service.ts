@@ -360,7 +360,7 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   const adminOptions = options.admin
   if (adminOptions !== undefined) {
     adminPath = adminPathOf!
-    const deps = { api, storage: options.storage, keyStore: options.keyStore, clock, basePath, portalPath, body, onError: requestError, mailbox: notifyOptions?.mailbox ?? null, notifyOwners: notifyOptions?.owners ?? null }
+    const deps = { api, storage: options.storage, keyStore: options.keyStore, clock, basePath, portalPath, body, onError: requestError, notifying: notifyOptions !== null, mailbox: notifyOptions?.mailbox ?? null, notifyOwners: notifyOptions?.owners ?? null }
     served = withSite(
       lazySite(adminPath, () => import('./admin/index.js').then(({ createAdmin }) => createAdmin(adminOptions, deps))),
       served,
