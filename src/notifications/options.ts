@@ -48,6 +48,8 @@ export interface NotificationData {
   customer?: string | null
   /** `commission.earned` as a daily digest: each commission (the `amount` is then their total, per currency). */
   items?: { amount: string; amountMinor: number; currency: string; commissionDate: string; customer: string | null }[]
+  /** The digest's UTC day (`2026-03-10`). */
+  day?: string
   /** `payout.paid`: the payout's `externalReference`, how many commissions it pays, how and where. */
   reference?: string | null
   commissionCount?: number

@@ -261,10 +261,14 @@ export class NotificationSender {
       unsubscribeUrl: toAffiliate && links ? unsubscribeUrl(links.publicUrl, links.portalPath, links.key, n.id) : null,
     }
     if (Array.isArray(data.items)) {
-      const items = (data.items as { amountMinor: number; currency: string; commissionDate: string; customer: string | null }[]).map((item) => ({ ...item, amount: money(item.amountMinor, item.currency) }))
+      const items = (data.items as { amountMinor: number; currency: string; commissionDate: string; customer: string | null }[])
+        .map((item) => ({ ...item, amount: money(item.amountMinor, item.currency) }))
+        // In the order they were earned (their folding order depends on which instance took which).
+        .sort((a, b) => a.commissionDate.localeCompare(b.commissionDate) || a.amountMinor - b.amountMinor)
       const totals = new Map<string, number>()
       for (const item of items) totals.set(item.currency, (totals.get(item.currency) ?? 0) + item.amountMinor)
       out.items = items
+      out.day = n.createdAt.slice(0, 10)
       out.amount = [...totals].map(([currency, minor]) => money(minor, currency)).join(' + ')
       return out
     }

@@ -5,6 +5,10 @@
 import { html, type Html } from '../site/html.js'
 import type { NotificationData, RenderedText } from './options.js'
 
+/** Payout methods and providers as people write them. */
+const METHODS: Record<string, string> = { PAYPAL: 'PayPal', WISE: 'Wise', BANK_TRANSFER: 'bank transfer' }
+const PROVIDERS: Record<string, string> = { stripe: 'Stripe', paddle: 'Paddle', lemonsqueezy: 'Lemon Squeezy' }
+
 interface Draft {
   subject: string
   /** Paragraphs; a paragraph holding a link names it last, as `[label, url]`. */
@@ -33,10 +37,10 @@ function draft(d: NotificationData): Draft {
       if (d.items) {
         const count = d.items.length
         return {
-          subject: `You earned ${d.amount} with ${program} today`,
+          subject: `Your ${program} commissions of ${d.day}: ${d.amount}`,
           body: parts(
             greeting(d),
-            `You earned ${count} commission${count === 1 ? '' : 's'} with ${program} today, ${d.amount} in all:`,
+            `On ${d.day} you earned ${count} commission${count === 1 ? '' : 's'} with ${program}, ${d.amount} in all:`,
             d.items.map((item) => `• ${item.amount}${item.customer ? ` (${item.customer})` : ''}, ${item.commissionDate.slice(0, 10)}`).join('\n'),
             dashboard('See them in your dashboard:'),
           ),
@@ -52,7 +56,7 @@ function draft(d: NotificationData): Draft {
       }
     case 'payout.paid': {
       const count = d.commissionCount ?? 0
-      const how = d.payoutMethod ? ` by ${d.payoutMethod === 'paypal' ? 'PayPal' : d.payoutMethod === 'wise' ? 'Wise' : d.payoutMethod}` : ''
+      const how = d.payoutMethod ? ` by ${METHODS[d.payoutMethod] ?? d.payoutMethod.toLowerCase().replaceAll('_', ' ')}` : ''
       return {
         subject: `${program} sent you ${d.amount}`,
         body: parts(
@@ -85,9 +89,10 @@ function draft(d: NotificationData): Draft {
     }
     case 'integration.failing': {
       const i = d.integration
-      const what = i ? `The ${i.provider} endpoint${i.description ? ` "${i.description}"` : ''} (integration ${i.integrationId})` : 'A payment provider endpoint'
+      const provider = i ? (PROVIDERS[i.provider] ?? i.provider) : 'payment provider'
+      const what = i ? `The ${provider} endpoint${i.description ? ` "${i.description}"` : ''} (integration ${i.integrationId})` : 'A payment provider endpoint'
       return {
-        subject: `${program}: a ${i?.provider ?? 'payment provider'} endpoint keeps failing`,
+        subject: `${program}: a ${provider} endpoint keeps failing`,
         body: parts(
           `${what} answered an error or refused a bad signature ${i?.failures ?? 5} times within an hour, since ${i?.since ?? ''}. Sales and refunds from it may be missing until it is fixed: check its signing secret and the event log.`,
           admin('The event log:'),

@@ -152,7 +152,7 @@ describe('choices', () => {
     t.clock.set(Date.UTC(2026, 0, 2))
     expect(await t.jobs.flush()).toBe(1)
     expect(t.mails).toHaveLength(1)
-    expect(t.mails[0]!.subject).toBe('You earned $19.50 with Acme Partners today')
+    expect(t.mails[0]!.subject).toBe('Your Acme Partners commissions of 2026-01-01: $19.50')
     expect(t.mails[0]!.text).toContain('• $12.00 (buyer1@example.com), 2026-01-01')
     expect(t.mails[0]!.text).toContain('• $7.50 (buyer2@example.com), 2026-01-01')
     expect(await t.jobs.flush()).toBe(0)
