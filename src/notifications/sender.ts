@@ -215,7 +215,7 @@ export class NotificationSender {
       to = owners.join(', ')
       if (kind === 'affiliate.applied') affiliate = { email: String(data.email), firstName: String(data.firstName ?? ''), lastName: String(data.lastName ?? '') }
     }
-    const programName = notify.programName ?? (await this.defaultProgramName(tx, n.workspaceId))
+    const programName = notify.programName ?? (await this.defaultProgramName(tx, n.workspaceId, n.campaignId))
     const renderData = this.dataOf(kind, n, data, programName, affiliate)
     const defaults = renderDefault(renderData)
     const custom = notify.render ? await notify.render(kind, renderData) : null
@@ -239,9 +239,14 @@ export class NotificationSender {
     }
   }
 
-  private async defaultProgramName(tx: StorageTransaction, workspaceId: string): Promise<string> {
-    const [campaign] = await tx.find('campaigns', { where: { workspaceId, isDefault: true }, limit: 1 })
-    return campaign?.campaignName ?? 'our'
+  /** The workspace's default campaign's name; without one, the notice's campaign's; else the workspace's first. */
+  private async defaultProgramName(tx: StorageTransaction, workspaceId: string, campaignId: string | null): Promise<string> {
+    const [byDefault] = await tx.find('campaigns', { where: { workspaceId, isDefault: true }, limit: 1 })
+    if (byDefault) return byDefault.campaignName
+    const own = campaignId === null ? null : await tx.get('campaigns', campaignId)
+    if (own) return own.campaignName
+    const [first] = await tx.find('campaigns', { where: { workspaceId }, limit: 1 })
+    return first?.campaignName ?? 'affiliate'
   }
 
   private dataOf(kind: NotificationKind, n: NotificationRecord, data: Record<string, unknown>, programName: string, affiliate: NotificationData['affiliate']): NotificationData {

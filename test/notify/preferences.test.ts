@@ -60,7 +60,7 @@ describe('a failing send', () => {
       const handled = await t.jobs.flush()
       if (handled === 0 && attempts > RETRY_DELAYS_MS.length) break
       attempts += handled
-      t.clock.advance(RETRY_DELAYS_MS[RETRY_DELAYS_MS.length - 1])
+      t.clock.advance(RETRY_DELAYS_MS[RETRY_DELAYS_MS.length - 1]!)
     }
     expect(attempts).toBe(RETRY_DELAYS_MS.length + 1)
     expect(t.errors).toHaveLength(RETRY_DELAYS_MS.length + 1)
