@@ -49,10 +49,11 @@ export interface NotificationSenderOptions {
 
 type Decision =
   | { kind: 'skip'; reason: string }
+  | { kind: 'failed'; error: unknown }
   | { kind: 'digest'; affiliateId: string; item: Record<string, unknown> }
   | { kind: 'send'; message: NotificationMessage }
 
-type Outcome = Decision | { kind: 'sent' } | { kind: 'failed'; error: unknown }
+type Outcome = Decision | { kind: 'sent' }
 
 const iso = (ms: number) => new Date(ms).toISOString()
 /** The end of the UTC day holding `ms`: when that day's digest goes. */
@@ -145,6 +146,7 @@ export class NotificationSender {
     if (claimed.length === 0) return 0
     const outcomes: Outcome[] = []
     for (const [, decision] of claimed) {
+      if (decision.kind === 'failed') this.options.onError(decision.error)
       if (decision.kind !== 'send') {
         outcomes.push(decision)
         continue
@@ -174,13 +176,8 @@ export class NotificationSender {
       for (const candidate of candidates) {
         const n = await tx.get('notifications', candidate.id)
         if (n?.claimToken !== token) continue
-        try {
-          out.push([n, await this.decide(tx, n)])
-        } catch (error) {
-          // A message that cannot be made (a `render` that throws) is a failed attempt, retried.
-          this.options.onError(error)
-          out.push([n, { kind: 'failed', error }])
-        }
+        // Storage errors go up (a serialization failure runs the claim again); a `render` that throws is a failed attempt.
+        out.push([n, await this.decide(tx, n)])
       }
       return out
     })
@@ -218,7 +215,12 @@ export class NotificationSender {
     const programName = notify.programName ?? (await this.defaultProgramName(tx, n.workspaceId, n.campaignId))
     const renderData = this.dataOf(kind, n, data, programName, affiliate)
     const defaults = renderDefault(renderData)
-    const custom = notify.render ? await notify.render(kind, renderData) : null
+    let custom: Awaited<ReturnType<NonNullable<typeof notify.render>>> = null
+    try {
+      custom = notify.render ? await notify.render(kind, renderData) : null
+    } catch (error) {
+      return { kind: 'failed', error }
+    }
     const headers: Record<string, string> = { 'Message-ID': `<${n.id}@${links ? new URL(links.publicUrl).hostname : 'affiliate-service.invalid'}>` }
     if (renderData.unsubscribeUrl) {
       headers['List-Unsubscribe'] = `<${renderData.unsubscribeUrl}>`
