@@ -41,7 +41,7 @@ ${input({ name: 'owners', label: 'Owners’ e-mail addresses', value: state.valu
 ${
   messages === null
     ? html`<p>Messages go out through the host’s mailer (<code>notify.send</code>).</p>`
-    : html`<p>No mail server is set (<code>SMTP_URL</code>): messages stay in this process, newest first, and are printed to the console. Not for production.</p>
+    : html`<p>No mail server is set (<code>SMTP_URL</code>): messages stay in this process, newest first, and are printed on the terminal. Not for production.</p>
 ${rows.length ? table(['Received', 'To', 'Subject and text'], rows) : html`<p class="muted">No messages yet.</p>`}`
 }</section>`,
     status,

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js'
 import { AffiliateError, unprocessable } from '../errors.js'
 import { UniqueViolationError, type FindQuery, type ModelName, type RecordOf, type Storage, type StorageTransaction, type TransactionOptions } from '../storage/types.js'
-import type { NoticeWriter } from '../notifications/outbox.js'
+import type { AffiliateRecord, EventRecord } from '../domain/records.js'
 import type { WebhookAddressPolicy } from '../webhooks/address.js'
 import { workspaceScope, type Access } from './access.js'
 
@@ -14,6 +14,20 @@ export interface Deps {
   clickWritten?: (id: string) => Promise<void>
   /** Writes notifications in the transaction of what they tell; absent when the service has no `notify`. */
   notices?: NoticeWriter
+}
+
+/** What the operations and the commit hook write notices through; absent when the service has no `notify`. */
+export interface NoticeWriter {
+  /** The notices the events of a transaction call for, written in that transaction before it commits. */
+  fromEvents(tx: StorageTransaction, events: readonly EventRecord[]): Promise<void>
+  /** An applicant was approved: `before` awaited approval, `after` is active. In the approval's transaction. */
+  approved(tx: StorageTransaction, before: AffiliateRecord, after: AffiliateRecord): Promise<void>
+  /**
+   * A provider endpoint answered 5xx or refused a bad signature: counted in a transaction of its
+   * own (the failed one was rolled back); the fifth within an hour writes `integration.failing`,
+   * at most one a day per integration. Never throws: a failure to count goes to `onError`.
+   */
+  integrationFailed(integrationId: string): Promise<void>
 }
 
 /** What each unique constraint means to a caller. */

@@ -10,9 +10,9 @@ export interface DevelopmentMailbox extends MailboxReader {
 
 /**
  * A mailbox for development: messages are kept in this process (the newest `keep`) for the admin's
- * Settings → E-mail page, and each is handed to `log` (e.g. `console.log`). Nothing leaves the
+ * Settings → E-mail page, and each is handed to `log` (a logger of yours). Nothing leaves the
  * machine; `npm start` uses it when `SMTP_URL` is unset. Not for production: sign-in links are in it.
- * @example const mailbox = developmentMailbox({ log: (m) => console.log(m.subject) }); createAffiliateService({ ..., notify: { mailbox } })
+ * @example const mailbox = developmentMailbox({ log: (m) => logger.info(m.subject) }); createAffiliateService({ ..., notify: { mailbox } })
  */
 export function developmentMailbox(options: { keep?: number; log?: (message: MailboxMessage) => void; now?: () => number } = {}): DevelopmentMailbox {
   const keep = options.keep ?? 100

@@ -7,8 +7,9 @@
 import { isoAt, type Clock } from '../clock.js'
 import { newId } from '../crypto.js'
 import type { AffiliateRecord, CampaignRecord, EventRecord, NotificationRecord } from '../domain/records.js'
-import { maskEmail } from '../portal/mask.js'
+import { maskEmail } from '../domain/mask.js'
 import type { Storage, StorageTransaction } from '../storage/types.js'
+import type { NoticeWriter } from '../api/shared.js'
 import type { NotificationKind } from './kinds.js'
 
 /** Failures of one provider endpoint within this window that make `integration.failing`. */
@@ -26,19 +27,7 @@ export interface Notice {
   data: Record<string, unknown>
 }
 
-/** What the operations and the commit hook write notices through; absent when the service has no `notify`. */
-export interface NoticeWriter {
-  /** The notices the events of a transaction call for, written in that transaction before it commits. */
-  fromEvents(tx: StorageTransaction, events: readonly EventRecord[]): Promise<void>
-  /** An applicant was approved: `before` awaited approval, `after` is active. In the approval's transaction. */
-  approved(tx: StorageTransaction, before: AffiliateRecord, after: AffiliateRecord): Promise<void>
-  /**
-   * A provider endpoint answered 5xx or refused a bad signature: counted in a transaction of its
-   * own (the failed one was rolled back); the fifth within an hour writes `integration.failing`,
-   * at most one a day per integration. Never throws: a failure to count goes to `onError`.
-   */
-  integrationFailed(integrationId: string): Promise<void>
-}
+export type { NoticeWriter }
 
 /** Writes `notice` as pending now, unless that (kind, record) already has one. Answers whether it wrote. */
 export async function writeNotice(tx: StorageTransaction, clock: Clock, notice: Notice, dueAt?: string): Promise<NotificationRecord | null> {
