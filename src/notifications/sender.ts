@@ -45,6 +45,8 @@ export interface NotificationSenderOptions {
   batchSize?: number
   /** How long a claim holds a notification. @default 120000 */
   leaseMs?: number
+  /** How long one `send` may take before the attempt counts as failed (less than the lease). @default 60000 */
+  sendTimeoutMs?: number
 }
 
 type Decision =
@@ -64,6 +66,7 @@ const money = (minor: number, currency: string) => moneyText(formatMoney(minor),
 export class NotificationSender {
   private readonly batchSize: number
   private readonly leaseMs: number
+  private readonly sendTimeoutMs: number
   private loop: Promise<void> | undefined
   private wake: (() => void) | undefined
   private timer: ReturnType<typeof setTimeout> | undefined
@@ -74,6 +77,7 @@ export class NotificationSender {
   constructor(private readonly options: NotificationSenderOptions) {
     this.batchSize = options.batchSize ?? 50
     this.leaseMs = options.leaseMs ?? 120_000
+    this.sendTimeoutMs = options.sendTimeoutMs ?? 60_000
   }
 
   get running(): boolean {
@@ -151,12 +155,19 @@ export class NotificationSender {
         outcomes.push(decision)
         continue
       }
+      let timer: ReturnType<typeof setTimeout> | undefined
       try {
-        await this.options.notify.send(decision.message)
+        // A mailer that never answers must not hold every other message: past the timeout the attempt failed.
+        const timedOut = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`notify.send did not finish within ${this.sendTimeoutMs} ms`)), this.sendTimeoutMs)
+        })
+        await Promise.race([Promise.resolve().then(() => this.options.notify.send(decision.message)), timedOut])
         outcomes.push({ kind: 'sent' })
       } catch (error) {
         this.options.onError(error)
         outcomes.push({ kind: 'failed', error })
+      } finally {
+        clearTimeout(timer)
       }
     }
     await this.record(token, claimed.map(([n]) => n), outcomes)
