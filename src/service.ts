@@ -24,6 +24,7 @@ import { createClickWriter } from './tracking/click-writer.js'
 import { resolveNotifyOptions, type NotifyOptions } from './notifications/options.js'
 import { noticeWriter, type NoticeWriter } from './notifications/outbox.js'
 import { NotificationSender } from './notifications/sender.js'
+import type { StripeApiOptions } from './integrations/stripe-promotion-codes.js'
 
 /** Limits on the public tracking routes (redirect and beacon), per client address. */
 export interface TrackingLimitOptions {
@@ -142,6 +143,12 @@ export interface AffiliateServiceOptions {
    * @example admin: { authorize: async (request) => (await isOwner(request)) ? { userId: 'me', workspaceIds: [workspaceId] } : null, signInUrl: '/login' }
    */
   admin?: AdminOptions
+  /**
+   * Where the Stripe SDK sends the calls promo codes make with an integration's API key (making
+   * and deactivating promotion codes). Stripe's API unless given: tests point it at a local server.
+   * @example stripeApi: { host: '127.0.0.1', port: 12111, protocol: 'http' }
+   */
+  stripeApi?: StripeApiOptions
   /**
    * E-mails to affiliates and owners (approved, declined, commission earned, payout paid, clawback,
    * new applicant, a failing provider endpoint), written to an outbox in the same transaction as
@@ -316,6 +323,7 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
       webhooks: policy,
       clickWritten: clicks.written,
       ...(notices ? { notices } : {}),
+      ...(options.stripeApi ? { stripeApi: options.stripeApi } : {}),
     })
   const ops = operations(options.storage)
   const fetch = createHandler({

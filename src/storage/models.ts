@@ -78,6 +78,7 @@ export const models: { [M in ModelName]: ModelDefinition<M> } = {
   saleRefunds: define('saleRefunds'),
   integrations: define('integrations'),
   providerEvents: define('providerEvents'),
+  promoCodes: define('promoCodes'),
   notifications: define('notifications'),
   notificationPreferences: define('notificationPreferences'),
 }

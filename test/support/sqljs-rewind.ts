@@ -64,7 +64,11 @@ const UNDO: Record<number, string> = {
   ALTER TABLE providerEvents DROP COLUMN paymentIntentId;
   ALTER TABLE providerEvents DROP COLUMN chargedMinor;
   ALTER TABLE providerEvents DROP COLUMN refundedMinor;`,
-  20: 'DROP TABLE notifications; DROP TABLE notificationPreferences;',
+  20: `DROP TABLE promoCodes;
+  ALTER TABLE links DROP COLUMN shareUrl;
+  ALTER TABLE campaigns DROP COLUMN beaconInstalled;
+  ALTER TABLE integrations DROP COLUMN apiKey;`,
+  21: 'DROP TABLE notifications; DROP TABLE notificationPreferences;',
 }
 
 /** Undoes every migration after `version` (newest first) and sets `user_version` to it. */

@@ -6,6 +6,7 @@ import { integrations, providerEvents } from './integrations.js'
 import { links } from './links.js'
 import { notificationPreferences, notifications } from './notifications.js'
 import { payouts } from './payouts.js'
+import { promoCodes } from './promo-codes.js'
 import { apiKeys, clicks, idempotency, portalTokens, rollups, sequences, settings } from './service.js'
 import { events, webhookDeliveries, webhooks } from './webhooks.js'
 
@@ -34,6 +35,7 @@ export const descriptions = {
   saleRefunds,
   integrations,
   providerEvents,
+  promoCodes,
   notifications,
   notificationPreferences,
 }
