@@ -17,6 +17,7 @@ import { resolvePortalOptions } from './portal/options.js'
 import { lazySite, withSite } from './site/mount.js'
 import type { Storage } from './storage/types.js'
 import { withCommitHook } from './events/outbox.js'
+import type { EventRecord } from './domain/records.js'
 import { createServiceEvents, type ServiceEvents, type WebhookOptions } from './events/service-events.js'
 import type { Tracker } from './tracking/tracker.js'
 import { defaultOnError, guarded, type OnError } from './on-error.js'
@@ -304,6 +305,7 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   const adminPathOf = options.admin === undefined ? null : resolveAdminOptions(options.admin, basePath, portalResolved?.path ?? null).path
   let sender: NotificationSender | null = null
   let notices: NoticeWriter | undefined
+  let noticesWritten = false
   if (notifyOptions) {
     const made = new NotificationSender({
       storage: options.storage,
@@ -313,12 +315,20 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
       onError: (error) => onError(error, { source: 'notify' }),
     })
     sender = made
-    notices = noticeWriter(options.storage, clock, () => made.nudge(), (error) => onError(error, { source: 'notify' }))
+    // A notice written inside a transaction wakes the sender once that transaction has committed
+    // (the commit hook below), so it never looks before the notice can be seen.
+    notices = noticeWriter(options.storage, clock, { wrote: () => void (noticesWritten = true), committed: () => made.nudge() }, (error) => onError(error, { source: 'notify' }))
   }
   const beforeCommit = notices ? notices.fromEvents : undefined
+  const committed = (events: EventRecord[]) => {
+    runtime.committed(events)
+    if (!noticesWritten) return
+    noticesWritten = false
+    sender?.nudge()
+  }
   const operations: OperationsOn = (storage) =>
     createOperations({
-      storage: withCommitHook(storage, runtime.committed, beforeCommit),
+      storage: withCommitHook(storage, committed, beforeCommit),
       clock,
       webhooks: policy,
       clickWritten: clicks.written,

@@ -59,7 +59,16 @@ const idOf = (data: Record<string, unknown>, field: string): string | null => (t
 const applicant = (a: { isActive?: unknown; isBanned?: unknown }, campaign: CampaignRecord | null): boolean =>
   a.isActive === false && a.isBanned !== true && campaign?.requiresApprovalToJoin === true
 
-export function noticeWriter(storage: Storage, clock: Clock, onWritten: () => void, onError: (error: unknown) => void): NoticeWriter {
+/**
+ * `wrote` is called when a transaction wrote a notice (before it commits: the caller wakes the
+ * sender once the commit is done); `committed` when one of its own transactions did, after it.
+ */
+export function noticeWriter(
+  storage: Storage,
+  clock: Clock,
+  signal: { wrote: () => void; committed: () => void },
+  onError: (error: unknown) => void,
+): NoticeWriter {
   async function noticeOf(tx: StorageTransaction, event: EventRecord): Promise<Notice | null> {
     switch (event.type) {
       case 'commission.created': {
@@ -137,7 +146,7 @@ export function noticeWriter(storage: Storage, clock: Clock, onWritten: () => vo
         const notice = await noticeOf(tx, event)
         if (notice && (await writeNotice(tx, clock, notice))) wrote = true
       }
-      if (wrote) onWritten()
+      if (wrote) signal.wrote()
     },
 
     async approved(tx, before, after) {
@@ -147,7 +156,7 @@ export function noticeWriter(storage: Storage, clock: Clock, onWritten: () => vo
         kind: 'affiliate.approved', recordId: after.id, workspaceId: after.workspaceId, campaignId: after.campaignId, affiliateId: after.id,
         data: person(after),
       }
-      if (await writeNotice(tx, clock, notice)) onWritten()
+      if (await writeNotice(tx, clock, notice)) signal.wrote()
     },
 
     async integrationFailed(integrationId) {
@@ -181,7 +190,7 @@ export function noticeWriter(storage: Storage, clock: Clock, onWritten: () => vo
         onError(error)
         return false
       })
-      if (wrote) onWritten()
+      if (wrote) signal.committed()
     },
   }
 }

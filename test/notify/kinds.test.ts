@@ -53,6 +53,21 @@ describe.each(storages)('notifications on %s', (_name, make) => {
     void ann
   })
 
+  it('the running job sends a notice once its change commits, woken by the commit (not the poll)', async () => {
+    let heard!: (message: unknown) => void
+    const arrived = new Promise((resolve) => (heard = resolve))
+    const env = notifyService(make(), { send: (message) => heard(message), pollMs: 3_600_000 })
+    const campaign = await env.service.api.campaigns.create({ workspaceId: '11111111-1111-4111-8111-111111111111', campaignName: 'Acme Partners', commissionType: 'fixed', amount: 5, url: 'https://shop.example.com/', isDefault: true })
+    const ann = await env.service.api.affiliates.create({ email: 'ann@example.com', campaignId: campaign.id })
+    env.jobs.start()
+    expect(env.jobs.running).toBe(true)
+    await env.service.api.commissions.create({ campaignId: campaign.id, affiliateId: ann.id, referredUser: 'b@example.com', amount: '5.00', commissionDate: new Date(env.clock.now()).toISOString() })
+    // An hour's poll: only the commit's wake-up can bring it this soon.
+    expect(await arrived).toMatchObject({ kind: 'commission.earned', to: 'ann@example.com' })
+    await env.jobs.stop()
+    expect(env.jobs.running).toBe(false)
+  })
+
   it('a rolled-back change writes no notification', async () => {
     const env = notifyService(make())
     const { commission } = await causeEveryKind(env)
