@@ -36,7 +36,7 @@ ${input({ name: 'owners', label: 'Owners’ e-mail addresses', value: state.valu
   return c.page(
     'E-mail',
     html`${head('Settings → E-mail')}${noticeBox(c.notice())}<p><a href="${c.path}/settings/integrations">Integrations</a> · E-mail</p>
-<section class="card" id="owners"><h2>Owners</h2>${owners}</section>
+<section class="card" id="owner-addresses"><h2>Owners</h2>${owners}</section>
 <section class="card" id="mailbox"><h2>Development mailbox</h2>
 ${
   messages === null
