@@ -365,9 +365,10 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   let served = fetch
   // The portal's and the admin's options are checked now; their pages load with their first request.
   let portalPath: string | null = null
+  let publicUrl: string | null = null
   const portalOptions = options.portal
   if (portalOptions !== undefined) {
-    portalPath = portalResolved!.path
+    ;({ path: portalPath, publicUrl } = portalResolved!)
     const deps = { api, storage: options.storage, clock, basePath, body, onError: requestError, notifying: notifyOptions !== null, programName: notifyOptions?.programName ?? null }
     served = withSite(
       lazySite(portalPath, () => import('./portal/index.js').then(({ createPortal }) => createPortal(portalOptions, deps))),
@@ -378,7 +379,7 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   const adminOptions = options.admin
   if (adminOptions !== undefined) {
     adminPath = adminPathOf!
-    const deps = { api, storage: options.storage, keyStore: options.keyStore, clock, basePath, portalPath, body, onError: requestError, notifying: notifyOptions !== null, mailbox: notifyOptions?.mailbox ?? null, notifyOwners: notifyOptions?.owners ?? null }
+    const deps = { api, storage: options.storage, keyStore: options.keyStore, clock, basePath, portalPath, publicUrl, body, onError: requestError, notifying: notifyOptions !== null, mailbox: notifyOptions?.mailbox ?? null, notifyOwners: notifyOptions?.owners ?? null }
     served = withSite(
       lazySite(adminPath, () => import('./admin/index.js').then(({ createAdmin }) => createAdmin(adminOptions, deps))),
       served,

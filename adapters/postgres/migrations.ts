@@ -668,6 +668,25 @@ ALTER TABLE ${s}.integrations ADD COLUMN "apiKey" text COLLATE "C";`,
   },
   {
     version: 20,
+    description: "the referred revenue beside the commissions: each rollup row's sales (saleAmount, before refunds), filled for the rows already written",
+    up: sql(
+      (s) => `ALTER TABLE ${s}.rollups ADD COLUMN "salesMinor" bigint NOT NULL DEFAULT 0;
+CREATE TEMP TABLE _sales_facts ON COMMIT DROP AS
+WITH base AS (SELECT "workspaceId" AS w, "campaignId" AS c, "affiliateId" AS a, substr("commissionDate", 1, 13) || ':00:00.000Z' AS h, substr("commissionDate", 1, 10) AS d, "saleAmountMinor" AS s
+  FROM ${s}.commissions WHERE "kind" = 'sale' AND "saleAmountMinor" IS NOT NULL)
+SELECT id, sum(s) AS s FROM (
+  SELECT w || '|*|' || a || '|' || h AS id, s FROM base
+  UNION ALL SELECT w || '|' || c || '|*|' || h, s FROM base
+  UNION ALL SELECT w || '|*|*|' || h, s FROM base
+  UNION ALL SELECT w || '|*|' || a || '|' || d, s FROM base
+  UNION ALL SELECT w || '|' || c || '|*|' || d, s FROM base
+  UNION ALL SELECT w || '|*|*|' || d, s FROM base
+) AS facts GROUP BY id;
+UPDATE ${s}.rollups AS r SET "salesMinor" = f.s FROM _sales_facts AS f WHERE f.id = r."id";`,
+    ),
+  },
+  {
+    version: 21,
     description: 'notifications: the outbox of e-mails (one per kind and record) and who turned which kind off',
     up: sql(
       (s) => `CREATE TABLE ${s}."notifications" (

@@ -28,6 +28,8 @@ export interface AdminDeps extends SiteDeps {
   keyStore: KeyStore
   /** Where the portal is, when it is on: the admin lies beside it. */
   portalPath: string | null
+  /** The portal's public origin (its join and referral links are built from it), when it is on. */
+  publicUrl: string | null
   /** Whether the service sends notifications (`notify`), its development mailbox and fixed owners. */
   notifying?: boolean
   mailbox?: MailboxReader | null
@@ -62,6 +64,10 @@ const NOTICES = {
   'integration-connected': 'Stripe connected. Paste its endpoint URL into Stripe’s dashboard (Developers → Webhooks).',
   'integration-secret': 'Signing secret replaced.',
   'integration-disconnected': 'Stripe disconnected.',
+  'paddle-connected': 'Paddle Billing connected. Add its endpoint URL as a notification destination in Paddle (Developer tools → Notifications).',
+  'paddle-disconnected': 'Paddle Billing disconnected.',
+  'lemonsqueezy-connected': 'Lemon Squeezy connected. Add its endpoint URL as a webhook in Lemon Squeezy (Settings → Webhooks).',
+  'lemonsqueezy-disconnected': 'Lemon Squeezy disconnected.',
   'signed-out': 'You are signed out.',
   'mail-saved': 'E-mail settings saved.',
 }
@@ -140,6 +146,7 @@ export function createAdmin(options: AdminOptions, deps: AdminDeps): Site {
       keys: deps.keyStore,
       origin: v.url.origin,
       basePath: deps.basePath,
+      portal: deps.portalPath === null || deps.publicUrl === null ? null : { path: deps.portalPath, publicUrl: deps.publicUrl },
       now: () => deps.clock.now(),
       notifications,
       form: () => v.form(),

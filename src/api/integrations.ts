@@ -12,7 +12,7 @@ import type { StorageTransaction } from '../storage/types.js'
 import { isUuid } from '../uuid.js'
 import { requireWorkspace, visible, workspaceScope, type Access } from './access.js'
 import { findCampaign } from './campaigns.js'
-import { receiveStripeEvent } from './provider-events.js'
+import { receiveProviderEvent } from './provider-events.js'
 import { inTransaction, listPage, readOnly, requireChanges, type Deps, type Page } from './shared.js'
 
 export type IntegrationCreateInput = Infer<typeof integrationCreate.struct>
@@ -94,9 +94,9 @@ export function integrationOperations(deps: Deps) {
      * Receives one event at an integration's endpoint (no key: its signature is checked), and
      * records it once with its effects. Answers the HTTP status to send the provider.
      */
-    async receive(integrationId: string, rawBody: string, signature: string | null): Promise<number> {
+    async receive(integrationId: string, rawBody: string, headers: Headers): Promise<number> {
       try {
-        return await receiveStripeEvent(deps, integrationId, rawBody, signature)
+        return await receiveProviderEvent(deps, integrationId, rawBody, headers)
       } catch (error) {
         // A bad signature or a failure of ours (5xx) counts toward `integration.failing`; the count
         // failing must not change the answer the provider gets.

@@ -188,6 +188,7 @@ function fresh(row: Target['row'], moved: RollupDeltas): RollupRecord {
     clawbackMinor: moved.clawbackMinor ?? 0,
     payoutCount: moved.payoutCount ?? 0,
     paidOutMinor: moved.paidOutMinor ?? 0,
+    salesMinor: moved.salesMinor ?? 0,
   } satisfies Record<keyof RollupRecord, unknown>
 }
 
@@ -199,6 +200,7 @@ export function commissionFigures(c: CommissionRecord): RollupDeltas {
   return {
     saleCount: 1,
     earningsMinor: earnedMinor(c),
+    salesMinor: c.saleAmountMinor ?? 0,
     [`${c.status}Count`]: 1,
     [`${c.status}Minor`]: c.amountMinor,
   }

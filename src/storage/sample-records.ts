@@ -276,6 +276,7 @@ export const rollup = (overrides: Partial<RollupRecord> = {}): RollupRecord => (
   clawbackMinor: -12_34,
   payoutCount: 0,
   paidOutMinor: 0,
+  salesMinor: 0,
   createdAt: at(0),
   ...overrides,
 })

@@ -64,6 +64,8 @@ describe('GET /reports/summary', () => {
       },
       clawbacks: { count: 1, amount: '-15.00' },
       paidOut: { count: 1, amount: '50.00' },
+      // Commissions added by hand carry no sale: no referred revenue.
+      sales: { count: 4, amount: '0.00' },
     })
   })
 

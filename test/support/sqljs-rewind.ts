@@ -68,7 +68,8 @@ const UNDO: Record<number, string> = {
   ALTER TABLE links DROP COLUMN shareUrl;
   ALTER TABLE campaigns DROP COLUMN beaconInstalled;
   ALTER TABLE integrations DROP COLUMN apiKey;`,
-  21: 'DROP TABLE notifications; DROP TABLE notificationPreferences;',
+  21: 'ALTER TABLE rollups DROP COLUMN salesMinor;',
+  22: 'DROP TABLE notifications; DROP TABLE notificationPreferences;',
 }
 
 /** Undoes every migration after `version` (newest first) and sets `user_version` to it. */

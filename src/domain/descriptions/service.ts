@@ -57,7 +57,7 @@ export const sequences = model({ id: text(), value: int(), ...stamps })
 export const ROLLUP_COUNTERS = [
   'opens', 'clicks', 'signups', 'saleCount', 'earningsMinor', 'pendingCount', 'pendingMinor', 'processingCount',
   'processingMinor', 'paidCount', 'paidMinor', 'refundedCount', 'refundedMinor', 'clawbackCount', 'clawbackMinor',
-  'payoutCount', 'paidOutMinor',
+  'payoutCount', 'paidOutMinor', 'salesMinor',
 ] as const
 
 /**
@@ -102,6 +102,8 @@ export const rollups = model({
   /** Payouts paid in this hour. */
   payoutCount: int(),
   paidOutMinor: int(),
+  /** What the sales dated in this hour were (their `saleAmount`, before any refund): the referred revenue. */
+  salesMinor: int(),
   /** The same as `hourStart`, so rows list in hour order. */
   createdAt: timestamp(),
 })

@@ -670,6 +670,24 @@ ALTER TABLE integrations ADD COLUMN apiKey TEXT;`,
   },
   {
     version: 21,
+    // The referred revenue beside the commissions (the admin's overview, reports' `sales`): each
+    // rollup row's sales (saleAmount, before refunds), filled for the rows already written from
+    // the sales' commissions, at each level's hour and day rows (ids as src/reports/rollup.ts makes them).
+    sql: `ALTER TABLE rollups ADD COLUMN salesMinor INTEGER NOT NULL DEFAULT 0;
+CREATE TEMP TABLE _sales_facts AS SELECT id, sum(s) AS s FROM (
+  SELECT w || '|*|' || a || '|' || h AS id, s FROM (SELECT workspaceId AS w, campaignId AS c, affiliateId AS a, substr(commissionDate, 1, 13) || ':00:00.000Z' AS h, saleAmountMinor AS s FROM commissions WHERE kind = 'sale' AND saleAmountMinor IS NOT NULL)
+  UNION ALL SELECT w || '|' || c || '|*|' || h, s FROM (SELECT workspaceId AS w, campaignId AS c, substr(commissionDate, 1, 13) || ':00:00.000Z' AS h, saleAmountMinor AS s FROM commissions WHERE kind = 'sale' AND saleAmountMinor IS NOT NULL)
+  UNION ALL SELECT w || '|*|*|' || h, s FROM (SELECT workspaceId AS w, substr(commissionDate, 1, 13) || ':00:00.000Z' AS h, saleAmountMinor AS s FROM commissions WHERE kind = 'sale' AND saleAmountMinor IS NOT NULL)
+  UNION ALL SELECT w || '|*|' || a || '|' || d, s FROM (SELECT workspaceId AS w, affiliateId AS a, substr(commissionDate, 1, 10) AS d, saleAmountMinor AS s FROM commissions WHERE kind = 'sale' AND saleAmountMinor IS NOT NULL)
+  UNION ALL SELECT w || '|' || c || '|*|' || d, s FROM (SELECT workspaceId AS w, campaignId AS c, substr(commissionDate, 1, 10) AS d, saleAmountMinor AS s FROM commissions WHERE kind = 'sale' AND saleAmountMinor IS NOT NULL)
+  UNION ALL SELECT w || '|*|*|' || d, s FROM (SELECT workspaceId AS w, substr(commissionDate, 1, 10) AS d, saleAmountMinor AS s FROM commissions WHERE kind = 'sale' AND saleAmountMinor IS NOT NULL)
+) GROUP BY id;
+CREATE UNIQUE INDEX _sales_facts_id ON _sales_facts (id);
+UPDATE rollups SET salesMinor = (SELECT f.s FROM _sales_facts AS f WHERE f.id = rollups.id) WHERE id IN (SELECT id FROM _sales_facts);
+DROP TABLE _sales_facts;`,
+  },
+  {
+    version: 22,
     // Notifications (SPEC wave 4, "Notifications"): the outbox of e-mails, written in the same
     // transaction as what each tells (one per kind and record), and who turned which kind off.
     sql: `CREATE TABLE notifications (
