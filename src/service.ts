@@ -15,6 +15,7 @@ import { resolveAdminOptions } from './admin/options.js'
 import type { PortalOptions } from './portal/index.js'
 import { resolvePortalOptions } from './portal/options.js'
 import { lazySite, withSite } from './site/mount.js'
+import { surfacesOf, type ServiceSurface } from './surfaces.js'
 import type { Storage } from './storage/types.js'
 import { withCommitHook } from './events/outbox.js'
 import type { EventRecord } from './domain/records.js'
@@ -198,6 +199,13 @@ export interface AffiliateService {
   close(): Promise<void>
   /** Where the admin's pages are (`/admin`), or null when the admin is off. */
   readonly adminPath: string | null
+  /**
+   * Everything the service answers, and where: the API, its public tracking routes, the portal and
+   * the admin when they are on. An adapter that serves beside a host's own routes (Express) hands
+   * `fetch` every request under one of these paths, and only those (see `surfaceOf`).
+   * @example [{ name: 'api', path: '/api/v1' }, { name: 'tracking', path: '/api/v1/r' }, { name: 'tracking', path: '/api/v1/track' }, { name: 'admin', path: '/admin' }]
+   */
+  readonly surfaces: readonly ServiceSurface[]
   /** The sending of notifications from the outbox (`notify`), or null when `notify` is not given. */
   readonly notifications: BackgroundJob | null
 }
@@ -393,5 +401,6 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
       return sender.running
     },
   }
-  return { fetch: served, api, basePath, portalPath, adminPath, events: runtime.events, flush, close: flush, onError, notifications }
+  const surfaces = surfacesOf(basePath, portalPath, adminPath)
+  return { fetch: served, api, basePath, portalPath, adminPath, surfaces, events: runtime.events, flush, close: flush, onError, notifications }
 }

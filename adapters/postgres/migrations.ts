@@ -687,6 +687,22 @@ UPDATE ${s}.rollups AS r SET "salesMinor" = f.s FROM _sales_facts AS f WHERE f.i
   },
   {
     version: 21,
+    description: "the admin's token sign-in sessions (keyed hashes only), so signing out ends one everywhere",
+    up: sql(
+      (s) => `CREATE TABLE ${s}."adminSessions" (
+  "id" text COLLATE "C" PRIMARY KEY,
+  "userId" text COLLATE "C" NOT NULL,
+  "expiresAt" text COLLATE "C" NOT NULL,
+  "createdAt" text COLLATE "C" NOT NULL,
+  "updatedAt" text COLLATE "C" NOT NULL,
+  "_search" text COLLATE "C" NOT NULL
+);
+CREATE INDEX admin_sessions_created ON ${s}."adminSessions" ("createdAt", "id");
+CREATE INDEX admin_sessions_expires ON ${s}."adminSessions" ("expiresAt", "id");`,
+    ),
+  },
+  {
+    version: 22,
     description: 'notifications: the outbox of e-mails (one per kind and record) and who turned which kind off',
     up: sql(
       (s) => `CREATE TABLE ${s}."notifications" (

@@ -88,6 +88,7 @@ export const ADMIN_STYLE = `
 .st-banned,.st-failed,.st-refunded,.st-dead,.st-canceled,.st-revoked{border-color:var(--portal-danger);color:var(--portal-danger)}
 .secret{font-family:ui-monospace,monospace;background:var(--portal-bg);padding:.5rem;border-radius:6px;overflow-wrap:anywhere;display:block}
 .providers{list-style:none;margin:0 0 1rem;padding:0}
+.workspaces{list-style:none;margin:0;padding:0}
 .providers li{border-bottom:1px solid var(--portal-border);padding:0 0 1rem;margin:0 0 1rem}
 .providers h3{margin:0;font-size:1rem}
 .providers p{margin:.25rem 0 0}
@@ -133,8 +134,8 @@ export function adminLayout(c: { path: string; site: string; csrf: string; curre
       : c.workspaces.length > 1
         ? html`<form class="ws" method="post" action="${c.path}/workspace">${csrfField(c.csrf)}<div><label for="workspace-switch">Workspace</label><select id="workspace-switch" name="workspaceId">${c.workspaces.map(
             (id) => html`<option value="${id}"${id === c.workspaceId ? html` selected` : ''}>${id}</option>`,
-          )}</select></div><button class="quiet" type="submit">Switch</button></form>`
-        : html`<p class="muted">Workspace <span class="hint">${c.workspaceId}</span></p>`
+          )}</select></div><button class="quiet" type="submit">Switch</button> <a href="${c.path}/workspaces">All workspaces</a></form>`
+        : html`<p class="muted"><a href="${c.path}/workspaces">Workspace</a> <span class="hint">${c.workspaceId}</span></p>`
   return documentShell({
     title: `${title} · ${c.site}`,
     style: ADMIN_CSS,

@@ -1,4 +1,5 @@
 import type {
+  AdminSessionRecord,
   AffiliateRecord,
   ApiKeyRecord,
   CampaignRecord,
@@ -309,6 +310,15 @@ export const portalToken = (overrides: Partial<PortalTokenRecord> = {}): PortalT
   ...overrides,
 })
 
+export const adminSession = (overrides: Partial<AdminSessionRecord> = {}): AdminSessionRecord => ({
+  id: `${(++counter).toString(16).padStart(64, '0')}`,
+  userId: 'admin',
+  expiresAt: at(43_200),
+  createdAt: at(0),
+  updatedAt: at(0),
+  ...overrides,
+})
+
 export const customer = (overrides: Partial<CustomerRecord> = {}): CustomerRecord => ({
   id: sampleId(),
   workspaceId: WORKSPACE,
@@ -465,6 +475,7 @@ export const sampleOf: { [M in ModelName]: (overrides?: Partial<RecordOf<M>>) =>
   clicks: click,
   settings: setting,
   portalTokens: portalToken,
+  adminSessions: adminSession,
   customers: customer,
   sales: sale,
   saleRefunds: saleRefund,

@@ -69,7 +69,8 @@ const UNDO: Record<number, string> = {
   ALTER TABLE campaigns DROP COLUMN beaconInstalled;
   ALTER TABLE integrations DROP COLUMN apiKey;`,
   21: 'ALTER TABLE rollups DROP COLUMN salesMinor;',
-  22: 'DROP TABLE notifications; DROP TABLE notificationPreferences;',
+  22: 'DROP TABLE adminSessions;',
+  23: 'DROP TABLE notifications; DROP TABLE notificationPreferences;',
 }
 
 /** Undoes every migration after `version` (newest first) and sets `user_version` to it. */

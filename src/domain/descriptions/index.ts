@@ -7,7 +7,7 @@ import { links } from './links.js'
 import { notificationPreferences, notifications } from './notifications.js'
 import { payouts } from './payouts.js'
 import { promoCodes } from './promo-codes.js'
-import { apiKeys, clicks, idempotency, portalTokens, rollups, sequences, settings } from './service.js'
+import { adminSessions, apiKeys, clicks, idempotency, portalTokens, rollups, sequences, settings } from './service.js'
 import { events, webhookDeliveries, webhooks } from './webhooks.js'
 
 /**
@@ -30,6 +30,7 @@ export const descriptions = {
   clicks,
   settings,
   portalTokens,
+  adminSessions,
   customers,
   sales,
   saleRefunds,

@@ -150,3 +150,18 @@ export const portalTokens = model({
   expiresAt: timestamp(),
   ...stamps,
 })
+
+/**
+ * A session of the admin's token sign-in. Only a keyed hash of the cookie's secret is kept (it is
+ * the id), so the stored records cannot be used to sign in; signing out deletes the record, which
+ * ends the session on every browser holding a copy of the cookie.
+ */
+export const adminSessions = model({
+  /** HMAC-SHA256 of the cookie's secret under the admin's secret, and of the admin token's hash, hex. */
+  id: text(),
+  /** Who signed in (`admin` for the token sign-in). */
+  userId: text(),
+  /** When it ends; ended sessions are deleted at the next sign-in. */
+  expiresAt: timestamp(),
+  ...stamps,
+})

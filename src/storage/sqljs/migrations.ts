@@ -688,6 +688,21 @@ DROP TABLE _sales_facts;`,
   },
   {
     version: 22,
+    // The admin's token sign-in keeps its sessions here (only keyed hashes of their secrets), so
+    // signing out ends a session on every browser; ended ones are deleted by their expiry.
+    sql: `CREATE TABLE adminSessions (
+  id TEXT PRIMARY KEY NOT NULL,
+  userId TEXT NOT NULL,
+  expiresAt TEXT NOT NULL,
+  createdAt TEXT NOT NULL,
+  updatedAt TEXT NOT NULL,
+  _search TEXT NOT NULL
+) STRICT;
+CREATE INDEX adminSessions_created ON adminSessions (createdAt, id);
+CREATE INDEX adminSessions_expiresAt ON adminSessions (expiresAt, id);`,
+  },
+  {
+    version: 23,
     // Notifications (SPEC wave 4, "Notifications"): the outbox of e-mails, written in the same
     // transaction as what each tells (one per kind and record), and who turned which kind off.
     sql: `CREATE TABLE notifications (
