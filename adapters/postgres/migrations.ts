@@ -701,6 +701,49 @@ CREATE INDEX admin_sessions_created ON ${s}."adminSessions" ("createdAt", "id");
 CREATE INDEX admin_sessions_expires ON ${s}."adminSessions" ("expiresAt", "id");`,
     ),
   },
+  {
+    version: 22,
+    description: 'notifications: the outbox of e-mails (one per kind and record) and who turned which kind off',
+    up: sql(
+      (s) => `CREATE TABLE ${s}."notifications" (
+  "id" text COLLATE "C" PRIMARY KEY,
+  "workspaceId" text COLLATE "C" NOT NULL,
+  "kind" text COLLATE "C" NOT NULL,
+  "recordId" text COLLATE "C" NOT NULL,
+  "campaignId" text COLLATE "C",
+  "affiliateId" text COLLATE "C",
+  "data" text COLLATE "C" NOT NULL,
+  "status" text COLLATE "C" NOT NULL,
+  "attempts" bigint NOT NULL,
+  "nextAttemptAt" text COLLATE "C",
+  "claimToken" text COLLATE "C",
+  "lastError" text COLLATE "C",
+  "sentAt" text COLLATE "C",
+  "unsubscribedAt" text COLLATE "C",
+  "createdAt" text COLLATE "C" NOT NULL,
+  "updatedAt" text COLLATE "C" NOT NULL,
+  "_search" text COLLATE "C" NOT NULL
+);
+CREATE INDEX notifications_created ON ${s}."notifications" ("createdAt", "id");
+CREATE INDEX notifications_workspaceId ON ${s}."notifications" ("workspaceId", "createdAt", "id");
+CREATE INDEX notifications_affiliateId ON ${s}."notifications" ("affiliateId", "createdAt", "id");
+CREATE INDEX notifications_status_nextAttemptAt ON ${s}."notifications" ("status", "nextAttemptAt", "createdAt", "id");
+CREATE UNIQUE INDEX notifications_kind_record ON ${s}."notifications" ("kind", "recordId");
+CREATE TABLE ${s}."notificationPreferences" (
+  "id" text COLLATE "C" PRIMARY KEY,
+  "workspaceId" text COLLATE "C" NOT NULL,
+  "scope" text COLLATE "C" NOT NULL,
+  "turnedOff" text[] NOT NULL,
+  "turnedOn" text[] NOT NULL,
+  "digest" boolean NOT NULL,
+  "createdAt" text COLLATE "C" NOT NULL,
+  "updatedAt" text COLLATE "C" NOT NULL,
+  "_search" text COLLATE "C" NOT NULL
+);
+CREATE INDEX notificationPreferences_created ON ${s}."notificationPreferences" ("createdAt", "id");
+CREATE INDEX notificationPreferences_workspaceId ON ${s}."notificationPreferences" ("workspaceId", "createdAt", "id");`,
+    ),
+  },
 ]
 
 export const SCHEMA_VERSION = migrations[migrations.length - 1]!.version

@@ -20,7 +20,15 @@ const MAX_CHOICES = 100
  * signed in. Every read and write is keyed by the affiliate of the session, never by an id a form
  * or URL supplies.
  */
-export function portalContext(options: PortalOptions, deps: SiteDeps) {
+/** What the service hands the portal: the site's dependencies and what `notify` says of e-mails. */
+export interface PortalDeps extends SiteDeps {
+  /** Whether the service sends notifications (the dashboard then offers the affiliate's choices). */
+  notifying?: boolean
+  /** `notify.programName`, when given. */
+  programName?: string | null
+}
+
+export function portalContext(options: PortalOptions, deps: PortalDeps) {
   const config = resolvePortalOptions(options, deps.basePath)
   const { api, clock, onError } = deps
   const { path } = config
@@ -76,7 +84,14 @@ export function portalContext(options: PortalOptions, deps: SiteDeps) {
     return { session, affiliate }
   }
 
-  return { config, api, clock, onError, path, basePath: deps.basePath, style, tokens, sessions, frameOf, countForm, eligible, offerLink, signedIn }
+  /** The program's name in the portal's e-mails: the workspace's default campaign's, else this campaign's. */
+  async function programNameOf(workspaceId: string, fallback: string): Promise<string> {
+    if (deps.programName) return deps.programName
+    const [campaign] = await deps.storage.transaction((tx) => tx.find('campaigns', { where: { workspaceId, isDefault: true }, limit: 1 }), { readOnly: true })
+    return campaign?.campaignName ?? fallback
+  }
+
+  return { config, api, clock, onError, path, basePath: deps.basePath, storage: deps.storage, style, tokens, sessions, frameOf, countForm, eligible, offerLink, signedIn, programNameOf, notifying: deps.notifying === true }
 }
 
 export type Portal = ReturnType<typeof portalContext>

@@ -70,6 +70,7 @@ const UNDO: Record<number, string> = {
   ALTER TABLE integrations DROP COLUMN apiKey;`,
   21: 'ALTER TABLE rollups DROP COLUMN salesMinor;',
   22: 'DROP TABLE adminSessions;',
+  23: 'DROP TABLE notifications; DROP TABLE notificationPreferences;',
 }
 
 /** Undoes every migration after `version` (newest first) and sets `user_version` to it. */
