@@ -24,7 +24,7 @@ import { sqlJsStorage, type SqlJsStorage } from '../src/index.js'
 import { searchText, SEARCH_COLUMN, quote } from '../src/storage/sql.js'
 import { fieldsOf, toSql } from '../src/storage/sqljs/columns.js'
 import { migrations } from '../src/storage/sqljs/migrations.js'
-import { affiliate, commission, WORKSPACE } from '../src/storage/sample-records.js'
+import { affiliate, commission, } from '../src/storage/sample-records.js'
 import { fileJournal } from '../adapters/node/file-journal.js'
 import { fixed, percentile, sample, table } from './stats.js'
 

@@ -24,7 +24,6 @@
 import { execSync, fork, type ChildProcess } from 'node:child_process'
 import { loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
-import autocannon from 'autocannon'
 import { loadInWindows, type Best, type Reading } from './stats.js'
 import { requestHeaders, ROUTES, SERVERS, type Fixture, type Route, type ServerName } from './peers/common.js'
 

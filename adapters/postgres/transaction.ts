@@ -270,7 +270,7 @@ export class PostgresTransaction implements DriverTransaction {
     const touched = new Set<string>()
     for (const { fields, changes: group } of fieldGroups(changes, (change) => change.patch).groups) {
       if (fields.some((field) => search.includes(field))) throw new Error(`updateEach cannot change a searched field of ${model}`)
-      fields.forEach((field) => touched.add(field))
+      for (const field of fields) touched.add(field)
       const rows = group.map(({ id, patch }) => {
         const row: Record<string, unknown> = { id }
         for (const field of fields) row[field] = toSql(patch[field])

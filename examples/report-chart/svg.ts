@@ -9,7 +9,7 @@ const HEIGHT = 420
 const MARGIN = { top: 56, right: 64, bottom: 56, left: 72 }
 const COLORS = { earnings: '#4f7fd9', clicks: '#e0782f', signups: '#2f9e5f', grid: '#e3e6eb', text: '#2b2f36' }
 
-const escape = (text: string) => text.replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c]!)
+const escapeXml = (text: string) => text.replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c]!)
 const round = (value: number) => Math.round(value * 10) / 10
 
 /** A "nice" upper bound for an axis: 1, 2 or 5 times a power of ten, at least `max`. */
@@ -37,9 +37,9 @@ export function seriesSvg(series: ReportTimeseries, title: string): string {
   const out: string[] = []
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="system-ui, sans-serif" font-size="12" fill="${COLORS.text}">`)
   out.push(`<rect width="${WIDTH}" height="${HEIGHT}" fill="#ffffff"/>`)
-  out.push(`<text x="${MARGIN.left}" y="24" font-size="16" font-weight="600">${escape(title)}</text>`)
+  out.push(`<text x="${MARGIN.left}" y="24" font-size="16" font-weight="600">${escapeXml(title)}</text>`)
   out.push(
-    `<text x="${MARGIN.left}" y="42" font-size="12">${escape(`${series.interval} buckets in ${series.timezone}, ${series.from.slice(0, 10)} to ${series.to.slice(0, 10)}`)}</text>`,
+    `<text x="${MARGIN.left}" y="42" font-size="12">${escapeXml(`${series.interval} buckets in ${series.timezone}, ${series.from.slice(0, 10)} to ${series.to.slice(0, 10)}`)}</text>`,
   )
   for (let tick = 0; tick <= 4; tick++) {
     const y = MARGIN.top + plotHeight - (tick / 4) * plotHeight
@@ -49,7 +49,7 @@ export function seriesSvg(series: ReportTimeseries, title: string): string {
   }
   items.forEach((item, i) => {
     const top = yMoney(earnings[i]!)
-    const bar = `<rect class="earnings" x="${round(x(i) + column * 0.15)}" y="${round(top)}" width="${round(column * 0.7)}" height="${round(MARGIN.top + plotHeight - top)}" fill="${COLORS.earnings}"><title>${escape(`${item.start}: earnings ${item.earnings}, ${item.clicks} clicks, ${item.signups} signups`)}</title></rect>`
+    const bar = `<rect class="earnings" x="${round(x(i) + column * 0.15)}" y="${round(top)}" width="${round(column * 0.7)}" height="${round(MARGIN.top + plotHeight - top)}" fill="${COLORS.earnings}"><title>${escapeXml(`${item.start}: earnings ${item.earnings}, ${item.clicks} clicks, ${item.signups} signups`)}</title></rect>`
     out.push(bar)
   })
   const points = items.map((item, i) => `${round(x(i) + column / 2)},${round(yCount(item.clicks))}`).join(' ')

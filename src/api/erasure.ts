@@ -2,7 +2,6 @@ import type { Clock } from '../clock.js'
 import { toCommission } from '../domain/commission.js'
 import type { CustomerRecord } from '../domain/records.js'
 import { announce, type EventTransaction } from '../events/outbox.js'
-import type { StorageTransaction } from '../storage/types.js'
 import { renameReferredUser } from './commission-records.js'
 
 // Forgetting a customer (SPEC wave 4, "Customers: erasure forgets the person everywhere"): besides

@@ -1,56 +1,28 @@
-import type { Affiliate } from '../domain/affiliate.js'
-import type { Campaign } from '../domain/campaign.js'
-import type { Commission, ReferredUser } from '../domain/commission.js'
-import type { ReferralLink } from '../domain/link.js'
-import type { AffiliateBalance, Payout, PayoutRunResult } from '../domain/payout.js'
-import type { Principal } from '../keys/types.js'
+
 import type { Storage } from '../storage/types.js'
-import type { Access } from './access.js'
-import { affiliateOperations, type AffiliateCreateInput, type AffiliateListQuery, type AffiliateUpdateInput } from './affiliates.js'
-import { campaignOperations, type CampaignCreateInput, type CampaignListQuery, type CampaignUpdateInput } from './campaigns.js'
+import { affiliateOperations, } from './affiliates.js'
+import { campaignOperations, } from './campaigns.js'
 import {
   commissionOperations,
-  type CommissionCreateInput,
-  type CommissionListQuery,
-  type CommissionRefundInput,
-  type CommissionUpdateInput,
 } from './commissions.js'
-import { linkOperations, type LinkCreateInput, type LinkTrackBatch, type LinkTrackBatchInput, type LinkTrackInput } from './links.js'
-import { payoutExportOperation, type PayoutExport, type PayoutExportQuery } from './payout-export.js'
-import { payoutOperations, type PayoutItemsQuery, type PayoutListQuery, type PayoutRunInput, type PayoutUpdateInput } from './payouts.js'
+import { linkOperations, } from './links.js'
+import { payoutExportOperation, } from './payout-export.js'
+import { payoutOperations, } from './payouts.js'
 import {
   referredUserOperations,
-  type ReferredUserCreateInput,
-  type ReferredUserListQuery,
-  type ReferredUserUpdateInput,
 } from './referred-users.js'
 import type { Deps } from './shared.js'
 import { customerOperations } from './customers.js'
 import { conversionOperations } from './conversions.js'
 import { integrationOperations } from './integrations.js'
 import { promoCodeOperations } from './promo-codes.js'
-import { eventOperations, type EventListQuery, type EventPage } from './events.js'
+import { eventOperations, } from './events.js'
 import {
   webhookOperations,
-  type DeliveryListQuery,
-  type DeliveryRetryInput,
-  type WebhookCreateInput,
-  type WebhookListQuery,
-  type WebhookRotateInput,
-  type WebhookTestInput,
-  type WebhookUpdateInput,
 } from './webhooks.js'
-import type { Webhook, WebhookDelivery, WebhookWithSecret } from '../domain/webhook.js'
-import type { AffiliateEvent } from '../events/types.js'
-import { exportOperations, type AffiliateExportQuery, type CommissionExportQuery, type CsvExport } from './exports.js'
+import { exportOperations, } from './exports.js'
 import {
   reportOperations,
-  type ReportSummary,
-  type ReportSummaryQuery,
-  type ReportTimeseries,
-  type ReportTimeseriesQuery,
-  type ReportTopAffiliates,
-  type ReportTopAffiliatesQuery,
 } from './reports.js'
 
 export type Operations = ReturnType<typeof createOperations>

@@ -13,7 +13,7 @@ import {
   type ReportScope,
   type SeriesPoint,
 } from '../reports/read.js'
-import { reportSummary, reportTimeseries, reportTopAffiliates, TOP_BY } from '../schemas/reports.js'
+import { reportSummary, reportTimeseries, reportTopAffiliates, type TOP_BY } from '../schemas/reports.js'
 import { parse } from '../schemas/validate.js'
 import type { StorageTransaction } from '../storage/types.js'
 import { requireWorkspace, type Access } from './access.js'

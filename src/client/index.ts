@@ -57,7 +57,9 @@ async function failure(response: Response): Promise<AffiliateError> {
   const message = typeof body?.message === 'string' ? body.message : response.statusText || `HTTP ${response.status}`
   const errors = Array.isArray(body?.errors) ? (body.errors as FieldError[]) : undefined
   const headers: Record<string, string> = {}
-  response.headers.forEach((value, name) => (headers[name] = value))
+  response.headers.forEach((value, name) => {
+    headers[name] = value
+  })
   // A code this version does not know (a newer server) is kept as sent.
   const code = typeof body?.code === 'string' ? (body.code as ErrorCode) : codeOfStatus(response.status)
   return new AffiliateError(response.status, message, { code, ...(errors ? { errors } : {}), headers })

@@ -31,6 +31,7 @@ export const uuid = check<string>('uuid', { type: 'string', format: 'uuid' }, (v
 
 // NUL, other C0 controls but tab and line breaks, and a surrogate without its pair cannot be stored
 // faithfully (PostgreSQL refuses NUL; SQLite and pg turn a lone surrogate into U+FFFD).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: it finds the control characters storage refuses
 const UNSTORABLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 
 const isEmail = (value: unknown) => typeof value === 'string' && value.length <= 254 && EMAIL.test(value) && !UNSTORABLE.test(value)
@@ -106,6 +107,7 @@ export const oneOf = <T extends string>(values: readonly T[]) =>
 
 // C0 and C1 controls and DEL. The URL parser drops tabs and line breaks silently, so without this
 // check a url with CR/LF would pass and be stored (and shown, and exported) as sent.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: it finds control characters in a url
 const URL_CONTROL = /[\u0000-\u001f\u007f-\u009f]/
 
 export const httpUrl = check<string>(

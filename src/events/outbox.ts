@@ -191,7 +191,7 @@ export function withCommitHook(
         return answer
       }, options)
       // A read-only transaction writes no event (its storage refuses writes): nothing to hand on.
-      if (run !== undefined && run.emitted) committed(run.events)
+      if (run?.emitted) committed(run.events)
       return result
     },
     ...(storage.exclusive !== undefined ? { exclusive: storage.exclusive } : {}),

@@ -278,11 +278,11 @@ describe('request body', () => {
     const { call } = setup()
     // Padded with spaces to exactly 100 KiB: it is read, parsed and then validated.
     const text = JSON.stringify(campaignInput())
-    const padded = text.slice(0, -1) + ' '.repeat(100 * 1024 - text.length) + '}'
+    const padded = `${text.slice(0, -1) + ' '.repeat(100 * 1024 - text.length)}}`
     expect(new TextEncoder().encode(padded).byteLength).toBe(100 * 1024)
     const response = await call('POST', '/campaigns', { body: padded })
     expect(response.status).toBe(201)
-    const over = text.slice(0, -1) + ' '.repeat(100 * 1024 - text.length + 1) + '}'
+    const over = `${text.slice(0, -1) + ' '.repeat(100 * 1024 - text.length + 1)}}`
     expect((await call('POST', '/campaigns', { body: over })).status).toBe(413)
   })
 

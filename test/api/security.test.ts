@@ -37,7 +37,9 @@ describe('keys and errors', () => {
       statuses.push(response.status)
       const text = await response.text()
       expect(text).not.toContain(SECRET)
-      response.headers.forEach((value) => expect(value).not.toContain(SECRET))
+      response.headers.forEach((value) => {
+        expect(value).not.toContain(SECRET)
+      })
     }
     // The run went through a success, a 400, a 429 and a 401, so each kind of answer was looked at.
     expect(statuses).toEqual(expect.arrayContaining([200, 201, 400, 429, 401]))

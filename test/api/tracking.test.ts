@@ -3,7 +3,7 @@ import { serve } from '../../adapters/node.js'
 import { createAffiliateService, memoryKeyStore, memoryStorage } from '../../src/index.js'
 import { KEY_A, manualClock, WS_A } from '../support/helpers.js'
 import { checkedFetch } from '../support/openapi-check.js'
-import { BROWSER, GOOGLEBOT, PK_A, PK_B, SHOP, trackingSetup } from '../support/tracking-support.js'
+import { BROWSER, GOOGLEBOT, PK_B, SHOP, trackingSetup } from '../support/tracking-support.js'
 
 // The public click capture over HTTP through the Node adapter: the redirect, the beacon and its
 // CORS, limits per client address, dedupe, bots, hashed visitors and pruning.

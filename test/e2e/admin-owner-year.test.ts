@@ -54,6 +54,7 @@ async function check(name: string): Promise<void> {
 }
 
 /** The text of the page's main part, spaces collapsed: what the owner reads. */
+// biome-ignore lint/performance/useDomNodeTextContent: the text as laid out (innerText separates blocks), what the owner reads
 const mainText = async (): Promise<string> => ((await page.locator('main').innerText()) ?? '').replace(/\s+/g, ' ')
 
 /** Signs in with the token (the session lasts 12 hours of the service's clock: months later, again). */

@@ -10,7 +10,9 @@ const KEY = 'start-config-test-key'
 const WORKSPACE = '88888888-8888-4888-8888-888888888888'
 const SECRET = 'a-portal-secret-of-at-least-32-characters'
 
-afterAll(() => children.forEach((child) => child.kill('SIGKILL')))
+afterAll(() => {
+  for (const child of children) child.kill('SIGKILL')
+})
 
 describe('npm start configured from the environment', () => {
   it('e-mails a portal sign-in link over SMTP that signs the affiliate in, and limits keys as told', { timeout: 90_000 }, async () => {

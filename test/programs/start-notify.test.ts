@@ -11,7 +11,9 @@ const WORKSPACE = '77777777-7777-4777-8777-777777777777'
 const SECRET = 'a-portal-secret-of-at-least-32-characters'
 const ADMIN_TOKEN = 'an-admin-token-of-at-least-32-characters!'
 
-afterAll(() => children.forEach((child) => child.kill('SIGKILL')))
+afterAll(() => {
+  for (const child of children) child.kill('SIGKILL')
+})
 
 /** An applicant to a campaign that requires approval, approved: answers the API's base URL's helpers. */
 async function approveAnApplicant(api: string) {
@@ -39,7 +41,7 @@ describe('npm start sends notifications', () => {
         stream.on('data', (chunk: Buffer) => (text += chunk.toString()))
         stream.on('end', () => {
           mails.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to: session.envelope.rcptTo.map((r) => r.address), text })
-          waiting.splice(0).forEach((wake) => wake())
+          for (const wake of waiting.splice(0)) wake()
           done()
         })
       },

@@ -344,7 +344,7 @@ describe('npm start: what the environment chooses', () => {
     expect(server.url).toMatch(/^http:\/\/\[::1\]:\d+\/api\/v1$/)
     expect((await fetch(`${server.url}/health`)).status).toBe(200)
     // Not on 127.0.0.1: it listens where HOST says, only.
-    await expect(fetch(server.url.replace('[::1]', '127.0.0.1') + '/health')).rejects.toThrow()
+    await expect(fetch(`${server.url.replace('[::1]', '127.0.0.1')}/health`)).rejects.toThrow()
     server.child.kill('SIGTERM')
     expect(await server.exit).toBe(0)
   })

@@ -123,11 +123,14 @@ class Model {
         this.now += s.days * DAY
         return
       case 'refund':
-        return this.refund(s)
+        this.refund(s)
+        return
       case 'run':
-        return this.run(this.iso(this.now + s.aheadDays * DAY))
+        this.run(this.iso(this.now + s.aheadDays * DAY))
+        return
       case 'move':
-        return this.move(s)
+        this.move(s)
+        return
     }
   }
 

@@ -45,7 +45,7 @@ export function scriptCommand(name: string): { command: string; args: string[]; 
   return { command: join(root, 'node_modules', '.bin', binary!), args, env }
 }
 
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: it removes terminal colour codes
 const COLOURS = /\u001b\[[0-9;]*m/g
 /** Output as text: a runtime that colours it anyway (a terminal setting it inherited) still matches. */
 const stripColours = (text: string) => text.replace(COLOURS, '')

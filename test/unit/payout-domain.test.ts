@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
 import { balanceOf, dueAt, earningsOf } from '../../src/domain/due.js'
-import { planPayoutRun, type RunAffiliate, type RunCampaign, type RunCommission } from '../../src/domain/payout-run.js'
 import {
   canMovePayout,
   commissionEffect,

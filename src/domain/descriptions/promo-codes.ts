@@ -1,7 +1,7 @@
 import * as check from '../checks.js'
 import { model } from '../describe.js'
 import { providerId } from './commissions.js'
-import { indexedText, int, nullableText, stamps, text } from './fields.js'
+import { indexedText, int, stamps, text } from './fields.js'
 
 // Promo codes (SPEC wave 4, "Promo codes"): a code a customer types ("ALICE20") names the affiliate
 // that brought it, without a link; with the host's Stripe key it is the customer's discount too.

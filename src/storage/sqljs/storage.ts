@@ -382,7 +382,7 @@ export function sqlJsStorage(options: SqlJsStorageOptions = {}): SqlJsStorage {
   /** The last failed open, while its pause lasts: calls fail with it at once, then the open is tried again. */
   let failed: { error: unknown } | null = null
   /** Why the last open failed, kept while the next ones are tried, until one opens. */
-  let lastError: unknown = undefined
+  let lastError: unknown 
   let retryDelay = FIRST_RETRY_MS
   let retryTimer: ReturnType<typeof setTimeout> | undefined
   let tail: Promise<unknown> = Promise.resolve()

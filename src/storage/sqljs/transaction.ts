@@ -76,7 +76,9 @@ function sqlOf(model: ModelName): TableSql {
 
 function decode(table: TableSql, row: readonly SqlValue[]): StoredRecord {
   const record: Record<string, unknown> = {}
-  table.fields.forEach(([field, kind], i) => (record[field] = fromSql(kind, row[i] ?? null)))
+  table.fields.forEach(([field, kind], i) => {
+    record[field] = fromSql(kind, row[i] ?? null)
+  })
   return record as StoredRecord
 }
 
@@ -248,7 +250,9 @@ export class SqlJsTransaction implements DriverTransaction {
     const sql = `SELECT ${columns.map(([field]) => quote(field)).join(', ')} FROM ${quote(model)}${where} ORDER BY ${orderBy(model, query.orderBy, 'sqlite')} LIMIT ? OFFSET ?`
     return this.connection.all(sql, params.values).map((row) => {
       const record: Record<string, unknown> = {}
-      columns.forEach(([field, kind], i) => (record[field] = fromSql(kind, row[i] ?? null)))
+      columns.forEach(([field, kind], i) => {
+        record[field] = fromSql(kind, row[i] ?? null)
+      })
       return record as StoredRecord
     })
   }
@@ -375,7 +379,9 @@ export class SqlJsTransaction implements DriverTransaction {
       texts.push(text)
     }
     this.runAll(model, table, chunked(rows, BATCH_ROWS).map((chunk): Write => [table.insertMany, [JSON.stringify(chunk)]]))
-    if (table.hasSearch) records.forEach((record, i) => this.noteSearch(model, record.id, texts[i]!))
+    if (table.hasSearch) records.forEach((record, i) => {
+        this.noteSearch(model, record.id, texts[i]!)
+      })
   }
 
   /**
