@@ -636,6 +636,24 @@ CREATE INDEX provider_events_charge ON ${s}."providerEvents" ("workspaceId", "ch
 CREATE INDEX provider_events_payment_intent ON ${s}."providerEvents" ("workspaceId", "paymentIntentId", "createdAt", "id");`,
     ),
   },
+  {
+    version: 20,
+    description: 'Fraud rules and the hold status: campaigns\' fraud rules, held and voided report figures, clicks\' address, device and paid-ad flag, customers\' click address and device, affiliates\' portal devices',
+    up: sql(
+      (s) => `ALTER TABLE ${s}."campaigns" ADD COLUMN "fraudRules" text COLLATE "C" NOT NULL DEFAULT '{"self_referral":"block","disposable_email":"flag","paid_ad_click":"off","address_burst":"flag","refund_rate":"flag"}';
+ALTER TABLE ${s}."rollups" ADD COLUMN "holdCount" bigint NOT NULL DEFAULT 0;
+ALTER TABLE ${s}."rollups" ADD COLUMN "holdMinor" bigint NOT NULL DEFAULT 0;
+ALTER TABLE ${s}."rollups" ADD COLUMN "voidedCount" bigint NOT NULL DEFAULT 0;
+ALTER TABLE ${s}."rollups" ADD COLUMN "voidedMinor" bigint NOT NULL DEFAULT 0;
+ALTER TABLE ${s}."clicks" ADD COLUMN "address" text COLLATE "C" NOT NULL DEFAULT '';
+ALTER TABLE ${s}."clicks" ADD COLUMN "device" text COLLATE "C" NOT NULL DEFAULT '';
+ALTER TABLE ${s}."clicks" ADD COLUMN "paidAd" boolean NOT NULL DEFAULT false;
+ALTER TABLE ${s}."customers" ADD COLUMN "clickAddress" text COLLATE "C" NOT NULL DEFAULT '';
+ALTER TABLE ${s}."customers" ADD COLUMN "clickDevice" text COLLATE "C" NOT NULL DEFAULT '';
+CREATE INDEX customers_affiliateId_clickAddress ON ${s}."customers" ("affiliateId", "clickAddress", "createdAt", "id");
+ALTER TABLE ${s}."affiliates" ADD COLUMN "portalDevices" text[] NOT NULL DEFAULT '{}';`,
+    ),
+  },
 ]
 
 export const SCHEMA_VERSION = migrations[migrations.length - 1]!.version

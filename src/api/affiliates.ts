@@ -48,6 +48,7 @@ export function affiliateOperations({ storage, clock }: Deps) {
           totalClicks: 0,
           totalSignups: 0,
           totalEarningsMinor: 0,
+          portalDevices: [],
           createdAt: now,
           updatedAt: now,
         }

@@ -48,7 +48,8 @@ async function countCustomer(tx: StorageTransaction, customer: CustomerRecord, d
 export type NewCustomer = Pick<
   CustomerRecord,
   'workspaceId' | 'campaignId' | 'affiliateId' | 'linkId' | 'clickId' | 'attributedAt' | 'externalId' | 'email' | 'name' | 'stripeCustomerId'
->
+> &
+  Partial<Pick<CustomerRecord, 'clickAddress' | 'clickDevice'>>
 
 /** Stores a new customer, counts its signup, and writes `customer.created`: in the caller's transaction. */
 export async function insertCustomer(tx: StorageTransaction, clock: Clock, input: NewCustomer): Promise<CustomerRecord> {
@@ -56,6 +57,8 @@ export async function insertCustomer(tx: StorageTransaction, clock: Clock, input
   const record: CustomerRecord = {
     id: newId(),
     ...input,
+    clickAddress: input.clickAddress ?? '',
+    clickDevice: input.clickDevice ?? '',
     emailKey: input.email.toLowerCase(),
     firstSaleAt: null,
     salesCount: 0,

@@ -199,6 +199,8 @@ export function summaryOf(f: Figures): ReportFigures {
       processing: pair(f.processingCount, f.processingMinor),
       paid: pair(f.paidCount, f.paidMinor),
       refunded: pair(f.refundedCount, f.refundedMinor),
+      hold: pair(f.holdCount, f.holdMinor),
+      voided: pair(f.voidedCount, f.voidedMinor),
     },
     clawbacks: pair(f.clawbackCount, f.clawbackMinor),
     paidOut: pair(f.payoutCount, f.paidOutMinor),

@@ -188,6 +188,10 @@ function fresh(row: Target['row'], moved: RollupDeltas): RollupRecord {
     clawbackMinor: moved.clawbackMinor ?? 0,
     payoutCount: moved.payoutCount ?? 0,
     paidOutMinor: moved.paidOutMinor ?? 0,
+    holdCount: moved.holdCount ?? 0,
+    holdMinor: moved.holdMinor ?? 0,
+    voidedCount: moved.voidedCount ?? 0,
+    voidedMinor: moved.voidedMinor ?? 0,
   } satisfies Record<keyof RollupRecord, unknown>
 }
 

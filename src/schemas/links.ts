@@ -1,4 +1,5 @@
-import { check, oneOf, uuid } from '../domain/checks.js'
+import { optional } from 'superstruct'
+import { check, oneOf, text, uuid } from '../domain/checks.js'
 import { links, referralCode } from '../domain/descriptions/links.js'
 import { createSchema } from './model-schemas.js'
 import { firstProblem, jsonSchemaOf, schema } from './validate.js'
@@ -7,7 +8,12 @@ export { referralCode }
 
 export const linkCreate = createSchema(links)
 
-export const linkTrack = schema({ referralCode, event: oneOf(['open', 'click'] as const) })
+/**
+ * One tracked event. `landingUrl`: the page's address as the visitor landed on it (the beacon on the
+ * host's own site), so an ad network's click id in it (`gclid`, `fbclid`, ...) marks the click as
+ * one from a paid ad (the `paid_ad_click` fraud rule).
+ */
+export const linkTrack = schema({ referralCode, event: oneOf(['open', 'click'] as const), landingUrl: optional(text(4096)) })
 
 /** The most events one `POST /links/track` batch may hold. */
 export const MAX_TRACK_EVENTS = 1000

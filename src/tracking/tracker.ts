@@ -24,6 +24,8 @@ export interface Visit {
   userAgent: string
   /** The hashes of the caller's runtime (see `Runtime`). @default the portable ones */
   runtime?: Runtime
+  /** Whether the landing url carried an ad network's click id (`carriesAdClick`). @default false */
+  paidAd?: boolean
 }
 
 export interface TrackResult {
@@ -280,7 +282,12 @@ export function createTracker(options: TrackerOptions) {
       window.set(visitor, { id, at: now })
       seen?.add(visitor, now)
     }
-    await writer.add({ click: { id, linkId: link.id, event, visitor, createdAt }, link })
+    // What the fraud rules read of a click: its address alone and its device (of no link), hashed under the same day's salt.
+    const day = dayOf(now)
+    const runtime = visit.runtime ?? portableRuntime
+    const address = visit.address === undefined ? '' : h.visitor(runtime, day, 'address', '', visit.address, '')
+    const device = visit.address === undefined ? '' : h.visitor(runtime, day, 'device', '', visit.address, visit.userAgent)
+    await writer.add({ click: { id, linkId: link.id, event, visitor, address, device, paidAd: visit.paidAd === true, createdAt }, link })
     return { clickId: id, link, counted: true }
   }
 
@@ -312,6 +319,16 @@ export function createTracker(options: TrackerOptions) {
       if (!link || (workspaceIds && !workspaceIds.includes(link.workspaceId))) throw notFound('Link')
       if (isbot(visit.userAgent)) return { clickId: null, link, counted: false }
       return record(h, link, event, visit, now)
+    },
+
+    /**
+     * The device hash of `visit` today (its address and user agent under today's click salt, as a
+     * click records it), or null without an address: what the portal keeps of an affiliate's own visits.
+     */
+    async device(visit: Visit): Promise<string | null> {
+      if (visit.address === undefined) return null
+      const h = await hasherOf()
+      return h.visitor(visit.runtime ?? portableRuntime, dayOf(clock.now()), 'device', '', visit.address, visit.userAgent)
     },
 
     /** Forgets the links held in memory (a link was deleted in this process). */

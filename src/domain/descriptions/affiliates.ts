@@ -1,6 +1,6 @@
 import * as check from '../checks.js'
 import { model } from '../describe.js'
-import { bool, editable, indexedText, int, money, stamps, text } from './fields.js'
+import { bool, editable, indexedText, int, list, money, stamps, text } from './fields.js'
 
 export const PAYOUT_METHODS = ['PAYPAL', 'WISE', 'BANK_TRANSFER'] as const
 export const PAYOUT_METHOD_LABELS = { PAYPAL: 'PayPal', WISE: 'Wise', BANK_TRANSFER: 'Bank transfer' } as const
@@ -42,6 +42,12 @@ export const affiliates = model(
     // Set by their own actions (approve, ban), each asking for confirmation: in no form.
     isActive: bool({ ...editable }),
     isBanned: bool({ ...editable, default: false }),
+    /**
+     * The device hashes (client address and user agent under the day's click salt, src/tracking/visitor.ts)
+     * the affiliate used the portal from, the latest last (at most 20): what `self_referral` compares a
+     * customer's click with. In no answer.
+     */
+    portalDevices: list({ default: [] }),
     ...totals,
     ...stamps,
   },

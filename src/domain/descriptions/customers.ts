@@ -40,6 +40,13 @@ export const customers = model(
     salesCount: int({ description: 'Its sales paid since its attribution.' }),
     /** Commissions its sales made: what `maxCommissionsPerCustomer` limits. */
     commissionCount: int(),
+    /**
+     * The fraud rules' view of the click that brought it (copied from it, as clicks are pruned): its
+     * client address and device, hashed under the day's click salt; '' when no click did. In no answer;
+     * erasure empties them.
+     */
+    clickAddress: text(),
+    clickDevice: text(),
     ...stamps,
   },
   {
@@ -49,7 +56,7 @@ export const customers = model(
       { name: 'customers_workspace_stripe', fields: ['workspaceId', 'stripeCustomerId'] },
     ],
     // Signups are distinct e-mails per affiliate and per link, over customers and referred users.
-    indexes: [['workspaceId', 'externalId'], ['affiliateId', 'emailKey'], ['linkId', 'emailKey']],
+    indexes: [['workspaceId', 'externalId'], ['affiliateId', 'emailKey'], ['linkId', 'emailKey'], ['affiliateId', 'clickAddress']],
     answers: {
       customer: [
         'id', 'workspaceId', 'campaignId', 'affiliateId', 'linkId', 'clickId', 'attributedAt', 'externalId', 'email', 'name',

@@ -1,5 +1,5 @@
 import { model } from '../describe.js'
-import { indexedText, int, list, nullableText, stamps, text, timestamp } from './fields.js'
+import { bool, indexedText, int, list, nullableText, stamps, text, timestamp } from './fields.js'
 
 // The records the service keeps for itself: keys, idempotent answers, counters, report rollups,
 // clicks, settings and portal secrets. No request writes them field by field.
@@ -57,7 +57,7 @@ export const sequences = model({ id: text(), value: int(), ...stamps })
 export const ROLLUP_COUNTERS = [
   'opens', 'clicks', 'signups', 'saleCount', 'earningsMinor', 'pendingCount', 'pendingMinor', 'processingCount',
   'processingMinor', 'paidCount', 'paidMinor', 'refundedCount', 'refundedMinor', 'clawbackCount', 'clawbackMinor',
-  'payoutCount', 'paidOutMinor',
+  'payoutCount', 'paidOutMinor', 'holdCount', 'holdMinor', 'voidedCount', 'voidedMinor',
 ] as const
 
 /**
@@ -102,6 +102,11 @@ export const rollups = model({
   /** Payouts paid in this hour. */
   payoutCount: int(),
   paidOutMinor: int(),
+  /** Sales held for review by the fraud rules, and those voided after review. */
+  holdCount: int(),
+  holdMinor: int(),
+  voidedCount: int(),
+  voidedMinor: int(),
   /** The same as `hourStart`, so rows list in hour order. */
   createdAt: timestamp(),
 })
@@ -121,6 +126,12 @@ export const clicks = model({
    * dedupe window share it.
    */
   visitor: indexedText,
+  /** The client address alone, hashed under the same day's salt ('' without one): what `address_burst` counts by. */
+  address: text(),
+  /** The address and user agent, of no link, hashed under the day's salt ('' without an address): what `self_referral` compares with the affiliate's portal visits. */
+  device: text(),
+  /** Whether its landing url carried an ad network's click id (gclid, fbclid, ...): what `paid_ad_click` reads. */
+  paidAd: bool(),
   createdAt: timestamp(),
 })
 
