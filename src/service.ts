@@ -1,4 +1,5 @@
 import { createOperations, type OperationsOn } from './api/index.js'
+import { disposableDomainsLoader } from './api/fraud-checks.js'
 import type { AffiliateApi } from './http/typed-api.js'
 import { systemClock, type Clock } from './clock.js'
 import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES } from './http/body.js'
@@ -265,8 +266,10 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   const forgetLinks = () => void tracker?.then((made) => made.forgetLinks(), () => undefined)
   runtime.events.on('link.deleted', forgetLinks)
   runtime.events.on('affiliate.deleted', forgetLinks)
+  // The disposable-domain list (for the fraud rules) loads with the first e-mail it is asked about.
+  const disposableDomains = disposableDomainsLoader()
   const operations: OperationsOn = (storage) =>
-    createOperations({ storage: withCommitHook(storage, runtime.committed), clock, webhooks: policy, clickWritten: clicks.written })
+    createOperations({ storage: withCommitHook(storage, runtime.committed), clock, webhooks: policy, clickWritten: clicks.written, disposableDomains })
   const ops = operations(options.storage)
   const fetch = createHandler({
     operations,

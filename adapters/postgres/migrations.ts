@@ -650,6 +650,7 @@ ALTER TABLE ${s}."clicks" ADD COLUMN "device" text COLLATE "C" NOT NULL DEFAULT 
 ALTER TABLE ${s}."clicks" ADD COLUMN "paidAd" boolean NOT NULL DEFAULT false;
 ALTER TABLE ${s}."customers" ADD COLUMN "clickAddress" text COLLATE "C" NOT NULL DEFAULT '';
 ALTER TABLE ${s}."customers" ADD COLUMN "clickDevice" text COLLATE "C" NOT NULL DEFAULT '';
+ALTER TABLE ${s}."customers" ADD COLUMN "clickPaidAd" boolean NOT NULL DEFAULT false;
 CREATE INDEX customers_affiliateId_clickAddress ON ${s}."customers" ("affiliateId", "clickAddress", "createdAt", "id");
 ALTER TABLE ${s}."affiliates" ADD COLUMN "portalDevices" text[] NOT NULL DEFAULT '{}';`,
     ),

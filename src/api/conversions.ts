@@ -3,6 +3,7 @@ import { isoAt } from '../clock.js'
 import { newId } from '../crypto.js'
 import { toCommission } from '../domain/commission.js'
 import { toCustomer, type Customer, type SaleRefundResult, type SaleResult } from '../domain/customer.js'
+import { fraudSkipReason, type FraudRule } from '../domain/fraud-rules.js'
 import { parseMoney } from '../domain/money.js'
 import type { AffiliateRecord, CustomerRecord, LinkRecord, SaleRecord } from '../domain/records.js'
 import { AffiliateError, notFound, unprocessable, validationError } from '../errors.js'
@@ -13,6 +14,7 @@ import { requireWorkspace, type Access } from './access.js'
 import { findAffiliate } from './affiliates.js'
 import { clickedLink } from './commission-records.js'
 import { customerByExternalId, insertCustomer } from './customers.js'
+import { checkConversion } from './fraud-checks.js'
 import { findLinkByCode } from './links.js'
 import { claimSales, earnIn } from './sale-earnings.js'
 import { refundSaleIn } from './sale-refunds.js'
@@ -29,6 +31,8 @@ interface Attribution {
   clickId: string | null
   /** When the click was made: the customer's attribution time when a click brought it. */
   clickedAt: string | null
+  /** What the click tells the fraud rules, copied onto the customer it makes ('' and false without a click). */
+  clickFacts: Pick<CustomerRecord, 'clickAddress' | 'clickDevice' | 'clickPaidAd'>
 }
 
 /** The ways of naming who brought a customer that a request may give. */
@@ -42,8 +46,11 @@ type AttributionInput = { clickId?: string | undefined; referralCode?: string | 
 async function attribute(tx: StorageTransaction, access: Access, workspaceId: string, input: AttributionInput, at: string): Promise<Attribution | null> {
   let link: LinkRecord | null = null
   let clickedAt: string | null = null
+  let clickFacts: Attribution['clickFacts'] = { clickAddress: '', clickDevice: '', clickPaidAd: false }
   if (input.clickId !== undefined) {
-    clickedAt = (await tx.get('clicks', input.clickId.toLowerCase()))?.createdAt ?? null
+    const click = await tx.get('clicks', input.clickId.toLowerCase())
+    clickedAt = click?.createdAt ?? null
+    if (click) clickFacts = { clickAddress: click.address, clickDevice: click.device, clickPaidAd: click.paidAd }
     // A sale paid before its click is no refusal: it is the customer's, and earns nothing (`before_attribution`).
     const checkedAt = clickedAt !== null && at < clickedAt ? clickedAt : at
     link = await clickedLink(tx, access, { referralCode: input.referralCode, referredUser: '', amountMinor: 0, adminEarnedMinor: 0, status: 'pending' }, input.clickId, checkedAt)
@@ -56,7 +63,7 @@ async function attribute(tx: StorageTransaction, access: Access, workspaceId: st
   if (affiliateId === undefined) return null
   const affiliate = await findAffiliate(tx, access, affiliateId)
   if (affiliate.workspaceId !== workspaceId) throw unprocessable('The affiliate is not in this workspace', 'workspace_mismatch')
-  return { affiliate, link, clickId: input.clickId?.toLowerCase() ?? null, clickedAt }
+  return { affiliate, link, clickId: input.clickId?.toLowerCase() ?? null, clickedAt, clickFacts }
 }
 
 /**
@@ -83,6 +90,17 @@ async function orReplay<T>(storage: Storage, constraints: readonly string[], wor
     }
   }
 }
+
+/** The refusal of a lead a blocking fraud rule stopped: 422 with the rule's code (`fraud_<rule>`), which a provider's event is recorded `ignored` with. */
+const FRAUD_MESSAGES: Record<FraudRule, string> = {
+  self_referral: "the customer is the affiliate (the affiliate's own e-mail, or the device the affiliate uses the portal from)",
+  disposable_email: "the customer's e-mail is at a disposable-mail domain",
+  paid_ad_click: 'the click came from a paid ad',
+  address_burst: 'more than 3 customers of this affiliate came from one address within 24 hours',
+  refund_rate: "over 30 % of this affiliate's sales of the last 90 days were refunded",
+}
+const fraudBlocked = (rule: FraudRule): AffiliateError =>
+  unprocessable(`The campaign's fraud rule ${rule} blocks this lead: ${FRAUD_MESSAGES[rule]}`, fraudSkipReason(rule))
 
 /** `POST /conversions/lead`'s body, parsed: exactly one of clickId, referralCode and affiliateId (400 otherwise). */
 export function parseLead(body: unknown, query: unknown = {}): ConversionLeadInput {
@@ -148,7 +166,7 @@ export interface LeadOptions {
  * refundId, the externalId) and the transaction then fails: the operations below answer it with
  * the first answer, the Stripe events by what they find on the next try.
  */
-export function conversionSteps({ clock }: Pick<Deps, 'clock'>) {
+export function conversionSteps({ clock, disposableDomains }: Pick<Deps, 'clock' | 'disposableDomains'>) {
   /** Finds or makes the sale's customer, applies the reward rules (`earnIn`), and writes the sale with its answer. */
   async function recordSaleIn(tx: StorageTransaction, access: Access, input: SaleStep): Promise<{ sale: SaleRecord; answer: SaleResult }> {
     const workspaceId = input.workspaceId
@@ -174,6 +192,7 @@ export function conversionSteps({ clock }: Pick<Deps, 'clock'>) {
             email: input.email ?? '',
             name: null,
             stripeCustomerId: null,
+            ...attribution.clickFacts,
           })
         }
       }
@@ -188,7 +207,7 @@ export function conversionSteps({ clock }: Pick<Deps, 'clock'>) {
       currency: input.currency,
       paidAt,
     }
-    const earned = await earnIn(tx, access, clock, facts, customer)
+    const earned = await earnIn(tx, access, clock, facts, customer, disposableDomains)
     const answer: SaleResult = {
       customer: earned.customer && toCustomer(earned.customer),
       commission: earned.commission && toCommission(earned.commission),
@@ -224,6 +243,15 @@ export function conversionSteps({ clock }: Pick<Deps, 'clock'>) {
       if (existing) return withStatus(toCustomer(existing), 200)
       const now = isoAt(clock)
       const attribution = (await attribute(tx, access, workspaceId, input, now))!
+      // The campaign's blocking fraud rules refuse the lead: no customer is bound to this affiliate.
+      const campaign = (await tx.get('campaigns', attribution.affiliate.campaignId))!
+      const { blockedBy } = await checkConversion(
+        tx,
+        disposableDomains,
+        { campaign, affiliate: attribution.affiliate, customer: { id: null, email: input.email, ...attribution.clickFacts, createdAt: now }, at: now },
+        { lead: true },
+      )
+      if (blockedBy !== null) throw fraudBlocked(blockedBy)
       const customer = await insertCustomer(tx, clock, {
         workspaceId,
         campaignId: attribution.affiliate.campaignId,
@@ -235,8 +263,9 @@ export function conversionSteps({ clock }: Pick<Deps, 'clock'>) {
         email: input.email,
         name: input.name ?? null,
         stripeCustomerId: input.stripeCustomerId ?? null,
+        ...attribution.clickFacts,
       })
-      await claimSales(tx, access, clock, customer)
+      await claimSales(tx, access, clock, customer, disposableDomains)
       return toCustomer((await tx.get('customers', customer.id))!)
     },
 

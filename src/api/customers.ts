@@ -1,3 +1,4 @@
+import type { DisposableDomains } from './fraud-checks.js'
 import type { Infer } from 'superstruct'
 import { isoAt, type Clock } from '../clock.js'
 import { newId } from '../crypto.js'
@@ -49,7 +50,7 @@ export type NewCustomer = Pick<
   CustomerRecord,
   'workspaceId' | 'campaignId' | 'affiliateId' | 'linkId' | 'clickId' | 'attributedAt' | 'externalId' | 'email' | 'name' | 'stripeCustomerId'
 > &
-  Partial<Pick<CustomerRecord, 'clickAddress' | 'clickDevice'>>
+  Partial<Pick<CustomerRecord, 'clickAddress' | 'clickDevice' | 'clickPaidAd'>>
 
 /** Stores a new customer, counts its signup, and writes `customer.created`: in the caller's transaction. */
 export async function insertCustomer(tx: StorageTransaction, clock: Clock, input: NewCustomer): Promise<CustomerRecord> {
@@ -59,6 +60,7 @@ export async function insertCustomer(tx: StorageTransaction, clock: Clock, input
     ...input,
     clickAddress: input.clickAddress ?? '',
     clickDevice: input.clickDevice ?? '',
+    clickPaidAd: input.clickPaidAd ?? false,
     emailKey: input.email.toLowerCase(),
     firstSaleAt: null,
     salesCount: 0,
@@ -90,14 +92,15 @@ export async function bindStripeCustomer(
   clock: Clock,
   current: CustomerRecord,
   stripeCustomerId: string,
+  disposableDomains: DisposableDomains,
 ): Promise<{ customer: CustomerRecord; commissions: CommissionRecord[] }> {
   const bound = (await tx.update('customers', current.id, { stripeCustomerId, updatedAt: isoAt(clock) }))!
   await announce(tx, clock, 'customer.updated', toCustomer(bound))
-  const commissions = await claimSales(tx, access, clock, bound)
+  const commissions = await claimSales(tx, access, clock, bound, disposableDomains)
   return { customer: (await tx.get('customers', bound.id))!, commissions }
 }
 
-export function customerOperations({ storage, clock }: Deps) {
+export function customerOperations({ storage, clock, disposableDomains }: Deps) {
   return {
     async get(access: Access, query: unknown): Promise<Customer> {
       const { customerId: id } = parse([customerId, query]).query
@@ -125,7 +128,7 @@ export function customerOperations({ storage, clock }: Deps) {
           const affiliate = await findAffiliate(tx, access, input.affiliateId)
           if (affiliate.workspaceId !== current.workspaceId) throw unprocessable("The affiliate is not in the customer's workspace", 'workspace_mismatch')
           // The link and click it came through were the previous affiliate's.
-          Object.assign(patch, { affiliateId: affiliate.id, campaignId: affiliate.campaignId, linkId: null, clickId: null })
+          Object.assign(patch, { affiliateId: affiliate.id, campaignId: affiliate.campaignId, linkId: null, clickId: null, clickAddress: '', clickDevice: '', clickPaidAd: false })
         }
         if (input.email !== undefined && input.email !== current.email) Object.assign(patch, { email: input.email, emailKey: input.email.toLowerCase() })
         if (input.name !== undefined && input.name !== current.name) patch.name = input.name
@@ -136,7 +139,7 @@ export function customerOperations({ storage, clock }: Deps) {
         await moveCustomer(tx, current, updated)
         await announce(tx, clock, 'customer.updated', toCustomer(updated))
         if (!stripeCustomerId) return toCustomer(updated)
-        await claimSales(tx, access, clock, updated)
+        await claimSales(tx, access, clock, updated, disposableDomains)
         return toCustomer((await tx.get('customers', updated.id))!)
       })
     },
@@ -151,7 +154,7 @@ export function customerOperations({ storage, clock }: Deps) {
       const { customerId: id } = parse([customerId, query]).query
       return inTransaction(storage, async (tx) => {
         const current = await findCustomer(tx, access, id)
-        const forgotten = (await tx.update('customers', current.id, { email: '', emailKey: '', name: null, externalId: current.id, updatedAt: isoAt(clock) }))!
+        const forgotten = (await tx.update('customers', current.id, { email: '', emailKey: '', name: null, externalId: current.id, clickAddress: '', clickDevice: '', updatedAt: isoAt(clock) }))!
         await countCustomer(tx, current, -1)
         await eraseTraces(tx, clock, forgotten)
         await announce(tx, clock, 'customer.deleted', toCustomer(forgotten))

@@ -69,7 +69,7 @@ async function attributeIn(tx: StorageTransaction, { deps, steps, integration }:
     if (!known) continue
     if (known.stripeCustomerId !== null) return ignored('already_attributed')
     if (onlyCampaign !== null && known.campaignId !== onlyCampaign) return ignored('campaign_mismatch')
-    await bindStripeCustomer(tx, trusted, deps.clock, known, stripeCustomerId)
+    await bindStripeCustomer(tx, trusted, deps.clock, known, stripeCustomerId, deps.disposableDomains)
     return processed()
   }
   const referral = plan.referral

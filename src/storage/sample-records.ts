@@ -328,6 +328,7 @@ export const customer = (overrides: Partial<CustomerRecord> = {}): CustomerRecor
   stripeCustomerId: `cus_${counter + 1}`,
   clickAddress: 'AAECAwQFBgcICQoL',
   clickDevice: '',
+  clickPaidAd: true,
   firstSaleAt: at(60),
   salesCount: 3,
   commissionCount: 0,

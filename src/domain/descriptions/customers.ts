@@ -1,6 +1,6 @@
 import * as check from '../checks.js'
 import { model } from '../describe.js'
-import { indexedText, int, nullableText, stamps, text, timestamp } from './fields.js'
+import { bool, indexedText, int, nullableText, stamps, text, timestamp } from './fields.js'
 import { providerId } from './commissions.js'
 
 /** The host's id for its user (`externalId`): any text it keeps, 1 to 255 characters. */
@@ -47,6 +47,7 @@ export const customers = model(
      */
     clickAddress: text(),
     clickDevice: text(),
+    clickPaidAd: bool(),
     ...stamps,
   },
   {
