@@ -3,7 +3,7 @@ import { isoAt } from '../clock.js'
 import { newId } from '../crypto.js'
 import { toCommission } from '../domain/commission.js'
 import { toCustomer, type Customer, type SaleRefundResult, type SaleResult } from '../domain/customer.js'
-import { fraudSkipReason, type FraudRule } from '../domain/fraud-rules.js'
+import type { FraudRule } from '../domain/fraud-rules.js'
 import { parseMoney } from '../domain/money.js'
 import type { AffiliateRecord, CustomerRecord, LinkRecord, SaleRecord } from '../domain/records.js'
 import { AffiliateError, notFound, unprocessable, validationError } from '../errors.js'
@@ -92,15 +92,17 @@ async function orReplay<T>(storage: Storage, constraints: readonly string[], wor
 }
 
 /** The refusal of a lead a blocking fraud rule stopped: 422 with the rule's code (`fraud_<rule>`), which a provider's event is recorded `ignored` with. */
-const FRAUD_MESSAGES: Record<FraudRule, string> = {
-  self_referral: "the customer is the affiliate (the affiliate's own e-mail, or the device the affiliate uses the portal from)",
-  disposable_email: "the customer's e-mail is at a disposable-mail domain",
-  paid_ad_click: 'the click came from a paid ad',
-  address_burst: 'more than 3 customers of this affiliate came from one address within 24 hours',
-  refund_rate: "over 30 % of this affiliate's sales of the last 90 days were refunded",
+const FRAUD_REFUSALS: { [R in FraudRule]: [code: `fraud_${R}`, why: string] } = {
+  self_referral: ['fraud_self_referral', "the customer is the affiliate (the affiliate's own e-mail, or the device the affiliate uses the portal from)"],
+  disposable_email: ['fraud_disposable_email', "the customer's e-mail is at a disposable-mail domain"],
+  paid_ad_click: ['fraud_paid_ad_click', 'the click came from a paid ad'],
+  address_burst: ['fraud_address_burst', 'more than 3 customers of this affiliate came from one address within 24 hours'],
+  refund_rate: ['fraud_refund_rate', "over 30 % of this affiliate's sales of the last 90 days were refunded"],
 }
-const fraudBlocked = (rule: FraudRule): AffiliateError =>
-  unprocessable(`The campaign's fraud rule ${rule} blocks this lead: ${FRAUD_MESSAGES[rule]}`, fraudSkipReason(rule))
+const fraudBlocked = (rule: FraudRule): AffiliateError => {
+  const [code, why] = FRAUD_REFUSALS[rule]
+  return unprocessable(`The campaign's fraud rule ${rule} blocks this lead: ${why}`, code)
+}
 
 /** `POST /conversions/lead`'s body, parsed: exactly one of clickId, referralCode and affiliateId (400 otherwise). */
 export function parseLead(body: unknown, query: unknown = {}): ConversionLeadInput {
