@@ -151,6 +151,10 @@ function add(out: Figures, row: Figures): void {
   out.clawbackMinor += row.clawbackMinor
   out.payoutCount += row.payoutCount
   out.paidOutMinor += row.paidOutMinor
+  out.holdCount += row.holdCount
+  out.holdMinor += row.holdMinor
+  out.voidedCount += row.voidedCount
+  out.voidedMinor += row.voidedMinor
 }
 
 function subtract(out: Figures, row: Figures): void {

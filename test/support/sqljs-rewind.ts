@@ -64,6 +64,19 @@ const UNDO: Record<number, string> = {
   ALTER TABLE providerEvents DROP COLUMN paymentIntentId;
   ALTER TABLE providerEvents DROP COLUMN chargedMinor;
   ALTER TABLE providerEvents DROP COLUMN refundedMinor;`,
+  20: `ALTER TABLE campaigns DROP COLUMN fraudRules;
+  ALTER TABLE rollups DROP COLUMN holdCount;
+  ALTER TABLE rollups DROP COLUMN holdMinor;
+  ALTER TABLE rollups DROP COLUMN voidedCount;
+  ALTER TABLE rollups DROP COLUMN voidedMinor;
+  ALTER TABLE clicks DROP COLUMN address;
+  ALTER TABLE clicks DROP COLUMN device;
+  ALTER TABLE clicks DROP COLUMN paidAd;
+  DROP INDEX customers_affiliateId_clickAddress;
+  ALTER TABLE customers DROP COLUMN clickAddress;
+  ALTER TABLE customers DROP COLUMN clickDevice;
+  ALTER TABLE customers DROP COLUMN clickPaidAd;
+  ALTER TABLE affiliates DROP COLUMN portalDevices;`,
 }
 
 /** Undoes every migration after `version` (newest first) and sets `user_version` to it. */
