@@ -1,4 +1,5 @@
 import { createOperations, type OperationsOn } from './api/index.js'
+import { clientAddressOf } from './http/client-address.js'
 import { disposableDomainsLoader } from './api/fraud-checks.js'
 import type { AffiliateApi } from './http/typed-api.js'
 import { systemClock, type Clock } from './clock.js'
@@ -303,7 +304,12 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   const portalOptions = options.portal
   if (portalOptions !== undefined) {
     portalPath = resolvePortalOptions(portalOptions, basePath).path
-    const deps = { api, storage: options.storage, clock, basePath, body, onError: requestError }
+    // The device an affiliate uses the portal from, hashed as a click from it is (the fraud rules' self_referral).
+    const deviceOf = async (request: Request, context: unknown): Promise<string | null> => {
+      const address = clientAddressOf(request, context)
+      return address === undefined ? null : (await trackerOf()).device({ address, userAgent: request.headers.get('user-agent') ?? '' })
+    }
+    const deps = { api, storage: options.storage, clock, basePath, body, onError: requestError, deviceOf }
     served = withSite(
       lazySite(portalPath, () => import('./portal/index.js').then(({ createPortal }) => createPortal(portalOptions, deps))),
       served,

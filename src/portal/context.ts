@@ -14,6 +14,13 @@ import { signInPage } from './pages.js'
 import { portalTokens } from './tokens.js'
 
 const SESSION_COOKIE = 'affiliate_portal_session'
+/** The most device hashes an affiliate keeps (the latest last): a day's salt makes each device a new hash daily. */
+const MAX_PORTAL_DEVICES = 20
+
+/** What the portal needs of the service besides the site's: the device hash of a request (null without a client address). */
+export interface PortalDeps extends SiteDeps {
+  deviceOf?: (request: Request, context: unknown) => Promise<string | null>
+}
 /** Each e-mail has at most this many affiliate records a session may choose from. */
 const MAX_CHOICES = 100
 
@@ -22,7 +29,7 @@ const MAX_CHOICES = 100
  * signed in. Every read and write is keyed by the affiliate of the session, never by an id a form
  * or URL supplies.
  */
-export function portalContext(options: PortalOptions, deps: SiteDeps) {
+export function portalContext(options: PortalOptions, deps: PortalDeps) {
   const config = resolvePortalOptions(options, deps.basePath)
   const { api, clock, onError } = deps
   const { path } = config
@@ -70,6 +77,25 @@ export function portalContext(options: PortalOptions, deps: SiteDeps) {
   }
 
   /**
+   * Keeps the device this visit comes from (its address and user agent, hashed under the day's click
+   * salt: src/tracking/visitor.ts) on the affiliate, so the `self_referral` fraud rule knows a click
+   * from it as the affiliate's own. Written only when new; a failure goes to `onError`, the page is shown.
+   */
+  async function noteDevice(v: Visit, affiliateId: string): Promise<void> {
+    try {
+      const device = await deps.deviceOf?.(v.request, v.context)
+      if (!device) return
+      await deps.storage.transaction(async (tx) => {
+        const record = await tx.get('affiliates', affiliateId)
+        if (!record || record.portalDevices.includes(device)) return
+        await tx.update('affiliates', affiliateId, { portalDevices: [...record.portalDevices, device].slice(-MAX_PORTAL_DEVICES) })
+      })
+    } catch (error) {
+      onError(error, v.request)
+    }
+  }
+
+  /**
    * The signed-in affiliate, or the answer to give instead: to sign in without a session, to the
    * chooser when it has not chosen, out when the affiliate is banned (or gone) since.
    */
@@ -86,6 +112,7 @@ export function portalContext(options: PortalOptions, deps: SiteDeps) {
       return v.page(signInPage(frameOf(v), { problem: 'This account cannot sign in.' }), 403)
     }
     v.signedInAs = affiliate.email
+    await noteDevice(v, affiliate.id)
     return { session, affiliate }
   }
 

@@ -1,6 +1,6 @@
 import { siteRouter } from '../site/router.js'
-import { createSite, type Site, type SiteDeps } from '../site/site.js'
-import { portalContext } from './context.js'
+import { createSite, type Site } from '../site/site.js'
+import { portalContext, type PortalDeps } from './context.js'
 import { dashboardPages } from './dashboard.js'
 import { joinPages } from './join.js'
 import type { PortalOptions } from './options.js'
@@ -22,7 +22,7 @@ const NOTICES = {
  * The affiliate portal: server-rendered pages under `path`, answering from the service's own
  * operations (`api`), so its rules and checks are the API's.
  */
-export function createPortal(options: PortalOptions, deps: SiteDeps): Site {
+export function createPortal(options: PortalOptions, deps: PortalDeps): Site {
   const portal = portalContext(options, deps)
   const { config, path, frameOf } = portal
   const router = siteRouter(path, 'Go to your dashboard')
