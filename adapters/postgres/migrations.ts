@@ -651,8 +651,10 @@ ALTER TABLE ${s}."clicks" ADD COLUMN "paidAd" boolean NOT NULL DEFAULT false;
 ALTER TABLE ${s}."customers" ADD COLUMN "clickAddress" text COLLATE "C" NOT NULL DEFAULT '';
 ALTER TABLE ${s}."customers" ADD COLUMN "clickDevice" text COLLATE "C" NOT NULL DEFAULT '';
 ALTER TABLE ${s}."customers" ADD COLUMN "clickPaidAd" boolean NOT NULL DEFAULT false;
+ALTER TABLE ${s}."customers" ADD COLUMN "clickAddressCount" bigint NOT NULL DEFAULT 0;
 CREATE INDEX customers_affiliateId_clickAddress ON ${s}."customers" ("affiliateId", "clickAddress", "createdAt", "id");
-ALTER TABLE ${s}."affiliates" ADD COLUMN "portalDevices" text[] NOT NULL DEFAULT '{}';`,
+ALTER TABLE ${s}."affiliates" ADD COLUMN "portalDevices" text[] NOT NULL DEFAULT '{}';
+ALTER TABLE ${s}."affiliates" ADD COLUMN "refundWindow" text[] NOT NULL DEFAULT '{}';`,
     ),
   },
 ]

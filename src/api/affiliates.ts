@@ -49,6 +49,7 @@ export function affiliateOperations({ storage, clock }: Deps) {
           totalSignups: 0,
           totalEarningsMinor: 0,
           portalDevices: [],
+          refundWindow: [],
           createdAt: now,
           updatedAt: now,
         }

@@ -14,7 +14,7 @@ import { requireWorkspace, type Access } from './access.js'
 import { findAffiliate } from './affiliates.js'
 import { clickedLink } from './commission-records.js'
 import { customerByExternalId, insertCustomer } from './customers.js'
-import { checkConversion } from './fraud-checks.js'
+import { checkConversion, customersFromAddress } from './fraud-checks.js'
 import { findLinkByCode } from './links.js'
 import { claimSales, earnIn } from './sale-earnings.js'
 import { refundSaleIn } from './sale-refunds.js'
@@ -247,10 +247,11 @@ export function conversionSteps({ clock, disposableDomains }: Pick<Deps, 'clock'
       const attribution = (await attribute(tx, access, workspaceId, input, now))!
       // The campaign's blocking fraud rules refuse the lead: no customer is bound to this affiliate.
       const campaign = (await tx.get('campaigns', attribution.affiliate.campaignId))!
+      const clickAddressCount = await customersFromAddress(tx, attribution.affiliate.id, attribution.clickFacts.clickAddress, now)
       const { blockedBy } = await checkConversion(
         tx,
         disposableDomains,
-        { campaign, affiliate: attribution.affiliate, customer: { id: null, email: input.email, ...attribution.clickFacts, createdAt: now }, at: now },
+        { campaign, affiliate: attribution.affiliate, customer: { email: input.email, ...attribution.clickFacts, clickAddressCount }, at: now, now },
         { lead: true },
       )
       if (blockedBy !== null) throw fraudBlocked(blockedBy)
@@ -266,6 +267,7 @@ export function conversionSteps({ clock, disposableDomains }: Pick<Deps, 'clock'
         name: input.name ?? null,
         stripeCustomerId: input.stripeCustomerId ?? null,
         ...attribution.clickFacts,
+        clickAddressCount,
       })
       await claimSales(tx, access, clock, customer, disposableDomains)
       return toCustomer((await tx.get('customers', customer.id))!)

@@ -1,4 +1,4 @@
-import type { DisposableDomains } from './fraud-checks.js'
+import { customersFromAddress, type DisposableDomains } from './fraud-checks.js'
 import type { Infer } from 'superstruct'
 import { isoAt, type Clock } from '../clock.js'
 import { newId } from '../crypto.js'
@@ -50,9 +50,12 @@ export type NewCustomer = Pick<
   CustomerRecord,
   'workspaceId' | 'campaignId' | 'affiliateId' | 'linkId' | 'clickId' | 'attributedAt' | 'externalId' | 'email' | 'name' | 'stripeCustomerId'
 > &
-  Partial<Pick<CustomerRecord, 'clickAddress' | 'clickDevice' | 'clickPaidAd'>>
+  Partial<Pick<CustomerRecord, 'clickAddress' | 'clickDevice' | 'clickPaidAd' | 'clickAddressCount'>>
 
-/** Stores a new customer, counts its signup, and writes `customer.created`: in the caller's transaction. */
+/**
+ * Stores a new customer, counts its signup, and writes `customer.created`: in the caller's
+ * transaction. Its `clickAddressCount` is counted now unless the caller counted it.
+ */
 export async function insertCustomer(tx: StorageTransaction, clock: Clock, input: NewCustomer): Promise<CustomerRecord> {
   const now = isoAt(clock)
   const record: CustomerRecord = {
@@ -61,6 +64,7 @@ export async function insertCustomer(tx: StorageTransaction, clock: Clock, input
     clickAddress: input.clickAddress ?? '',
     clickDevice: input.clickDevice ?? '',
     clickPaidAd: input.clickPaidAd ?? false,
+    clickAddressCount: input.clickAddressCount ?? (await customersFromAddress(tx, input.affiliateId, input.clickAddress ?? '', now)),
     emailKey: input.email.toLowerCase(),
     firstSaleAt: null,
     salesCount: 0,
@@ -128,7 +132,7 @@ export function customerOperations({ storage, clock, disposableDomains }: Deps) 
           const affiliate = await findAffiliate(tx, access, input.affiliateId)
           if (affiliate.workspaceId !== current.workspaceId) throw unprocessable("The affiliate is not in the customer's workspace", 'workspace_mismatch')
           // The link and click it came through were the previous affiliate's.
-          Object.assign(patch, { affiliateId: affiliate.id, campaignId: affiliate.campaignId, linkId: null, clickId: null, clickAddress: '', clickDevice: '', clickPaidAd: false })
+          Object.assign(patch, { affiliateId: affiliate.id, campaignId: affiliate.campaignId, linkId: null, clickId: null, clickAddress: '', clickDevice: '', clickPaidAd: false, clickAddressCount: 0 })
         }
         if (input.email !== undefined && input.email !== current.email) Object.assign(patch, { email: input.email, emailKey: input.email.toLowerCase() })
         if (input.name !== undefined && input.name !== current.name) patch.name = input.name

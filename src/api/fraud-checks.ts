@@ -15,7 +15,7 @@ import {
 } from '../domain/fraud-rules.js'
 import { DAY_MS } from '../domain/due.js'
 import type { AffiliateRecord, CampaignRecord } from '../domain/records.js'
-import { levelKey, seriesKey } from '../reports/rollup.js'
+import { dayRowId, levelKey, seriesKey } from '../reports/rollup.js'
 import type { StorageTransaction } from '../storage/types.js'
 
 // The fraud rules applied to a conversion (SPEC wave 4, "Fraud rules and the hold status"): the
@@ -49,15 +49,12 @@ export function disposableDomainsLoader(): DisposableDomains {
 
 /** The customer a conversion is of, as the rules see it (a lead's is not stored yet). */
 export interface ConvertingCustomer {
-  /** Its id when stored (a sale's customer), else null (a lead: it is counted in with the others). */
-  id: string | null
   email: string
-  /** What its click told (src/tracking/visitor.ts): its address and device hashed, '' when no click (or no address). */
-  clickAddress: string
+  /** What its click told (src/tracking/visitor.ts): its device hashed ('' when no click, or no address), and whether it came from a paid ad. */
   clickDevice: string
   clickPaidAd: boolean
-  /** When it was made (ISO): the end of the address burst's window. */
-  createdAt: string
+  /** Its affiliate's customers from its click's address within the burst window, itself included (`customersFromAddress`). */
+  clickAddressCount: number
 }
 
 export interface Conversion {
@@ -66,46 +63,60 @@ export interface Conversion {
   customer: ConvertingCustomer
   /** When the conversion happens (ISO): a sale's `paidAt`, a lead's now. The refund rate looks back from it. */
   at: string
+  /** The service's clock now (ISO). */
+  now: string
 }
 
 /**
- * How many of the affiliate's customers came from `address` within the burst window ending when
- * `customer` was made, `customer` included; counted up to one over the limit (enough to decide).
+ * How many of the affiliate's customers came from `clickAddress` (a hash; '' for none: 0) within the
+ * burst window up to `at`, counting one more for the customer about to be made; counted up to one
+ * over the limit (enough to decide). Worked out once, when a customer is made (`clickAddressCount`).
  */
-async function customersFromAddress(tx: StorageTransaction, affiliateId: string, customer: ConvertingCustomer): Promise<number> {
-  const end = Date.parse(customer.createdAt)
+export async function customersFromAddress(tx: StorageTransaction, affiliateId: string, clickAddress: string, at: string): Promise<number> {
+  if (clickAddress === '') return 0
   const found = await tx.select('customers', ['id'], {
-    where: {
-      affiliateId,
-      clickAddress: customer.clickAddress,
-      createdAt: { gte: new Date(end - ADDRESS_BURST_WINDOW_MS).toISOString(), lte: customer.createdAt },
-    },
-    limit: ADDRESS_BURST_LIMIT + 2,
+    where: { affiliateId, clickAddress, createdAt: { gte: new Date(Date.parse(at) - ADDRESS_BURST_WINDOW_MS).toISOString(), lte: at } },
+    limit: ADDRESS_BURST_LIMIT + 1,
   })
-  const others = found.filter((record) => record.id !== customer.id).length
-  return others + 1
+  return found.length + 1
 }
 
 /**
  * The affiliate's sales and how many of them were refunded in full, over the UTC days of the last
- * `REFUND_RATE_WINDOW_DAYS` up to `at`'s day: read from the report rollups' day rows (a row per day
- * with sales, a few months' keys), never from the commissions.
+ * `REFUND_RATE_WINDOW_DAYS` up to `at`'s day: from the report rollups' day rows, never from the
+ * commissions. The days before `at`'s day are read once a day and kept on the affiliate
+ * (`refundWindow`, when `at` is `now`'s day: a sale dated in the past reads them each time); then a
+ * sale reads only its own day's row. A write changing those earlier days' figures empties what is
+ * kept (`forgetRefundWindow` in src/reports/rollup.ts).
  */
-export async function refundHistory(tx: StorageTransaction, affiliate: Pick<AffiliateRecord, 'workspaceId' | 'id'>, at: string): Promise<{ sales: number; refunded: number }> {
+export async function refundHistory(
+  tx: StorageTransaction,
+  affiliate: Pick<AffiliateRecord, 'workspaceId' | 'id' | 'refundWindow'>,
+  at: string,
+  now: string,
+): Promise<{ sales: number; refunded: number }> {
   const today = Math.floor(Date.parse(at) / DAY_MS)
-  const first = new Date((today - REFUND_RATE_WINDOW_DAYS + 1) * DAY_MS).toISOString()
-  const last = new Date(today * DAY_MS).toISOString()
+  const day = new Date(today * DAY_MS).toISOString()
+  const dayText = day.slice(0, 10)
   const prefix = levelKey(affiliate.workspaceId, '', affiliate.id)
-  const months = monthsBetween(first, last)
+  const own = await tx.get('rollups', dayRowId(prefix, dayText))
+  let sales = own?.saleCount ?? 0
+  let refunded = own?.refundedCount ?? 0
+  const [keptDay, keptSales, keptRefunded] = affiliate.refundWindow
+  if (keptDay === dayText) return { sales: sales + Number(keptSales), refunded: refunded + Number(keptRefunded) }
+  const first = new Date((today - REFUND_RATE_WINDOW_DAYS + 1) * DAY_MS).toISOString()
   const rows = await tx.select('rollups', ['saleCount', 'refundedCount'], {
-    where: { seriesKey: { in: months.map((month) => seriesKey(prefix, month)) }, hourStart: { gte: first, lte: last } },
+    where: { seriesKey: { in: monthsBetween(first, day).map((month) => seriesKey(prefix, month)) }, hourStart: { gte: first, lt: day } },
   })
-  let sales = 0
-  let refunded = 0
+  let earlierSales = 0
+  let earlierRefunded = 0
   for (const row of rows) {
-    sales += row.saleCount
-    refunded += row.refundedCount
+    earlierSales += row.saleCount
+    earlierRefunded += row.refundedCount
   }
+  if (now.slice(0, 10) === dayText) await tx.update('affiliates', affiliate.id, { refundWindow: [dayText, String(earlierSales), String(earlierRefunded)] })
+  sales += earlierSales
+  refunded += earlierRefunded
   return { sales, refunded }
 }
 
@@ -137,9 +148,9 @@ async function fires(tx: StorageTransaction, disposableDomains: DisposableDomain
     case 'paid_ad_click':
       return paidAdClick({ paidAd: customer.clickPaidAd })
     case 'address_burst':
-      return customer.clickAddress !== '' && addressBurst(await customersFromAddress(tx, affiliate.id, customer))
+      return addressBurst(customer.clickAddressCount)
     case 'refund_rate':
-      return refundRate(await refundHistory(tx, affiliate, conversion.at))
+      return refundRate(await refundHistory(tx, affiliate, conversion.at, conversion.now))
   }
 }
 

@@ -49,7 +49,7 @@ export async function earnIn(
   let outcome = reward(campaign, affiliate, customer, sale)
   let holdReasons: FraudRule[] = []
   if (outcome.type === 'commission') {
-    const verdict = await checkConversion(tx, disposableDomains, { campaign: campaign!, affiliate: affiliate!, customer: customer!, at: sale.paidAt })
+    const verdict = await checkConversion(tx, disposableDomains, { campaign: campaign!, affiliate: affiliate!, customer: customer!, at: sale.paidAt, now: isoAt(clock) })
     if (verdict.blockedBy !== null) outcome = { type: 'skipped', reason: fraudSkipReason(verdict.blockedBy) }
     holdReasons = verdict.holdReasons
   }

@@ -226,6 +226,25 @@ describe('refund_rate', () => {
     expect((await p.sale({ invoiceId: 'eleventh' })).body.data.commission).toMatchObject({ status: 'hold', holdReasons: ['refund_rate'] })
   })
 
+  it('keeps the earlier days read once a day, and a refund of an older sale (or a sale dated back) is seen by the next sale', async () => {
+    const p = await program()
+    // Ten sales on day 1, three refunded on day 2: 30 %, no flag.
+    for (let i = 1; i <= 10; i++) await p.sale({ invoiceId: `old_${i}` })
+    p.clock.advance(DAY)
+    for (let i = 1; i <= 3; i++) await p.call('POST', '/conversions/refund', { body: { workspaceId: WS_A, invoiceId: `old_${i}` } })
+    p.clock.advance(DAY)
+    expect((await p.sale({ invoiceId: 'day3_a' })).body.data.commission.status).toBe('pending')
+    const kept = (await p.storage.transaction((tx) => tx.get('affiliates', p.affiliate.id)))!.refundWindow
+    expect(kept).toEqual([new Date(p.clock.now()).toISOString().slice(0, 10), '10', '3'])
+    // A fourth refund of a day-1 sale: 4 of 11 now; the kept window is emptied and read again.
+    await p.call('POST', '/conversions/refund', { body: { workspaceId: WS_A, invoiceId: 'old_4' } })
+    expect((await p.storage.transaction((tx) => tx.get('affiliates', p.affiliate.id)))!.refundWindow).toEqual([])
+    expect((await p.sale({ invoiceId: 'day3_b' })).body.data.commission).toMatchObject({ status: 'hold', holdReasons: ['refund_rate'] })
+    // A sale dated on day 1 (reported late) changes the earlier days too: the window is emptied.
+    await p.sale({ invoiceId: 'late', paidAt: new Date(p.clock.now() - 2 * DAY + 60_000).toISOString() })
+    expect((await p.storage.transaction((tx) => tx.get('affiliates', p.affiliate.id)))!.refundWindow).toEqual([])
+  })
+
   it('looks back 90 days only', async () => {
     const p = await program()
     await history(p, 10, 4)

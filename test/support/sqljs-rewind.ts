@@ -76,7 +76,9 @@ const UNDO: Record<number, string> = {
   ALTER TABLE customers DROP COLUMN clickAddress;
   ALTER TABLE customers DROP COLUMN clickDevice;
   ALTER TABLE customers DROP COLUMN clickPaidAd;
-  ALTER TABLE affiliates DROP COLUMN portalDevices;`,
+  ALTER TABLE customers DROP COLUMN clickAddressCount;
+  ALTER TABLE affiliates DROP COLUMN portalDevices;
+  ALTER TABLE affiliates DROP COLUMN refundWindow;`,
 }
 
 /** Undoes every migration after `version` (newest first) and sets `user_version` to it. */

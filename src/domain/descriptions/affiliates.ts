@@ -48,6 +48,13 @@ export const affiliates = model(
      * customer's click with. In no answer.
      */
     portalDevices: list({ default: [] }),
+    /**
+     * What `refund_rate` read of the affiliate's report rollups, kept so a sale reads one row rather
+     * than 90: `[day, sales, refunded]`, its sales and those refunded in full over the window's days
+     * before `day` (YYYY-MM-DD); [] when not kept. A write that moves those figures on an earlier day
+     * (a refund of an older sale, a sale dated in the past, a delete) empties it (src/reports/rollup.ts).
+     */
+    refundWindow: list({ default: [] }),
     ...totals,
     ...stamps,
   },

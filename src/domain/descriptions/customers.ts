@@ -48,6 +48,12 @@ export const customers = model(
     clickAddress: text(),
     clickDevice: text(),
     clickPaidAd: bool(),
+    /**
+     * How many of its affiliate's customers (itself included) came from its click's address within the
+     * 24 hours up to its arrival, counted once when it is made (0 without a click address): what
+     * `address_burst` reads at each of its sales, without a query.
+     */
+    clickAddressCount: int(),
     ...stamps,
   },
   {

@@ -654,8 +654,10 @@ ALTER TABLE clicks ADD COLUMN paidAd INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE customers ADD COLUMN clickAddress TEXT NOT NULL DEFAULT '';
 ALTER TABLE customers ADD COLUMN clickDevice TEXT NOT NULL DEFAULT '';
 ALTER TABLE customers ADD COLUMN clickPaidAd INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE customers ADD COLUMN clickAddressCount INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX customers_affiliateId_clickAddress ON customers (affiliateId, clickAddress, createdAt, id);
-ALTER TABLE affiliates ADD COLUMN portalDevices TEXT NOT NULL DEFAULT '[]';`,
+ALTER TABLE affiliates ADD COLUMN portalDevices TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE affiliates ADD COLUMN refundWindow TEXT NOT NULL DEFAULT '[]';`,
   },
 ]
 
