@@ -47,7 +47,9 @@ export const ERROR_CODES = {
   fraud_refund_rate: [422, "A lead refused by the campaign's `refund_rate` fraud rule set to `block`: over 30 % of the affiliate's sales of the last 90 days were refunded."],
   not_under_review: [422, 'Only a held commission (`hold`) can be released or voided; the message names its status.'],
   rule_violation: [422, 'Another business rule refused the change; the message says which.'],
+  provider_refused: [422, "A payment provider refused a call the service made for the request (Stripe: a promotion code it would not make, a key without the permission); the message is the provider's. Nothing was stored."],
   rate_limited: [429, 'Over the rate limit; wait `Retry-After` seconds.'],
   internal_error: [500, 'An unexpected error; it is reported to `onError` and its details are never answered.'],
-  provider_unavailable: [503, "A provider's event that this install cannot handle yet (Stripe's without the `stripe` package installed): reported to `onError`; the provider delivers it again."],
+  provider_error: [502, "A payment provider could not be reached, or failed, during a call the service made for the request (Stripe's message is given). Nothing was stored: send the request again."],
+  provider_unavailable: [503, "A provider's event that this install cannot handle yet (Stripe's without the `stripe` package installed): reported to `onError`; the provider delivers it again. Also a promo code that needs a Stripe promotion code made without the package."],
 } as const satisfies Record<string, readonly [number, string]>

@@ -35,6 +35,9 @@ export type { Commission, ReferredUser } from './domain/commission.js'
 export type { AffiliateBalance, Payout, PayoutRunResult, SkippedAffiliate } from './domain/payout.js'
 export type { SkipReason } from './domain/payout-run.js'
 export type { Customer, SaleRefundResult, SaleResult } from './domain/customer.js'
+export type { PromoCode } from './domain/promo-code.js'
+export type { PromoCodeCreateInput, PromoCodeListQuery } from './api/promo-codes.js'
+export type { StripeApiOptions } from './integrations/stripe-promotion-codes.js'
 export type { SaleSkipReason } from './domain/reward.js'
 export type { CommissionKind, CommissionStatus, CommissionType, PayoutMethod, PayoutStatus } from './domain/records.js'
 export type {
@@ -52,6 +55,7 @@ export type {
   EventsApi,
   CustomersApi,
   ConversionsApi,
+  PromoCodesApi,
 } from './http/typed-api.js'
 export type { ConversionLeadInput, ConversionRefundInput, ConversionSaleInput } from './api/conversions.js'
 export type { CustomerListQuery, CustomerUpdateInput } from './api/customers.js'

@@ -23,6 +23,7 @@ import { createServiceEvents, type ServiceEvents, type WebhookOptions } from './
 import type { Tracker } from './tracking/tracker.js'
 import { defaultOnError, guarded, type OnError } from './on-error.js'
 import { createClickWriter } from './tracking/click-writer.js'
+import type { StripeApiOptions } from './integrations/stripe-promotion-codes.js'
 
 /** Limits on the public tracking routes (redirect and beacon), per client address. */
 export interface TrackingLimitOptions {
@@ -141,6 +142,12 @@ export interface AffiliateServiceOptions {
    * @example admin: { authorize: async (request) => (await isOwner(request)) ? { userId: 'me', workspaceIds: [workspaceId] } : null, signInUrl: '/login' }
    */
   admin?: AdminOptions
+  /**
+   * Where the Stripe SDK sends the calls promo codes make with an integration's API key (making
+   * and deactivating promotion codes). Stripe's API unless given: tests point it at a local server.
+   * @example stripeApi: { host: '127.0.0.1', port: 12111, protocol: 'http' }
+   */
+  stripeApi?: StripeApiOptions
 }
 
 export interface AffiliateService {
@@ -270,7 +277,14 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   // The disposable-domain list (for the fraud rules) loads with the first e-mail it is asked about.
   const disposableDomains = disposableDomainsLoader()
   const operations: OperationsOn = (storage) =>
-    createOperations({ storage: withCommitHook(storage, runtime.committed), clock, webhooks: policy, clickWritten: clicks.written, disposableDomains })
+    createOperations({
+      storage: withCommitHook(storage, runtime.committed),
+      clock,
+      webhooks: policy,
+      clickWritten: clicks.written,
+      disposableDomains,
+      ...(options.stripeApi ? { stripeApi: options.stripeApi } : {}),
+    })
   const ops = operations(options.storage)
   const fetch = createHandler({
     operations,

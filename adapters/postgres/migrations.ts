@@ -637,6 +637,36 @@ CREATE INDEX provider_events_payment_intent ON ${s}."providerEvents" ("workspace
     ),
   },
   {
+    version: 19,
+    description: "promo codes; a link's shareUrl (its url with the parameter renamed via); a campaign's beacon flag; an integration's optional Stripe key",
+    up: sql(
+      (s) => `CREATE TABLE ${s}."promoCodes" (
+  "id" text COLLATE "C" PRIMARY KEY,
+  "workspaceId" text COLLATE "C" NOT NULL,
+  "campaignId" text COLLATE "C" NOT NULL,
+  "affiliateId" text COLLATE "C" NOT NULL,
+  "code" text COLLATE "C" NOT NULL,
+  "stripePromotionCodeId" text COLLATE "C",
+  "uses" bigint NOT NULL,
+  "createdAt" text COLLATE "C" NOT NULL,
+  "updatedAt" text COLLATE "C" NOT NULL,
+  "_search" text COLLATE "C" NOT NULL
+);
+CREATE INDEX promo_codes_created ON ${s}."promoCodes" ("createdAt", "id");
+CREATE INDEX promo_codes_workspace ON ${s}."promoCodes" ("workspaceId", "createdAt", "id");
+CREATE INDEX promo_codes_campaign ON ${s}."promoCodes" ("campaignId", "createdAt", "id");
+CREATE INDEX promo_codes_affiliate ON ${s}."promoCodes" ("affiliateId", "createdAt", "id");
+CREATE INDEX promo_codes_code ON ${s}."promoCodes" ("workspaceId", "code", "createdAt", "id");
+CREATE INDEX promo_codes_stripe ON ${s}."promoCodes" ("workspaceId", "stripePromotionCodeId", "createdAt", "id");
+CREATE UNIQUE INDEX promo_codes_workspace_code ON ${s}."promoCodes" ("workspaceId", "code");
+CREATE UNIQUE INDEX promo_codes_workspace_stripe ON ${s}."promoCodes" ("workspaceId", "stripePromotionCodeId");
+ALTER TABLE ${s}.links ADD COLUMN "shareUrl" text COLLATE "C" NOT NULL DEFAULT '';
+UPDATE ${s}.links SET "shareUrl" = replace("url", "urlParameter" || '=' || "referralCode", 'via=' || "referralCode");
+ALTER TABLE ${s}.campaigns ADD COLUMN "beaconInstalled" boolean NOT NULL DEFAULT false;
+ALTER TABLE ${s}.integrations ADD COLUMN "apiKey" text COLLATE "C";`,
+    ),
+  },
+  {
     version: 20,
     description: 'Fraud rules and the hold status: campaigns\' fraud rules, held and voided report figures, clicks\' address, device and paid-ad flag, customers\' click address and device, affiliates\' portal devices',
     up: sql(

@@ -3,6 +3,10 @@ import { csrfField, errorSummary, refusal, type FieldErrors } from '../site/form
 import { html } from '../site/html.js'
 import { PageError } from '../site/page-error.js'
 import { affiliateList, affiliateUpdate } from '../schemas/affiliates.js'
+import { promoCodeCreate } from '../schemas/promo-codes.js'
+import type { Campaign } from '../domain/campaign.js'
+import type { PromoCode } from '../domain/promo-code.js'
+import { AffiliateError } from '../errors.js'
 import { formValues, modelFields, typedValues } from '../site/model-fields.js'
 import { parseForm } from '../site/parse-form.js'
 import { amountText, moneyText } from '../site/money.js'
@@ -30,13 +34,48 @@ ${modelFields(affiliateUpdate, { values, errors })}
 <div class="actions"><button type="submit">Save affiliate</button></div></form></section>`
 }
 
-async function detail(c: Ctx, a: Affiliate, values?: Record<string, string>, errors: FieldErrors = {}, problem?: string, status = 200) {
-  const [campaign, links, balance, commissions, payouts] = await Promise.all([
+/** What the promo code form shows again after a refusal. */
+interface CodeForm {
+  values: Record<string, string>
+  errors: FieldErrors
+  problem?: string | undefined
+}
+
+/** The affiliate's promo codes (SPEC wave 4, "Promo codes"): each with its Stripe promotion code and uses, a delete, and the form giving one more. */
+function codesSection(c: Ctx, a: Affiliate, codes: readonly PromoCode[], campaign: Campaign, form: CodeForm = { values: {}, errors: {} }) {
+  const rows = codes.map((code) => [
+    html`<code>${code.code}</code>`,
+    html`<span class="hint">${code.stripePromotionCodeId ?? '—'}</span>`,
+    html`${code.uses}`,
+    when(code.createdAt),
+    actionForm(c.v.csrf, `${c.path}/affiliates/promo-codes/delete`, { promoCodeId: code.promoCodeId, affiliateId: a.id }, 'Delete', {
+      danger: true,
+      label: `Delete ${code.code}`,
+      confirm: deleteCodeText(code),
+    }),
+  ])
+  const stripe = campaign.stripeCouponId
+    ? html`<p class="hint">The campaign has the Stripe coupon <code>${campaign.stripeCouponId}</code>: with a Stripe API key in <a href="${c.path}/settings/integrations#providers">Settings → Integrations</a>, a new code becomes a Stripe promotion code customers can redeem.</p>`
+    : ''
+  return html`<section class="card" id="promo-codes"><h2>Promo codes</h2>
+<p class="hint">A customer who types one of these codes at checkout (in any case) is this affiliate's: no link needed.</p>
+${rows.length ? table(['Code', 'Stripe promotion code', ['Uses', 'num'], 'Created', 'Actions'], rows) : html`<p class="muted">No promo codes yet.</p>`}
+${stripe}${errorSummary(form.errors, form.problem)}<form method="post" action="${c.path}/affiliates/promo-codes?affiliateId=${a.id}" novalidate>${csrfField(c.v.csrf)}
+${modelFields(promoCodeCreate, { values: form.values, errors: form.errors })}
+<div class="actions"><button type="submit">Add promo code</button></div></form></section>`
+}
+
+const deleteCodeText = (code: PromoCode) =>
+  `Delete the promo code ${code.code}? The customers it brought stay attributed to this affiliate${code.stripePromotionCodeId ? `; its Stripe promotion code ${code.stripePromotionCodeId} is deactivated (when Stripe is connected with an API key)` : ''}.`
+
+async function detail(c: Ctx, a: Affiliate, values?: Record<string, string>, errors: FieldErrors = {}, problem?: string, status = 200, codeForm?: CodeForm) {
+  const [campaign, links, balance, commissions, payouts, codes] = await Promise.all([
     c.api.campaigns.get(a.campaignId),
     c.api.links.list({ affiliateId: a.id }),
     c.api.affiliates.balance(a.id),
     c.api.commissions.list({ affiliateId: a.id, limit: 10 }),
     c.api.payouts.list({ affiliateId: a.id, limit: 10 }),
+    c.api.promoCodes.list({ affiliateId: a.id, limit: 100 }),
   ])
   const cur = balance.currency
   const state = statusOf(a)
@@ -53,6 +92,7 @@ async function detail(c: Ctx, a: Affiliate, values?: Record<string, string>, err
 <section class="card"><h2>Balance</h2><dl class="stats"><div><dt>Held</dt><dd>${moneyText(balance.held, cur)}</dd></div><div><dt>Due</dt><dd>${moneyText(balance.due, cur)}</dd></div>
 <div><dt>In payouts</dt><dd>${moneyText(balance.inPayout, cur)}</dd></div><div><dt>Paid out</dt><dd>${moneyText(balance.paidOut, cur)}</dd></div></dl></section></div>
 <section class="card"><h2>Links</h2>${links.items.length ? table(['Code', 'URL', ['Clicks', 'num'], ['Signups', 'num']], links.items.map((l) => [html`${l.referralCode}`, html`<span class="hint">${l.url}</span>`, html`${l.totalClicks}`, html`${l.totalSignups}`])) : html`<p class="muted">No links yet.</p>`}</section>
+${codesSection(c, a, codes.items, campaign, codeForm)}
 <section class="card"><h2>Commissions</h2>${commissions.items.length ? table(['Date', 'Customer', ['Amount', 'num'], 'Status', 'Kind'], commissions.items.map((m) => [when(m.commissionDate), html`${m.referredUser}`, html`${moneyText(m.amount, cur)}`, badge(m.status), html`${m.kind}`])) : html`<p class="muted">No commissions yet.</p>`}
 <p><a href="${c.path}/commissions?affiliateId=${a.id}">All commissions of this affiliate</a></p></section>
 <section class="card"><h2>Payouts</h2>${payouts.items.length ? table([['Amount', 'num'], 'Method', 'Status', 'Created'], payouts.items.map((p) => [html`<a href="${c.path}/payouts/detail?payoutId=${p.payoutId}">${moneyText(p.amount, p.currency)}</a>`, html`${p.payoutMethod}`, badge(p.status), when(p.createdAt)])) : html`<p class="muted">No payouts yet.</p>`}</section>
@@ -133,6 +173,40 @@ ${rows.length ? table(['Select', 'E-mail', 'Name', 'Status', ['Clicks', 'num'], 
       return detail(c, a, typedValues(affiliateUpdate, form), errors, problem, status)
     }
     return c.redirect(`${c.path}/affiliates/detail?affiliateId=${a.id}&notice=affiliate-saved`)
+  },
+  async 'POST /affiliates/promo-codes'(c) {
+    const a = await affiliateOf(c, c.v.url.searchParams.get('affiliateId') ?? '')
+    const form = await c.form()
+    try {
+      await c.api.promoCodes.create(parseForm(promoCodeCreate, form, { affiliateId: a.id }))
+    } catch (error) {
+      // Stripe failing (502) or the package missing (503) is told beside the form too: nothing was stored.
+      const provider = error instanceof AffiliateError && error.status >= 500 && error.code.startsWith('provider_')
+      const { problem, errors, status } = provider ? { problem: (error as AffiliateError).message, errors: {}, status: (error as AffiliateError).status } : refusal(error, [...promoCodeCreate.fields])
+      return detail(c, a, undefined, {}, undefined, status, { values: typedValues(promoCodeCreate, form), errors, problem })
+    }
+    return c.redirect(`${c.path}/affiliates/detail?affiliateId=${a.id}&notice=promo-code-added#promo-codes`)
+  },
+  async 'POST /affiliates/promo-codes/delete'(c) {
+    const form = await c.form()
+    const a = await affiliateOf(c, form.get('affiliateId'))
+    const back = `${c.path}/affiliates/detail?affiliateId=${a.id}`
+    let code: PromoCode
+    try {
+      code = await c.api.promoCodes.get(form.get('promoCodeId'))
+    } catch {
+      throw new PageError(404, 'Promo code not found', 'There is no such promo code in your workspaces.', { href: back, label: 'Back to the affiliate' })
+    }
+    if (form.get('confirmed') !== 'yes') {
+      return confirmation(c, 'Delete promo code', deleteCodeText(code), `${c.path}/affiliates/promo-codes/delete`, { promoCodeId: code.promoCodeId, affiliateId: a.id }, 'Delete promo code', back)
+    }
+    try {
+      await c.api.promoCodes.delete(code.promoCodeId)
+    } catch (error) {
+      if (!(error instanceof AffiliateError) || error.status === 500) throw error
+      throw new PageError(error.status, 'Not deleted', error.message, { href: back, label: 'Back to the affiliate' })
+    }
+    return c.redirect(`${back}&notice=promo-code-deleted#promo-codes`)
   },
   'POST /affiliates/approve': (c) => decide(c, 'approve'),
   'POST /affiliates/reject': (c) => decide(c, 'reject'),

@@ -38,6 +38,8 @@ const NOTICES = {
   'campaign-default': 'Campaign made the default.',
   'campaign-deleted': 'Campaign deleted.',
   'affiliate-saved': 'Affiliate saved.',
+  'promo-code-added': 'Promo code added.',
+  'promo-code-deleted': 'Promo code deleted.',
   approved: 'Applicants approved.',
   rejected: 'Applicants rejected.',
   banned: 'Affiliate banned.',

@@ -74,8 +74,8 @@ const disconnectSentence = (i: Integration): string =>
 export const providerPages = (integrations: (c: Ctx, connect: ConnectState, status: number) => Promise<Response>): Record<string, Handler> => ({
   async [`POST ${PAGE}/connect`](c) {
     const form = await c.form()
-    // The secret is typed again after a refusal: no page ever shows it.
-    const { signingSecret: _secret, ...values } = typedValues(integrationCreate, form)
+    // The secret and the Stripe key are typed again after a refusal: no page ever shows them.
+    const { signingSecret: _secret, apiKey: _key, ...values } = typedValues(integrationCreate, form)
     try {
       await c.api.integrations.create(parseForm(integrationCreate, form, { workspaceId: c.workspaceId }))
     } catch (error) {

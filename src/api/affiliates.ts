@@ -87,6 +87,10 @@ export function affiliateOperations({ storage, clock }: Deps) {
         if ((await tx.count('customers', { where: { affiliateId: current.id } })) > 0) {
           throw unprocessable('This affiliate has customers and cannot be deleted; ban it instead', 'has_customers')
         }
+        // Deleting a promo code deactivates its Stripe promotion code: that is done one code at a time, first.
+        if ((await tx.count('promoCodes', { where: { affiliateId: current.id } })) > 0) {
+          throw unprocessable('This affiliate still has promo codes; delete them first (their Stripe promotion codes are deactivated then)', 'has_dependents')
+        }
         await tx.deleteMany('links', { affiliateId: current.id })
         await tx.delete('affiliates', current.id)
         await emit(tx, clock, 'affiliate.deleted', current.workspaceId, toAffiliate(current))

@@ -3,7 +3,7 @@ import { isoAt } from '../clock.js'
 import { newId } from '../crypto.js'
 import { toCampaign, type Campaign } from '../domain/campaign.js'
 import { campaigns } from '../domain/descriptions/campaigns.js'
-import { referralUrl } from '../domain/link.js'
+import { referralUrl, shareUrlOf } from '../domain/link.js'
 import { parseMoney } from '../domain/money.js'
 import type { CampaignRecord, CommissionType } from '../domain/records.js'
 import { AffiliateError, unprocessable, validationError, type FieldError } from '../errors.js'
@@ -62,13 +62,14 @@ async function clearDefault(tx: StorageTransaction, workspaceId: string, keep: s
 }
 
 /**
- * Rewrites the url of every link of the campaign from its new url, each with its own parameter and
+ * Rewrites the url (and shareUrl) of every link of the campaign from its new url, each with its own parameter and
  * code (a parameter the campaign no longer allows included: existing links keep working).
  */
 async function rebuildLinkUrls(tx: StorageTransaction, campaign: CampaignRecord, now: string): Promise<void> {
   for (const link of await tx.find('links', { where: { campaignId: campaign.id } })) {
     const url = referralUrl(campaign.url, link.urlParameter, link.referralCode)
-    if (url !== link.url) await tx.update('links', link.id, { url, updatedAt: now })
+    const shareUrl = shareUrlOf(campaign.url, link.referralCode)
+    if (url !== link.url || shareUrl !== link.shareUrl) await tx.update('links', link.id, { url, shareUrl, updatedAt: now })
   }
 }
 

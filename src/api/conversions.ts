@@ -5,7 +5,7 @@ import { toCommission } from '../domain/commission.js'
 import { toCustomer, type Customer, type SaleRefundResult, type SaleResult } from '../domain/customer.js'
 import type { FraudRule } from '../domain/fraud-rules.js'
 import { parseMoney } from '../domain/money.js'
-import type { AffiliateRecord, CustomerRecord, LinkRecord, SaleRecord } from '../domain/records.js'
+import type { AffiliateRecord, CustomerRecord, LinkRecord, PromoCodeRecord, SaleRecord } from '../domain/records.js'
 import { AffiliateError, notFound, unprocessable, validationError } from '../errors.js'
 import { ATTRIBUTIONS, conversionLead, conversionRefund, conversionSale } from '../schemas/conversions.js'
 import { parseBody } from '../schemas/validate.js'
@@ -16,6 +16,7 @@ import { clickedLink } from './commission-records.js'
 import { customerByExternalId, insertCustomer } from './customers.js'
 import { checkConversion, customersFromAddress } from './fraud-checks.js'
 import { findLinkByCode } from './links.js'
+import { promoCodeByCode } from './promo-codes.js'
 import { claimSales, earnIn } from './sale-earnings.js'
 import { refundSaleIn } from './sale-refunds.js'
 import { inTransaction, readOnly, withStatus, type Deps } from './shared.js'
@@ -35,13 +36,26 @@ interface Attribution {
   clickFacts: Pick<CustomerRecord, 'clickAddress' | 'clickDevice' | 'clickPaidAd'>
 }
 
-/** The ways of naming who brought a customer that a request may give. */
-type AttributionInput = { clickId?: string | undefined; referralCode?: string | undefined; affiliateId?: string | undefined }
+/**
+ * The ways of naming who brought a customer that a request may give; a promo code comes found
+ * (`promo`, see `usePromoCode`), since what an unknown one means depends on the caller.
+ */
+type AttributionInput = { clickId?: string | undefined; referralCode?: string | undefined; promo?: PromoCodeRecord | null | undefined; affiliateId?: string | undefined }
+
+/**
+ * The workspace's promo code a lead or sale names (any case), with one more use counted on it in
+ * `tx`; null when the workspace has no such code (another workspace's codes are never found).
+ */
+async function usePromoCode(tx: StorageTransaction, workspaceId: string, code: string | undefined): Promise<PromoCodeRecord | null> {
+  if (code === undefined) return null
+  const found = await promoCodeByCode(tx, workspaceId, code)
+  return found && (await tx.increment('promoCodes', found.id, { uses: 1 }))
+}
 
 /**
  * Who brought a new customer of `workspaceId`, from a click (checked against its campaign's
  * attribution window at `at`, or at the click when `at` is before it: 422 outside it), a referral
- * code or an affiliate id; null when none is given.
+ * code, a promo code (found already) or an affiliate id; null when none is given.
  */
 async function attribute(tx: StorageTransaction, access: Access, workspaceId: string, input: AttributionInput, at: string): Promise<Attribution | null> {
   let link: LinkRecord | null = null
@@ -59,7 +73,7 @@ async function attribute(tx: StorageTransaction, access: Access, workspaceId: st
     if (!link || link.workspaceId !== workspaceId) throw notFound('Link')
   }
   if (link && link.workspaceId !== workspaceId) throw unprocessable('The clickId belongs to another workspace', 'workspace_mismatch')
-  const affiliateId = link?.affiliateId ?? input.affiliateId
+  const affiliateId = link?.affiliateId ?? input.promo?.affiliateId ?? input.affiliateId
   if (affiliateId === undefined) return null
   const affiliate = await findAffiliate(tx, access, affiliateId)
   if (affiliate.workspaceId !== workspaceId) throw unprocessable('The affiliate is not in this workspace', 'workspace_mismatch')
@@ -104,18 +118,27 @@ const fraudBlocked = (rule: FraudRule): AffiliateError => {
   return unprocessable(`The campaign's fraud rule ${rule} blocks this lead: ${why}`, code)
 }
 
-/** `POST /conversions/lead`'s body, parsed: exactly one of clickId, referralCode and affiliateId (400 otherwise). */
+/** `POST /conversions/lead`'s body, parsed: exactly one of clickId, referralCode, promoCode and affiliateId (400 otherwise). */
 export function parseLead(body: unknown, query: unknown = {}): ConversionLeadInput {
   const input = parseBody(conversionLead, body, query)
   const given = ATTRIBUTIONS.filter((name) => input[name] !== undefined)
   if (given.length > 1) {
-    throw validationError([{ type: 'field', msg: `${given[1]} cannot be given with ${given[0]}: give one of clickId, referralCode or affiliateId`, path: given[1]!, location: 'body' }])
+    throw validationError([
+      { type: 'field', msg: `${given[1]} cannot be given with ${given[0]}: give one of clickId, referralCode, promoCode or affiliateId`, path: given[1]!, location: 'body' },
+    ])
   }
   return input
 }
 
-/** `POST /conversions/sale`'s body, parsed. */
-export const parseSale = (body: unknown, query: unknown = {}): ConversionSaleInput => parseBody(conversionSale, body, query)
+/** `POST /conversions/sale`'s body, parsed: a promoCode names the affiliate alone (not with a clickId or referralCode: 400). */
+export function parseSale(body: unknown, query: unknown = {}): ConversionSaleInput {
+  const input = parseBody(conversionSale, body, query)
+  const other = input.clickId !== undefined ? 'clickId' : input.referralCode !== undefined ? 'referralCode' : null
+  if (input.promoCode !== undefined && other !== null) {
+    throw validationError([{ type: 'field', msg: `promoCode cannot be given with ${other}: give one of clickId, referralCode or promoCode`, path: 'promoCode', location: 'body' }])
+  }
+  return input
+}
 
 /** `POST /conversions/refund`'s body, parsed. */
 export const parseRefund = (body: unknown, query: unknown = {}): ConversionRefundInput => parseBody(conversionRefund, body, query)
@@ -133,6 +156,15 @@ export interface SaleStep {
   email?: string | undefined
   clickId?: string | undefined
   referralCode?: string | undefined
+  /**
+   * A discount code the customer used, as typed (any case): a provider module passes the code it
+   * finds in an event (a Stripe, Paddle or Lemon Squeezy discount's code), `POST /conversions/sale`
+   * its `promoCode`. When it is one of the workspace's promo codes, the code's use is counted and a
+   * customer the sale makes is attributed to its affiliate (a known customer stays whose it is: the
+   * first attribution wins). Any other code (a discount no affiliate holds, another workspace's
+   * code) attributes no one and refuses nothing.
+   */
+  promoCode?: string | undefined
   amountMinor: number
   /** ISO 4217, upper case. */
   currency: string
@@ -175,12 +207,13 @@ export function conversionSteps({ clock, disposableDomains }: Pick<Deps, 'clock'
     const now = isoAt(clock)
     const paidAt = input.paidAt ?? now
     let customer: CustomerRecord | null = input.customer ?? null
+    const promo = await usePromoCode(tx, workspaceId, input.promoCode)
     if (input.customer === undefined) {
       // Without the host's own id, the e-mail is the customer's key (see docs/decisions.md).
       const externalId = input.externalId ?? input.email!.toLowerCase()
       customer = await customerByExternalId(tx, workspaceId, externalId)
       if (!customer) {
-        const attribution = await attribute(tx, access, workspaceId, { clickId: input.clickId, referralCode: input.referralCode }, paidAt)
+        const attribution = await attribute(tx, access, workspaceId, { clickId: input.clickId, referralCode: input.referralCode, promo }, paidAt)
         if (attribution) {
           customer = await insertCustomer(tx, clock, {
             workspaceId,
@@ -244,7 +277,10 @@ export function conversionSteps({ clock, disposableDomains }: Pick<Deps, 'clock'
       const existing = await customerByExternalId(tx, workspaceId, input.externalId)
       if (existing) return withStatus(toCustomer(existing), 200)
       const now = isoAt(clock)
-      const attribution = (await attribute(tx, access, workspaceId, input, now))!
+      // A lead must name its affiliate: an unknown code (or another workspace's) is 404.
+      const promo = await usePromoCode(tx, workspaceId, input.promoCode)
+      if (input.promoCode !== undefined && !promo) throw notFound('Promo code')
+      const attribution = (await attribute(tx, access, workspaceId, { ...input, promo }, now))!
       // The campaign's blocking fraud rules refuse the lead: no customer is bound to this affiliate.
       const campaign = (await tx.get('campaigns', attribution.affiliate.campaignId))!
       const clickAddressCount = await customersFromAddress(tx, attribution.affiliate.id, attribution.clickFacts.clickAddress, now)

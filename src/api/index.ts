@@ -28,6 +28,7 @@ import type { Deps } from './shared.js'
 import { customerOperations } from './customers.js'
 import { conversionOperations } from './conversions.js'
 import { integrationOperations } from './integrations.js'
+import { promoCodeOperations } from './promo-codes.js'
 import { eventOperations, type EventListQuery, type EventPage } from './events.js'
 import {
   webhookOperations,
@@ -76,4 +77,5 @@ export const createOperations = (deps: Deps) => ({
   customers: customerOperations(deps),
   conversions: conversionOperations(deps),
   integrations: integrationOperations(deps),
+  promoCodes: promoCodeOperations(deps),
 })

@@ -1,7 +1,7 @@
 import type { Infer } from 'superstruct'
 import { isoAt } from '../clock.js'
 import { newId } from '../crypto.js'
-import { generateReferralCode, referralUrl, toLink, type ReferralLink } from '../domain/link.js'
+import { generateReferralCode, referralUrl, shareUrlOf, toLink, type ReferralLink } from '../domain/link.js'
 import type { LinkRecord } from '../domain/records.js'
 import { notFound, unprocessable, validationError } from '../errors.js'
 import { linkAffiliate, linkCreate, linkId, linkTrack, linkTrackBatch } from '../schemas/links.js'
@@ -73,6 +73,7 @@ export function linkOperations({ storage, clock }: Deps) {
       referralCode: code,
       urlParameter: parameter,
       url: referralUrl(campaign.url, parameter, code),
+      shareUrl: shareUrlOf(campaign.url, code),
       totalOpens: 0,
       totalClicks: 0,
       totalSignups: 0,

@@ -2,6 +2,7 @@ import type { DisposableDomains } from './fraud-checks.js'
 import type { Clock } from '../clock.js'
 import { AffiliateError, unprocessable } from '../errors.js'
 import { UniqueViolationError, type FindQuery, type ModelName, type RecordOf, type Storage, type StorageTransaction, type TransactionOptions } from '../storage/types.js'
+import type { StripeApiOptions } from '../integrations/stripe-promotion-codes.js'
 import type { WebhookAddressPolicy } from '../webhooks/address.js'
 import { workspaceScope, type Access } from './access.js'
 
@@ -14,6 +15,8 @@ export interface Deps {
   clickWritten?: (id: string) => Promise<void>
   /** The disposable e-mail domains the `disposable_email` fraud rule looks in, loaded on first use (`disposableDomainsLoader`). */
   disposableDomains: DisposableDomains
+  /** Where the Stripe SDK sends the calls promo codes make (the service's `stripeApi` option). */
+  stripeApi?: StripeApiOptions
 }
 
 /** What each unique constraint means to a caller. */
@@ -27,6 +30,8 @@ const conflicts: Record<string, string> = {
   customers_workspace_stripe: 'This stripeCustomerId is bound to another customer in this workspace',
   sales_workspace_payment_intent: 'A sale with this payment intent already exists in this workspace',
   sale_refunds_workspace_refund: 'This refundId was already used for another sale',
+  promo_codes_workspace_code: 'This promo code is already in use in this workspace (codes are compared without case)',
+  promo_codes_workspace_stripe: 'This stripePromotionCodeId belongs to another promo code in this workspace',
 }
 
 /** The success status an operation chose for one answer (a repeat answered 200 instead of 201). */

@@ -23,6 +23,8 @@ export const EVENT_TYPES = [
   'customer.created',
   'customer.updated',
   'customer.deleted',
+  'promo_code.created',
+  'promo_code.deleted',
   'payout.created',
   'payout.updated',
   'payout.status_changed',

@@ -17,4 +17,10 @@ export function referralUrl(campaignUrl: string, parameter: string, code: string
   return url.toString()
 }
 
+/** The parameter a link on the host's own site carries its code in (`shareUrl`), which the beacon reads. */
+export const SHARE_PARAMETER = 'via'
+
+/** A link on the host's own site: the campaign url with `via=<code>`, counted by the beacon on its pages. */
+export const shareUrlOf = (campaignUrl: string, code: string): string => referralUrl(campaignUrl, SHARE_PARAMETER, code)
+
 export const toLink = answerMapper('links', 'link')

@@ -6,6 +6,7 @@ import type { Campaign } from '../domain/campaign.js'
 import type { Commission, ReferredUser } from '../domain/commission.js'
 import type { ReferralLink } from '../domain/link.js'
 import type { Payout } from '../domain/payout.js'
+import type { PromoCode } from '../domain/promo-code.js'
 import type { CommissionStatus, PayoutStatus } from '../domain/records.js'
 import type { Webhook } from '../domain/webhook.js'
 import type { EventType } from './types.js'
@@ -45,6 +46,8 @@ export interface EventDataMap {
   'customer.created': Customer
   'customer.updated': Customer
   'customer.deleted': Customer
+  'promo_code.created': PromoCode
+  'promo_code.deleted': PromoCode
   'webhook.test': { webhook: Webhook }
 }
 

@@ -101,6 +101,7 @@ const MODELS = {
   ],
   integration: ['Integration', () => answerJsonSchema('integrations', 'integration')],
   providerEvent: ['ProviderEvent', () => answerJsonSchema('providerEvents', 'providerEvent')],
+  promoCode: ['PromoCode', () => answerJsonSchema('promoCodes', 'promoCode')],
   webhook: ['Webhook', () => answerJsonSchema('webhooks', 'webhook')],
   webhookWithSecret: [
     'WebhookWithSecret',
@@ -237,7 +238,8 @@ const ERRORS: Record<number, string> = {
   422: 'A rule refused the change (the message says which)',
   429: 'Rate limited: wait `Retry-After` seconds',
   500: 'Unexpected error (reported to `onError`)',
-  503: "Not handled yet, on the provider events' endpoint only (reported to `onError`; the provider delivers the event again)",
+  502: 'A payment provider failed or could not be reached during a call made for the request (promo codes and Stripe): nothing was stored',
+  503: "Not handled yet: a provider's event on its endpoint (reported to `onError`; the provider delivers the event again), or a promo code needing the `stripe` package",
 }
 
 /** The codes an error answer with this status may carry, in the order `ERROR_CODES` lists them. */
@@ -253,8 +255,13 @@ const errorSchema = (status: number) => ({
 const describeStatus = (status: number): string =>
   `${ERRORS[status] ?? 'Error'}. Codes: ${codesOfStatus(status).map((code) => `\`${code}\` (${ERROR_CODES[code as keyof typeof ERROR_CODES][1].replace(/\.$/, '')})`).join('; ')}.`
 
+/** Routes that call a payment provider's API (promo codes made and deactivated in Stripe): they may answer 502 and 503 too. */
+const callsProvider = (route: Route): boolean => route.operation[0] === 'promoCodes' && route.method !== 'GET'
+
 const errorsOf = (route: Route): number[] =>
-  [400, 401, 403, 404, 405, 429, 500, ...(route.body ? [408, 413, 415] : []), ...(route.method === 'POST' ? [409] : []), 422].sort((a, b) => a - b)
+  [
+    400, 401, 403, 404, 405, 429, 500, ...(route.body ? [408, 413, 415] : []), ...(route.method === 'POST' ? [409] : []), 422, ...(callsProvider(route) ? [502, 503] : []),
+  ].sort((a, b) => a - b)
 
 const dataSchema = (answer: Exclude<Answer, 'csv'>): JsonSchema => {
   if (answer === 'deleted') return ref('schemas', 'Deleted')

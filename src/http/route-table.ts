@@ -18,6 +18,7 @@ export type Model =
   | 'reportSummary' | 'reportTimeseries' | 'topAffiliates'
   | 'customer' | 'saleResult' | 'saleRefundResult' | 'refundPreview'
   | 'integration' | 'providerEvent'
+  | 'promoCode'
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
 
@@ -184,6 +185,14 @@ export const routeTable = {
     delete: { method: 'DELETE', path: '/integrations', message: 'Integration deleted successfully', id: 'integrationId', answer: 'deleted' },
     /** The events the provider sent, by integration and status: processed, ignored or failed, and why. */
     events: { method: 'GET', path: '/integrations/events/list', message: 'Integration events retrieved successfully', answer: { page: 'providerEvent' } },
+  },
+  promoCodes: {
+    /** Gives an affiliate a code (any case, kept upper-case, unique in the workspace); with the workspace's Stripe key and the campaign's `stripeCouponId`, makes its Stripe promotion code. */
+    create: { method: 'POST', path: '/promo-codes', message: 'Promo code created successfully', answer: { one: 'promoCode' } },
+    list: { method: 'GET', path: '/promo-codes/list', message: 'Promo codes retrieved successfully', answer: { page: 'promoCode' } },
+    get: { method: 'GET', path: '/promo-codes', message: 'Promo code retrieved successfully', id: 'promoCodeId', answer: { one: 'promoCode' } },
+    /** Deletes the code and deactivates its Stripe promotion code (when the workspace's Stripe key reaches it); its customers stay attributed. */
+    delete: { method: 'DELETE', path: '/promo-codes', message: 'Promo code deleted successfully', id: 'promoCodeId', answer: 'deleted' },
   },
 } as const satisfies Record<string, Record<string, RouteInfo>>
 

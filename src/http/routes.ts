@@ -23,6 +23,7 @@ import { customerId, customerList, customerUpdate } from '../schemas/customers.j
 import { conversionLead, conversionRefund, conversionSale } from '../schemas/conversions.js'
 import { statusChosenFor } from '../api/shared.js'
 import { integrationCreate, integrationId, integrationList, integrationUpdate, providerEventList } from '../schemas/integrations.js'
+import { promoCodeCreate, promoCodeId, promoCodeList } from '../schemas/promo-codes.js'
 import { deliveryList, deliveryRetry, eventId, eventList, webhookCreate, webhookId, webhookList, webhookRotate, webhookTest, webhookUpdate } from '../schemas/webhooks.js'
 
 export { requestOf, routeTable, type Answer, type Method, type Model, type Namespace, type RouteInfo } from './route-table.js'
@@ -155,6 +156,12 @@ export const validation = {
     update: { query: integrationId, body: integrationUpdate },
     delete: { query: integrationId },
     events: { query: providerEventList },
+  },
+  promoCodes: {
+    create: { body: promoCodeCreate, example: { affiliateId: AFFILIATE, code: 'ALICE20' } },
+    list: { query: promoCodeList },
+    get: { query: promoCodeId },
+    delete: { query: promoCodeId },
   },
 } as const satisfies { readonly [N in Namespace]: { readonly [M in keyof RouteTable[N]]: Validation } }
 

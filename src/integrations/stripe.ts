@@ -32,7 +32,7 @@ export const stripeMissing = (cause: unknown) =>
 type StripeModule = typeof import('stripe')
 let loaded: Promise<StripeModule> | undefined
 // A failed import is not kept: once the host installs the package, the next delivery loads it.
-const stripeModule = () =>
+export const stripeModule = () =>
   (loaded ??= import('stripe').catch((error: unknown) => {
     loaded = undefined
     throw stripeMissing(error)

@@ -39,9 +39,10 @@ export function dashboardPages(p: Portal): Routes<Visit> {
     const { affiliate, session } = who
     const pageNumber = Number(v.url.searchParams.get('page') ?? '1')
     const page_ = Number.isSafeInteger(pageNumber) && pageNumber >= 1 && pageNumber <= 100_000 ? pageNumber : 1
-    const [campaign, links, commissions, balance, payouts, choices] = await Promise.all([
+    const [campaign, links, codes, commissions, balance, payouts, choices] = await Promise.all([
       api.campaigns.get(affiliate.campaignId),
       api.links.list({ affiliateId: affiliate.id }),
+      api.promoCodes.list({ affiliateId: affiliate.id, limit: 100 }),
       api.commissions.list({ affiliateId: affiliate.id, page: page_, limit: 10 }),
       api.affiliates.balance(affiliate.id),
       api.payouts.list({ affiliateId: affiliate.id, limit: 10 }),
@@ -53,6 +54,7 @@ export function dashboardPages(p: Portal): Routes<Visit> {
       campaign,
       shareBase: `${config.publicUrl}${p.basePath}/r/`,
       links: links.items,
+      promoCodes: codes.items,
       commissions,
       balance,
       payouts: payouts.items,

@@ -2,6 +2,7 @@ import type { Affiliate } from '../domain/affiliate.js'
 import type { Campaign } from '../domain/campaign.js'
 import type { Commission } from '../domain/commission.js'
 import type { ReferralLink } from '../domain/link.js'
+import type { PromoCode } from '../domain/promo-code.js'
 import type { AffiliateBalance, Payout } from '../domain/payout.js'
 import type { Pagination } from '../api/shared.js'
 import { html, paragraphs, type Html } from '../site/html.js'
@@ -162,6 +163,8 @@ export interface DashboardView {
    * redirect, `<publicUrl><basePath>/r/`, which records the click and then sends the visitor on.
    */
   shareBase: string
+  /** The codes the program gave the affiliate, which customers type at checkout. */
+  promoCodes: PromoCode[]
   commissions: { items: Commission[]; pagination: Pagination }
   balance: AffiliateBalance
   payouts: Payout[]
@@ -175,9 +178,17 @@ function linksCard(frame: Frame, view: DashboardView): Html {
   const { links, campaign, affiliate } = view
   const failed = view.failed?.form === 'link' ? view.failed : undefined
   const errors = failed?.errors ?? {}
+  const redirect = (link: ReferralLink, id: string, label: string) =>
+    html`<div class="copy"><input id="${id}" readonly value="${view.shareBase}${encodeURIComponent(link.referralCode)}" aria-label="${label} ${link.referralCode}" data-copy></div>`
+  // With the beacon on the program's site, a link to the site itself (shareUrl, ?via=) is counted: it is offered first.
+  const urls = (link: ReferralLink, i: number) =>
+    campaign.beaconInstalled
+      ? html`<div class="copy"><input id="link-${i}" readonly value="${link.shareUrl}" aria-label="URL of link ${link.referralCode}" data-copy></div>
+<p class="muted">Or through the counting link:</p>${redirect(link, `link-${i}-r`, 'Counting URL of link')}`
+      : redirect(link, `link-${i}`, 'URL of link')
   const rows = links.map((link, i) => [
     html`<code>${link.referralCode}</code>`,
-    html`<div class="copy"><input id="link-${i}" readonly value="${view.shareBase}${encodeURIComponent(link.referralCode)}" aria-label="URL of link ${link.referralCode}" data-copy></div>`,
+    urls(link, i),
     String(link.totalClicks),
     money(link.totalEarnings, campaign.currency),
   ])
@@ -205,6 +216,15 @@ ${
     : html`<p class="muted">No links yet.</p>`
 }
 ${form}
+</section>`
+}
+
+/** The affiliate's promo codes: what customers type at checkout to be theirs (and, with Stripe, get the discount). */
+function promoCodesCard(view: DashboardView): Html {
+  if (view.promoCodes.length === 0) return html``
+  return html`<section class="card" id="promo-codes" aria-labelledby="promo-codes-title"><h2 id="promo-codes-title">Your promo codes</h2>
+<p class="muted">Share a code instead of a link: a customer who types it at checkout, in any case, is yours.</p>
+${table(['Code', ['Uses', 'num']], view.promoCodes.map((code) => [html`<code>${code.code}</code>`, String(code.uses)]))}
 </section>`
 }
 
@@ -301,6 +321,7 @@ ${
 </dl>
 </section>
 ${linksCard(frame, view)}
+${promoCodesCard(view)}
 <div class="grid">
 ${moneyCard(view)}
 ${settingsCard(frame, view)}

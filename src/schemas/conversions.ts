@@ -3,6 +3,7 @@ import { MAX_AMOUNT } from '../domain/descriptions/campaigns.js'
 import { providerId } from '../domain/descriptions/commissions.js'
 import { customers } from '../domain/descriptions/customers.js'
 import { referralCode } from '../domain/descriptions/links.js'
+import { promoCode } from '../domain/descriptions/promo-codes.js'
 import { inputsOf } from './model-schemas.js'
 import { allOptional, schema } from './validate.js'
 
@@ -19,7 +20,7 @@ const saleCurrency = check<string>('saleCurrency', { type: 'string', pattern: CU
 )
 
 /** The ways a lead or sale names who brought it; a lead takes exactly one. */
-export const ATTRIBUTIONS = ['clickId', 'referralCode', 'affiliateId'] as const
+export const ATTRIBUTIONS = ['clickId', 'referralCode', 'promoCode', 'affiliateId'] as const
 
 /** `POST /conversions/lead`. */
 export const conversionLead = schema(
@@ -27,7 +28,7 @@ export const conversionLead = schema(
     workspaceId: uuid,
     externalId,
     email,
-    ...allOptional({ name, stripeCustomerId, clickId: uuid, referralCode, affiliateId: uuid }),
+    ...allOptional({ name, stripeCustomerId, clickId: uuid, referralCode, promoCode, affiliateId: uuid }),
   },
   [],
   { requireOneOf: [...ATTRIBUTIONS] },
@@ -37,7 +38,7 @@ export const conversionLead = schema(
 export const conversionSale = schema(
   {
     workspaceId: uuid,
-    ...allOptional({ externalId, clickId: uuid, referralCode, email }),
+    ...allOptional({ externalId, clickId: uuid, referralCode, promoCode, email }),
     amount: positiveAmount,
     currency: saleCurrency,
     invoiceId: providerId,

@@ -78,6 +78,7 @@ export const models: { [M in ModelName]: ModelDefinition<M> } = {
   saleRefunds: define('saleRefunds'),
   integrations: define('integrations'),
   providerEvents: define('providerEvents'),
+  promoCodes: define('promoCodes'),
 }
 
 export const modelNames = Object.keys(models) as ModelName[]

@@ -14,6 +14,7 @@ import {
   link,
   OTHER_WORKSPACE,
   providerEvent,
+  promoCode,
   sale,
   saleRefund,
   sampleId,
@@ -1063,6 +1064,27 @@ export function describeStorageConformance(name: string, factory: StorageFactory
         expect((again as UniqueViolationError).constraint).toBe('sale_refunds_workspace_refund')
         expect(await tx(storage, (t) => t.count('sales', {}))).toBe(2)
         expect(await tx(storage, (t) => t.count('saleRefunds', {}))).toBe(2)
+      })
+
+      test('promo codes: a code and a Stripe promotion code are unique per workspace only (no Stripe promotion code never collides), and found by either', async (storage) => {
+        const mine = promoCode({ code: 'ALICE20', stripePromotionCodeId: 'promo_1' })
+        await insertAll(storage, 'promoCodes', [
+          mine,
+          promoCode({ code: 'ALICE20', stripePromotionCodeId: 'promo_1', workspaceId: OTHER_WORKSPACE }),
+          promoCode({ stripePromotionCodeId: null }),
+          promoCode({ stripePromotionCodeId: null }),
+        ])
+        const sameCode = await tx(storage, (t) => t.insert('promoCodes', promoCode({ code: 'ALICE20' }))).catch((e: unknown) => e)
+        expect((sameCode as UniqueViolationError).constraint).toBe('promo_codes_workspace_code')
+        const sameStripe = await tx(storage, (t) => t.insert('promoCodes', promoCode({ stripePromotionCodeId: 'promo_1' }))).catch((e: unknown) => e)
+        expect((sameStripe as UniqueViolationError).constraint).toBe('promo_codes_workspace_stripe')
+        const found = await tx(storage, async (t) => ({
+          byCode: await t.find('promoCodes', { where: { workspaceId: WORKSPACE, code: 'ALICE20' } }),
+          byStripe: await t.find('promoCodes', { where: { workspaceId: WORKSPACE, stripePromotionCodeId: 'promo_1' } }),
+          used: await t.increment('promoCodes', mine.id, { uses: 1 }),
+        }))
+        expect(found).toStrictEqual({ byCode: [mine], byStripe: [mine], used: { ...mine, uses: 1 } })
+        expect(await tx(storage, (t) => t.count('promoCodes', {}))).toBe(4)
       })
 
       test('provider events: an eventId is unique per integration only, and listed by integration and status', async (storage) => {

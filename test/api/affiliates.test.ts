@@ -53,6 +53,7 @@ async function insertLink(ctx: Ctx, of: { id: string; workspaceId: string; campa
     userId: null,
     referralCode,
     urlParameter: 'ref',
+    shareUrl: `https://shop.example.com/landing?via=${referralCode}`,
     url: `https://shop.example.com/landing?ref=${referralCode}`,
     totalOpens: 0,
     totalClicks: 0,

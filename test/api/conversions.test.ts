@@ -69,9 +69,9 @@ describe('POST /conversions/lead', () => {
   it('takes exactly one of clickId, referralCode and affiliateId (400 naming the field), and writes nothing then', async () => {
     const p = await program()
     const before = await snapshot(p.storage)
-    expectValidation(await p.lead({ referralCode: undefined }), [fieldError('clickId', 'clickId is required (or referralCode or affiliateId)')])
+    expectValidation(await p.lead({ referralCode: undefined }), [fieldError('clickId', 'clickId is required (or referralCode or promoCode or affiliateId)')])
     expectValidation(await p.lead({ affiliateId: p.affiliate.id }), [
-      fieldError('affiliateId', 'affiliateId cannot be given with referralCode: give one of clickId, referralCode or affiliateId'),
+      fieldError('affiliateId', 'affiliateId cannot be given with referralCode: give one of clickId, referralCode, promoCode or affiliateId'),
     ])
     expect(await snapshot(p.storage)).toBe(before)
   })

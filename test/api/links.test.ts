@@ -83,6 +83,7 @@ describe('POST /links', () => {
       id: expect.stringMatching(UUID),
       referralCode: link.referralCode,
       url: `https://shop.example.com/landing?utm_source=news&via=${link.referralCode}#signup`,
+      shareUrl: `https://shop.example.com/landing?utm_source=news&via=${link.referralCode}#signup`,
       urlParameter: 'via',
       userId: USER_A,
       affiliateId: affiliate.id,
@@ -473,9 +474,10 @@ describe('links follow their campaign url', () => {
     expect(res.status).toBe(200)
     const now = new Date(clock.now()).toISOString()
     const byId = new Map([...(await api.links.list({ affiliateId: affiliate.id })).items, ...(await api.links.list({ affiliateId: other.id })).items].map((l) => [l.id, l]))
-    expect(byId.get(a.id)).toEqual({ ...tracked, url: 'https://new.example.com/go?lang=en&via=ann-via#top', updatedAt: now })
-    expect(byId.get(b.id)).toEqual({ ...b, url: 'https://new.example.com/go?lang=en&ref=ann-ref#top', updatedAt: now })
-    expect(byId.get(c.id)).toEqual({ ...c, url: 'https://new.example.com/go?lang=en&via=bob-1#top', updatedAt: now })
+    expect(byId.get(a.id)).toEqual({ ...tracked, url: 'https://new.example.com/go?lang=en&via=ann-via#top', shareUrl: 'https://new.example.com/go?lang=en&via=ann-via#top', updatedAt: now })
+    // shareUrl is the campaign url with via=<code>, whatever the link's own parameter.
+    expect(byId.get(b.id)).toEqual({ ...b, url: 'https://new.example.com/go?lang=en&ref=ann-ref#top', shareUrl: 'https://new.example.com/go?lang=en&via=ann-ref#top', updatedAt: now })
+    expect(byId.get(c.id)).toEqual({ ...c, url: 'https://new.example.com/go?lang=en&via=bob-1#top', shareUrl: 'https://new.example.com/go?lang=en&via=bob-1#top', updatedAt: now })
     // The same answer a new link gets, and other campaigns' links untouched.
     const fresh = await api.links.create({ affiliateId: other.id, referralCode: 'bob-2' })
     expect(fresh.url).toBe('https://new.example.com/go?lang=en&via=bob-2#top')

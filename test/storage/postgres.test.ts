@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { migrations, postgresStorage, SCHEMA_VERSION } from '../../adapters/postgres.js'
 import { memoryStorage, type Storage } from '../../src/index.js'
 import { dueAt } from '../../src/domain/due.js'
-import { campaign, commission } from '../../src/storage/sample-records.js'
+import { campaign, commission, integration, link } from '../../src/storage/sample-records.js'
 import { affiliate } from '../../src/storage/sample-records.js'
 import { campaignInput, setup, UNKNOWN_ID } from '../support/helpers.js'
 import { raceSuite } from '../support/race-suite.js'
@@ -118,6 +118,38 @@ describe.skipIf(!postgresUrl)(needs('PostgreSQL storage', POSTGRES_VAR), () => {
       const upgraded = postgresStorage({ pool, schema: name })
       expect((await upgraded.ready()).applied).toEqual([18])
       await checkMigrated(upgraded, records)
+    })
+
+    it('migration 19: links get their shareUrl from their url, campaigns no beacon, integrations no key, and the promo codes table', async () => {
+      const name = scratchSchema('v18')
+      const place = campaign({ url: 'https://shop.example.com/landing?utm=x#top' })
+      const byRef = link({ campaignId: place.id, referralCode: 'ANN-2026', urlParameter: 'ref', url: 'https://shop.example.com/landing?utm=x&ref=ANN-2026#top' })
+      const connected = integration()
+      await postgresStorage({ pool, schema: name }).transaction(async (tx) => {
+        await tx.insert('campaigns', place)
+        await tx.insert('links', byRef)
+        await tx.insert('integrations', connected)
+      })
+      const s = `"${name}"`
+      await pool.query(`DROP TABLE ${s}."promoCodes";
+        ALTER TABLE ${s}.links DROP COLUMN "shareUrl";
+        ALTER TABLE ${s}.campaigns DROP COLUMN "beaconInstalled";
+        ALTER TABLE ${s}.integrations DROP COLUMN "apiKey";
+        DELETE FROM ${s}.affiliate_migrations WHERE version = 19;`)
+      const upgraded = postgresStorage({ pool, schema: name })
+      expect((await upgraded.ready()).applied).toEqual([19])
+      const found = await upgraded.transaction(async (tx) => ({
+        link: await tx.get('links', byRef.id),
+        campaign: await tx.get('campaigns', place.id),
+        integration: await tx.get('integrations', connected.id),
+        codes: await tx.count('promoCodes', {}),
+      }))
+      expect(found).toStrictEqual({
+        link: { ...byRef, shareUrl: 'https://shop.example.com/landing?utm=x&via=ANN-2026#top' },
+        campaign: { ...place, beaconInstalled: false },
+        integration: { ...connected, apiKey: null },
+        codes: 0,
+      })
     })
 
     it('moving the counters of a full table of rollup rows is a HOT update: no index is written (migration 10)', async () => {

@@ -64,7 +64,11 @@ const UNDO: Record<number, string> = {
   ALTER TABLE providerEvents DROP COLUMN paymentIntentId;
   ALTER TABLE providerEvents DROP COLUMN chargedMinor;
   ALTER TABLE providerEvents DROP COLUMN refundedMinor;`,
-  20: `ALTER TABLE campaigns DROP COLUMN fraudRules;
+  20: `DROP TABLE promoCodes;
+  ALTER TABLE links DROP COLUMN shareUrl;
+  ALTER TABLE campaigns DROP COLUMN beaconInstalled;
+  ALTER TABLE integrations DROP COLUMN apiKey;`,
+  21: `ALTER TABLE campaigns DROP COLUMN fraudRules;
   ALTER TABLE rollups DROP COLUMN holdCount;
   ALTER TABLE rollups DROP COLUMN holdMinor;
   ALTER TABLE rollups DROP COLUMN voidedCount;

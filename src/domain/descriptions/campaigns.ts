@@ -79,6 +79,12 @@ export const campaigns = model(
     affiliateDashboardText: text({ input: check.text(5000), ...editable, default: '', form: { label: 'Portal dashboard text', group: portal, control: 'textarea' } }),
     stripeCouponId: text({ input: check.text(255), ...editable, default: '', form: { label: 'Stripe coupon ID', group: portal } }),
     allowedUrlParameters: list({ input: urlParameters, ...editable, default: ['ref'], form: { label: 'Allowed URL parameters', group: portal, hint: 'Comma-separated, e.g. ref, via.' } }),
+    beaconInstalled: bool({
+      description: "The host's pages run the beacon: the portal offers affiliates each link's shareUrl (on the host's own site) before the redirect.",
+      ...editable,
+      default: false,
+      form: { label: 'The beacon is installed on the website', group: portal, hint: 'Then the portal offers links on your own site (?via=CODE) first.' },
+    }),
     isDefault: bool({ ...editable, default: false, form: { label: 'Default campaign of the workspace', group: portal } }),
     currency: text({
       description: 'ISO 4217 code of a two-decimal currency; fixed once the campaign has commissions.',

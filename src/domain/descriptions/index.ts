@@ -5,6 +5,7 @@ import { customers, saleRefunds, sales } from './customers.js'
 import { integrations, providerEvents } from './integrations.js'
 import { links } from './links.js'
 import { payouts } from './payouts.js'
+import { promoCodes } from './promo-codes.js'
 import { apiKeys, clicks, idempotency, portalTokens, rollups, sequences, settings } from './service.js'
 import { events, webhookDeliveries, webhooks } from './webhooks.js'
 
@@ -33,6 +34,7 @@ export const descriptions = {
   saleRefunds,
   integrations,
   providerEvents,
+  promoCodes,
 }
 
 export type Descriptions = typeof descriptions

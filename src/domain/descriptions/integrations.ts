@@ -21,6 +21,21 @@ export const integrations = model(
         hint: 'Stripe shows it (whsec_…) on the endpoint’s page once you add the endpoint. Adding the endpoint now? Connect with any placeholder, paste the endpoint URL shown above into Stripe, then use Replace secret.',
       },
     }),
+    /**
+     * The host's Stripe restricted key (`rk_…`, promotion codes: write): read only to make and
+     * deactivate the Stripe promotion codes of promo codes; never answered, like the signing secret.
+     */
+    apiKey: text({
+      nullable: true,
+      input: check.nullable(check.text(255, { min: 1 })),
+      ...editable,
+      default: null,
+      form: {
+        label: 'Restricted API key',
+        control: 'password',
+        hint: 'Optional: a Stripe restricted key (rk_…) with write access to promotion codes. With it, a promo code given to an affiliate of a campaign with a Stripe coupon becomes a Stripe promotion code.',
+      },
+    }),
     campaignId: text({
       nullable: true,
       description: "Attribution is limited to this campaign's affiliates and codes; null: any campaign of the workspace (and when that campaign is deleted).",

@@ -23,13 +23,18 @@ export const links = model(
     urlParameter: text({ input: check.text(64, { min: 1 }), create: 'optional' }),
     /** The campaign url with `<urlParameter>=<referralCode>` set in its query. */
     url: text(),
+    /**
+     * A link on the host's own site: the campaign url with `via=<referralCode>` set in its query,
+     * which the beacon on the host's pages counts (SPEC wave 4, "Promo codes").
+     */
+    shareUrl: text({ description: "The campaign url with via=<referralCode>: a link on the host's own site, counted by the beacon on its pages." }),
     ...totals,
     ...stamps,
   },
   {
     answers: {
       link: [
-        'id', 'referralCode', 'url', 'urlParameter', 'userId', 'affiliateId', 'campaignId', 'totalOpens', 'totalClicks',
+        'id', 'referralCode', 'url', 'shareUrl', 'urlParameter', 'userId', 'affiliateId', 'campaignId', 'totalOpens', 'totalClicks',
         'totalSignups', 'totalEarningsMinor', 'createdAt', 'updatedAt',
       ],
     },

@@ -639,6 +639,37 @@ CREATE INDEX providerEvents_workspaceId_paymentIntentId ON providerEvents (works
   },
   {
     version: 20,
+    // Promo codes (SPEC wave 4): one per (workspace, upper-case code) and per Stripe promotion code;
+    // a link's shareUrl (its url with the parameter renamed via, as the URL API sets it: appended
+    // last, so renaming it in place gives the same text); a campaign's beacon flag; an
+    // integration's optional Stripe key.
+    sql: `CREATE TABLE promoCodes (
+  id TEXT PRIMARY KEY NOT NULL,
+  workspaceId TEXT NOT NULL,
+  campaignId TEXT NOT NULL,
+  affiliateId TEXT NOT NULL,
+  code TEXT NOT NULL,
+  stripePromotionCodeId TEXT,
+  uses INTEGER NOT NULL,
+  createdAt TEXT NOT NULL,
+  updatedAt TEXT NOT NULL,
+  _search TEXT NOT NULL
+) STRICT;
+CREATE INDEX promoCodes_created ON promoCodes (createdAt, id);
+CREATE INDEX promoCodes_workspaceId ON promoCodes (workspaceId, createdAt, id);
+CREATE INDEX promoCodes_campaignId ON promoCodes (campaignId, createdAt, id);
+CREATE INDEX promoCodes_affiliateId ON promoCodes (affiliateId, createdAt, id);
+CREATE INDEX promoCodes_workspaceId_code ON promoCodes (workspaceId, code, createdAt, id);
+CREATE INDEX promoCodes_workspaceId_stripePromotionCodeId ON promoCodes (workspaceId, stripePromotionCodeId, createdAt, id);
+CREATE UNIQUE INDEX promo_codes_workspace_code ON promoCodes (workspaceId, code);
+CREATE UNIQUE INDEX promo_codes_workspace_stripe ON promoCodes (workspaceId, stripePromotionCodeId);
+ALTER TABLE links ADD COLUMN shareUrl TEXT NOT NULL DEFAULT '';
+UPDATE links SET shareUrl = replace(url, urlParameter || '=' || referralCode, 'via=' || referralCode);
+ALTER TABLE campaigns ADD COLUMN beaconInstalled INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE integrations ADD COLUMN apiKey TEXT;`,
+  },
+  {
+    version: 21,
     // Fraud rules and the hold status (SPEC wave 4): a campaign's rules (existing campaigns take the
     // defaults), report figures of held and voided sales, what a click tells the rules (its address
     // and device hashed under its day's salt, whether it came from a paid ad), the same copied onto
