@@ -668,13 +668,19 @@ ALTER TABLE ${s}.integrations ADD COLUMN "apiKey" text COLLATE "C";`,
   },
   {
     version: 20,
-    description: 'Fraud rules and the hold status: campaigns\' fraud rules, held and voided report figures, clicks\' address, device and paid-ad flag, customers\' click address and device, affiliates\' portal devices',
+    description: 'Fraud rules and the hold status, report figures: held and voided sales counted by the rollups (on their own, so a rollups table rebuilt by migration 5 gains them again)',
     up: sql(
-      (s) => `ALTER TABLE ${s}."campaigns" ADD COLUMN "fraudRules" text COLLATE "C" NOT NULL DEFAULT '{"self_referral":"block","disposable_email":"flag","paid_ad_click":"off","address_burst":"flag","refund_rate":"flag"}';
-ALTER TABLE ${s}."rollups" ADD COLUMN "holdCount" bigint NOT NULL DEFAULT 0;
+      (s) => `ALTER TABLE ${s}."rollups" ADD COLUMN "holdCount" bigint NOT NULL DEFAULT 0;
 ALTER TABLE ${s}."rollups" ADD COLUMN "holdMinor" bigint NOT NULL DEFAULT 0;
 ALTER TABLE ${s}."rollups" ADD COLUMN "voidedCount" bigint NOT NULL DEFAULT 0;
-ALTER TABLE ${s}."rollups" ADD COLUMN "voidedMinor" bigint NOT NULL DEFAULT 0;
+ALTER TABLE ${s}."rollups" ADD COLUMN "voidedMinor" bigint NOT NULL DEFAULT 0;`,
+    ),
+  },
+  {
+    version: 21,
+    description: 'Fraud rules and the hold status: campaigns\' fraud rules, clicks\' address, device and paid-ad flag, customers\' click facts and address count, affiliates\' portal devices and kept refund window',
+    up: sql(
+      (s) => `ALTER TABLE ${s}."campaigns" ADD COLUMN "fraudRules" text COLLATE "C" NOT NULL DEFAULT '{"self_referral":"block","disposable_email":"flag","paid_ad_click":"off","address_burst":"flag","refund_rate":"flag"}';
 ALTER TABLE ${s}."clicks" ADD COLUMN "address" text COLLATE "C" NOT NULL DEFAULT '';
 ALTER TABLE ${s}."clicks" ADD COLUMN "device" text COLLATE "C" NOT NULL DEFAULT '';
 ALTER TABLE ${s}."clicks" ADD COLUMN "paidAd" boolean NOT NULL DEFAULT false;
