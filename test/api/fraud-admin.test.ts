@@ -46,7 +46,7 @@ async function setup() {
   const affiliate = await api.affiliates.create({ email: 'ann@example.com', campaignId: campaign.id })
   await api.links.create({ affiliateId: affiliate.id, referralCode: 'ANN-2026' })
   const sale = (email: string, invoiceId: string) => api.conversions.sale({ workspaceId: WS, referralCode: 'ANN-2026', email, amount: '50.00', currency: 'USD', invoiceId })
-  return { service, api, get, post, sale }
+  return { service, api, get, post, sale, campaign }
 }
 
 describe('the review queue', () => {
@@ -86,5 +86,19 @@ describe('the review queue', () => {
     const again = await t.post('/admin/commissions/release', { commissionId: a.commissionId, confirmed: 'yes' })
     expect(again.status).toBe(422)
     expect(again.text).toContain('Only a held commission can be released; this one is voided')
+  })
+
+  it("edits a campaign's fraud rules as rule=mode pairs, and refuses a mode it does not know with the API's message", async () => {
+    const t = await setup()
+    const edit = `/admin/campaigns/edit?campaignId=${t.campaign.id}`
+    const page = await t.get(edit)
+    expect(page.text).toContain('self_referral=block, disposable_email=flag, paid_ad_click=off, address_burst=flag, refund_rate=flag')
+    const saved = await t.post(edit, { fraudRules: 'paid_ad_click=block, refund_rate=off' })
+    expect(saved.status).toBe(303)
+    expect((await t.api.campaigns.get(t.campaign.id)).fraudRules).toEqual({ self_referral: 'block', disposable_email: 'flag', paid_ad_click: 'block', address_burst: 'flag', refund_rate: 'off' })
+    await t.get(edit)
+    const refused = await t.post(edit, { fraudRules: 'self_referral=maybe' })
+    expect(refused.status).toBe(400)
+    expect(refused.text).toContain('self_referral must be &quot;off&quot;, &quot;flag&quot; or &quot;block&quot;')
   })
 })

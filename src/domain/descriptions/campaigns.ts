@@ -127,6 +127,7 @@ export const campaigns = model(
       form: {
         label: 'Fraud rules',
         group: 'Fraud',
+        control: 'textarea',
         hint: 'rule=mode pairs, mode off, flag or block, e.g. self_referral=block, disposable_email=flag, paid_ad_click=off, address_burst=flag, refund_rate=flag',
       },
     } as const,
