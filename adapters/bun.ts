@@ -1,5 +1,5 @@
 import type { AffiliateService } from '../src/service.js'
-import { clientBehindProxies, proxyHops, type TrustProxy } from './forwarded.js'
+import { clientBehindProxies, proxyHops, withForwardedScheme, type TrustProxy } from './forwarded.js'
 
 export type { TrustProxy } from './forwarded.js'
 
@@ -25,7 +25,7 @@ export interface BunServeOptions {
   port?: number
   /** @default '127.0.0.1' */
   hostname?: string
-  /** Proxies of your own in front of Bun, for the client address (see `TrustProxy`). @default false */
+  /** Proxies of your own in front of Bun, for the client address and the scheme the client used (see `TrustProxy`). @default false */
   trustProxy?: TrustProxy
 }
 
@@ -54,7 +54,7 @@ export function serve(service: Fetch, options: BunServeOptions = {}): BunRunning
     port: options.port ?? 3000,
     hostname: options.hostname ?? '127.0.0.1',
     fetch: (request, bun) =>
-      service.fetch(request, {
+      service.fetch(withForwardedScheme(request, hops), {
         clientAddress: clientBehindProxies(request.headers.get('x-forwarded-for'), bun.requestIP(request)?.address, hops),
       }),
   })

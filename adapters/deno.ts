@@ -1,5 +1,5 @@
 import type { AffiliateService } from '../src/service.js'
-import { clientBehindProxies, proxyHops, type TrustProxy } from './forwarded.js'
+import { clientBehindProxies, proxyHops, withForwardedScheme, type TrustProxy } from './forwarded.js'
 
 export type { TrustProxy } from './forwarded.js'
 
@@ -27,7 +27,7 @@ export interface DenoServeOptions {
   port?: number
   /** @default '127.0.0.1' */
   hostname?: string
-  /** Proxies of your own in front of Deno, for the client address (see `TrustProxy`). @default false */
+  /** Proxies of your own in front of Deno, for the client address and the scheme the client used (see `TrustProxy`). @default false */
   trustProxy?: TrustProxy
 }
 
@@ -55,7 +55,7 @@ export function serve(service: Fetch, options: DenoServeOptions = {}): DenoRunni
   const server = Deno.serve(
     { port: options.port ?? 3000, hostname: options.hostname ?? '127.0.0.1', onListen: () => undefined },
     (request, info) =>
-      service.fetch(request, {
+      service.fetch(withForwardedScheme(request, hops), {
         clientAddress: clientBehindProxies(request.headers.get('x-forwarded-for'), info.remoteAddr.hostname, hops),
       }),
   )

@@ -3,13 +3,15 @@ import type { OnError } from '../src/on-error.js'
 import { AffiliateError } from '../src/errors.js'
 import { errorAnswer, toResponse } from '../src/http/respond.js'
 import type { AffiliateService } from '../src/service.js'
+import { surfaceOf } from '../src/surfaces.js'
 import { answer } from './node/answer.js'
 import type { BodyOverride } from './node/request.js'
 import { writeResponse } from './node/response.js'
 
 type Fetch = Pick<AffiliateService, 'fetch'> & {
   readonly basePath?: string
-  readonly portalPath?: string | null
+  /** What the service answers, and where (the API, tracking, the portal, the admin). @default the API at `basePath` */
+  readonly surfaces?: AffiliateService['surfaces']
   /** Where the adapter's own errors go (`source: 'adapter'`). @default the default onError */
   readonly onError?: OnError
 }
@@ -22,6 +24,8 @@ interface MaybeParsed extends IncomingMessage {
   _body?: boolean
   /** Express's client address, which follows the app's `trust proxy` setting. */
   ip?: string
+  /** Express's scheme: `X-Forwarded-Proto` only from a proxy the app's `trust proxy` setting trusts. */
+  protocol?: string
 }
 
 /** A middleware with Express's `(req, res, next)` shape, typed without depending on Express. */
@@ -52,24 +56,25 @@ function parsedBody(req: MaybeParsed): BodyOverride | undefined {
   return JSON.stringify(req.body)
 }
 
-const under = (basePath: string) => (path: string) =>
-  path.startsWith(basePath) && (path.length === basePath.length || path[basePath.length] === '/' || path[basePath.length] === '?')
-
-/** Whether a path (below the mount) is the service's: its API or its portal. */
+/** Whether a path (below the mount) is the service's: under one of its surfaces (the API, tracking, the portal, the admin). */
 function pathsOf(service: Fetch): (path: string) => boolean {
-  const api = under(service.basePath ?? '/api/v1')
-  const portal = service.portalPath ? under(service.portalPath) : () => false
-  return (path) => api(path) || portal(path)
+  const surfaces = service.surfaces ?? [{ name: 'api', path: service.basePath ?? '/api/v1' }]
+  return (path) => surfaceOf(surfaces, path) !== undefined
 }
 
 const clientAddress = (req: MaybeParsed) => req.ip ?? req.socket.remoteAddress
+const protocol = (req: MaybeParsed) => (req.protocol === 'https' || req.protocol === 'http' ? req.protocol : undefined)
 
 /**
- * Express middleware serving the service, for Express 4 and 5. Mount it anywhere: under
- * `app.use('/affiliates', ...)` the API answers at `/affiliates/api/v1/...`. Requests outside the
- * service's `basePath` (default `/api/v1`) and its portal's path (when on) go on to `next()`, so it can sit beside the app's own
- * routes, at the root included. The client address for the per-address limits is `req.ip`, so
- * Express's own `app.set('trust proxy', ...)` decides whether `X-Forwarded-For` is believed.
+ * Express middleware serving the service, for Express 4 and 5. Requests under one of the service's
+ * `surfaces` (the API at `basePath`, its tracking routes, the portal and the admin when on) are the
+ * service's; every other request goes on to `next()`, so it can sit beside the app's own routes,
+ * at the root included. Mount it anywhere: under `app.use('/affiliates', ...)` the API answers at
+ * `/affiliates/api/v1/...`. The portal's and the admin's pages link to their own `path`: with them
+ * on, mount it at the root (`app.use(expressAdapter(service))`), and give their `path` a prefix if
+ * you want one. The client address for the per-address limits is `req.ip`, and the scheme
+ * `req.protocol`, so Express's own `app.set('trust proxy', ...)` decides whether
+ * `X-Forwarded-For` and `X-Forwarded-Proto` are believed.
  *
  * It works with or without `express.json()` before it. Without, the service reads the stream
  * itself, with its own limit (413), content-type (415) and JSON (400) answers. After a parser
@@ -96,7 +101,7 @@ export function expressAdapter(service: Fetch): ExpressMiddleware {
       return
     }
     const body = parsedBody(req)
-    answer(service, req, res, body === undefined ? { path, clientAddress } : { path, body, clientAddress }).catch(next)
+    answer(service, req, res, body === undefined ? { path, clientAddress, protocol } : { path, body, clientAddress, protocol }).catch(next)
   }
 }
 
@@ -121,7 +126,7 @@ export function expressErrorHandler(service: Fetch): ExpressErrorMiddleware {
       return
     }
     if (parser.type === 'entity.parse.failed' && typeof parser.body === 'string') {
-      answer(service, req, res, { path, body: parser.body, clientAddress }).catch(next)
+      answer(service, req, res, { path, body: parser.body, clientAddress, protocol }).catch(next)
       return
     }
     let refusal: AffiliateError

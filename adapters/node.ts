@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { OnError } from '../src/on-error.js'
 import type { AffiliateService } from '../src/service.js'
-import { clientBehindProxies, proxyHops, type TrustProxy } from './forwarded.js'
-import { answer, type ClientAddressOf } from './node/answer.js'
+import { clientBehindProxies, protocolBehindProxies, proxyHops, type TrustProxy } from './forwarded.js'
+import { answer, type ClientAddressOf, type ProtocolOf } from './node/answer.js'
 import { createNodeWebhookSender } from './node/webhook-delivery.js'
 
 export { fileJournal, type FileJournalOptions } from './node/file-journal.js'
@@ -23,7 +23,9 @@ type Fetch = Pick<AffiliateService, 'fetch'> & {
 export interface NodeListenerOptions {
   /**
    * Proxies of your own in front of this server, for the client address the per-address limits
-   * use (see `TrustProxy`). @default false: the socket's peer is the client
+   * use and the scheme the client used (`X-Forwarded-Proto`: https gives the portal's and the
+   * admin's pages `Secure` cookies and https URLs); see `TrustProxy`. @default false: the socket's
+   * peer is the client, the connection's scheme is the scheme
    */
   trustProxy?: TrustProxy
 }
@@ -34,6 +36,16 @@ function addressOf(trustProxy: TrustProxy | undefined): ClientAddressOf {
   return (req) => {
     const forwarded = req.headers['x-forwarded-for']
     return clientBehindProxies(Array.isArray(forwarded) ? forwarded.join(',') : forwarded, req.socket.remoteAddress, hops)
+  }
+}
+
+/** The scheme a trusted proxy says the client used; nothing to read without one. */
+function protocolOf(trustProxy: TrustProxy | undefined): ProtocolOf | undefined {
+  const hops = proxyHops(trustProxy)
+  if (hops === 0) return undefined // X-Forwarded-Proto is not read at all
+  return (req) => {
+    const forwarded = req.headers['x-forwarded-proto']
+    return protocolBehindProxies(Array.isArray(forwarded) ? forwarded.join(',') : forwarded, hops)
   }
 }
 
@@ -51,7 +63,8 @@ function addressOf(trustProxy: TrustProxy | undefined): ClientAddressOf {
  */
 export function toNodeListener(service: Fetch, options: NodeListenerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
   const clientAddress = addressOf(options.trustProxy)
-  return (req, res) => void answer(service, req, res, { clientAddress })
+  const protocol = protocolOf(options.trustProxy)
+  return (req, res) => void answer(service, req, res, { clientAddress, protocol })
 }
 
 export interface ServeOptions extends NodeListenerOptions {
@@ -88,12 +101,13 @@ export interface RunningServer {
 export async function serve(service: Fetch, options: ServeOptions = {}): Promise<RunningServer> {
   const hostname = options.hostname ?? '127.0.0.1'
   const clientAddress = addressOf(options.trustProxy)
+  const protocol = protocolOf(options.trustProxy)
   let closing = false
   // An answer written once shutting down tells its keep-alive client to go (`Connection: close`).
   const beforeWrite = (res: ServerResponse) => {
     if (closing) res.shouldKeepAlive = false
   }
-  const server = createServer((req, res) => void answer(service, req, res, { clientAddress, beforeWrite }))
+  const server = createServer((req, res) => void answer(service, req, res, { clientAddress, protocol, beforeWrite }))
   // `Expect: 100-continue`: the client waits before uploading. `100 Continue` goes out only when the
   // service starts reading the body, so an upload it refuses first (401, 413 by Content-Length) is
   // never sent; the connection then closes, as the client may or may not send the body after all.
@@ -104,7 +118,7 @@ export async function serve(service: Fetch, options: ServeOptions = {}): Promise
       res.writeContinue()
       res.shouldKeepAlive = keepAlive
     }
-    void answer(service, req, res, { clientAddress, beforeRead, beforeWrite })
+    void answer(service, req, res, { clientAddress, protocol, beforeRead, beforeWrite })
   })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)

@@ -17,6 +17,7 @@ import { resolveAdminOptions } from './admin/options.js'
 import type { PortalOptions } from './portal/index.js'
 import { resolvePortalOptions } from './portal/options.js'
 import { lazySite, withSite } from './site/mount.js'
+import { surfacesOf, type ServiceSurface } from './surfaces.js'
 import type { Storage } from './storage/types.js'
 import { withCommitHook } from './events/outbox.js'
 import { createServiceEvents, type ServiceEvents, type WebhookOptions } from './events/service-events.js'
@@ -176,6 +177,13 @@ export interface AffiliateService {
   close(): Promise<void>
   /** Where the admin's pages are (`/admin`), or null when the admin is off. */
   readonly adminPath: string | null
+  /**
+   * Everything the service answers, and where: the API, its public tracking routes, the portal and
+   * the admin when they are on. An adapter that serves beside a host's own routes (Express) hands
+   * `fetch` every request under one of these paths, and only those (see `surfaceOf`).
+   * @example [{ name: 'api', path: '/api/v1' }, { name: 'tracking', path: '/api/v1/r' }, { name: 'tracking', path: '/api/v1/track' }, { name: 'admin', path: '/admin' }]
+   */
+  readonly surfaces: readonly ServiceSurface[]
 }
 
 /** The longest `clickDedupeSeconds`: 7 days. */
@@ -315,9 +323,10 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   let served = fetch
   // The portal's and the admin's options are checked now; their pages load with their first request.
   let portalPath: string | null = null
+  let publicUrl: string | null = null
   const portalOptions = options.portal
   if (portalOptions !== undefined) {
-    portalPath = resolvePortalOptions(portalOptions, basePath).path
+    ;({ path: portalPath, publicUrl } = resolvePortalOptions(portalOptions, basePath))
     // The device an affiliate uses the portal from, hashed as a click from it is (the fraud rules' self_referral).
     const deviceOf = async (request: Request, context: unknown): Promise<string | null> => {
       const address = clientAddressOf(request, context)
@@ -333,11 +342,12 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   const adminOptions = options.admin
   if (adminOptions !== undefined) {
     adminPath = resolveAdminOptions(adminOptions, basePath, portalPath).path
-    const deps = { api, storage: options.storage, keyStore: options.keyStore, clock, basePath, portalPath, body, onError: requestError }
+    const deps = { api, storage: options.storage, keyStore: options.keyStore, clock, basePath, portalPath, publicUrl, body, onError: requestError }
     served = withSite(
       lazySite(adminPath, () => import('./admin/index.js').then(({ createAdmin }) => createAdmin(adminOptions, deps))),
       served,
     )
   }
-  return { fetch: served, api, basePath, portalPath, adminPath, events: runtime.events, flush, close: flush, onError }
+  const surfaces = surfacesOf(basePath, portalPath, adminPath)
+  return { fetch: served, api, basePath, portalPath, adminPath, surfaces, events: runtime.events, flush, close: flush, onError }
 }

@@ -11,6 +11,9 @@ type Fetch = Pick<AffiliateService, 'fetch'> & { readonly onError?: OnError }
 /** Who sent a request, as the host sees it (after any proxy it trusts). */
 export type ClientAddressOf = (req: IncomingMessage) => string | undefined
 
+/** The scheme the client used, as the host sees it (a trusted proxy's word), or undefined for the connection's own. */
+export type ProtocolOf = (req: IncomingMessage) => 'http' | 'https' | undefined
+
 /** The socket's peer: the default when no proxy stands in front. */
 export const socketAddress: ClientAddressOf = (req) => req.socket.remoteAddress
 
@@ -25,6 +28,8 @@ export interface AnswerOptions extends Omit<NodeRequestOptions, 'url'> {
   path?: string
   /** @default the socket's peer address */
   clientAddress?: ClientAddressOf
+  /** The scheme the client used, when a trusted proxy said it (`X-Forwarded-Proto`). @default the connection's */
+  protocol?: ProtocolOf
   /** Called just before the answer is written (`serve()` closes the connection of an answer written while it shuts down). */
   beforeWrite?: (res: ServerResponse) => void
 }
@@ -36,8 +41,9 @@ export interface AnswerOptions extends Omit<NodeRequestOptions, 'url'> {
  * Response is written with one `end()` when its body is in memory, streamed otherwise.
  */
 export function answer(service: Fetch, req: IncomingMessage, res: ServerResponse, options: AnswerOptions = {}): Promise<void> {
-  const { path, clientAddress = socketAddress, beforeWrite, ...rest } = options
-  const request = nodeRequest(req, path === undefined ? rest : { ...rest, url: requestUrl(req, path) })
+  const { path, clientAddress = socketAddress, protocol, beforeWrite, ...rest } = options
+  const scheme = protocol?.(req)
+  const request = nodeRequest(req, path === undefined && scheme === undefined ? rest : { ...rest, url: requestUrl(req, path, scheme) })
   res.once('close', () => {
     if (!res.writableFinished) clientGone(request)
   })

@@ -237,10 +237,14 @@ export const bodyBytes = (body: BodyOverride): Uint8Array => (typeof body === 's
 // A Host header is the client's to choose; one that is not a host[:port] must not break URL parsing.
 const HOST = /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i
 
-/** The absolute URL of the request: origin from the Host header (or `localhost`), then the path as sent. */
-export function requestUrl(req: IncomingMessage, path = req.url ?? '/'): string {
+/**
+ * The absolute URL of the request: origin from the scheme (the connection's, or `protocol` when a
+ * trusted proxy said it) and the Host header (or `localhost`), then the path as sent.
+ */
+export function requestUrl(req: IncomingMessage, path = req.url ?? '/', protocol?: 'http' | 'https'): string {
   const host = req.headers.host
-  const origin = `${(req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http'}://${host && HOST.test(host) ? host : 'localhost'}`
+  const scheme = protocol ?? ((req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http')
+  const origin = `${scheme}://${host && HOST.test(host) ? host : 'localhost'}`
   if (path.startsWith('/')) return origin + path
   // Absolute-form targets (`GET http://host/path`, sent to proxies) and `*`: keep only the path.
   try {

@@ -22,16 +22,22 @@ export function knownBody(response: Response): string | Uint8Array | undefined {
   return body?.stream?.locked ? undefined : source
 }
 
-/** Status line and headers as one flat list, the cheapest form `writeHead` takes; `Set-Cookie` kept apart. */
-function head(response: Response, contentLength: number | undefined): string[] {
-  const list: string[] = []
+/**
+ * Status line and headers as one flat list, the cheapest form `writeHead` takes; `Set-Cookie` kept
+ * apart, as one entry holding every cookie: when headers were set before (Express sets
+ * `X-Powered-By`), `writeHead` merges the list through `setHeader`, where a second `Set-Cookie`
+ * entry would replace the first.
+ */
+function head(response: Response, contentLength: number | undefined): (string | string[])[] {
+  const list: (string | string[])[] = []
   let hasLength = false
   response.headers.forEach((value, name) => {
     if (name === 'set-cookie') return
     if (name === 'content-length') hasLength = true
     list.push(name, value)
   })
-  for (const cookie of response.headers.getSetCookie()) list.push('set-cookie', cookie)
+  const cookies = response.headers.getSetCookie()
+  if (cookies.length) list.push('set-cookie', cookies)
   if (contentLength !== undefined && !hasLength) list.push('content-length', String(contentLength))
   return list
 }

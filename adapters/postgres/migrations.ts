@@ -668,7 +668,42 @@ ALTER TABLE ${s}.integrations ADD COLUMN "apiKey" text COLLATE "C";`,
   },
   {
     version: 20,
-    description: 'Fraud rules and the hold status, report figures: held and voided sales counted by the rollups (on their own, so a rollups table rebuilt by migration 5 gains them again)',
+    description: "the referred revenue beside the commissions: each rollup row's sales (saleAmount, before refunds), filled for the rows already written",
+    up: sql(
+      (s) => `ALTER TABLE ${s}.rollups ADD COLUMN "salesMinor" bigint NOT NULL DEFAULT 0;
+CREATE TEMP TABLE _sales_facts ON COMMIT DROP AS
+WITH base AS (SELECT "workspaceId" AS w, "campaignId" AS c, "affiliateId" AS a, substr("commissionDate", 1, 13) || ':00:00.000Z' AS h, substr("commissionDate", 1, 10) AS d, "saleAmountMinor" AS s
+  FROM ${s}.commissions WHERE "kind" = 'sale' AND "saleAmountMinor" IS NOT NULL)
+SELECT id, sum(s) AS s FROM (
+  SELECT w || '|*|' || a || '|' || h AS id, s FROM base
+  UNION ALL SELECT w || '|' || c || '|*|' || h, s FROM base
+  UNION ALL SELECT w || '|*|*|' || h, s FROM base
+  UNION ALL SELECT w || '|*|' || a || '|' || d, s FROM base
+  UNION ALL SELECT w || '|' || c || '|*|' || d, s FROM base
+  UNION ALL SELECT w || '|*|*|' || d, s FROM base
+) AS facts GROUP BY id;
+UPDATE ${s}.rollups AS r SET "salesMinor" = f.s FROM _sales_facts AS f WHERE f.id = r."id";`,
+    ),
+  },
+  {
+    version: 21,
+    description: "the admin's token sign-in sessions (keyed hashes only), so signing out ends one everywhere",
+    up: sql(
+      (s) => `CREATE TABLE ${s}."adminSessions" (
+  "id" text COLLATE "C" PRIMARY KEY,
+  "userId" text COLLATE "C" NOT NULL,
+  "expiresAt" text COLLATE "C" NOT NULL,
+  "createdAt" text COLLATE "C" NOT NULL,
+  "updatedAt" text COLLATE "C" NOT NULL,
+  "_search" text COLLATE "C" NOT NULL
+);
+CREATE INDEX admin_sessions_created ON ${s}."adminSessions" ("createdAt", "id");
+CREATE INDEX admin_sessions_expires ON ${s}."adminSessions" ("expiresAt", "id");`,
+    ),
+  },
+  {
+    version: 22,
+    description: 'Fraud rules and the hold status, report figures: held and voided sales counted by the rollups (on their own, so a rollups table rebuilt by migration 5 gains them again, as it does salesMinor)',
     up: sql(
       (s) => `ALTER TABLE ${s}."rollups" ADD COLUMN "holdCount" bigint NOT NULL DEFAULT 0;
 ALTER TABLE ${s}."rollups" ADD COLUMN "holdMinor" bigint NOT NULL DEFAULT 0;
@@ -677,7 +712,7 @@ ALTER TABLE ${s}."rollups" ADD COLUMN "voidedMinor" bigint NOT NULL DEFAULT 0;`,
     ),
   },
   {
-    version: 21,
+    version: 23,
     description: 'Fraud rules and the hold status: campaigns\' fraud rules, clicks\' address, device and paid-ad flag, customers\' click facts and address count, affiliates\' portal devices and kept refund window',
     up: sql(
       (s) => `ALTER TABLE ${s}."campaigns" ADD COLUMN "fraudRules" text COLLATE "C" NOT NULL DEFAULT '{"self_referral":"block","disposable_email":"flag","paid_ad_click":"off","address_burst":"flag","refund_rate":"flag"}';

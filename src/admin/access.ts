@@ -1,10 +1,8 @@
 import { isoAt, type Clock } from '../clock.js'
-import { constantTimeEqual } from '../crypto.js'
-import type { AffiliateApi } from '../http/typed-api.js'
-import type { KeyStore } from '../keys/types.js'
+import { managesKeys, type KeyStore } from '../keys/types.js'
 import { keyedHash, randomToken } from '../site/secrets.js'
 import type { SessionStore } from '../site/session.js'
-import type { Storage } from '../storage/types.js'
+import type { Storage, Where } from '../storage/types.js'
 import { isUuid } from '../uuid.js'
 import type { AdminIdentity, ResolvedAdminOptions } from './options.js'
 
@@ -33,19 +31,39 @@ export async function storedAdminSecret(storage: Storage, clock: Clock): Promise
 /** The admin of every workspace that the token sign-in lets in. */
 const TOKEN_ADMIN: AdminIdentity = { userId: 'admin', workspaceIds: '*' }
 
+/** A session cookie's secret: 32 random bytes, base64url. */
+const SESSION_SECRET = /^[A-Za-z0-9_-]{43}$/
+
 /**
- * The token sign-in's sessions, nothing stored: the cookie holds `<expiry ms>.<HMAC of the expiry
- * and the token's hash>`, so a new token (or secret) ends every session.
+ * The token sign-in's sessions, in the storage (`adminSessions`): the cookie holds a random secret,
+ * the record's id is its HMAC under the admin's secret with the token's hash, so a new token (or
+ * secret) ends every session, and signing out (deleting the record) ends it for every copy of the
+ * cookie. Each sign-in deletes the sessions that have ended.
  */
-export function tokenSessions(key: () => Promise<Uint8Array>, tokenHash: string, clock: Clock, sessionMs: number): SessionStore<AdminIdentity, []> {
-  const valueOf = async (expires: number) => `${expires}.${keyedHash(await key(), `admin-session:${expires}:${tokenHash}`)}`
+export function tokenSessions(storage: Storage, key: () => Promise<Uint8Array>, tokenHash: string, clock: Clock, sessionMs: number): SessionStore<AdminIdentity, []> {
+  const idOf = async (secret: string) => keyedHash(await key(), `admin-session:${tokenHash}:${secret}`)
   return {
     async read(value) {
-      const expires = Number(value.split('.')[0])
-      return Number.isSafeInteger(expires) && expires > clock.now() && constantTimeEqual(value, await valueOf(expires)) ? TOKEN_ADMIN : null
+      if (!SESSION_SECRET.test(value)) return null
+      const id = await idOf(value)
+      const record = await storage.transaction((tx) => tx.get('adminSessions', id), { readOnly: true })
+      return record !== null && record.expiresAt > isoAt(clock) ? TOKEN_ADMIN : null
     },
-    start: () => valueOf(clock.now() + sessionMs),
-    end: () => undefined,
+    async start() {
+      const secret = randomToken()
+      const id = await idOf(secret)
+      await storage.transaction(async (tx) => {
+        const now = isoAt(clock)
+        await tx.deleteMany('adminSessions', { expiresAt: { lte: now } })
+        await tx.insert('adminSessions', { id, userId: TOKEN_ADMIN.userId, expiresAt: new Date(clock.now() + sessionMs).toISOString(), createdAt: now, updatedAt: now })
+      })
+      return secret
+    },
+    async end(value) {
+      if (!SESSION_SECRET.test(value)) return
+      const id = await idOf(value)
+      await storage.transaction(async (tx) => void (await tx.delete('adminSessions', id)))
+    },
   }
 }
 
@@ -60,12 +78,39 @@ export async function authorized(config: ResolvedAdminOptions, request: Request)
   return who
 }
 
-/** The workspaces an admin can open: their own, or for an admin of every workspace those of the keys and of the campaigns. */
-export async function workspacesOf(who: AdminIdentity, keyStore: KeyStore, api: AffiliateApi): Promise<string[]> {
-  if (who.workspaceIds !== '*') return who.workspaceIds.map((id) => id.toLowerCase())
-  const found = new Set<string>()
-  const manage = keyStore as KeyStore & { list?: () => Promise<{ workspaceIds: string[] }[]> }
-  if (typeof manage.list === 'function') for (const key of await manage.list()) for (const id of key.workspaceIds) found.add(id)
-  for (const campaign of (await api.campaigns.list({ limit: 100 })).items) found.add(campaign.workspaceId)
+/** At most this many workspaces are listed for an admin of every workspace (one storage read each). */
+const MAX_WORKSPACES = 500
+
+/**
+ * Each workspace that has campaigns, in order: one read per workspace, each the first campaign of a
+ * workspace after the last one found (a skip scan of the campaigns' workspace index), so a workspace
+ * with ten thousand campaigns costs what one with a single campaign does.
+ */
+async function workspacesWithCampaigns(storage: Storage): Promise<string[]> {
+  return storage.transaction(
+    async (tx) => {
+      const found: string[] = []
+      let after: string | null = null
+      while (found.length < MAX_WORKSPACES) {
+        const where: Where<'campaigns'> = after === null ? {} : { workspaceId: { gt: after } }
+        const [next] = await tx.find('campaigns', { where, orderBy: { field: 'workspaceId', direction: 'ASC' }, limit: 1 })
+        if (!next) break
+        found.push(next.workspaceId)
+        after = next.workspaceId
+      }
+      return found
+    },
+    { readOnly: true },
+  )
+}
+
+/**
+ * The workspaces an admin can open: those `authorize` grants, or for an admin of every workspace
+ * each workspace with campaigns or with API keys (lowercase, sorted).
+ */
+export async function workspacesOf(who: AdminIdentity, keyStore: KeyStore, storage: Storage): Promise<string[]> {
+  if (who.workspaceIds !== '*') return [...new Set(who.workspaceIds.map((id) => id.toLowerCase()))]
+  const found = new Set(await workspacesWithCampaigns(storage))
+  if (managesKeys(keyStore)) for (const key of await keyStore.list()) for (const id of key.workspaceIds) found.add(id.toLowerCase())
   return [...found].sort()
 }

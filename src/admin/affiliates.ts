@@ -1,6 +1,6 @@
 import type { Affiliate } from '../domain/affiliate.js'
 import { csrfField, errorSummary, refusal, type FieldErrors } from '../site/forms.js'
-import { html } from '../site/html.js'
+import { html, paragraphs, type Html } from '../site/html.js'
 import { PageError } from '../site/page-error.js'
 import { affiliateList, affiliateUpdate } from '../schemas/affiliates.js'
 import { promoCodeCreate } from '../schemas/promo-codes.js'
@@ -25,6 +25,37 @@ async function affiliateOf(c: Ctx, id: string): Promise<Affiliate> {
     throw new PageError(404, 'Affiliate not found', 'There is no such affiliate in your workspaces.', { href: `${c.path}/affiliates`, label: 'Back to affiliates' })
   }
 }
+
+/** The questions the portal's join page asks (campaign option `collectAdditionalInfo`), by the key their answers are kept under. */
+const QUESTIONS: Record<string, string> = { website: 'Website or social profile', about: 'How they will promote you' }
+
+/**
+ * What an applicant answered when they joined (`details`): the join page's answers, each under its
+ * question, or the text the API was given as it is. Empty when they said nothing.
+ */
+export function joinAnswers(details: string | null): [question: string, answer: string][] {
+  if (!details) return []
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(details)
+  } catch {
+    return [['Details', details]]
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return [['Details', details]]
+  return Object.entries(parsed).flatMap(([key, value]) => (typeof value === 'string' && value.trim() ? [[QUESTIONS[key] ?? key, value.trim()] as [string, string]] : []))
+}
+
+/** The answers in full, as a definition list. */
+const answersList = (details: string | null): Html => {
+  const answers = joinAnswers(details)
+  return answers.length ? html`<dl class="answers">${answers.map(([q, a]) => html`<dt>${q}</dt><dd>${paragraphs(a)}</dd>`)}</dl>` : html`<p class="muted">They answered nothing when they joined.</p>`
+}
+
+/** The answers on one line of a list: each shortened, the whole on their page. */
+const answersBrief = (details: string | null): string =>
+  joinAnswers(details)
+    .map(([q, a]) => `${q}: ${a.length > 120 ? `${a.slice(0, 119)}…` : a}`)
+    .join(' · ')
 
 const nameOf = (a: Affiliate) => [a.firstName, a.lastName].filter(Boolean).join(' ') || a.email
 
@@ -81,7 +112,7 @@ async function detail(c: Ctx, a: Affiliate, values?: Record<string, string>, err
   const state = statusOf(a)
   const actions = a.isBanned
     ? actionForm(c.v.csrf, `${c.path}/affiliates/unban`, { affiliateId: a.id }, 'Unban')
-    : html`${a.isActive ? '' : actionForm(c.v.csrf, `${c.path}/affiliates/approve`, { affiliateId: a.id }, 'Approve')} ${actionForm(c.v.csrf, `${c.path}/affiliates/ban`, { affiliateId: a.id }, 'Ban', { danger: true, confirm: `Ban ${a.email}? Their links stop earning and they cannot sign in to the portal.` })}`
+    : html`${a.isActive ? '' : html`${actionForm(c.v.csrf, `${c.path}/affiliates/approve`, { affiliateId: a.id, from: 'detail' }, 'Approve', { primary: true })} ${actionForm(c.v.csrf, `${c.path}/affiliates/reject`, { affiliateId: a.id }, 'Reject', { danger: true, confirm: `Reject the application of ${a.email}? It is deleted.` })}`} ${actionForm(c.v.csrf, `${c.path}/affiliates/ban`, { affiliateId: a.id }, 'Ban', { danger: true, confirm: `Ban ${a.email}? Their links stop earning and they cannot sign in to the portal.` })}`
   return c.page(
     nameOf(a),
     html`${head(nameOf(a), actions)}${noticeBox(c.notice())}
@@ -89,11 +120,12 @@ async function detail(c: Ctx, a: Affiliate, values?: Record<string, string>, err
 <div><dt>E-mail</dt><dd class="hint">${a.email}</dd></div><div><dt>Status</dt><dd>${badge(state)}</dd></div>
 <div><dt>Campaign</dt><dd class="hint"><a href="${c.path}/campaigns/edit?campaignId=${campaign.id}">${campaign.campaignName}</a></dd></div>
 <div><dt>Joined</dt><dd class="hint">${when(a.createdAt)}</dd></div></dl></section>
+<section class="card"><h2>${a.isActive || a.isBanned ? 'What they said when they joined' : 'Their application'}</h2>${answersList(a.details)}</section>
 <section class="card"><h2>Balance</h2><dl class="stats"><div><dt>Held</dt><dd>${moneyText(balance.held, cur)}</dd></div><div><dt>Due</dt><dd>${moneyText(balance.due, cur)}</dd></div>
 <div><dt>In payouts</dt><dd>${moneyText(balance.inPayout, cur)}</dd></div><div><dt>Paid out</dt><dd>${moneyText(balance.paidOut, cur)}</dd></div></dl></section></div>
 <section class="card"><h2>Links</h2>${links.items.length ? table(['Code', 'URL', ['Clicks', 'num'], ['Signups', 'num']], links.items.map((l) => [html`${l.referralCode}`, html`<span class="hint">${l.url}</span>`, html`${l.totalClicks}`, html`${l.totalSignups}`])) : html`<p class="muted">No links yet.</p>`}</section>
 ${codesSection(c, a, codes.items, campaign, codeForm)}
-<section class="card"><h2>Commissions</h2>${commissions.items.length ? table(['Date', 'Customer', ['Amount', 'num'], 'Status', 'Kind'], commissions.items.map((m) => [when(m.commissionDate), html`${m.referredUser}`, html`${moneyText(m.amount, cur)}`, badge(m.status), html`${m.kind}`])) : html`<p class="muted">No commissions yet.</p>`}
+<section class="card"><h2>Commissions</h2>${commissions.items.length ? table(['Date', 'Customer', ['Amount', 'num'], 'Status', 'Kind'], commissions.items.map((m) => [html`<a href="${c.path}/commissions/detail?commissionId=${m.commissionId}">${when(m.commissionDate)}</a>`, html`${m.referredUser}`, html`${moneyText(m.amount, cur)}`, badge(m.status), html`${m.kind}`])) : html`<p class="muted">No commissions yet.</p>`}
 <p><a href="${c.path}/commissions?affiliateId=${a.id}">All commissions of this affiliate</a></p></section>
 <section class="card"><h2>Payouts</h2>${payouts.items.length ? table([['Amount', 'num'], 'Method', 'Status', 'Created'], payouts.items.map((p) => [html`<a href="${c.path}/payouts/detail?payoutId=${p.payoutId}">${moneyText(p.amount, p.currency)}</a>`, html`${p.payoutMethod}`, badge(p.status), when(p.createdAt)])) : html`<p class="muted">No payouts yet.</p>`}</section>
 ${editForm(c, a, values ?? formValues(affiliateUpdate, a), errors, problem)}`,
@@ -140,16 +172,20 @@ export const affiliatePages: Record<string, Handler> = {
     const contains = q.get('contains') ?? ''
     const list = await c.api.affiliates.list(listQuery(c, affiliateList))
     const items = list.items
+    const applicants = items.some((a) => !a.isActive && !a.isBanned)
+    const [campaigns] = await Promise.all([c.api.campaigns.list({ workspaceId: c.workspaceId, limit: 100 })])
+    const campaignOf = new Map(campaigns.items.map((m) => [m.id, m]))
     const rows = items.map((a) => [
       a.isActive || a.isBanned ? '' : html`<input type="checkbox" name="affiliateId" value="${a.id}" aria-label="Select ${a.email}" form="bulk">`,
       html`<a href="${c.path}/affiliates/detail?affiliateId=${a.id}">${a.email}</a>`,
       html`${[a.firstName, a.lastName].filter(Boolean).join(' ')}`,
+      html`${campaignOf.get(a.campaignId)?.campaignName ?? ''}`,
       badge(statusOf(a)),
+      ...(applicants ? [html`${a.isActive || a.isBanned ? '' : answersBrief(a.details)}`] : []),
       html`${a.totalClicks}`,
       html`${a.totalSignups}`,
-      html`${amountText(a.totalEarnings)}`,
+      html`${moneyText(a.totalEarnings, campaignOf.get(a.campaignId)?.currency ?? '')}`,
     ])
-    const applicants = items.some((a) => !a.isActive && !a.isBanned)
     return c.page(
       'Affiliates',
       html`${head('Affiliates')}${noticeBox(c.notice())}
@@ -157,7 +193,7 @@ export const affiliatePages: Record<string, Handler> = {
 <div><label for="status">Status</label><select id="status" name="status">${STATUSES.map(([value, label]) => html`<option value="${value}"${value === status ? html` selected` : ''}>${label}</option>`)}</select></div>
 <div><button type="submit">Filter</button></div></form>
 ${applicants ? html`<form id="bulk" method="post" action="${c.path}/affiliates/approve" class="actions">${csrfField(c.v.csrf)}<button type="submit">Approve selected</button><button type="submit" class="danger" formaction="${c.path}/affiliates/reject">Reject selected</button></form>` : ''}
-${rows.length ? table(['Select', 'E-mail', 'Name', 'Status', ['Clicks', 'num'], ['Signups', 'num'], ['Earnings', 'num']], rows) : html`<p class="card">No affiliates match. Affiliates join through the portal's join page of a campaign, or the API.</p>`}${pager(c.v.url, list.pagination)}`,
+${rows.length ? table(['Select', 'E-mail', 'Name', 'Campaign', 'Status', ...(applicants ? ['Application'] : []), ['Clicks', 'num'], ['Signups', 'num'], ['Earnings', 'num']], rows) : html`<p class="card">No affiliates match. Affiliates join through the portal's join page of a campaign, or the API.</p>`}${pager(c.v.url, list.pagination)}`,
     )
   },
   async 'GET /affiliates/detail'(c) {

@@ -1,6 +1,8 @@
 import { COMMISSION_STATUSES } from '../domain/commission-status.js'
 import type { Commission } from '../domain/commission.js'
+import type { Payout } from '../domain/payout.js'
 import { formatMoney, parseMoney } from '../domain/money.js'
+import type { RefundPreview } from '../api/commission-records.js'
 import { csrfField, errorSummary, input, refusal, type FieldErrors } from '../site/forms.js'
 import { html, type Html } from '../site/html.js'
 import { PageError } from '../site/page-error.js'
@@ -73,10 +75,6 @@ async function commissionOf(c: Ctx, id: string): Promise<Commission> {
   }
 }
 
-async function currencyOf(c: Ctx, campaignId: string): Promise<string> {
-  return (await c.api.campaigns.get(campaignId)).currency
-}
-
 async function newForm(c: Ctx, values: Record<string, string>, errors: FieldErrors, problem?: string, status = 200) {
   const campaigns = await c.api.campaigns.list({ workspaceId: c.workspaceId, limit: 100 })
   const choices = { campaignId: campaigns.items.map((m) => [m.id, m.campaignName] as const) }
@@ -90,15 +88,72 @@ ${modelFields(commissionCreate, { values, errors, choices })}
 }
 
 async function refundForm(c: Ctx, m: Commission, value: string, errors: FieldErrors, problem?: string, status = 200) {
-  const currency = await currencyOf(c, m.campaignId)
   return c.page(
     'Refund commission',
-    html`${head('Refund commission')}${errorSummary(errors, problem)}<div class="card"><p>Commission of ${moneyText(m.amount, currency)} for ${m.referredUser} (${m.status}).</p>
+    html`${head('Refund commission')}${errorSummary(errors, problem)}<div class="card"><p>Commission of ${moneyText(m.amount, m.currency)} for ${m.referredUser} (${m.status})${m.saleAmount ? `, from a sale of ${moneyText(m.saleAmount, m.currency)}` : ''}.</p>
 <form method="post" action="${c.path}/commissions/refund" novalidate>${csrfField(c.v.csrf)}<input type="hidden" name="commissionId" value="${m.commissionId}">
-${input({ name: 'amount', label: 'Amount to refund', value, errors, hint: 'Leave empty to refund all that is left.', attributes: html` inputmode="decimal"` })}
-<div class="actions"><button type="submit">Review refund</button><a href="${c.path}/commissions">Cancel</a></div></form></div>`,
+${input({ name: 'amount', label: 'Amount to refund', value, errors, hint: 'Of the commission. Leave empty to refund all that is left.', attributes: html` inputmode="decimal"` })}
+<div class="actions"><button type="submit">Review refund</button><a href="${c.path}/commissions/detail?commissionId=${m.commissionId}">Cancel</a></div></form></div>`,
     status,
   )
+}
+
+/**
+ * What a refund will do, in one sentence, from the API's own dry run (never worked out here): how
+ * much leaves the commission, and whether it drops, or was paid and a clawback takes it back from
+ * the next payout, and what happens to a pending payout it leaves.
+ */
+export function refundSentence(m: Commission, preview: RefundPreview): string {
+  const cur = m.currency
+  const after = preview.commission
+  if (preview.clawback) {
+    const taken = preview.clawback.amount.replace(/^-/, '')
+    const whole = after.status === 'refunded' ? ' The commission becomes refunded.' : ''
+    const why = m.status === 'paid' ? 'was paid' : 'is in a payout being paid'
+    return `Refund ${moneyText(taken, cur)} of ${moneyText(m.amount, cur)}: the commission ${why}, so a clawback of ${moneyText(preview.clawback.amount, cur)} goes into the affiliate’s next payout.${whole}`
+  }
+  const taken = formatMoney((parseMoney(m.amount) ?? 0) - (parseMoney(after.amount) ?? 0))
+  const drop = after.status === 'refunded' ? `the commission is refunded in full (${moneyText(m.amount, cur)} to ${moneyText(after.amount, cur)})` : `the commission drops from ${moneyText(m.amount, cur)} to ${moneyText(after.amount, cur)}`
+  const change = preview.payoutChange
+  const payout = !change
+    ? ''
+    : change.status === 'canceled'
+      ? ` It leaves its pending payout of ${moneyText(change.previousAmount, cur)}, which is canceled (its other commissions wait for the next run).`
+      : ` It leaves its pending payout, which drops from ${moneyText(change.previousAmount, cur)} to ${moneyText(change.amount, cur)}.`
+  return `Refund ${moneyText(taken, cur)} of ${moneyText(m.amount, cur)}: ${drop}.${payout}`
+}
+
+/** One line of a commission's history: when, and what happened. */
+type Moment = { at: string; what: Html }
+
+/**
+ * A commission's history from what the API answers: the sale that made it (or the hand that added
+ * it), a hold and why, the clawbacks its refunds after payment made, refunds before payment (its
+ * amount went down), the payout it went into, a full refund. Oldest first.
+ */
+function historyOf(c: Ctx, m: Commission, clawbacks: readonly Commission[], payout: Payout | null): Moment[] {
+  const cur = m.currency
+  const out: Moment[] = [
+    {
+      at: m.commissionDate,
+      what: m.kind === 'clawback'
+        ? html`Clawback of ${moneyText(m.amount, cur)} made by a refund after payment${m.reversesCommissionId ? html` of <a href="${c.path}/commissions/detail?commissionId=${m.reversesCommissionId}">the sale’s commission</a>` : ''}.`
+        : m.saleAmount
+          ? html`Sale of ${moneyText(m.saleAmount, cur)}${m.invoiceId ? html` (invoice <code>${m.invoiceId}</code>)` : ''} earned this commission.`
+          : html`Added by hand or through the API, without a sale.`,
+    },
+  ]
+  if (m.holdReasons.length) out.push({ at: m.updatedAt, what: html`Held for review: ${m.holdReasons.join(', ')}.` })
+  for (const k of clawbacks) {
+    out.push({ at: k.commissionDate, what: html`Refunded after payment: <a href="${c.path}/commissions/detail?commissionId=${k.commissionId}">clawback of ${moneyText(k.amount, cur)}</a> (${k.status}${k.payoutId ? ', netted in a payout' : ', into the next payout'}).` })
+  }
+  if (payout) {
+    const link = html`<a href="${c.path}/payouts/detail?payoutId=${payout.payoutId}">payout of ${moneyText(payout.amount, payout.currency)}</a>`
+    out.push({ at: payout.createdAt, what: html`Put in a ${link}.` })
+    if (payout.paidAt) out.push({ at: payout.paidAt, what: html`Paid out${payout.externalReference ? html` (reference <code>${payout.externalReference}</code>)` : ''}.` })
+  }
+  if (m.status === 'refunded' && m.kind === 'sale') out.push({ at: m.updatedAt, what: html`Refunded in full.` })
+  return out.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0))
 }
 
 export const commissionPages: Record<string, Handler> = {
@@ -110,7 +165,6 @@ export const commissionPages: Record<string, Handler> = {
       c.api.campaigns.list({ workspaceId: c.workspaceId, limit: 100 }),
     ])
     const items = list.items
-    const currency = new Map(campaigns.items.map((m) => [m.id, m.currency]))
     const emails = await affiliateEmails(c, items.map((m) => m.affiliateId))
     // The review queue: held commissions can be selected, released or voided together, their reasons shown.
     const queue = items.some((m) => m.status === 'hold')
@@ -119,10 +173,11 @@ export const commissionPages: Record<string, Handler> = {
       html`<a href="${c.path}/commissions/detail?commissionId=${m.commissionId}">${when(m.commissionDate)}</a>`,
       affiliateLink(c, m.affiliateId, emails),
       html`${m.referredUser}`,
-      html`${moneyText(m.amount, currency.get(m.campaignId) ?? '')}`,
+      m.saleAmount ? html`${moneyText(m.saleAmount, m.currency)}` : html`<span class="muted">—</span>`,
+      html`${moneyText(m.amount, m.currency)}`,
       m.status === 'hold' ? html`${badge(m.status)} <span class="hint">${reasonsText(m.holdReasons)}</span>` : badge(m.status),
       html`${m.kind}`,
-      m.status === 'refunded' || m.status === 'voided' || m.kind === 'clawback' ? '' : html`<a href="${c.path}/commissions/refund?commissionId=${m.commissionId}" aria-label="Refund the commission of ${m.referredUser}">Refund</a>`,
+      m.status === 'refunded' || m.status === 'voided' || m.kind === 'clawback' ? '' : html`<a href="${c.path}/commissions/refund?commissionId=${m.commissionId}" aria-label="Refund the commission of ${m.referredUser} dated ${m.commissionDate.slice(0, 10)}">Refund</a>`,
     ])
     const select = (name: string, label: string, options: readonly (readonly [string, string])[]) =>
       html`<div><label for="${name}">${label}</label><select id="${name}" name="${name}">${options.map(([value, text]) => html`<option value="${value}"${value === filter[name] ? html` selected` : ''}>${text}</option>`)}</select></div>`
@@ -141,31 +196,48 @@ ${select('campaignId', 'Campaign', [['', 'Any'], ...campaigns.items.map((m) => [
 <div><button type="submit">Filter</button></div></form>
 <p><a href="${c.path}/commissions/export?${exportQuery.toString()}">Export CSV</a></p>
 ${queue ? html`<form id="review" method="post" action="${c.path}/commissions/release" class="actions">${csrfField(c.v.csrf)}<button type="submit">Release selected</button><button type="submit" class="danger" formaction="${c.path}/commissions/void">Void selected</button></form>` : ''}
-${rows.length ? table([...(queue ? ['Select'] : []), 'Date', 'Affiliate', 'Customer', ['Amount', 'num'], 'Status', 'Kind', 'Actions'], rows) : Object.values(filter).some(Boolean) ? html`<p class="card">No commissions match these filters. <a href="${c.path}/commissions">Clear the filters</a>.</p>` : html`<p class="card">No commissions yet. Record a sale through the API or connect Stripe in <a href="${c.path}/settings/integrations#providers">Settings → Integrations</a>, or <a href="${c.path}/commissions/new">add one by hand</a>.</p>`}${pager(c.v.url, list.pagination)}`,
+${rows.length ? table([...(queue ? ['Select'] : []), 'Date', 'Affiliate', 'Customer', ['Sale', 'num'], ['Commission', 'num'], 'Status', 'Kind', 'Actions'], rows) : Object.values(filter).some(Boolean) ? html`<p class="card">No commissions match these filters. <a href="${c.path}/commissions">Clear the filters</a>.</p>` : html`<p class="card">No commissions yet. Record a sale through the API or connect Stripe in <a href="${c.path}/settings/integrations#providers">Settings → Integrations</a>, or <a href="${c.path}/commissions/new">add one by hand</a>.</p>`}${pager(c.v.url, list.pagination)}`,
     )
   },
   async 'GET /commissions/detail'(c) {
     const m = await commissionOf(c, c.v.url.searchParams.get('commissionId') ?? '')
-    const [currency, emails] = await Promise.all([currencyOf(c, m.campaignId), affiliateEmails(c, [m.affiliateId])])
+    const [emails, clawbacks, customer, payout] = await Promise.all([
+      affiliateEmails(c, [m.affiliateId]),
+      // In the order they were made, through the index of the workspace's clawbacks (ordering by date would walk every commission).
+      m.kind === 'sale' ? c.api.commissions.list({ workspaceId: m.workspaceId, reversesCommissionId: m.commissionId, orderValue: 'ASC', limit: 100 }).then((page) => page.items) : [],
+      m.customerId ? c.api.customers.get(m.customerId).catch(() => null) : null,
+      m.payoutId ? c.api.payouts.get(m.payoutId).catch(() => null) : null,
+    ])
     const refundable = m.status !== 'refunded' && m.status !== 'voided' && m.kind !== 'clawback'
     const reviewForm = (action: keyof typeof REVIEW) =>
       html`<form method="post" action="${c.path}/commissions/${action}">${csrfField(c.v.csrf)}<input type="hidden" name="commissionId" value="${m.commissionId}"><input type="hidden" name="from" value="detail"><button type="submit"${action === 'void' ? html` class="danger"` : ''}>${REVIEW[action].verb}</button></form>`
-    const item = (label: string, value: Html | string) => html`<div><dt>${label}</dt><dd class="hint">${value}</dd></div>`
+    const item = (label: string, value: Html | string | null) => html`<div><dt>${label}</dt><dd class="hint">${value ?? '—'}</dd></div>`
+    const code = (id: string | null) => (id ? html`<code>${id}</code>` : null)
+    const customerText = customer ? html`${customer.name ? `${customer.name} · ` : ''}${customer.email}${customer.externalId ? html` <span class="muted">(id <code>${customer.externalId}</code>)</span>` : ''}` : html`${m.referredUser}`
     return c.page(
       'Commission',
-      html`${head(`Commission ${moneyText(m.amount, currency)}`, refundable ? html`<a class="button" href="${c.path}/commissions/refund?commissionId=${m.commissionId}">Refund</a>` : undefined)}
-<section class="card"><dl class="stats">
+      html`${head(`Commission ${moneyText(m.amount, m.currency)}`, refundable ? html`<a class="button" href="${c.path}/commissions/refund?commissionId=${m.commissionId}">Refund</a>` : undefined)}${noticeBox(c.notice())}
+<div class="grid"><section class="card"><h2>Commission</h2><dl class="stats">
 <div><dt>Status</dt><dd>${badge(m.status)}</dd></div>
 ${item('Kind', m.kind)}
 ${item('Date', when(m.commissionDate))}
 ${item('Affiliate', affiliateLink(c, m.affiliateId, emails))}
-${item('Customer', m.referredUser)}
-${item('Refunded', moneyText(m.refundedAmount, currency))}
+${item('Refunded after payment', moneyText(m.refundedAmount, m.currency))}
 ${item('Due', when(m.dueAt))}
-${item('Payout', m.payoutId ? html`<a href="${c.path}/payouts/detail?payoutId=${m.payoutId}">${m.payoutId.slice(0, 8)}</a>` : '—')}
-${item('Referral code', m.referralCode ?? '—')}
+${item('Payout', m.payoutId ? html`<a href="${c.path}/payouts/detail?payoutId=${m.payoutId}">${m.payoutId.slice(0, 8)}</a>` : null)}
+${item('Referral code', m.referralCode)}
 </dl>${m.remarks ? html`<p>${m.remarks}</p>` : ''}</section>
+<section class="card"><h2>Sale</h2><dl class="stats">
+${item('Sale amount', m.saleAmount ? moneyText(m.saleAmount, m.currency) : null)}
+${item('Currency', m.currency)}
+${item('Customer', customerText)}
+${item('Invoice', code(m.invoiceId))}
+${item('Charge', code(m.chargeId))}
+${item('Subscription', code(m.stripeSubscriptionId))}
+${item('Payment intent', code(m.paymentIntentId))}
+</dl></section></div>
 ${m.status === 'hold' ? html`<section class="card"><h2>Under review</h2><p>The fraud rules held it: ${reasonsText(m.holdReasons)}. See docs/fraud.md for what each rule means.</p><div class="actions">${reviewForm('release')}${reviewForm('void')}</div></section>` : ''}
+<section class="card"><h2>History</h2><ol class="history">${historyOf(c, m, clawbacks, payout).map((moment) => html`<li>${when(moment.at)} ${moment.what}</li>`)}</ol></section>
 <p><a href="${c.path}/commissions">Back to commissions</a></p>`,
     )
   },
@@ -188,27 +260,21 @@ ${m.status === 'hold' ? html`<section class="card"><h2>Under review</h2><p>The f
   async 'POST /commissions/refund'(c) {
     const form = await c.form()
     const m = await commissionOf(c, form.get('commissionId'))
-    const amount = form.get('amount')
-    if (amount !== '' && !/^\d+(\.\d{1,2})?$/.test(amount)) return refundForm(c, m, amount, { amount: 'amount must be a non-negative number with at most two decimals' }, 'Please correct the following:', 400)
-    if (form.get('confirmed') !== 'yes') {
-      const currency = await currencyOf(c, m.campaignId)
-      // In cents, as the API counts: the sentence says exactly what the refund will do.
-      const cents = (value: string) => parseMoney(value) ?? 0
-      const take = amount === '' ? cents(m.amount) - cents(m.refundedAmount) : cents(amount)
-      const taken = moneyText(formatMoney(take), currency)
-      const sentence =
-        m.status === 'paid'
-          ? `Refund ${taken} of ${moneyText(m.amount, currency)}: the commission was paid, so a clawback of -${taken} goes into the affiliate's next payout.`
-          : `Refund ${taken} of ${moneyText(m.amount, currency)}: the commission drops from ${moneyText(m.amount, currency)} to ${moneyText(formatMoney(Math.max(0, cents(m.amount) - take)), currency)}.`
-      return confirmation(c, 'Confirm refund', sentence, `${c.path}/commissions/refund`, { commissionId: m.commissionId, amount }, 'Refund', `${c.path}/commissions`)
-    }
+    const amount = form.get('amount').trim()
+    const asked = { ...(amount ? { amount } : {}) }
     try {
-      await c.api.commissions.refund(m.commissionId, { ...(amount ? { amount } : {}) })
+      if (form.get('confirmed') !== 'yes') {
+        // The API's dry run says what the refund will do: the sentence never guesses.
+        const preview = await c.api.commissions.refund(m.commissionId, { ...asked, dryRun: true })
+        if (!('clawback' in preview)) throw new Error('A dry run of a refund answered a commission')
+        return confirmation(c, 'Confirm refund', refundSentence(m, preview), `${c.path}/commissions/refund`, { commissionId: m.commissionId, amount }, 'Refund', `${c.path}/commissions/detail?commissionId=${m.commissionId}`)
+      }
+      await c.api.commissions.refund(m.commissionId, asked)
     } catch (error) {
       const { problem, errors, status } = refusal(error, ['amount'])
       return refundForm(c, m, amount, errors, problem, status)
     }
-    return c.redirect(`${c.path}/commissions?notice=refunded`)
+    return c.redirect(`${c.path}/commissions/detail?commissionId=${m.commissionId}&notice=refunded`)
   },
   async 'GET /commissions/export'(c) {
     const q = c.v.url.searchParams

@@ -6,6 +6,7 @@ import { html, type Html } from '../site/html.js'
 import { PageError } from '../site/page-error.js'
 import { siteRouter } from '../site/router.js'
 import { sessionCookie } from '../site/session.js'
+import { formThrottle } from '../site/throttle.js'
 import { messageMain, noticeBox } from '../site/shell.js'
 import { createSite, madeOnce, type Site, type SiteDeps } from '../site/site.js'
 import type { Visit } from '../site/visit.js'
@@ -25,6 +26,8 @@ export interface AdminDeps extends SiteDeps {
   keyStore: KeyStore
   /** Where the portal is, when it is on: the admin lies beside it. */
   portalPath: string | null
+  /** The portal's public origin (its join and referral links are built from it), when it is on. */
+  publicUrl: string | null
 }
 
 const SESSION_COOKIE = 'affiliate_admin_session'
@@ -57,7 +60,12 @@ const NOTICES = {
   'integration-connected': 'Stripe connected. Paste its endpoint URL into Stripe’s dashboard (Developers → Webhooks).',
   'integration-secret': 'Signing secret replaced.',
   'integration-disconnected': 'Stripe disconnected.',
+  'paddle-connected': 'Paddle Billing connected. Add its endpoint URL as a notification destination in Paddle (Developer tools → Notifications).',
+  'paddle-disconnected': 'Paddle Billing disconnected.',
+  'lemonsqueezy-connected': 'Lemon Squeezy connected. Add its endpoint URL as a webhook in Lemon Squeezy (Settings → Webhooks).',
+  'lemonsqueezy-disconnected': 'Lemon Squeezy disconnected.',
   'signed-out': 'You are signed out.',
+  'workspace-created': 'New workspace opened: create its first campaign.',
 }
 
 /** Who is signed in, and the request they made. */
@@ -75,7 +83,8 @@ export function createAdmin(options: AdminOptions, deps: AdminDeps): Site {
   const config = resolveAdminOptions(options, deps.basePath, deps.portalPath)
   const { path, tokenHash } = config
   const key = madeOnce(async () => new TextEncoder().encode(config.secret ?? (await storedAdminSecret(deps.storage, deps.clock))))
-  const sessions = tokenHash ? sessionCookie(SESSION_COOKIE, config.sessionMs, tokenSessions(key, tokenHash, deps.clock, config.sessionMs)) : null
+  const sessions = tokenHash ? sessionCookie(SESSION_COOKIE, config.sessionMs, tokenSessions(deps.storage, key, tokenHash, deps.clock, config.sessionMs)) : null
+  const countSignIn = formThrottle(config.signInLimit, deps.clock, 'shared')
 
   /** A page outside the workspaces (signing in, a message): no navigation. */
   const bare = (v: Visit, title: string, main: Html) =>
@@ -107,19 +116,14 @@ export function createAdmin(options: AdminOptions, deps: AdminDeps): Site {
     const entered = await signedIn(v)
     if (entered instanceof Response) return entered
     const { who } = entered
-    const workspaces = await workspacesOf(who, deps.keyStore, deps.api)
+    const workspaces = await workspacesOf(who, deps.keyStore, deps.storage)
     const picked = v.cookies.get(WORKSPACE_COOKIE)?.toLowerCase()
     const workspaceId = picked && (workspaces.includes(picked) || (who.workspaceIds === '*' && isUuid(picked))) ? picked : workspaces[0]
     if (picked && workspaceId === picked && !workspaces.includes(picked)) workspaces.push(picked)
     const rest = v.url.pathname.slice(path.length).replace(/\/+$/, '')
     const current = [...NAV.map(([href]) => href as string)].reverse().find((href) => (href === '' ? rest === '' : rest === href || rest.startsWith(`${href}/`))) ?? ''
     const frame = (title: string, main: Html, ws: string | null) => adminLayout({ path, site: config.title, csrf: v.csrf, current, workspaceId: ws, workspaces }, title, main)
-    if (workspaceId === undefined) {
-      const main = html`<div class="narrow"><h1>Open a workspace</h1><form class="card" method="post" action="${path}/workspace">${csrfField(v.csrf)}
-<label for="workspaceId">Workspace ID</label><input id="workspaceId" name="workspaceId" required>
-<div class="actions"><button type="submit">Open</button></div></form></div>`
-      return v.page(frame('Open a workspace', main, null))
-    }
+    if (workspaceId === undefined) return chooser(v, who, workspaces)
     return {
       v,
       api: who.workspaceIds === '*' ? deps.api : deps.api.as({ keyId: `admin:${who.userId}`, userId: who.userId, workspaceIds: workspaces }),
@@ -131,6 +135,7 @@ export function createAdmin(options: AdminOptions, deps: AdminDeps): Site {
       keys: deps.keyStore,
       origin: v.url.origin,
       basePath: deps.basePath,
+      portal: deps.portalPath === null || deps.publicUrl === null ? null : { path: deps.portalPath, publicUrl: deps.publicUrl },
       now: () => deps.clock.now(),
       form: () => v.form(),
       page: (title, main, status = 200) => v.page(frame(title, main, workspaceId), status),
@@ -139,11 +144,37 @@ export function createAdmin(options: AdminOptions, deps: AdminDeps): Site {
     }
   }
 
+  /**
+   * The workspaces this admin may open, each with its campaigns' names, and for the admin of every
+   * workspace a new one: never a box to type an id in.
+   */
+  async function chooser(v: Visit, who: AdminIdentity, workspaces: readonly string[], current?: string): Promise<Response> {
+    const campaigns = await Promise.all(workspaces.map((workspaceId) => deps.api.campaigns.list({ workspaceId, limit: 3 })))
+    const rows = workspaces.map((id, i) => {
+      const { items, pagination } = campaigns[i]!
+      const names = items.map((campaign) => campaign.campaignName).join(', ')
+      const more = pagination.total > items.length ? ` and ${pagination.total - items.length} more` : ''
+      const what = pagination.total === 0 ? 'No campaigns yet' : `${pagination.total === 1 ? '1 campaign' : `${pagination.total} campaigns`}: ${names}${more}`
+      return html`<li><form class="card" method="post" action="${path}/workspace">${csrfField(v.csrf)}<input type="hidden" name="workspaceId" value="${id}">
+<p><strong>${what}</strong><span class="hint">Workspace ${id}</span>${id === current ? html` <span class="muted">(open now)</span>` : ''}</p>
+<button type="submit" aria-label="Open workspace ${id}">Open</button></form></li>`
+    })
+    const list = rows.length ? html`<ul class="workspaces">${rows}</ul>` : html`<p class="card">${who.workspaceIds === '*' ? 'There are no workspaces yet: start a new one.' : 'Your account has no workspaces. Ask the owner of the program to add you to one.'}</p>`
+    const fresh =
+      who.workspaceIds === '*'
+        ? html`<form class="card" method="post" action="${path}/workspace">${csrfField(v.csrf)}<input type="hidden" name="workspaceId" value="new">
+<p>A workspace keeps a program apart from the others: its campaigns, affiliates, keys and webhooks.</p><button type="submit">New workspace</button></form>`
+        : ''
+    const main = html`<div class="narrow"><h1>Workspaces</h1>${noticeBox(v.notice())}${list}${fresh}</div>`
+    return v.page(adminLayout({ path, site: config.title, csrf: v.csrf, current: 'message', workspaceId: null, workspaces: [] }, 'Workspaces', main))
+  }
+
   const router = siteRouter(path, 'Go to the overview')
   if (sessions && tokenHash) {
     router.open({
       'GET /sign-in': (v) => signInPage(v),
       async 'POST /sign-in'(v) {
+        countSignIn?.(v)
         const token = (await v.form()).get('token')
         if (!constantTimeEqual(sha256Hex(token), tokenHash)) return signInPage(v, 'That is not the admin token.')
         await sessions.start(v)
@@ -157,10 +188,21 @@ export function createAdmin(options: AdminOptions, deps: AdminDeps): Site {
       await sessions?.end(v)
       return v.redirect(tokenHash ? `${path}/sign-in?notice=signed-out` : path)
     },
+    async 'GET /workspaces'({ v, who }) {
+      const workspaces = await workspacesOf(who, deps.keyStore, deps.storage)
+      const open = v.cookies.get(WORKSPACE_COOKIE)?.toLowerCase()
+      // A new workspace of the admin of every workspace has no records yet: it is listed while open.
+      if (open && who.workspaceIds === '*' && isUuid(open) && !workspaces.includes(open)) workspaces.push(open)
+      return chooser(v, who, workspaces, open)
+    },
     async 'POST /workspace'({ v, who }) {
       const chosen = (await v.form()).get('workspaceId').toLowerCase()
-      const mine = who.workspaceIds === '*' || (await workspacesOf(who, deps.keyStore, deps.api)).includes(chosen)
-      if (!isUuid(chosen) || !mine) throw new PageError(404, 'Not found', 'There is no such workspace for your account.', { href: path, label: 'Back' })
+      if (chosen === 'new' && who.workspaceIds === '*') {
+        v.cookie(WORKSPACE_COOKIE, crypto.randomUUID())
+        return v.redirect(`${path}/campaigns?notice=workspace-created`)
+      }
+      const mine = who.workspaceIds === '*' || (await workspacesOf(who, deps.keyStore, deps.storage)).includes(chosen)
+      if (!isUuid(chosen) || !mine) throw new PageError(404, 'Not found', 'There is no such workspace for your account.', { href: `${path}/workspaces`, label: 'Back to the workspaces' })
       v.cookie(WORKSPACE_COOKIE, chosen)
       return v.redirect(path)
     },

@@ -1,4 +1,4 @@
-import { resolveSiteOptions } from '../site/options.js'
+import { resolveSignInLimit, resolveSiteOptions, type SignInLimitGiven } from '../site/options.js'
 
 /** Who is signed in to the admin: what `admin.authorize` answers. */
 export interface AdminIdentity {
@@ -36,6 +36,13 @@ export interface AdminOptions {
   secureCookies?: boolean
   /** How long a token sign-in lasts, in hours. @default 12 */
   sessionHours?: number
+  /**
+   * Token sign-in forms sent per client address (the adapters supply it), a token bucket: the
+   * eleventh within a minute is a 429 page with `Retry-After`. Requests without a client address
+   * (an in-process `fetch`) share one bucket. `false` turns it off.
+   * @default { capacity: 10, refillPerSecond: 10 / 60 }
+   */
+  signInLimit?: SignInLimitGiven
 }
 
 export interface ResolvedAdminOptions {
@@ -47,6 +54,7 @@ export interface ResolvedAdminOptions {
   secret: string | null
   secureCookies: boolean | null
   sessionMs: number
+  signInLimit: false | { capacity: number; refillPerSecond: number }
 }
 
 /** Checks the options once, at start: a wrong one throws a TypeError naming it. */
@@ -70,5 +78,6 @@ export function resolveAdminOptions(options: AdminOptions, basePath: string, por
     ...site,
     secret: options.secret ?? null,
     sessionMs: Math.round(hours * 3_600_000),
+    signInLimit: resolveSignInLimit('admin', options.signInLimit, { capacity: 10, refillPerSecond: 10 / 60 }),
   }
 }

@@ -53,15 +53,15 @@ ${modelFields(payoutUpdate, { values, errors, choices: { status: PAYOUT_STATUSES
 }
 
 async function detail(c: Ctx, p: Payout, values?: Record<string, string>, errors: FieldErrors = {}, problem?: string, status = 200) {
-  const items = await c.api.payouts.items(p.payoutId, { limit: 100 })
+  const [items, emails] = await Promise.all([c.api.payouts.items(p.payoutId, { limit: 100 }), affiliateEmails(c, [p.affiliateId])])
   const final = !PAYOUT_STATUSES.some((s) => s !== p.status && canMovePayout(p.status, s))
   return c.page(
     'Payout',
     html`${head(`Payout ${moneyText(p.amount, p.currency)}`)}${noticeBox(c.notice())}
-<section class="card"><dl class="stats"><div><dt>Status</dt><dd>${badge(p.status)}</dd></div><div><dt>Affiliate</dt><dd class="hint"><a href="${c.path}/affiliates/detail?affiliateId=${p.affiliateId}">${p.payoutEmail}</a></dd></div>
-<div><dt>Method</dt><dd class="hint">${p.payoutMethod}</dd></div><div><dt>Reference</dt><dd class="hint">${p.externalReference ?? '—'}</dd></div><div><dt>Created</dt><dd class="hint">${when(p.createdAt)}</dd></div></dl></section>
+<section class="card"><dl class="stats"><div><dt>Status</dt><dd>${badge(p.status)}</dd></div><div><dt>Affiliate</dt><dd class="hint">${affiliateLink(c, p.affiliateId, emails)}</dd></div>
+<div><dt>Paid to</dt><dd class="hint">${p.payoutEmail}</dd></div><div><dt>Method</dt><dd class="hint">${p.payoutMethod}</dd></div><div><dt>Reference</dt><dd class="hint">${p.externalReference ?? '—'}</dd></div><div><dt>Created</dt><dd class="hint">${when(p.createdAt)}</dd></div></dl></section>
 ${final ? '' : markForm(c, p, values, errors, problem)}
-<section class="card"><h2>Items</h2>${table(['Date', 'Customer', ['Amount', 'num'], 'Kind'], items.items.map((m) => [when(m.commissionDate), html`${m.referredUser}`, html`${moneyText(m.amount, p.currency)}`, html`${m.kind}`]))}</section>`,
+<section class="card"><h2>Commissions in it</h2>${table(['Date', 'Customer', ['Amount', 'num'], 'Kind'], items.items.map((m) => [html`<a href="${c.path}/commissions/detail?commissionId=${m.commissionId}">${when(m.commissionDate)}</a>`, html`${m.referredUser}`, html`${moneyText(m.amount, p.currency)}`, html`${m.kind}`]))}</section>`,
     status,
   )
 }
@@ -71,9 +71,10 @@ export const payoutPages: Record<string, Handler> = {
     const q = c.v.url.searchParams
     const status = q.get('status') ?? ''
     const list = await c.api.payouts.list(listQuery(c, payoutList))
+    const emails = await affiliateEmails(c, list.items.map((p) => p.affiliateId))
     const rows = list.items.map((p) => [
-      html`<a href="${c.path}/payouts/detail?payoutId=${p.payoutId}">${p.payoutEmail}</a>`,
-      html`${moneyText(p.amount, p.currency)}`,
+      affiliateLink(c, p.affiliateId, emails),
+      html`<a href="${c.path}/payouts/detail?payoutId=${p.payoutId}">${moneyText(p.amount, p.currency)}</a>`,
       html`${p.payoutMethod}`,
       badge(p.status),
       when(p.createdAt),

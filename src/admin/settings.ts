@@ -60,7 +60,7 @@ async function integrations(c: Ctx, extra: PageState = {}, status = 200) {
     html`<span class="hint">${w.url}</span>`,
     html`${w.events.join(', ')}`,
     badge(w.enabled ? 'active' : 'disabled'),
-    html`${actionForm(c.v.csrf, `${c.path}/settings/webhooks/test`, { webhookId: w.webhookId }, 'Send test', { label: `Send a test to ${w.url}` })} ${actionForm(c.v.csrf, `${c.path}/settings/webhooks/rotate`, { webhookId: w.webhookId }, 'Rotate secret', { label: `Rotate the secret of ${w.url}` })} <a href="${c.path}/settings/webhooks/deliveries?webhookId=${w.webhookId}">Deliveries</a>`,
+    html`${actionForm(c.v.csrf, `${c.path}/settings/webhooks/test`, { webhookId: w.webhookId }, 'Send test', { label: `Send test to ${w.url}` })} ${actionForm(c.v.csrf, `${c.path}/settings/webhooks/rotate`, { webhookId: w.webhookId }, 'Rotate secret', { label: `Rotate secret of ${w.url}` })} <a href="${c.path}/settings/webhooks/deliveries?webhookId=${w.webhookId}">Deliveries</a>`,
   ])
   return c.page(
     'Integrations',

@@ -37,6 +37,8 @@ export interface Ctx {
   origin: string
   /** The API's base path (`/api/v1`): the provider endpoints are under it. */
   basePath: string
+  /** The affiliate portal, when it is on: its path and the public origin its links are built from. */
+  portal: { path: string; publicUrl: string } | null
   /** The service's clock. */
   now(): number
 }
@@ -59,19 +61,21 @@ export const ADMIN_STYLE = `
 .content{flex:1;min-width:0;padding:1rem 1.5rem}
 .head{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;justify-content:space-between}
 .head h1{margin:.5rem 0}
+.head-actions{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
 .filters{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:end}
 .filters label{margin:0 0 .25rem}
 .filters>div{min-width:9rem}
 .filters input,.filters select{height:2.875rem}
-.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(10rem,1fr));gap:.75rem;margin:0 0 1rem}
+.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(13rem,1fr));gap:.75rem;margin:0 0 1rem}
 .cards div{background:var(--portal-surface);border:1px solid var(--portal-border);border-radius:var(--portal-radius);padding:.75rem}
 .cards dt{color:var(--portal-muted);font-size:.85rem}
-.cards dd{margin:0;font-size:1.4rem;font-weight:700}
+.cards dd{margin:0;font-size:1.25rem;font-weight:700}
 .cards .change{display:block;font-size:.85rem;font-weight:400;color:var(--portal-muted)}
 .st-active,.st-paid,.st-succeeded,.st-processed{border-color:var(--portal-success);color:var(--portal-success)}
 .st-banned,.st-failed,.st-refunded,.st-dead,.st-canceled,.st-revoked,.st-voided{border-color:var(--portal-danger);color:var(--portal-danger)}
 .secret{font-family:ui-monospace,monospace;background:var(--portal-bg);padding:.5rem;border-radius:6px;overflow-wrap:anywhere;display:block}
 .providers{list-style:none;margin:0 0 1rem;padding:0}
+.workspaces{list-style:none;margin:0;padding:0}
 .providers li{border-bottom:1px solid var(--portal-border);padding:0 0 1rem;margin:0 0 1rem}
 .providers h3{margin:0;font-size:1rem}
 .providers p{margin:.25rem 0 0}
@@ -80,11 +84,22 @@ export const ADMIN_STYLE = `
 .copy{align-items:flex-start}
 code.url{flex:1;min-width:0;font-family:ui-monospace,monospace;font-size:.9rem;background:var(--portal-bg);border:1px solid var(--portal-border);border-radius:calc(var(--portal-radius) / 2);padding:.55rem .65rem;overflow-wrap:anywhere}
 time{white-space:nowrap}
+.stats time{white-space:normal}
+.admin .stats dd:not(.hint){font-size:1.2rem}
 .table td a{overflow-wrap:anywhere}
 .chart .scroll{overflow-x:auto}
 /* Never drawn much narrower than its 720 units: its labels stay readable, and a phone scrolls it. */
 .chart svg{width:100%;min-width:40rem;height:auto;display:block}
 td input[type=checkbox]{width:auto}
+.answers dt{font-weight:600;margin:.5rem 0 0}
+.answers dd{margin:0}
+.answers dd p{margin:.25rem 0}
+.history{margin:0;padding-left:1.25rem}
+.history li{margin:.35rem 0}
+.cards dd+dd{margin-top:.25rem}
+/* A long list of checkboxes (a webhook's events) in columns as wide as the page allows. */
+fieldset#events{columns:15rem}
+fieldset#events .check{break-inside:avoid;margin:.3rem 0}
 .ws{display:flex;gap:.5rem;align-items:end;flex-wrap:wrap}
 @media (max-width:48rem){
 .admin{display:block}
@@ -106,8 +121,8 @@ export function adminLayout(c: { path: string; site: string; csrf: string; curre
       : c.workspaces.length > 1
         ? html`<form class="ws" method="post" action="${c.path}/workspace">${csrfField(c.csrf)}<div><label for="workspace-switch">Workspace</label><select id="workspace-switch" name="workspaceId">${c.workspaces.map(
             (id) => html`<option value="${id}"${id === c.workspaceId ? html` selected` : ''}>${id}</option>`,
-          )}</select></div><button class="quiet" type="submit">Switch</button></form>`
-        : html`<p class="muted">Workspace <span class="hint">${c.workspaceId}</span></p>`
+          )}</select></div><button class="quiet" type="submit">Switch</button> <a href="${c.path}/workspaces">All workspaces</a></form>`
+        : html`<p class="muted"><a href="${c.path}/workspaces">Workspace</a> <span class="hint">${c.workspaceId}</span></p>`
   return documentShell({
     title: `${title} · ${c.site}`,
     style: ADMIN_CSS,
@@ -124,7 +139,7 @@ ${main}
 }
 
 /** The page head: the title and, at its right, the page's one primary action. */
-export const head = (title: string, action?: Html): Html => html`<div class="head"><h1>${title}</h1>${action ?? ''}</div>`
+export const head = (title: string, action?: Html): Html => html`<div class="head"><h1>${title}</h1>${action ? html`<div class="head-actions">${action}</div>` : ''}</div>`
 
 /** The e-mail of each affiliate of `ids` that still exists (one read each: callers pass a page's worth). */
 export async function affiliateEmails(c: Ctx, ids: Iterable<string>): Promise<Map<string, string>> {

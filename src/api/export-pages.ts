@@ -1,5 +1,6 @@
 import { formatMoney } from '../domain/money.js'
 import { answerFields } from '../domain/answers.js'
+import type { AffiliateRecord, CampaignRecord } from '../domain/records.js'
 import type { FindQuery, ModelName, RecordOf, StorageTransaction } from '../storage/types.js'
 import { inTransaction, readOnly, type Deps } from './shared.js'
 
@@ -47,27 +48,70 @@ export async function csvWriter(): Promise<(rows: readonly Row[]) => string> {
         })
 }
 
+/** A column a file has beside an answer's fields, read from what its page reads besides (`X`). */
+export interface AddedColumn<M extends ModelName, X> {
+  /** The header, e.g. `affiliateEmail`. */
+  name: string
+  /** The answer field it follows, by its answered name (`affiliateId`). */
+  after: string
+  value: (record: RecordOf<M>, extra: X) => string | null
+}
+
 /**
  * The columns of one of a model's answers (see `answers` in domain/describe.ts) as a CSV header, and
  * the row of a record: the answer's fields in order, money as minor units (see `csvWriter`), lists
- * joined with a space.
+ * joined with a space; `flags` (integer fields holding 0 or 1, as the source's wire format answers
+ * them) as `true` / `false` like the booleans; and the `added` columns, each after the field it
+ * names, for the people who read the file (an affiliate's e-mail beside its id, the currency
+ * beside the money).
  */
-export function answerColumns<M extends ModelName>(model: M, answer: string): { header: string[]; row: (record: RecordOf<M>) => Row } {
-  const listed = answerFields(model, answer)
-  const fields = listed.map(([field]) => field)
-  const kinds = listed.map(([, spec]) => spec.kind)
+export function answerColumns<M extends ModelName, X = undefined>(
+  model: M,
+  answer: string,
+  options: { flags?: readonly string[]; added?: readonly AddedColumn<M, X>[] } = {},
+): { header: string[]; row: (record: RecordOf<M>, extra: X) => Row } {
+  type Cell = (values: Record<string, unknown>, record: RecordOf<M>, extra: X) => Row[number]
+  const header: string[] = []
+  const cells: Cell[] = []
+  const flags = new Set(options.flags ?? [])
+  for (const [field, spec, name] of answerFields(model, answer)) {
+    header.push(name)
+    if (spec.kind === 'money') cells.push((values) => (values[field] === null ? null : BigInt(values[field] as number)))
+    else if (spec.kind === 'list') cells.push((values) => (values[field] as string[]).join(' '))
+    else if (flags.has(field)) cells.push((values) => values[field] === 1 || values[field] === true)
+    else cells.push((values) => values[field] as string | number | boolean | null)
+    for (const added of options.added ?? []) {
+      if (added.after !== name) continue
+      header.push(added.name)
+      cells.push((_, record, extra) => added.value(record, extra))
+    }
+  }
+  const missing = (options.added ?? []).find((added) => !header.includes(added.name))
+  if (missing) throw new Error(`${model} answer ${answer} has no field ${missing.after} to put ${missing.name} after`)
   return {
-    header: listed.map(([, , name]) => name),
-    row: (record) => {
+    header,
+    row: (record, extra) => {
       const values: Record<string, unknown> = record
-      return fields.map((field, i) => {
-        const value = values[field]
-        if (kinds[i] === 'money') return value === null ? null : BigInt(value as number)
-        if (kinds[i] === 'list') return (value as string[]).join(' ')
-        return value as string | number | boolean | null
-      })
+      return cells.map((cell) => cell(values, record, extra))
     },
   }
+}
+
+/** What the affiliates and campaigns of a page of records are, read with the page: for the human columns. */
+export interface Named {
+  affiliates: ReadonlyMap<string, AffiliateRecord>
+  campaigns: ReadonlyMap<string, CampaignRecord>
+}
+
+/** Reads the affiliates and campaigns `records` name, in one look-up each (in the page's transaction). */
+export async function namesOf(tx: StorageTransaction, records: readonly { affiliateId?: string; campaignId: string }[]): Promise<Named> {
+  const affiliateIds = [...new Set(records.flatMap((record) => (record.affiliateId === undefined ? [] : [record.affiliateId])))]
+  const campaignIds = [...new Set(records.map((record) => record.campaignId))]
+  const [affiliates, campaigns] = await Promise.all([
+    affiliateIds.length ? tx.find('affiliates', { where: { id: { in: affiliateIds } } }) : [],
+    campaignIds.length ? tx.find('campaigns', { where: { id: { in: campaignIds } } }) : [],
+  ])
+  return { affiliates: new Map(affiliates.map((a) => [a.id, a])), campaigns: new Map(campaigns.map((c) => [c.id, c])) }
 }
 
 type Stamped = { createdAt: string; id: string }

@@ -11,7 +11,7 @@ import { parse, parseBody } from '../schemas/validate.js'
 import type { StorageTransaction } from '../storage/types.js'
 import { requireWorkspace, visible, workspaceScope, type Access } from './access.js'
 import { findCampaign } from './campaigns.js'
-import { receiveStripeEvent } from './provider-events.js'
+import { receiveProviderEvent } from './provider-events.js'
 import { inTransaction, listPage, readOnly, requireChanges, type Deps, type Page } from './shared.js'
 
 export type IntegrationCreateInput = Infer<typeof integrationCreate.struct>
@@ -93,8 +93,8 @@ export function integrationOperations(deps: Deps) {
      * Receives one event at an integration's endpoint (no key: its signature is checked), and
      * records it once with its effects. Answers the HTTP status to send the provider.
      */
-    receive(integrationId: string, rawBody: string, signature: string | null): Promise<number> {
-      return receiveStripeEvent(deps, integrationId, rawBody, signature)
+    receive(integrationId: string, rawBody: string, headers: Headers): Promise<number> {
+      return receiveProviderEvent(deps, integrationId, rawBody, headers)
     },
 
     /** The events the integrations received, newest first, by integration and status. */

@@ -31,9 +31,13 @@ export { CSV_TYPE, EXPORT_PAGE }
 /** The only payout method each provider's file takes; `csv` takes them all. */
 const METHODS: Record<PayoutExportFormat, PayoutMethod | undefined> = { csv: undefined, paypal: 'PAYPAL', wise: 'WISE' }
 
-/** The payout answer's field names, in answer order: the header of the `csv` format. */
+/**
+ * The payout answer's field names, in answer order, with the affiliate's e-mail after its id (for
+ * the people reading the file; `payoutEmail` is where the money goes): the header of the `csv` format.
+ */
 let csvColumns: string[] | undefined
-const payoutColumns = () => (csvColumns ??= Object.keys(answerJsonSchema('payouts', 'payout').properties as object))
+const payoutColumns = () =>
+  (csvColumns ??= Object.keys(answerJsonSchema('payouts', 'payout').properties as object).flatMap((name) => (name === 'affiliateId' ? [name, 'affiliateEmail'] : [name])))
 
 /** Wise's "send by email" batch template, header spellings as Wise writes them. */
 export const WISE_COLUMNS = ['name', 'recipientEmail', 'paymentReference', 'receiverType', 'amountCurrency', 'amount', 'sourceCurrency', 'targetCurrency'] as const
@@ -60,7 +64,7 @@ const headerOf = (format: PayoutExportFormat): Row | null =>
 function rowOf(format: PayoutExportFormat, payout: Payout, affiliates: ReadonlyMap<string, AffiliateRecord>): Row {
   switch (format) {
     case 'csv':
-      return Object.values(payout) as Row
+      return Object.entries(payout).flatMap(([name, value]) => (name === 'affiliateId' ? [value, affiliates.get(payout.affiliateId)?.email ?? null] : [value])) as Row
     case 'paypal':
       // PayPal's columns: recipient, amount, currency, customer ID (our reference), note, wallet.
       return [payout.payoutEmail, payout.amount, payout.currency, payout.payoutId, paypalNote(payout), 'PAYPAL']
@@ -113,7 +117,7 @@ export function payoutExportOperation(deps: Deps) {
       ...(q.payoutId === undefined ? {} : { id: { in: [...new Set(q.payoutId.map((id) => id.toLowerCase()))] } }),
       ...(method === undefined ? {} : { payoutMethod: method }),
     }
-    const next = payoutPages(deps, where, format === 'wise')
+    const next = payoutPages(deps, where, format !== 'paypal')
     const body = await csvStream(headerOf(format), async () => {
       const page = await next()
       return page && page.payouts.map((record) => rowOf(format, toPayout(record), page.affiliates))

@@ -121,6 +121,8 @@ export interface ListFilters {
   status?: string | undefined
   /** Commissions and referred users only: `sale` or `clawback`. */
   kind?: string | undefined
+  /** Commissions and referred users only: the clawbacks of one sale. */
+  reversesCommissionId?: string | undefined
 }
 
 /** Commissions and referred users: `commissionDate` from `from` (inclusive) to `to` (exclusive), as stored (UTC ISO). */
@@ -143,5 +145,7 @@ export function listWhere(access: Access, q: ListFilters) {
     ...(q.campaignId === undefined ? {} : { campaignId: q.campaignId.toLowerCase() }),
     ...(q.status === undefined ? {} : { status: q.status }),
     ...(q.kind === undefined ? {} : { kind: q.kind }),
+    // A sale's clawbacks: read through the index of the workspace's clawbacks.
+    ...(q.reversesCommissionId === undefined ? {} : { kind: q.kind ?? 'clawback', reversesCommissionId: q.reversesCommissionId.toLowerCase() }),
   }
 }

@@ -31,6 +31,7 @@ export type WebhookDeliveryRecord = ModelRecords['webhookDeliveries']
 export type SequenceRecord = ModelRecords['sequences']
 export type RollupRecord = ModelRecords['rollups']
 export type PortalTokenRecord = ModelRecords['portalTokens']
+export type AdminSessionRecord = ModelRecords['adminSessions']
 
 export type CommissionType = CampaignRecord['commissionType']
 export type PayoutMethod = PayoutRecord['payoutMethod']

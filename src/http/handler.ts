@@ -271,7 +271,7 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
       limit.spend(address)
     }
     const raw = new TextDecoder().decode(await readBody(request, options.body))
-    const status = await ops.integrations.receive(request.params.integrationId ?? '', raw, request.headers.get('stripe-signature'))
+    const status = await ops.integrations.receive(request.params.integrationId ?? '', raw, request.headers)
     return toResponse({ status, body: JSON.stringify({ received: status === 200 }) }, undefined, runtime)
   })
   for (const route of routes) {

@@ -206,6 +206,7 @@ function reportFigures(): Record<string, JsonSchema> {
     byStatus: closed(Object.fromEntries(COMMISSION_STATUSES.map((status) => [status, countAndAmount(`The sales that are ${status} now; amount: the sum of their amounts.`)]))),
     clawbacks: countAndAmount('Clawbacks made in the period (negative amounts).'),
     paidOut: countAndAmount('Payouts paid in the period.'),
+    sales: countAndAmount('Sales dated in the period; amount: what the referred customers paid (their saleAmount, before refunds; 0 for commissions added without a sale): the referred revenue.'),
   }
 }
 

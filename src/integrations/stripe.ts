@@ -1,5 +1,20 @@
 import { AffiliateError } from '../errors.js'
-import { isUuid } from '../uuid.js'
+import {
+  guarded,
+  ignore,
+  invalidSignature,
+  isObject,
+  malformed,
+  MAX_MINOR,
+  minor,
+  optionalMinor,
+  optionalObject,
+  optionalText,
+  referralOf,
+  text,
+  type PaymentProvider,
+  type ProviderPlan,
+} from './contract.js'
 
 // Stripe events (SPEC wave 3, "Payment provider integrations (Stripe)", as corrected by wave 4,
 // "Stripe as it sends events today"): verified, then read into what they ask of the conversions, in
@@ -8,9 +23,6 @@ import { isUuid } from '../uuid.js'
 // `src/api/provider-events.ts` records each with its effects.
 // The `stripe` package is an optional peer dependency, imported here only, and lazily: a host that
 // never receives a Stripe event needs none of it and loads none of it.
-
-/** The one answer to a bad or missing signature, a stale timestamp and an unknown integration. */
-export const invalidSignature = () => new AffiliateError(400, 'Invalid signature: the event is not signed by this integration', { code: 'invalid_signature' })
 
 /** Stripe's tolerance for a signature's timestamp, in seconds. */
 export const TOLERANCE_SECONDS = 300
@@ -60,24 +72,9 @@ export async function verifyStripeEvent(rawBody: string, signature: string | nul
   }
 }
 
-/** A signed event whose object is not the shape its type says: recorded `malformed`, a retry cannot help. */
-class Malformed extends Error {}
-const malformed = (): never => {
-  throw new Malformed('malformed')
-}
-
-const isObject = (value: unknown): value is Record<string, any> => typeof value === 'object' && value !== null && !Array.isArray(value)
-/** A non-empty string, or malformed. */
-const text = (value: unknown): string => (typeof value === 'string' && value !== '' ? value : malformed())
-/** A string or nothing (null, absent, empty). */
-const optionalText = (value: unknown): string | null => (value === undefined || value === null || value === '' ? null : typeof value === 'string' ? value : malformed())
 /** A reference to another object: its id, or the expanded object's `id`; null when absent. */
 const reference = (value: unknown): string | null =>
   value === undefined || value === null ? null : typeof value === 'string' ? value : isObject(value) && typeof value.id === 'string' ? value.id : malformed()
-/** Minor units: a whole number, zero or more. */
-const minor = (value: unknown): number => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : malformed())
-const optionalMinor = (value: unknown): number | null => (value === undefined || value === null ? null : minor(value))
-const optionalObject = (value: unknown): Record<string, any> => (value === undefined || value === null ? {} : isObject(value) ? value : malformed())
 /** A Unix time in seconds as ISO 8601, or null. */
 const optionalTime = (value: unknown): string | null => {
   const seconds = optionalMinor(value)
@@ -97,70 +94,6 @@ function paymentOfInvoice(invoice: Record<string, any>): { chargeId: string | nu
   }
 }
 
-/** Who a checkout or customer names as having brought it, and where it said so. */
-export interface Referral {
-  by: { clickId: string } | { referralCode: string }
-  /** `client_reference_id` may as well be the host's own id for its user: naming no click or code there is no refusal. */
-  from: 'client_reference_id' | 'metadata'
-}
-
-const REFERRAL_CODE = /^[A-Za-z0-9_-]{3,64}$/
-
-/** A value naming a click (a UUID) or a referral code; null when it can be neither. */
-const referralOf = (value: string | null, from: Referral['from']): Referral | null =>
-  value === null ? null : isUuid(value) ? { by: { clickId: value }, from } : REFERRAL_CODE.test(value) ? { by: { referralCode: value }, from } : null
-
-/** What Stripe's `total_excluding_tax` and friends are at most: the API's own limit on an amount (a billion), in cents. */
-const MAX_MINOR = 100_000_000_000
-
-/**
- * What one event asks of the conversions, read from the event alone (the records it needs are
- * looked up where it is carried out): a customer to attribute (bind a known one, or make a lead),
- * a sale of a Stripe customer, a payment naming its invoice, a refund of a charge by its
- * `amount_refunded`, or nothing (with the reason the event log records). Money in minor units.
- */
-export type StripePlan =
-  | { kind: 'ignore'; reason: string }
-  | {
-      kind: 'attribute'
-      stripeCustomerId: string | null
-      /** The `externalId`s the event names (`client_reference_id`, `metadata.externalId`): a known customer among them is bound. */
-      knownAs: string[]
-      referral: Referral | null
-      /** A new lead's `externalId`: `metadata.externalId`, else the Stripe customer id. */
-      externalId: string | null
-      email: string | null
-      /** When the checkout was opened or the customer made (ISO): the lead's time, when before now. */
-      at: string | null
-    }
-  | {
-      kind: 'sale'
-      stripeCustomerId: string | null
-      sale: {
-        amountMinor: number
-        currency: string
-        invoiceId: string
-        chargeId: string | null
-        paymentIntentId: string | null
-        subscriptionId: string | null
-        paidAt: string | null
-      }
-    }
-  | { kind: 'payment'; invoiceId: string; chargeId: string | null; paymentIntentId: string | null }
-  | {
-      kind: 'refund'
-      chargeId: string
-      paymentIntentId: string | null
-      /** Older API versions only: the charge's invoice. */
-      invoiceId: string | null
-      stripeCustomerId: string | null
-      /** What the charge took (tax included) and how much of it is refunded so far, in minor units. */
-      chargedMinor: number
-      amountRefundedMinor: number
-    }
-
-const ignore = (reason: string): StripePlan => ({ kind: 'ignore', reason })
-
 /** The object type each handled event type carries. */
 const OBJECT_OF: Record<string, string> = {
   'checkout.session.completed': 'checkout.session',
@@ -174,7 +107,14 @@ const OBJECT_OF: Record<string, string> = {
 /** The event types the mapping handles (docs/stripe.md lists them for the endpoint's subscription). */
 export const HANDLED_EVENT_TYPES = Object.keys(OBJECT_OF)
 
-function attribution(object: Record<string, any>, stripeCustomerId: string | null, clientReference: string | null, email: string | null, at: string | null): StripePlan {
+/** The promotion codes of discounts (each `promotion_code` an id or the expanded object); a discount given only by its id (`di_…`) names none. */
+const promotionCodesOf = (discounts: unknown[]): string[] =>
+  [...new Set(discounts.flatMap((discount) => (isObject(discount) ? [reference(discount.promotion_code)] : [])).filter((id): id is string => id !== null))]
+
+/** A list, or nothing (null, absent); anything else is malformed. */
+const optionalList = (value: unknown): unknown[] => (value === undefined || value === null ? [] : Array.isArray(value) ? value : malformed())
+
+function attribution(object: Record<string, any>, stripeCustomerId: string | null, clientReference: string | null, email: string | null, at: string | null, promotionCodes: string[]): ProviderPlan {
   const metadata = optionalObject(object.metadata)
   const externalId = optionalText(metadata.externalId)
   const knownAs = [...new Set([clientReference, externalId].filter((id): id is string => id !== null))]
@@ -187,21 +127,22 @@ function attribution(object: Record<string, any>, stripeCustomerId: string | nul
     externalId: externalId ?? stripeCustomerId,
     email,
     at,
+    promotionCodes,
   }
 }
 
-function planOf(event: StripeEvent, object: Record<string, any>): StripePlan {
+function planOf(event: StripeEvent, object: Record<string, any>): ProviderPlan {
   switch (event.type) {
     case 'checkout.session.completed': {
       const email = optionalText(optionalObject(object.customer_details).email) ?? optionalText(object.customer_email)
       // The lead's time is when the checkout was opened: its invoice is paid (and may be delivered) before it completes.
-      return attribution(object, reference(object.customer), optionalText(object.client_reference_id), email, optionalTime(object.created))
+      return attribution(object, reference(object.customer), optionalText(object.client_reference_id), email, optionalTime(object.created), promotionCodesOf(optionalList(object.discounts)))
     }
     case 'customer.created':
-      return attribution(object, text(object.id), null, optionalText(object.email), optionalTime(object.created))
+      return attribution(object, text(object.id), null, optionalText(object.email), optionalTime(object.created), promotionCodesOf([object.discount]))
     // A referral added to a customer made long ago dates from the update, not from the customer.
     case 'customer.updated':
-      return attribution(object, text(object.id), null, optionalText(object.email), optionalTime(event.created))
+      return attribution(object, text(object.id), null, optionalText(object.email), optionalTime(event.created), promotionCodesOf([object.discount]))
     case 'invoice.paid': {
       const total = minor(object.total)
       const amountPaid = minor(object.amount_paid)
@@ -212,7 +153,12 @@ function planOf(event: StripeEvent, object: Record<string, any>): StripePlan {
       if (amountMinor === 0) return ignore('zero_amount')
       return {
         kind: 'sale',
-        stripeCustomerId: reference(object.customer),
+        buyer: {
+          by: 'stripe_customer',
+          stripeCustomerId: reference(object.customer),
+          promotionCodes: promotionCodesOf(optionalList(object.discounts)),
+          email: optionalText(object.customer_email),
+        },
         sale: {
           amountMinor,
           currency,
@@ -239,6 +185,7 @@ function planOf(event: StripeEvent, object: Record<string, any>): StripePlan {
         paymentIntentId: reference(object.payment_intent),
         invoiceId: reference(object.invoice),
         stripeCustomerId: reference(object.customer),
+        waitsFor: 'bound_customer',
         chargedMinor: minor(object.amount),
         amountRefundedMinor: minor(object.amount_refunded),
       }
@@ -252,31 +199,18 @@ function planOf(event: StripeEvent, object: Record<string, any>): StripePlan {
  * is ignored). An event without `data.object`, with an object of another type than its type says,
  * or with a field of the wrong shape is `malformed`.
  */
-export function planStripeEvent(event: StripeEvent, livemode: boolean): StripePlan {
+export function planStripeEvent(event: StripeEvent, livemode: boolean): ProviderPlan {
   if (event.livemode !== livemode) return ignore('livemode_mismatch')
   const expected = OBJECT_OF[event.type]
   if (expected === undefined) return ignore('unhandled_type')
   const object: unknown = event.data?.object
   if (!isObject(object) || object.object !== expected) return ignore('malformed')
-  try {
-    return planOf(event, object)
-  } catch (error) {
-    if (error instanceof Malformed) return ignore('malformed')
-    throw error
-  }
+  return guarded(() => planOf(event, object))
 }
 
-/** The payment an event's plan concerns, as its record in the event log keeps it (nothing for the others). */
-export function paymentOf(plan: StripePlan): { invoiceId: string | null; chargeId: string | null; paymentIntentId: string | null; chargedMinor: number; refundedMinor: number } {
-  const none = { invoiceId: null, chargeId: null, paymentIntentId: null, chargedMinor: 0, refundedMinor: 0 }
-  switch (plan.kind) {
-    case 'sale':
-      return { ...none, invoiceId: plan.sale.invoiceId, chargeId: plan.sale.chargeId, paymentIntentId: plan.sale.paymentIntentId }
-    case 'payment':
-      return { ...none, invoiceId: plan.invoiceId, chargeId: plan.chargeId, paymentIntentId: plan.paymentIntentId }
-    case 'refund':
-      return { invoiceId: plan.invoiceId, chargeId: plan.chargeId, paymentIntentId: plan.paymentIntentId, chargedMinor: plan.chargedMinor, refundedMinor: plan.amountRefundedMinor }
-    default:
-      return none
-  }
+/** Stripe on the provider contract: its SDK verifies, the mapping above reads. */
+export const stripeProvider: PaymentProvider<StripeEvent> = {
+  signatureHeader: 'stripe-signature',
+  verify: (rawBody, headers, secret, nowMs) => verifyStripeEvent(rawBody, headers.get('stripe-signature'), secret, nowMs),
+  plan: (event, integration) => planStripeEvent(event, integration.livemode),
 }

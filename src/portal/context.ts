@@ -1,10 +1,8 @@
 import type { Affiliate } from '../domain/affiliate.js'
 import type { PortalTokenRecord } from '../domain/records.js'
 import { AffiliateError } from '../errors.js'
-import { clientAddressOf } from '../http/client-address.js'
-import { addressThrottle, type AddressThrottle } from '../limiter/address-throttle.js'
-import { PageError } from '../site/page-error.js'
 import { sessionCookie } from '../site/session.js'
+import { formThrottle } from '../site/throttle.js'
 import type { SiteDeps } from '../site/site.js'
 import { STYLE } from '../site/styles.js'
 import type { Visit } from '../site/visit.js'
@@ -34,7 +32,6 @@ export function portalContext(options: PortalOptions, deps: PortalDeps) {
   const { api, clock, onError } = deps
   const { path } = config
   const tokens = portalTokens(deps.storage, clock, config.key, config.sessionMs)
-  const throttle: AddressThrottle | null = config.signInLimit ? addressThrottle(config.signInLimit, clock) : null
   const style = STYLE + config.theme
   const sessions = sessionCookie(SESSION_COOKIE, config.sessionMs, {
     read: (token: string) => tokens.session(token),
@@ -45,18 +42,8 @@ export function portalContext(options: PortalOptions, deps: PortalDeps) {
   const frameOf = (v: Visit): Frame => ({ path, site: config.title, style, csrf: v.csrf, ...(v.signedInAs ? { signedInAs: v.signedInAs } : {}) })
 
   /** One more sign-in or join form from this address; 429 when it has sent too many. */
-  function countForm(v: Visit): void {
-    if (!throttle) return
-    const address = clientAddressOf(v.request, v.context)
-    if (address === undefined) return
-    try {
-      throttle.check(address)
-    } catch (error) {
-      const after = error instanceof AffiliateError ? error.headers?.['Retry-After'] : undefined
-      throw new PageError(429, 'Too many attempts', `Too many attempts from your network. Try again in ${after ?? 'a few'} seconds.`, undefined, after ? { 'retry-after': after } : {})
-    }
-    throttle.spend(address)
-  }
+  const throttle = formThrottle(config.signInLimit, clock, 'skip')
+  const countForm = (v: Visit): void => throttle?.(v)
 
   /** The affiliate records of an e-mail that may sign in: every one not banned. */
   async function eligible(email: string): Promise<Affiliate[]> {

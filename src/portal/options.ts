@@ -1,4 +1,4 @@
-import { resolveSiteOptions } from '../site/options.js'
+import { resolveSignInLimit, resolveSiteOptions, type SignInLimitGiven } from '../site/options.js'
 import { THEME_DEFAULTS } from '../site/styles.js'
 
 /** The theme variables a host may set (see docs/portal.md for what each colours). */
@@ -47,7 +47,7 @@ export interface PortalOptions {
    * Calls without a client address (in-process `fetch`) are not counted. `false` turns it off.
    * @default { capacity: 5, refillPerSecond: 1 / 60 }
    */
-  signInLimit?: false | { capacity?: number; refillPerSecond?: number }
+  signInLimit?: SignInLimitGiven
   /** How long a session lasts, in days. @default 7 */
   sessionDays?: number
   /** Mark cookies `Secure`. @default true when the request's URL is https */
@@ -91,15 +91,7 @@ export function resolvePortalOptions(options: PortalOptions, basePath: string): 
     if (typeof value !== 'string' || !SAFE_VALUE.test(value)) throw new TypeError(`portal.theme: ${name} must be a CSS value without ; { } < > or \\`)
     return `${name}:${value}`
   })
-  const limit = options.signInLimit
-  let signInLimit: ResolvedPortalOptions['signInLimit'] = false
-  if (limit !== false) {
-    const capacity = limit?.capacity ?? 5
-    const refillPerSecond = limit?.refillPerSecond ?? 1 / 60
-    if (!Number.isInteger(capacity) || capacity < 1) throw new TypeError('portal.signInLimit.capacity must be a whole number of at least 1')
-    if (!Number.isFinite(refillPerSecond) || refillPerSecond <= 0) throw new TypeError('portal.signInLimit.refillPerSecond must be a finite number above 0')
-    signInLimit = { capacity, refillPerSecond }
-  }
+  const signInLimit = resolveSignInLimit('portal', options.signInLimit, { capacity: 5, refillPerSecond: 1 / 60 })
   const days = options.sessionDays ?? 7
   if (typeof days !== 'number' || !Number.isFinite(days) || days <= 0 || days > 366) throw new TypeError('portal.sessionDays must be a number of days above 0, at most 366')
   return {

@@ -151,6 +151,7 @@ function add(out: Figures, row: Figures): void {
   out.clawbackMinor += row.clawbackMinor
   out.payoutCount += row.payoutCount
   out.paidOutMinor += row.paidOutMinor
+  out.salesMinor += row.salesMinor
   out.holdCount += row.holdCount
   out.holdMinor += row.holdMinor
   out.voidedCount += row.voidedCount
@@ -187,6 +188,8 @@ export interface ReportFigures {
   clawbacks: CountAndAmount
   /** Payouts paid in the period. */
   paidOut: CountAndAmount
+  /** The sales dated in the period: their count, and what the referred customers paid (`saleAmount`, before refunds; 0 for commissions added without a sale). */
+  sales: CountAndAmount
 }
 
 const pair = (count: number, minor: number): CountAndAmount => ({ count, amount: formatMoney(minor) })
@@ -208,6 +211,7 @@ export function summaryOf(f: Figures): ReportFigures {
     },
     clawbacks: pair(f.clawbackCount, f.clawbackMinor),
     paidOut: pair(f.payoutCount, f.paidOutMinor),
+    sales: pair(f.saleCount, f.salesMinor),
   }
 }
 

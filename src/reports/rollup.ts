@@ -188,6 +188,7 @@ function fresh(row: Target['row'], moved: RollupDeltas): RollupRecord {
     clawbackMinor: moved.clawbackMinor ?? 0,
     payoutCount: moved.payoutCount ?? 0,
     paidOutMinor: moved.paidOutMinor ?? 0,
+    salesMinor: moved.salesMinor ?? 0,
     holdCount: moved.holdCount ?? 0,
     holdMinor: moved.holdMinor ?? 0,
     voidedCount: moved.voidedCount ?? 0,
@@ -203,6 +204,7 @@ export function commissionFigures(c: CommissionRecord): RollupDeltas {
   return {
     saleCount: 1,
     earningsMinor: earnedMinor(c),
+    salesMinor: c.saleAmountMinor ?? 0,
     [`${c.status}Count`]: 1,
     [`${c.status}Minor`]: c.amountMinor,
   }

@@ -14,9 +14,15 @@ export const confirmForm = (csrf: string, action: string, fields: Readonly<Recor
   html`<form method="post" action="${action}">${csrfField(csrf)}${hidden(fields)}<input type="hidden" name="confirmed" value="yes">
 <div class="actions"><button class="danger" type="submit">${button}</button><a href="${back}">Cancel</a></div></form>`
 
-/** A small form of hidden fields and one button (an action on a record); `confirm` is the sentence it is confirmed with. */
-export function actionForm(csrf: string, action: string, fields: Readonly<Record<string, string>>, button: string, options: { confirm?: string; danger?: boolean; label?: string } = {}): Html {
+/** A small form of hidden fields and one button (an action on a record: quiet, `primary` or `danger`); `confirm` is the sentence it is confirmed with. */
+export function actionForm(
+  csrf: string,
+  action: string,
+  fields: Readonly<Record<string, string>>,
+  button: string,
+  options: { confirm?: string; danger?: boolean; primary?: boolean; label?: string } = {},
+): Html {
   return html`<form class="inline" method="post" action="${action}"${options.confirm ? html` data-confirm="${options.confirm}"` : ''}>${csrfField(csrf)}${hidden(fields)}<button type="submit" class="${
-    options.danger ? 'danger' : 'quiet'
+    options.danger ? 'danger' : options.primary ? 'primary' : 'quiet'
   }"${options.label ? html` aria-label="${options.label}"` : ''}>${button}</button></form>`
 }

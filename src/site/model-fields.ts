@@ -69,6 +69,8 @@ export interface ModelFieldsOptions {
   choices?: Record<string, Choices>
   /** Element ids start with it, when another form on the page has fields of the same names. */
   idPrefix?: string
+  /** Fields left out of this form (one that does not apply to what the form makes, e.g. a Stripe key for another provider). */
+  omit?: readonly string[]
 }
 
 function control(name: string, spec: Described[1], required: boolean, options: ModelFieldsOptions): Html {
@@ -112,6 +114,7 @@ function control(name: string, spec: Described[1], required: boolean, options: M
 export function modelFields<T>(schema: Schema<T>, options: ModelFieldsOptions): Html {
   const groups = new Map<string | undefined, Html[]>()
   for (const [name, spec, required] of formFields(schema)) {
+    if (options.omit?.includes(name)) continue
     const group = spec.form.group
     groups.set(group, [...(groups.get(group) ?? []), control(name, spec, required, options)])
   }

@@ -28,3 +28,21 @@ export function resolveSiteOptions(
   if (options.secureCookies !== undefined && typeof options.secureCookies !== 'boolean') throw new TypeError(`${name}.secureCookies must be a boolean`)
   return { path, title, secureCookies: options.secureCookies ?? null }
 }
+
+/** A site's limit of sign-in forms per client address, as given: a token bucket, or `false` for none. */
+export type SignInLimitGiven = false | { capacity?: number; refillPerSecond?: number }
+
+/** Checks a site's `signInLimit` (of the option `name`) once, at start; a wrong one throws a TypeError naming it. */
+export function resolveSignInLimit(
+  name: string,
+  given: SignInLimitGiven | undefined,
+  defaults: { capacity: number; refillPerSecond: number },
+): false | { capacity: number; refillPerSecond: number } {
+  if (given === false) return false
+  if (given !== undefined && (typeof given !== 'object' || given === null)) throw new TypeError(`${name}.signInLimit must be false or { capacity, refillPerSecond }`)
+  const capacity = given?.capacity ?? defaults.capacity
+  const refillPerSecond = given?.refillPerSecond ?? defaults.refillPerSecond
+  if (!Number.isInteger(capacity) || capacity < 1) throw new TypeError(`${name}.signInLimit.capacity must be a whole number of at least 1`)
+  if (typeof refillPerSecond !== 'number' || !Number.isFinite(refillPerSecond) || refillPerSecond <= 0) throw new TypeError(`${name}.signInLimit.refillPerSecond must be a finite number above 0`)
+  return { capacity, refillPerSecond }
+}

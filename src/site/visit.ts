@@ -11,8 +11,13 @@ export interface Visit {
   /** What the adapter passed with the request (the client address). */
   readonly context: unknown
   readonly cookies: ReadonlyMap<string, string>
-  /** This browser's CSRF token: every form carries it. */
+  /** This browser's CSRF token: every form carries it. A new one after `renewCsrf`. */
   readonly csrf: string
+  /**
+   * Gives this browser a new CSRF seed (set on the answer) and the token of it: at sign-in, so a
+   * seed planted or seen before the session began is worth nothing within it.
+   */
+  renewCsrf(): void
   /** The route's parameters (`/join/:campaignId` -> `campaignId`), undecoded. */
   params: Record<string, string>
   /** Who is signed in, named in the page's header; set once the site knows. */
@@ -56,6 +61,7 @@ export function visitOf(config: VisitConfig, request: Request, context: unknown)
   const sent = cookies.get(config.csrfCookie)
   const { seed, fresh } = config.csrf.seedOf(sent)
   if (fresh) cookie(config.csrfCookie, seed)
+  let csrf = config.csrf.tokenOf(seed)
   const withCookies = (headers: Headers) => {
     for (const c of setCookies) headers.append('set-cookie', c)
     return headers
@@ -73,7 +79,17 @@ export function visitOf(config: VisitConfig, request: Request, context: unknown)
     url,
     context,
     cookies,
-    csrf: config.csrf.tokenOf(seed),
+    get csrf() {
+      return csrf
+    },
+    renewCsrf() {
+      const renewed = config.csrf.seedOf(undefined).seed
+      // The seed set before on this answer (a browser that had none) is replaced, not sent twice.
+      const at = setCookies.findIndex((c) => c.startsWith(`${config.csrfCookie}=`))
+      if (at >= 0) setCookies.splice(at, 1)
+      cookie(config.csrfCookie, renewed)
+      csrf = config.csrf.tokenOf(renewed)
+    },
     params: {},
     form: () => (form ??= checkedForm()),
     cookie,

@@ -73,6 +73,7 @@ export const models: { [M in ModelName]: ModelDefinition<M> } = {
   clicks: define('clicks'),
   settings: define('settings'),
   portalTokens: define('portalTokens'),
+  adminSessions: define('adminSessions'),
   customers: define('customers'),
   sales: define('sales'),
   saleRefunds: define('saleRefunds'),

@@ -1,5 +1,6 @@
 import { DEFAULT_FRAUD_RULES } from '../domain/fraud-rules.js'
 import type {
+  AdminSessionRecord,
   AffiliateRecord,
   ApiKeyRecord,
   CampaignRecord,
@@ -278,6 +279,7 @@ export const rollup = (overrides: Partial<RollupRecord> = {}): RollupRecord => (
   clawbackMinor: -12_34,
   payoutCount: 0,
   paidOutMinor: 0,
+  salesMinor: 0,
   holdCount: 1,
   holdMinor: 7_00,
   voidedCount: 0,
@@ -312,6 +314,15 @@ export const portalToken = (overrides: Partial<PortalTokenRecord> = {}): PortalT
   email: 'ann@example.com',
   affiliateId: sampleId(),
   expiresAt: at(86_400),
+  createdAt: at(0),
+  updatedAt: at(0),
+  ...overrides,
+})
+
+export const adminSession = (overrides: Partial<AdminSessionRecord> = {}): AdminSessionRecord => ({
+  id: `${(++counter).toString(16).padStart(64, '0')}`,
+  userId: 'admin',
+  expiresAt: at(43_200),
   createdAt: at(0),
   updatedAt: at(0),
   ...overrides,
@@ -445,6 +456,7 @@ export const sampleOf: { [M in ModelName]: (overrides?: Partial<RecordOf<M>>) =>
   clicks: click,
   settings: setting,
   portalTokens: portalToken,
+  adminSessions: adminSession,
   customers: customer,
   sales: sale,
   saleRefunds: saleRefund,

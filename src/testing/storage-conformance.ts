@@ -4,6 +4,7 @@ import { modelNames, models } from '../storage/models.js'
 import { UniqueViolationError, type FindQuery, type ModelName, type RecordOf, type Storage, type StorageTransaction, type Where } from '../storage/types.js'
 import { isUuid } from '../uuid.js'
 import {
+  adminSession,
   affiliate,
   apiKey,
   at,
@@ -724,6 +725,14 @@ export function describeStorageConformance(name: string, factory: StorageFactory
         expect(await tx(storage, (t) => t.count('commissions', { where: { id: { gt: sorted[4]! } } }))).toBe(0)
         expect(await tx(storage, (t) => t.deleteMany('commissions', { id: { lte: sorted[1]! } }))).toBe(2)
         expect(ids(await tx(storage, (t) => t.find('commissions', {}))).sort()).toEqual(sorted.slice(2))
+      })
+
+      test('adminSessions: the ended ones are deleted by a range on expiresAt, the live ones kept (how sign-in prunes them)', async (storage) => {
+        const records = [adminSession({ expiresAt: at(5) }), adminSession({ expiresAt: at(10) }), adminSession({ expiresAt: at(11) })]
+        await insertAll(storage, 'adminSessions', records)
+        expect(await tx(storage, (t) => t.deleteMany('adminSessions', { expiresAt: { lte: at(10) } }))).toBe(2)
+        expect(await tx(storage, (t) => t.find('adminSessions', {}))).toStrictEqual([records[2]])
+        expect(await tx(storage, (t) => t.get('adminSessions', records[0]!.id))).toBeNull()
       })
 
       test('strings compare by code unit, as JavaScript does', async (storage) => {

@@ -229,9 +229,9 @@ describe('admin dashboard', () => {
     expect(ask.text).toContain('Refund 50.00 USD of 100.00 USD: the commission drops from 100.00 USD to 50.00 USD.')
     expect((await t.service.api.commissions.get(commission.commissionId)).amount).toBe('100.00')
     const done = await t.post('/admin/commissions/refund', { commissionId: commission.commissionId, amount: '50.00', confirmed: 'yes' })
-    expect(done.location).toBe('/admin/commissions?notice=refunded')
+    expect(done.location).toBe(`/admin/commissions/detail?commissionId=${commission.commissionId}&notice=refunded`)
     expect((await t.service.api.commissions.get(commission.commissionId)).amount).toBe('50.00')
-    expect((await t.get('/admin/commissions?notice=refunded')).text).toContain('Commission refunded.')
+    expect((await t.get(done.location!)).text).toContain('Commission refunded.')
     const tooMuch = await t.post('/admin/commissions/refund', { commissionId: commission.commissionId, amount: '500.00', confirmed: 'yes' })
     expect(tooMuch.status).toBe(422)
   })
@@ -272,7 +272,7 @@ describe('admin dashboard', () => {
     const t = setup()
     const { campaign } = await seed(t.service)
     const page = await t.get('/admin/settings/integrations')
-    expect(page.text).toContain('Stripe is not connected')
+    expect(page.text).toContain('No payment provider is connected')
     for (const name of ['provider', 'signingSecret', 'campaignId', 'livemode', 'description']) expect(page.text, name).toContain(`name="${name}"`)
     for (const label of ['Signing secret', 'Campaign', 'Live mode', 'Description']) expect(page.text, label).toMatch(new RegExp(`<label for="[^"]+">${label}`))
     expect(page.text).toContain(`<option value="${campaign.id}">Spring</option>`)
@@ -293,6 +293,42 @@ describe('admin dashboard', () => {
     expect(shown.text).not.toContain(SIGNING_SECRET)
     // The URL shown is the one Stripe posts to: a signed event sent there is taken.
     expect(await signedEvent(t, integration!.integrationId, SIGNING_SECRET, 'evt_1', endpoint)).toBe(200)
+  })
+
+  it.each([
+    ['paddle', 'Paddle Billing', 'transaction.completed'],
+    ['lemonsqueezy', 'Lemon Squeezy', 'order_created'],
+  ] as const)('connects %s: its own form, endpoint URL, the events to send, its event log and its disconnection', async (provider, label, eventType) => {
+    const t = setup()
+    await seed(t.service)
+    const page = await t.get(`/admin/settings/integrations?provider=${provider}`)
+    expect(page.text).toContain(`<h3>Connect ${label}</h3>`)
+    expect(page.text).toContain(`<input type="hidden" name="provider" value="${provider}">`)
+    expect(page.text).toContain(`<button type="submit">Connect ${label}</button>`)
+    expect(page.text).toContain(eventType)
+    // Stripe's restricted key is Stripe's alone.
+    expect(page.text).not.toContain('name="apiKey"')
+    // A refusal keeps the provider's form.
+    const refused = await t.post('/admin/settings/integrations/connect', { provider, signingSecret: '', campaignId: '', livemode: ['false', 'true'], description: 'Shop' })
+    expect(refused.status).toBe(400)
+    expect(refused.text).toContain(`<button type="submit">Connect ${label}</button>`)
+    const made = await t.post('/admin/settings/integrations/connect', { provider, signingSecret: 'provider-secret-5d2c8a1f', campaignId: '', livemode: ['false', 'true'], description: 'Shop' })
+    expect(made.location).toBe(`/admin/settings/integrations?notice=${provider}-connected#providers`)
+    const [integration] = (await t.service.api.integrations.list({ workspaceId: WS })).items
+    expect(integration).toMatchObject({ provider, description: 'Shop' })
+    const shown = await t.get(`/admin/settings/integrations?notice=${provider}-connected`)
+    expect(shown.text).toContain(`${label} connected.`)
+    expect(shown.text).toContain(`Endpoint URL (paste it into ${label})`)
+    expect(shown.text).toContain(`data-copy="Copy the endpoint URL of ${label} Shop">http://x/api/v1/integrations/${integration!.integrationId}/events</code>`)
+    expect(shown.text).not.toContain('provider-secret-5d2c8a1f')
+    const log = await t.get(`/admin/settings/integrations/events?integrationId=${integration!.integrationId}`)
+    expect(log.text).toContain(`Events from ${label} Shop`)
+    expect(log.text).toContain(`No events yet. Add the endpoint URL`)
+    const ask = await t.post('/admin/settings/integrations/disconnect', { integrationId: integration!.integrationId })
+    expect(ask.text).toContain(`Disconnect ${label} Shop? Its endpoint refuses ${label}’s events from now on`)
+    const gone = await t.post('/admin/settings/integrations/disconnect', { integrationId: integration!.integrationId, confirmed: 'yes' })
+    expect(gone.location).toBe(`/admin/settings/integrations?notice=${provider}-disconnected#providers`)
+    expect((await t.get(`/admin/settings/integrations?notice=${provider}-disconnected`)).text).toContain(`${label} disconnected.`)
   })
 
   it('shows the full endpoint URL from the request origin and a custom basePath', async () => {

@@ -34,7 +34,7 @@ describe('integrations', () => {
 
   it('refuses an unknown provider, a missing secret and a campaign it cannot see, and stores nothing', async () => {
     const t = setup()
-    expect((await t.call('POST', '/integrations', { body: { workspaceId: WS_A, provider: 'paddle', signingSecret: SECRET } })).status).toBe(400)
+    expect((await t.call('POST', '/integrations', { body: { workspaceId: WS_A, provider: 'braintree', signingSecret: SECRET } })).status).toBe(400)
     expect((await t.call('POST', '/integrations', { body: { workspaceId: WS_A, provider: 'stripe' } })).status).toBe(400)
     expect((await t.call('POST', '/integrations', { body: { workspaceId: WS_A, provider: 'stripe', signingSecret: SECRET, campaignId: UNKNOWN_ID } })).status).toBe(404)
     expect((await t.call('GET', '/integrations/list')).body.data.pagination.total).toBe(0)

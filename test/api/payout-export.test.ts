@@ -25,7 +25,11 @@ const rowsOf = (text: string): string[][] => parse(text, { relax_column_count: f
 const textOf = (body: ReadableStream<Uint8Array>) => new Response(body).text()
 
 /** The file's payouts as the `csv` format writes them: `null` as an empty cell, numbers as digits. */
-const csvRow = (payout: Payout) => Object.values(payout).map((value) => (value === null ? '' : String(value)))
+/** A payout's row in the csv format: its answer's values, the affiliate's e-mail after its id. */
+const csvRow = (emails: ReadonlyMap<string, string>) => (payout: Payout) =>
+  Object.entries(payout)
+    .flatMap(([name, value]) => (name === 'affiliateId' ? [value, emails.get(payout.affiliateId)] : [value]))
+    .map((value) => (value === null ? '' : String(value)))
 
 /**
  * Two campaigns in workspace A (USD and EUR), one in B; affiliates paid by PayPal, Wise and bank
@@ -63,6 +67,7 @@ async function seed(api: Api) {
     campaigns: { usd, eur, other },
     payouts: { ann: byAffiliate(ann.id), bob: byAffiliate(bob.id), eve: byAffiliate(eve.id), cy: byAffiliate(cy.id), zoe: byAffiliate(zoe.id), dan: byAffiliate(dan.id), far: runB.payouts[0]! },
     all: runA.payouts,
+    emails: new Map([ann, bob, eve, cy, zoe, dan, far].map((a) => [a.id, a.email])),
   }
 }
 
@@ -71,9 +76,9 @@ const inExportOrder = (payouts: Payout[]) =>
   [...payouts].sort((a, b) => (a.createdAt === b.createdAt ? (a.payoutId < b.payoutId ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1))
 
 describe('GET /payouts/export', () => {
-  it('csv: a header of the payout answer fields in answer order, then every field of every payout', async () => {
+  it("csv: a header of the payout answer fields in answer order (the affiliate's e-mail after its id), then every field of every payout", async () => {
     const { api, call, clock } = setup()
-    const { all, payouts } = await seed(api)
+    const { all, payouts, emails } = await seed(api)
     expect(all).toHaveLength(6)
     const response = await call('GET', '/payouts/export?format=csv')
     expect(response.status).toBe(200)
@@ -81,14 +86,14 @@ describe('GET /payouts/export', () => {
     const date = new Date(clock.now()).toISOString().slice(0, 10)
     expect(response.headers.get('content-disposition')).toBe(`attachment; filename="payouts-csv-${date}.csv"`)
     // RFC 4180 line ends.
-    expect(response.text.split('\r\n')[0]).toBe(Object.keys(payouts.ann).join(','))
+    expect(response.text.split('\r\n')[0]).toBe(Object.keys(payouts.ann).join(',').replace('affiliateId,', 'affiliateId,affiliateEmail,'))
     const [header, ...rows] = rowsOf(response.text)
-    expect(header).toEqual(['payoutId', 'workspaceId', 'campaignId', 'affiliateId', 'currency', 'amount', 'commissionCount', 'status', 'payoutMethod', 'payoutEmail', 'periodEnd', 'externalReference', 'failureReason', 'paidAt', 'createdAt', 'updatedAt'])
-    expect(rows).toEqual(inExportOrder(all).map(csvRow))
-    // Amounts with two decimals, as the API answers them; the other workspace's payout is not there.
+    expect(header).toEqual(['payoutId', 'workspaceId', 'campaignId', 'affiliateId', 'affiliateEmail', 'currency', 'amount', 'commissionCount', 'status', 'payoutMethod', 'payoutEmail', 'periodEnd', 'externalReference', 'failureReason', 'paidAt', 'createdAt', 'updatedAt'])
+    expect(rows).toEqual(inExportOrder(all).map(csvRow(emails)))
+    // Amounts with two decimals and their currency, as the API answers them; the other workspace's payout is not there.
     const ann = rows.find((row) => row[0] === payouts.ann.payoutId)!
-    expect(ann.slice(4, 7)).toEqual(['USD', '30.50', '2'])
-    expect(rows.find((row) => row[0] === payouts.zoe.payoutId)!.slice(4, 6)).toEqual(['EUR', '100.99'])
+    expect(ann.slice(4, 8)).toEqual(['ann@example.com', 'USD', '30.50', '2'])
+    expect(rows.find((row) => row[0] === payouts.zoe.payoutId)!.slice(4, 7)).toEqual(['zoe@example.com', 'EUR', '100.99'])
     expect(rows.some((row) => row[0] === payouts.far.payoutId)).toBe(false)
   })
 

@@ -66,6 +66,8 @@ describe('GET /reports/summary', () => {
       },
       clawbacks: { count: 1, amount: '-15.00' },
       paidOut: { count: 1, amount: '50.00' },
+      // Commissions added by hand carry no sale: no referred revenue.
+      sales: { count: 4, amount: '0.00' },
     })
   })
 
@@ -229,17 +231,19 @@ describe('reports and exports keep workspaces apart', () => {
 })
 
 describe('GET /exports/commissions and /exports/affiliates', () => {
-  it('streams every matching record as CSV, money with two decimals, formulas defused', async () => {
-    const { call, bob } = await history()
+  it("streams every matching record as CSV, money with two decimals and its currency, flags true/false, the affiliate's e-mail and the campaign's name beside their ids, formulas defused", async () => {
+    const { call, api, bob, campaign } = await history()
     const response = await call('GET', `/exports/commissions?workspaceId=${WS_A}`)
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8')
     expect(response.headers.get('content-disposition')).toBe('attachment; filename="commissions-2026-04-05.csv"')
     const rows = parseCsv(response.text, { columns: true }) as Record<string, string>[]
     expect(rows).toHaveLength(5)
-    expect(Object.keys(rows[0]!).slice(0, 6)).toStrictEqual(['commissionId', 'campaignId', 'workspaceId', 'affiliateId', 'referredUser', 'amount'])
+    expect(Object.keys(rows[0]!).slice(0, 8)).toStrictEqual(['commissionId', 'campaignId', 'campaignName', 'workspaceId', 'affiliateId', 'affiliateEmail', 'referredUser', 'amount'])
     const clawback = rows.find((row) => row.kind === 'clawback')!
-    expect(clawback).toMatchObject({ amount: '-15.00', status: 'pending', isSelfReferral: 'false', payoutId: '' })
+    expect(clawback).toMatchObject({ amount: '-15.00', currency: 'USD', status: 'pending', isSelfReferral: 'false', isWalletPayment: 'false', payoutId: '', affiliateEmail: 'ann@example.com', campaignName: 'Spring' })
+    expect(rows.filter((row) => row.affiliateEmail === 'bob@example.com')).toHaveLength(2)
+    for (const row of rows) expect([row.isSelfReferral, row.isWalletPayment].every((flag) => flag === 'true' || flag === 'false')).toBe(true)
     expect(rows.map((row) => row.createdAt)).toStrictEqual(rows.map((row) => row.createdAt).sort())
     const bobs = parseCsv((await call('GET', `/exports/commissions?affiliateId=${bob.id}&status=pending`)).text, { columns: true }) as Record<string, string>[]
     expect(bobs.map((row) => row.amount)).toStrictEqual(['7.50'])
@@ -249,6 +253,14 @@ describe('GET /exports/commissions and /exports/affiliates', () => {
     expect(row![header!.indexOf('firstName')]).toBe("'=cmd()")
     expect(row![header!.indexOf('totalClicks')]).toBe('10')
     expect(row![header!.indexOf('totalEarnings')]).toBe('7.50')
+    expect(header!.slice(header!.indexOf('totalEarnings'), header!.indexOf('totalEarnings') + 2)).toStrictEqual(['totalEarnings', 'currency'])
+    expect(row![header!.indexOf('currency')]).toBe('USD')
+    expect(row![header!.indexOf('campaignName')]).toBe('Spring')
+    expect([row![header!.indexOf('isActive')], row![header!.indexOf('isBanned')]]).toStrictEqual(['true', 'false'])
+    // The API answers the source's 0/1 flag; the file says true.
+    await api.referredUsers.create({ referredTo: 'wallet@example.com', affiliateId: bob.id, campaignId: campaign.id, isWalletPayment: 1 })
+    const withWallet = parseCsv((await call('GET', `/exports/commissions?workspaceId=${WS_A}&contains=wallet`)).text, { columns: true }) as Record<string, string>[]
+    expect(withWallet.map((row) => [row.referredUser, row.isWalletPayment])).toStrictEqual([['wallet@example.com', 'true']])
   })
 
   it('answers the header alone when nothing matches, and 400 for a filter it does not know', async () => {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { memoryStorage, type CampaignCreateInput, type Storage } from '../../src/index.js'
 import type { StorageTransaction } from '../../src/storage/types.js'
@@ -386,6 +387,70 @@ describe('binding Stripe customers to the customers hosts sign up', () => {
     await t.send(stripeEvent('checkout.session.completed', checkoutSessionObject('cus_2', { clientReferenceId: late }), 'evt_late'))
     expect(await withoutLog(t.storage)).toBe(before)
     expect(await t.reasonOf('evt_late')).toEqual(['ignored', 'attribution_window'])
+  })
+})
+
+describe('promotion codes name the affiliate (SPEC wave 4, "Promo codes")', () => {
+  const discountFixture = () => JSON.parse(readFileSync(new URL('../fixtures/stripe/discount.json', import.meta.url), 'utf8')) as Record<string, unknown>
+  /** Stripe's discount object with this promotion code, as an invoice's `discounts` or a customer's `discount` carries it expanded. */
+  const discount = (promotionCode: string | null, customer: string) => ({ ...discountFixture(), id: `di_${customer}`, customer, promotion_code: promotionCode })
+
+  it("a checkout's discounts[].promotion_code of a promo code makes the lead of its affiliate; metadata naming a click or code comes first", async () => {
+    const t = await connected()
+    const code = await t.api.promoCodes.create({ affiliateId: t.bob.id, code: 'BOB10', stripePromotionCodeId: 'promo_bob' })
+    const session = checkoutSessionObject('cus_promo', { created: t.now() })
+    session.discounts = [{ coupon: null, promotion_code: 'promo_bob' }]
+    expect(await t.send(stripeEvent('checkout.session.completed', session, 'evt_promo_checkout'))).toEqual(RECEIVED)
+    expect(await t.reasonOf('evt_promo_checkout')).toEqual(['processed', null])
+    expect((await t.api.customers.list({})).items).toEqual([expect.objectContaining({ stripeCustomerId: 'cus_promo', affiliateId: t.bob.id })])
+    expect(await t.api.promoCodes.get(code.promoCodeId)).toMatchObject({ uses: 1 })
+    // The metadata's code wins over the discount's; a promotion code of no promo code names no one.
+    const named = checkoutSessionObject('cus_named', { metadata: { referral: 'ANN-2026' }, created: t.now() })
+    named.discounts = [{ coupon: null, promotion_code: { id: 'promo_bob', object: 'promotion_code', code: 'BOB10' } }]
+    expect(await t.send(stripeEvent('checkout.session.completed', named, 'evt_named_checkout'))).toEqual(RECEIVED)
+    const stranger = checkoutSessionObject('cus_stranger', { created: t.now() })
+    stranger.discounts = [{ coupon: 'SUMMER', promotion_code: 'promo_unknown' }]
+    expect(await t.send(stripeEvent('checkout.session.completed', stranger, 'evt_stranger_checkout'))).toEqual(RECEIVED)
+    expect(await t.reasonOf('evt_stranger_checkout')).toEqual(['ignored', 'not_attributed'])
+    const byStripe = Object.fromEntries((await t.api.customers.list({})).items.map((c) => [c.stripeCustomerId, c.affiliateId]))
+    expect(byStripe).toEqual({ cus_promo: t.bob.id, cus_named: t.ann.id })
+  })
+
+  it("a customer's discount.promotion_code makes the lead; the first attribution still wins", async () => {
+    const t = await connected()
+    await t.api.promoCodes.create({ affiliateId: t.bob.id, code: 'BOB10', stripePromotionCodeId: 'promo_bob' })
+    const customer = customerObject('cus_disc', { created: t.now() })
+    customer.discount = discount('promo_bob', 'cus_disc')
+    expect(await t.send(stripeEvent('customer.created', customer, 'evt_disc_customer'))).toEqual(RECEIVED)
+    expect((await t.api.customers.list({})).items).toEqual([expect.objectContaining({ stripeCustomerId: 'cus_disc', affiliateId: t.bob.id })])
+    expect((await t.checkout('cus_disc', 'ANN-2026')).status).toBe(200)
+    expect((await t.api.customers.list({})).items).toEqual([expect.objectContaining({ stripeCustomerId: 'cus_disc', affiliateId: t.bob.id })])
+    // Stripe's own fixture customer has a discount with no promotion code: no one.
+    expect(await t.send(stripeEvent('customer.created', customerObject('cus_plain', { created: t.now() }), 'evt_plain_customer'))).toEqual(RECEIVED)
+    expect(await t.reasonOf('evt_plain_customer')).toEqual(['ignored', 'not_attributed'])
+  })
+
+  it.each(SHAPES)("%s shape: an invoice's discounts given as objects make the lead of an unbound Stripe customer, and the invoice earns; given as ids, they name no one", async (shape) => {
+    const t = await connected()
+    const code = await t.api.promoCodes.create({ affiliateId: t.bob.id, code: 'BOB10', stripePromotionCodeId: 'promo_bob' })
+    const p = payment('promo', 'cus_inv', { paidAt: t.now() })
+    const invoice = invoiceObject(p, shape)
+    Object.assign(invoice, { customer_email: 'payer@example.com', discounts: [discount('promo_bob', 'cus_inv')] })
+    expect(await t.send(stripeEvent('invoice.paid', invoice, 'evt_promo_invoice', shape))).toEqual(RECEIVED)
+    expect(await t.sales()).toEqual([expect.objectContaining({ affiliateId: t.bob.id, invoiceId: 'in_promo', amount: '10.00' })])
+    expect((await t.api.customers.list({})).items).toEqual([expect.objectContaining({ stripeCustomerId: 'cus_inv', email: 'payer@example.com', affiliateId: t.bob.id })])
+    expect(await t.api.promoCodes.get(code.promoCodeId)).toMatchObject({ uses: 1 })
+    // The next invoice of the same customer: bound, no second lead, the code not counted again.
+    const next = invoiceObject(payment('promo2', 'cus_inv', { paidAt: t.now() }), shape)
+    Object.assign(next, { customer_email: 'payer@example.com', discounts: [discount('promo_bob', 'cus_inv')] })
+    expect(await t.send(stripeEvent('invoice.paid', next, 'evt_promo_invoice_2', shape))).toEqual(RECEIVED)
+    expect((await t.sales()).map((c) => c.invoiceId).sort()).toEqual(['in_promo', 'in_promo2'])
+    expect(await t.api.promoCodes.get(code.promoCodeId)).toMatchObject({ uses: 1 })
+    // Discounts as ids (`di_…`, not expanded): no promotion code to read.
+    const byId = invoiceObject(payment('ids', 'cus_ids', { paidAt: t.now() }), shape)
+    Object.assign(byId, { customer_email: 'other@example.com', discounts: ['di_1'] })
+    expect(await t.send(stripeEvent('invoice.paid', byId, 'evt_ids_invoice', shape))).toEqual(RECEIVED)
+    expect(await t.reasonOf('evt_ids_invoice')).toEqual(['ignored', 'not_attributed'])
   })
 })
 

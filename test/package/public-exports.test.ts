@@ -34,6 +34,7 @@ const VALUES: Record<string, string[]> = {
     'nameUuid',
     'sqlJsStorage',
     'storageKeyStore',
+    'surfaceOf',
   ],
   'adapters/node': ['createNodeWebhookSender', 'fileJournal', 'nodeRuntime', 'serve', 'toNodeListener'],
   'adapters/express': ['expressAdapter', 'expressErrorHandler'],

@@ -68,7 +68,9 @@ const UNDO: Record<number, string> = {
   ALTER TABLE links DROP COLUMN shareUrl;
   ALTER TABLE campaigns DROP COLUMN beaconInstalled;
   ALTER TABLE integrations DROP COLUMN apiKey;`,
-  21: `ALTER TABLE campaigns DROP COLUMN fraudRules;
+  21: 'ALTER TABLE rollups DROP COLUMN salesMinor;',
+  22: 'DROP TABLE adminSessions;',
+  23: `ALTER TABLE campaigns DROP COLUMN fraudRules;
   ALTER TABLE rollups DROP COLUMN holdCount;
   ALTER TABLE rollups DROP COLUMN holdMinor;
   ALTER TABLE rollups DROP COLUMN voidedCount;

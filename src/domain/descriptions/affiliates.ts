@@ -37,7 +37,7 @@ export const affiliates = model(
       input: check.nullable(check.text(5000)),
       ...editable,
       default: null,
-      form: { label: 'Details', control: 'textarea', hint: 'What the affiliate said about themselves when applying.' },
+      // What they said when they applied: the admin shows it on their page, read-only (no form control).
     }),
     // Set by their own actions (approve, ban), each asking for confirmation: in no form.
     isActive: bool({ ...editable }),

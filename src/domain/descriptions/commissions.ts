@@ -68,7 +68,8 @@ export const commissions = model(
     payoutId: text({ nullable: true, indexed: true, description: 'The payout it is in.' }),
     /** What refunds took back from it after it was paid; the amount stays what was paid. */
     refundedMinor: money('refundedAmount', { wire: 'string', description: 'What refunds took back after it was paid.' }),
-    reversesCommissionId: text({ nullable: true, description: 'On a clawback: the paid sale it takes money back from.' }),
+    // Lists filter by it (a sale's clawbacks: its history), through the (workspaceId, kind) index of the few clawbacks.
+    reversesCommissionId: text({ nullable: true, filter: check.uuid, description: 'On a clawback: the paid sale it takes money back from.' }),
     saleAmountMinor: money('saleAmount', {
       wire: 'string',
       nullable: true,

@@ -6,7 +6,7 @@ import { integrations, providerEvents } from './integrations.js'
 import { links } from './links.js'
 import { payouts } from './payouts.js'
 import { promoCodes } from './promo-codes.js'
-import { apiKeys, clicks, idempotency, portalTokens, rollups, sequences, settings } from './service.js'
+import { adminSessions, apiKeys, clicks, idempotency, portalTokens, rollups, sequences, settings } from './service.js'
 import { events, webhookDeliveries, webhooks } from './webhooks.js'
 
 /**
@@ -29,6 +29,7 @@ export const descriptions = {
   clicks,
   settings,
   portalTokens,
+  adminSessions,
   customers,
   sales,
   saleRefunds,

@@ -2,7 +2,7 @@ import * as check from '../checks.js'
 import { model } from '../describe.js'
 import { bool, editable, indexedText, int, nullableText, required, stamps, text, timestamp } from './fields.js'
 
-export const INTEGRATION_PROVIDERS = ['stripe'] as const
+export const INTEGRATION_PROVIDERS = ['stripe', 'paddle', 'lemonsqueezy'] as const
 export const PROVIDER_EVENT_STATUSES = ['processed', 'ignored', 'waiting', 'failed'] as const
 
 /** A payment provider connected to a workspace: its events become leads, sales and refunds. */
@@ -10,15 +10,15 @@ export const integrations = model(
   {
     id: text({ answerAs: 'integrationId' }),
     workspaceId: text({ indexed: true, input: check.uuid, create: 'required' }),
-    provider: text({ values: INTEGRATION_PROVIDERS, create: 'required' }),
-    /** The provider's signing secret (Stripe's `whsec_…`): read by the verifier only, never answered. */
+    provider: text({ values: INTEGRATION_PROVIDERS, create: 'required', description: 'stripe, paddle (Paddle Billing) or lemonsqueezy.' }),
+    /** The provider's signing secret (Stripe's `whsec_…`, Paddle's notification secret, Lemon Squeezy's webhook secret): read by the verifier only, never answered. */
     signingSecret: text({
       input: check.text(255, { min: 1 }),
       ...required,
       form: {
         label: 'Signing secret',
         control: 'password',
-        hint: 'Stripe shows it (whsec_…) on the endpoint’s page once you add the endpoint. Adding the endpoint now? Connect with any placeholder, paste the endpoint URL shown above into Stripe, then use Replace secret.',
+        hint: 'The provider shows it once you add the endpoint: Stripe’s whsec_…, Paddle’s secret key of the notification destination; for Lemon Squeezy, the secret you type into the webhook. Adding the endpoint now? Connect with any placeholder, paste the endpoint URL shown above into the provider, then use Replace secret.',
       },
     }),
     /**
@@ -41,12 +41,12 @@ export const integrations = model(
       description: "Attribution is limited to this campaign's affiliates and codes; null: any campaign of the workspace (and when that campaign is deleted).",
       input: check.uuid,
       ...editable,
-      form: { label: 'Campaign', control: 'select', none: 'Any campaign of the workspace', hint: 'Only this campaign’s affiliates and codes are credited with the customers Stripe brings.' },
+      form: { label: 'Campaign', control: 'select', none: 'Any campaign of the workspace', hint: 'Only this campaign’s affiliates and codes are credited with the customers the provider brings.' },
     }),
-    livemode: bool({ description: 'Events whose livemode differs are recorded as ignored.', ...editable, default: true, form: { label: 'Live mode', hint: '(untick to take the events of Stripe’s test mode instead)' } }),
+    livemode: bool({ description: 'Events whose livemode differs are recorded as ignored.', ...editable, default: true, form: { label: 'Live mode', hint: '(untick to take the events of Stripe’s or Lemon Squeezy’s test mode instead; Paddle’s sandbox has its own secret)' } }),
     /** Where the provider posts events: `/api/v1/integrations/<id>/events`. */
     endpointPath: text({ description: 'Where the provider posts its events (beside the API, no key).' }),
-    description: text({ searched: true, input: check.text(500), ...editable, default: '', form: { label: 'Description', hint: 'Which Stripe account, e.g. Main shop.' } }),
+    description: text({ searched: true, input: check.text(500), ...editable, default: '', form: { label: 'Description', hint: 'Which account, e.g. Main shop.' } }),
     ...stamps,
   },
   {

@@ -57,7 +57,7 @@ export const sequences = model({ id: text(), value: int(), ...stamps })
 export const ROLLUP_COUNTERS = [
   'opens', 'clicks', 'signups', 'saleCount', 'earningsMinor', 'pendingCount', 'pendingMinor', 'processingCount',
   'processingMinor', 'paidCount', 'paidMinor', 'refundedCount', 'refundedMinor', 'clawbackCount', 'clawbackMinor',
-  'payoutCount', 'paidOutMinor', 'holdCount', 'holdMinor', 'voidedCount', 'voidedMinor',
+  'payoutCount', 'paidOutMinor', 'salesMinor', 'holdCount', 'holdMinor', 'voidedCount', 'voidedMinor',
 ] as const
 
 /**
@@ -102,6 +102,8 @@ export const rollups = model({
   /** Payouts paid in this hour. */
   payoutCount: int(),
   paidOutMinor: int(),
+  /** What the sales dated in this hour were (their `saleAmount`, before any refund): the referred revenue. */
+  salesMinor: int(),
   /** Sales held for review by the fraud rules, and those voided after review. */
   holdCount: int(),
   holdMinor: int(),
@@ -156,6 +158,21 @@ export const portalTokens = model({
   /** A session's affiliate once chosen; null for links and for sessions still choosing. */
   affiliateId: nullableText,
   /** A link: 15 minutes after it was sent; a session: when it ends. */
+  expiresAt: timestamp(),
+  ...stamps,
+})
+
+/**
+ * A session of the admin's token sign-in. Only a keyed hash of the cookie's secret is kept (it is
+ * the id), so the stored records cannot be used to sign in; signing out deletes the record, which
+ * ends the session on every browser holding a copy of the cookie.
+ */
+export const adminSessions = model({
+  /** HMAC-SHA256 of the cookie's secret under the admin's secret, and of the admin token's hash, hex. */
+  id: text(),
+  /** Who signed in (`admin` for the token sign-in). */
+  userId: text(),
+  /** When it ends; ended sessions are deleted at the next sign-in. */
   expiresAt: timestamp(),
   ...stamps,
 })

@@ -670,6 +670,39 @@ ALTER TABLE integrations ADD COLUMN apiKey TEXT;`,
   },
   {
     version: 21,
+    // The referred revenue beside the commissions (the admin's overview, reports' `sales`): each
+    // rollup row's sales (saleAmount, before refunds), filled for the rows already written from
+    // the sales' commissions, at each level's hour and day rows (ids as src/reports/rollup.ts makes them).
+    sql: `ALTER TABLE rollups ADD COLUMN salesMinor INTEGER NOT NULL DEFAULT 0;
+CREATE TEMP TABLE _sales_facts AS SELECT id, sum(s) AS s FROM (
+  SELECT w || '|*|' || a || '|' || h AS id, s FROM (SELECT workspaceId AS w, campaignId AS c, affiliateId AS a, substr(commissionDate, 1, 13) || ':00:00.000Z' AS h, saleAmountMinor AS s FROM commissions WHERE kind = 'sale' AND saleAmountMinor IS NOT NULL)
+  UNION ALL SELECT w || '|' || c || '|*|' || h, s FROM (SELECT workspaceId AS w, campaignId AS c, substr(commissionDate, 1, 13) || ':00:00.000Z' AS h, saleAmountMinor AS s FROM commissions WHERE kind = 'sale' AND saleAmountMinor IS NOT NULL)
+  UNION ALL SELECT w || '|*|*|' || h, s FROM (SELECT workspaceId AS w, substr(commissionDate, 1, 13) || ':00:00.000Z' AS h, saleAmountMinor AS s FROM commissions WHERE kind = 'sale' AND saleAmountMinor IS NOT NULL)
+  UNION ALL SELECT w || '|*|' || a || '|' || d, s FROM (SELECT workspaceId AS w, affiliateId AS a, substr(commissionDate, 1, 10) AS d, saleAmountMinor AS s FROM commissions WHERE kind = 'sale' AND saleAmountMinor IS NOT NULL)
+  UNION ALL SELECT w || '|' || c || '|*|' || d, s FROM (SELECT workspaceId AS w, campaignId AS c, substr(commissionDate, 1, 10) AS d, saleAmountMinor AS s FROM commissions WHERE kind = 'sale' AND saleAmountMinor IS NOT NULL)
+  UNION ALL SELECT w || '|*|*|' || d, s FROM (SELECT workspaceId AS w, substr(commissionDate, 1, 10) AS d, saleAmountMinor AS s FROM commissions WHERE kind = 'sale' AND saleAmountMinor IS NOT NULL)
+) GROUP BY id;
+CREATE UNIQUE INDEX _sales_facts_id ON _sales_facts (id);
+UPDATE rollups SET salesMinor = (SELECT f.s FROM _sales_facts AS f WHERE f.id = rollups.id) WHERE id IN (SELECT id FROM _sales_facts);
+DROP TABLE _sales_facts;`,
+  },
+  {
+    version: 22,
+    // The admin's token sign-in keeps its sessions here (only keyed hashes of their secrets), so
+    // signing out ends a session on every browser; ended ones are deleted by their expiry.
+    sql: `CREATE TABLE adminSessions (
+  id TEXT PRIMARY KEY NOT NULL,
+  userId TEXT NOT NULL,
+  expiresAt TEXT NOT NULL,
+  createdAt TEXT NOT NULL,
+  updatedAt TEXT NOT NULL,
+  _search TEXT NOT NULL
+) STRICT;
+CREATE INDEX adminSessions_created ON adminSessions (createdAt, id);
+CREATE INDEX adminSessions_expiresAt ON adminSessions (expiresAt, id);`,
+  },
+  {
+    version: 23,
     // Fraud rules and the hold status (SPEC wave 4): a campaign's rules (existing campaigns take the
     // defaults), report figures of held and voided sales, what a click tells the rules (its address
     // and device hashed under its day's salt, whether it came from a paid ad), the same copied onto
