@@ -5,7 +5,8 @@ export type { TrustProxy } from './forwarded.js'
 
 type Fetch = Pick<AffiliateService, 'fetch'> & {
   readonly basePath?: string
-  readonly events?: Pick<AffiliateService['events'], 'start' | 'stop' | 'hasSender'>
+  /** The service's background work: `serve()` starts it and closes it on `close()`. */
+  start?: AffiliateService['start']
   close?: AffiliateService['close']
 }
 
@@ -34,7 +35,7 @@ export interface BunRunningServer {
   server: BunServer
   /** `http://<host>:<port><basePath>` */
   url: string
-  /** Stops accepting, lets requests in flight finish, then writes the clicks waiting in a batch (`service.close()`). */
+  /** Stops accepting, lets requests in flight finish, then closes the service's background work (`service.close()`: clicks written, webhook attempts recorded). */
   close(): Promise<void>
 }
 
@@ -59,16 +60,15 @@ export function serve(service: Fetch, options: BunServeOptions = {}): BunRunning
       }),
   })
   const host = server.hostname.includes(':') ? `[${server.hostname}]` : server.hostname
-  // Webhooks are delivered while serving when the service has a sender (`webhooks.send`): the
-  // SSRF-pinned sender of this package is Node's (adapters/node/webhook-delivery.ts).
-  const delivering = service.events?.hasSender === true
-  if (delivering) service.events!.start()
+  // The background work starts with the server. Webhooks are delivered when the service has a
+  // sender (`webhooks.send`): the SSRF-pinned sender of this package is Node's
+  // (adapters/node/webhook-delivery.ts); without one, `onError` says delivery is not started.
+  service.start?.()
   return {
     server,
     url: `http://${host}:${server.port}${service.basePath ?? '/api/v1'}`,
     close: async () => {
       await server.stop()
-      if (delivering) await service.events!.stop()
       await service.close?.()
     },
   }

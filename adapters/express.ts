@@ -7,6 +7,7 @@ import { surfaceOf } from '../src/surfaces.js'
 import { answer } from './node/answer.js'
 import type { BodyOverride } from './node/request.js'
 import { writeResponse } from './node/response.js'
+import { createNodeWebhookSender } from './node/webhook-delivery.js'
 
 type Fetch = Pick<AffiliateService, 'fetch'> & {
   readonly basePath?: string
@@ -14,6 +15,8 @@ type Fetch = Pick<AffiliateService, 'fetch'> & {
   readonly surfaces?: AffiliateService['surfaces']
   /** Where the adapter's own errors go (`source: 'adapter'`). @default the default onError */
   readonly onError?: OnError
+  /** The service's background work: `expressAdapter` starts it when made. */
+  start?: AffiliateService['start']
 }
 
 /** The parts of Express's request this adapter reads; any Express 4 or 5 request has them. */
@@ -82,6 +85,12 @@ const protocol = (req: MaybeParsed) => (req.protocol === 'https' || req.protocol
  * the parser's own limit and errors then apply first. Mount `expressErrorHandler(service)` right
  * after the adapter, at the same path, so those are answered in the service's JSON envelope too.
  *
+ * Making it starts the service's background work (`service.start()` with the Node webhook sender:
+ * webhook delivery, click pruning), as Express owns no server lifecycle to hook: a host calls
+ * nothing else. On shutdown, `await service.close()` writes the clicks waiting and records the
+ * webhook attempts in flight. `expressAdapter(service, { webhooks: false })` leaves webhook
+ * delivery to another process.
+ *
  * @example
  * import express from 'express'
  * import { expressAdapter } from 'affiliate-service/express'
@@ -91,8 +100,9 @@ const protocol = (req: MaybeParsed) => (req.protocol === 'https' || req.protocol
  * app.use('/affiliates', expressAdapter(service), expressErrorHandler(service))
  * app.listen(3000) // http://localhost:3000/affiliates/api/v1/health
  */
-export function expressAdapter(service: Fetch): ExpressMiddleware {
+export function expressAdapter(service: Fetch, options: { webhooks?: boolean } = {}): ExpressMiddleware {
   const servesPath = pathsOf(service)
+  service.start?.({ sender: createNodeWebhookSender, webhooks: options.webhooks !== false })
   return (req, res, next) => {
     // Inside a mount, `req.url` is the path below the mount point (Express keeps the rest in `originalUrl`).
     const path = req.url ?? '/'

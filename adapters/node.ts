@@ -14,9 +14,10 @@ export type { NodeWebhookSenderOptions, ResolveHost } from './node/webhook-deliv
 
 type Fetch = Pick<AffiliateService, 'fetch'> & {
   readonly basePath?: string
-  readonly events?: Pick<AffiliateService['events'], 'start' | 'stop'>
   /** Where the adapter's own errors go (`source: 'adapter'`). @default the default onError */
   readonly onError?: OnError
+  /** The service's background work: `serve()` starts it once listening and closes it on `close()`. */
+  start?: AffiliateService['start']
   close?: AffiliateService['close']
 }
 
@@ -73,8 +74,8 @@ export interface ServeOptions extends NodeListenerOptions {
   /** @default '127.0.0.1' */
   hostname?: string
   /**
-   * Deliver webhooks in the background while serving (`service.events.start()` with
-   * `createNodeWebhookSender`, stopped by `close()`). @default true
+   * Deliver webhooks from this process: `service.start()` is called with `createNodeWebhookSender`
+   * (or `webhooks: false`: the rest of the background work only). @default true
    */
   webhooks?: boolean
 }
@@ -84,8 +85,8 @@ export interface RunningServer {
   /** `http://<host>:<port><basePath>` */
   url: string
   /**
-   * Stops accepting, lets requests in flight finish, stops webhook delivery (recording attempts in
-   * flight), writes the clicks waiting in a batch (`service.close()`), then resolves.
+   * Stops accepting, lets requests in flight finish, then closes the service's background work
+   * (`service.close()`: clicks written, webhook attempts in flight recorded), and resolves.
    */
   close(): Promise<void>
 }
@@ -129,8 +130,7 @@ export async function serve(service: Fetch, options: ServeOptions = {}): Promise
   })
   const address = server.address()
   const port = typeof address === 'object' && address ? address.port : options.port
-  const delivering = options.webhooks !== false && service.events !== undefined
-  if (delivering) service.events!.start({ sender: createNodeWebhookSender })
+  service.start?.({ sender: createNodeWebhookSender, webhooks: options.webhooks !== false })
   const host = hostname.includes(':') ? `[${hostname}]` : hostname
   return {
     server,
@@ -139,8 +139,7 @@ export async function serve(service: Fetch, options: ServeOptions = {}): Promise
       new Promise<void>((resolve, reject) => {
         closing = true
         server.close((error) => {
-          const stopped = delivering ? service.events!.stop() : Promise.resolve()
-          stopped.then(() => service.close?.()).then(() => (error ? reject(error) : resolve()), reject)
+          Promise.resolve(service.close?.()).then(() => (error ? reject(error) : resolve()), reject)
         })
         server.closeIdleConnections()
       }),

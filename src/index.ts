@@ -1,5 +1,5 @@
 export { createAffiliateService } from './service.js'
-export type { AffiliateService, AffiliateServiceOptions, FailedKeyLimitOptions, TrackingLimitOptions } from './service.js'
+export type { AffiliateService, AffiliateServiceOptions, FailedKeyLimitOptions, StartOptions, TrackingLimitOptions } from './service.js'
 export type { SenderChoice, ServiceEvents, WebhookOptions } from './events/service-events.js'
 export type { AffiliateEvent, EventType } from './events/types.js'
 export type { Webhook, WebhookDelivery, WebhookWithSecret } from './domain/webhook.js'

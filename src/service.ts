@@ -24,6 +24,12 @@ import { createServiceEvents, type ServiceEvents, type WebhookOptions } from './
 import type { Tracker } from './tracking/tracker.js'
 import { defaultOnError, guarded, type OnError } from './on-error.js'
 import { createClickWriter } from './tracking/click-writer.js'
+import { jobRunner, periodicJob, type BackgroundJob, type StartOptions } from './jobs.js'
+
+export type { StartOptions } from './jobs.js'
+
+/** How often click records no attribution window reaches are looked for and deleted, in ms: hourly. */
+const PRUNE_EVERY_MS = 3_600_000
 import type { StripeApiOptions } from './integrations/stripe-promotion-codes.js'
 
 /** Limits on the public tracking routes (redirect and beacon), per client address. */
@@ -171,10 +177,29 @@ export interface AffiliateService {
   /** Writes every click answered so far (with its counters and rollups), and resolves once they are stored. */
   flush(): Promise<void>
   /**
-   * Writes every click answered so far, then resolves: call it before closing the storage. The
-   * adapters' `close()` and `npm start`'s SIGTERM do. The service still answers afterwards.
+   * Starts the service's background work (idempotent): webhook delivery (with the service's
+   * `webhooks.send`, else `options.send`, else `options.sender(policy)`; without any, delivery is
+   * not started and `onError` says so once), and pruning of click records hourly (the first
+   * round now). Every adapter calls it: `serve()` of Node, Bun and Deno, and `expressAdapter` when
+   * made. A host answering with `fetch` alone calls it once (or uses `events.deliverDue()` and
+   * `pruneClicks()` from a scheduled task). See docs/runtimes.md.
+   * @example service.start({ sender: createNodeWebhookSender }) // affiliate-service/node
+   */
+  start(options?: StartOptions): void
+  /**
+   * Ends the background work and resolves once everything is written: the pruning under way,
+   * every click answered so far (as `flush`), and the webhook attempts in flight (the dispatcher
+   * stops). Call it before closing the storage; the adapters' `close()` and `npm start`'s SIGTERM
+   * do. The service still answers afterwards (clicks are then written as `flush` does), and
+   * `start()` starts it all again.
    */
   close(): Promise<void>
+  /**
+   * Deletes the click records no campaign's attribution window reaches any more, and answers how
+   * many: what the background work does hourly, for tests and hosts without background work (a
+   * worker's scheduled handler).
+   */
+  pruneClicks(): Promise<number>
   /** Where the admin's pages are (`/admin`), or null when the admin is off. */
   readonly adminPath: string | null
   /**
@@ -291,6 +316,7 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
       webhooks: policy,
       clickWritten: clicks.written,
       disposableDomains,
+      clickCapture: trackerOf,
       ...(options.stripeApi ? { stripeApi: options.stripeApi } : {}),
     })
   const ops = operations(options.storage)
@@ -320,6 +346,42 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   })
   const api = createApi(ops)
   const flush = () => clicks.flush()
+  const clickSource = (error: unknown) => onError(error, { source: 'storage' })
+  // Pruning's module (with uuid, for the time-ordered ids) loads with its first round, not with the service.
+  const pruneClicks = async (now: number) => (await import('./tracking/prune.js')).pruneClicks(options.storage, now)
+  /** A round of pruning, clicks waiting in a batch written first (they are pruned as stored ones are); true when more remain. */
+  const pruneRound = async () => {
+    await clicks.flush()
+    return (await pruneClicks(clock.now())).more
+  }
+  // The background work, in the order `close()` ends it. A new job joins with one entry here.
+  const jobs: BackgroundJob[] = [
+    periodicJob('click pruning', PRUNE_EVERY_MS, pruneRound, clickSource),
+    { name: 'click writing', start: () => undefined, close: flush },
+    {
+      name: 'webhook delivery',
+      start: (choice) => {
+        if (choice.webhooks === false) return
+        if (!runtime.events.hasSender && !choice.send && !choice.sender) {
+          onError(new Error('Webhook delivery not started: no sender. Pass webhooks: { send } to createAffiliateService (createNodeWebhookSender of affiliate-service/node on Node), or start({ sender })'), { source: 'dispatcher' })
+          return
+        }
+        runtime.events.start(choice)
+      },
+      close: () => runtime.events.stop(),
+    },
+  ]
+  const lifecycle = jobRunner(jobs)
+  const pruneAll = async () => {
+    await clicks.flush()
+    let deleted = 0
+    for (let more = true; more; ) {
+      const round = await pruneClicks(clock.now())
+      deleted += round.deleted
+      more = round.more
+    }
+    return deleted
+  }
   let served = fetch
   // The portal's and the admin's options are checked now; their pages load with their first request.
   let portalPath: string | null = null
@@ -349,5 +411,18 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
     )
   }
   const surfaces = surfacesOf(basePath, portalPath, adminPath)
-  return { fetch: served, api, basePath, portalPath, adminPath, surfaces, events: runtime.events, flush, close: flush, onError }
+  return {
+    fetch: served,
+    api,
+    basePath,
+    portalPath,
+    adminPath,
+    surfaces,
+    events: runtime.events,
+    flush,
+    start: (startOptions) => lifecycle.start(startOptions),
+    close: () => lifecycle.close(),
+    pruneClicks: pruneAll,
+    onError,
+  }
 }

@@ -3,12 +3,13 @@
 // this file is the one to edit.
 //
 // The peers go through the storage with the same calls our operations make (a read-only
-// transaction, `get` / `findPage`; a write transaction counting the event through our `countEvent`,
-// which moves the link's and affiliate's counters and the report rollups) and shape
+// transaction, `get` / `findPage`; a write transaction counting the event as our click writer
+// does: a click record, the link's and affiliate's counters and the report rollups) and shape
 // records with our domain mappers, so every server sends the same `data`.
 import { createAffiliateService, memoryStorage, type Storage } from '../../src/index.js'
 import { models } from '../../src/storage/index.js'
-import { countEvent } from '../../src/api/links.js'
+import { addToRollups } from '../../src/reports/rollup.js'
+import { timeUuid } from '../../src/tracking/click-ids.js'
 import type { Page } from '../../src/api/shared.js'
 import { toCampaign, type Campaign } from '../../src/domain/campaign.js'
 import { toCommission, type Commission } from '../../src/domain/commission.js'
@@ -132,8 +133,15 @@ export async function openStore({ snapshot }: Seed): Promise<Store> {
       storage.transaction(async (tx) => {
         const [link] = await tx.find('links', { where: { referralCode }, limit: 1 })
         if (!link || !workspaceIds.includes(link.workspaceId)) return null
-        // The counters and the report rollups, as our POST /links/track moves them.
-        return toLink(await countEvent(tx, link, event, new Date().toISOString()))
+        // A click record, the counters and the report rollups, as our POST /links/track writes them.
+        const now = Date.now()
+        const at = new Date(now).toISOString()
+        const field = event === 'open' ? 'totalOpens' : 'totalClicks'
+        await tx.insert('clicks', { id: timeUuid(now), linkId: link.id, event, visitor: timeUuid(now), address: '', device: '', paidAd: false, createdAt: at })
+        const updated = await tx.increment('links', link.id, { [field]: 1 })
+        await tx.increment('affiliates', link.affiliateId, { [field]: 1 })
+        await addToRollups(tx, [{ scope: link, at, deltas: { [event === 'open' ? 'opens' : 'clicks']: 1 } }])
+        return toLink(updated!)
       }),
   }
 }

@@ -17,6 +17,7 @@ const app = express()
 // expressErrorHandler answers its errors (malformed JSON, too large) in the service's JSON envelope.
 app.use(express.json())
 // Mounted under /affiliates: the API answers at /affiliates/api/v1/...; the app keeps its other routes.
+// Making the adapter starts the service's background work (webhook delivery, click pruning).
 app.use('/affiliates', expressAdapter(service), expressErrorHandler(service))
 app.get('/', (_req, res) => {
   res.send('The app itself; the affiliate API is under /affiliates/api/v1')
@@ -29,7 +30,8 @@ const server = app.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () => {
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
-    server.close(() => process.exit(0))
+    // Once the requests in flight are answered: the clicks waiting written, webhook attempts recorded.
+    server.close(() => void service.close().then(() => process.exit(0)))
     server.closeIdleConnections()
   })
 }

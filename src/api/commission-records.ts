@@ -8,7 +8,7 @@ import { planRefund, refundableMinor, type RefundPlan } from '../domain/refund.j
 import { formatMoney } from '../domain/money.js'
 import { notFound, unprocessable } from '../errors.js'
 import { toCommission, type Commission } from '../domain/commission.js'
-import { announce, emitChange } from '../events/outbox.js'
+import { announce, emitChange, type EventTransaction } from '../events/outbox.js'
 import { PAYOUT_EVENTS, toPayout } from '../domain/payout.js'
 import type { StorageTransaction } from '../storage/types.js'
 import { canSee, visible, type Access } from './access.js'
@@ -186,7 +186,7 @@ async function moveEarnings(tx: StorageTransaction, before: CommissionRecord, af
   if (before.linkId !== null) await tx.increment('links', before.linkId, { totalEarningsMinor: delta })
 }
 
-export async function updateCommission(tx: StorageTransaction, clock: Clock, current: CommissionRecord, patch: CommissionPatch): Promise<CommissionRecord> {
+export async function updateCommission(tx: EventTransaction, clock: Clock, current: CommissionRecord, patch: CommissionPatch): Promise<CommissionRecord> {
   const status = patch.status ?? current.status
   const amountMinor = patch.amountMinor ?? current.amountMinor
   const amountsChange = amountMinor !== current.amountMinor || (patch.adminEarnedMinor ?? current.adminEarnedMinor) !== current.adminEarnedMinor
@@ -303,7 +303,7 @@ async function plannedRefund(tx: StorageTransaction, current: CommissionRecord, 
  * Earnings, and the payout it left, move in the caller's transaction. Answers the commission as now stored.
  */
 export async function refundCommission(
-  tx: StorageTransaction,
+  tx: EventTransaction,
   clock: Clock,
   current: CommissionRecord,
   amountMinor: number | undefined,
@@ -365,7 +365,7 @@ export async function previewRefund(tx: StorageTransaction, clock: Clock, curren
  * the rest) at zero or less or below its campaign's minimum; `payout.updated` or
  * `payout.status_changed` tells of it in the same transaction.
  */
-async function removeFromPayout(tx: StorageTransaction, clock: Clock, payout: PayoutRecord, removedMinor: number, now: string): Promise<void> {
+async function removeFromPayout(tx: EventTransaction, clock: Clock, payout: PayoutRecord, removedMinor: number, now: string): Promise<void> {
   const campaign = await campaignOf(tx, payout.campaignId)
   const next = payoutAfterRemoval(payout, removedMinor, campaign.minimumPayoutMinor)
   const updated = (await tx.update('payouts', payout.id, { ...next, updatedAt: now }))!

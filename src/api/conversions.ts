@@ -1,3 +1,4 @@
+import type { EventStorage, EventTransaction } from '../events/outbox.js'
 import type { Infer } from 'superstruct'
 import { isoAt } from '../clock.js'
 import { newId } from '../crypto.js'
@@ -19,7 +20,7 @@ import { findLinkByCode } from './links.js'
 import { promoCodeByCode } from './promo-codes.js'
 import { claimSales, earnIn } from './sale-earnings.js'
 import { refundSaleIn } from './sale-refunds.js'
-import { inTransaction, readOnly, withStatus, type Deps } from './shared.js'
+import { answered, inTransaction, readOnly, type Answered, type Deps } from './shared.js'
 
 export type ConversionLeadInput = Infer<typeof conversionLead.struct>
 export type ConversionSaleInput = Infer<typeof conversionSale.struct>
@@ -85,7 +86,7 @@ async function attribute(tx: StorageTransaction, access: Access, workspaceId: st
  * it), or is refused, answers `replay()` instead. When there is nothing to replay, `work` runs once more (what it
  * collided with is now there to be found) before the violation is answered as a 422.
  */
-async function orReplay<T>(storage: Storage, constraints: readonly string[], work: (tx: StorageTransaction) => Promise<T>, replay: () => Promise<T | null>): Promise<T> {
+async function orReplay<T>(storage: EventStorage, constraints: readonly string[], work: (tx: EventTransaction) => Promise<T>, replay: () => Promise<T | null>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await storage.transaction(work)
@@ -202,7 +203,7 @@ export interface LeadOptions {
  */
 export function conversionSteps({ clock, disposableDomains }: Pick<Deps, 'clock' | 'disposableDomains'>) {
   /** Finds or makes the sale's customer, applies the reward rules (`earnIn`), and writes the sale with its answer. */
-  async function recordSaleIn(tx: StorageTransaction, access: Access, input: SaleStep): Promise<{ sale: SaleRecord; answer: SaleResult }> {
+  async function recordSaleIn(tx: EventTransaction, access: Access, input: SaleStep): Promise<{ sale: SaleRecord; answer: SaleResult }> {
     const workspaceId = input.workspaceId
     const now = isoAt(clock)
     const paidAt = input.paidAt ?? now
@@ -272,10 +273,10 @@ export function conversionSteps({ clock, disposableDomains }: Pick<Deps, 'clock'
      * Stripe customer it names is bound to it, and that Stripe customer's sales recorded before
      * are attributed now (`claimSales`).
      */
-    async leadIn(tx: StorageTransaction, access: Access, input: ConversionLeadInput, options: LeadOptions = {}): Promise<Customer> {
+    async leadIn(tx: EventTransaction, access: Access, input: ConversionLeadInput, options: LeadOptions = {}): Promise<Answered<Customer>> {
       const workspaceId = input.workspaceId.toLowerCase()
       const existing = await customerByExternalId(tx, workspaceId, input.externalId)
-      if (existing) return withStatus(toCustomer(existing), 200)
+      if (existing) return answered(toCustomer(existing), 200)
       const now = isoAt(clock)
       // A lead must name its affiliate: an unknown code (or another workspace's) is 404.
       const promo = await usePromoCode(tx, workspaceId, input.promoCode)
@@ -306,19 +307,19 @@ export function conversionSteps({ clock, disposableDomains }: Pick<Deps, 'clock'
         clickAddressCount,
       })
       await claimSales(tx, access, clock, customer, disposableDomains)
-      return toCustomer((await tx.get('customers', customer.id))!)
+      return answered(toCustomer((await tx.get('customers', customer.id))!), 201)
     },
 
     /** Finds or makes the customer, applies the reward rules, and writes the sale with its answer (201 with a commission). */
-    async saleIn(tx: StorageTransaction, access: Access, input: SaleStep): Promise<SaleResult> {
+    async saleIn(tx: EventTransaction, access: Access, input: SaleStep): Promise<Answered<SaleResult>> {
       const { answer } = await recordSaleIn(tx, access, input)
-      return withStatus(answer, answer.commission ? 201 : 200)
+      return answered(answer, answer.commission ? 201 : 200)
     },
 
     recordSaleIn,
 
     /** Takes the commission's share of a refund of its sale back, and writes the refund with its answer. */
-    async refundIn(tx: StorageTransaction, access: Access, input: ConversionRefundInput): Promise<SaleRefundResult> {
+    async refundIn(tx: EventTransaction, access: Access, input: ConversionRefundInput): Promise<SaleRefundResult> {
       const sale = await refundedSale(tx, input)
       const current = sale?.commissionId ? await tx.get('commissions', sale.commissionId) : null
       if (!sale || !current) throw notFound('Commission for this sale')
@@ -346,10 +347,13 @@ export function conversionOperations(deps: Deps) {
   const { leadIn, saleIn, refundIn } = conversionSteps(deps)
   const storedAnswer = async <T extends object>(read: (tx: StorageTransaction) => Promise<{ answer: string } | null>): Promise<T | null> => {
     const found = await storage.transaction(read, readOnly)
-    return found ? withStatus(JSON.parse(found.answer) as T, 200) : null
+    return found ? (JSON.parse(found.answer) as T) : null
   }
-  const saleByInvoice = (workspaceId: string, invoiceId: string) =>
-    storedAnswer<SaleResult>(async (tx) => (await tx.find('sales', { where: { workspaceId, invoiceId }, limit: 1 }))[0] ?? null)
+  /** The first answer of a sale with this `invoiceId`, answered again with 200. */
+  const saleByInvoice = async (workspaceId: string, invoiceId: string) => {
+    const first = await storedAnswer<SaleResult>(async (tx) => (await tx.find('sales', { where: { workspaceId, invoiceId }, limit: 1 }))[0] ?? null)
+    return first && answered(first, 200)
+  }
   /** The first answer of a refund with this `refundId`: refused (422) when it was of another sale than `input` names. */
   const refundById = (input: ConversionRefundInput, refundId: string) =>
     storedAnswer<SaleRefundResult>(async (tx) => {
@@ -365,7 +369,7 @@ export function conversionOperations(deps: Deps) {
      * (201), and counts it as a signup. An `externalId` already known answers that customer
      * unchanged (200): the first attribution wins.
      */
-    async lead(access: Access, body: unknown, query: unknown = {}): Promise<Customer> {
+    async lead(access: Access, body: unknown, query: unknown = {}): Promise<Answered<Customer>> {
       const input = parseLead(body, query)
       const workspaceId = input.workspaceId.toLowerCase()
       requireWorkspace(access, workspaceId)
@@ -373,7 +377,7 @@ export function conversionOperations(deps: Deps) {
       if (input.clickId !== undefined) await deps.clickWritten?.(input.clickId.toLowerCase())
       const known = async () => {
         const customer = await storage.transaction((tx) => customerByExternalId(tx, workspaceId, input.externalId), readOnly)
-        return customer && withStatus(toCustomer(customer), 200)
+        return customer && answered(toCustomer(customer), 200)
       }
       return orReplay(storage, ['customers_workspace_external'], (tx) => leadIn(tx, access, input), known)
     },
@@ -383,7 +387,7 @@ export function conversionOperations(deps: Deps) {
      * or referral code, applies the campaign's reward rules (`reward`), and makes the commission
      * (201) or says why none was made (200). A repeat of an `invoiceId` answers the first answer (200).
      */
-    async sale(access: Access, body: unknown, query: unknown = {}): Promise<SaleResult> {
+    async sale(access: Access, body: unknown, query: unknown = {}): Promise<Answered<SaleResult>> {
       const input = parseSale(body, query)
       const workspaceId = input.workspaceId.toLowerCase()
       requireWorkspace(access, workspaceId)

@@ -6,7 +6,7 @@ import { toCustomer, type Customer } from '../domain/customer.js'
 import { customers } from '../domain/descriptions/customers.js'
 import type { CommissionRecord, CustomerRecord } from '../domain/records.js'
 import { unprocessable } from '../errors.js'
-import { announce } from '../events/outbox.js'
+import { announce, type EventTransaction } from '../events/outbox.js'
 import { customerId, customerList, customerUpdate } from '../schemas/customers.js'
 import { storedField } from '../schemas/model-schemas.js'
 import { parse } from '../schemas/validate.js'
@@ -56,7 +56,7 @@ export type NewCustomer = Pick<
  * Stores a new customer, counts its signup, and writes `customer.created`: in the caller's
  * transaction. Its `clickAddressCount` is counted now unless the caller counted it.
  */
-export async function insertCustomer(tx: StorageTransaction, clock: Clock, input: NewCustomer): Promise<CustomerRecord> {
+export async function insertCustomer(tx: EventTransaction, clock: Clock, input: NewCustomer): Promise<CustomerRecord> {
   const now = isoAt(clock)
   const record: CustomerRecord = {
     id: newId(),
@@ -91,7 +91,7 @@ async function moveCustomer(tx: StorageTransaction, before: CustomerRecord, afte
  * before (`claimSales`). Answers the customer as now stored and the commissions the sales made.
  */
 export async function bindStripeCustomer(
-  tx: StorageTransaction,
+  tx: EventTransaction,
   access: Access,
   clock: Clock,
   current: CustomerRecord,

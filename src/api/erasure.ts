@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js'
 import { toCommission } from '../domain/commission.js'
 import type { CustomerRecord } from '../domain/records.js'
-import { announce } from '../events/outbox.js'
+import { announce, type EventTransaction } from '../events/outbox.js'
 import type { StorageTransaction } from '../storage/types.js'
 import { renameReferredUser } from './commission-records.js'
 
@@ -87,7 +87,7 @@ async function eraseInPages(
  * and their refunds' stored answers, from the `Idempotency-Key` answers and from the workspace's
  * events, in `tx`.
  */
-export async function eraseTraces(tx: StorageTransaction, clock: Clock, customer: CustomerRecord): Promise<void> {
+export async function eraseTraces(tx: EventTransaction, clock: Clock, customer: CustomerRecord): Promise<void> {
   const commissions = await tx.find('commissions', { where: { customerId: customer.id } })
   const commissionIds = new Set(commissions.map((commission) => commission.id))
   for (const commission of commissions) {

@@ -4,18 +4,17 @@ import { newId } from '../crypto.js'
 import { generateReferralCode, referralUrl, shareUrlOf, toLink, type ReferralLink } from '../domain/link.js'
 import type { LinkRecord } from '../domain/records.js'
 import { notFound, unprocessable, validationError } from '../errors.js'
-import { linkAffiliate, linkCreate, linkId, linkTrack, linkTrackBatch } from '../schemas/links.js'
+import { linkAffiliate, linkCreate, linkId, linkTrackBatch, linkTrackKeyed } from '../schemas/links.js'
 import { parse, parseBody } from '../schemas/validate.js'
 import { UniqueViolationError, type StorageTransaction } from '../storage/types.js'
 import { canSee, visible, type Access } from './access.js'
 import { findAffiliate } from './affiliates.js'
 import { findCampaign } from './campaigns.js'
-import { emit, emitted } from '../events/outbox.js'
+import { emit, emitted, type EventTransaction } from '../events/outbox.js'
 import { inTransaction, readOnly, type Deps } from './shared.js'
-import { addToRollups } from '../reports/rollup.js'
 
 export type LinkCreateInput = Infer<typeof linkCreate.struct>
-export type LinkTrackInput = Infer<typeof linkTrack.struct>
+export type LinkTrackInput = Infer<typeof linkTrackKeyed.struct>
 export type LinkTrackBatchInput = Infer<typeof linkTrackBatch.struct>
 
 /** What a batch of events answers: how many were counted, and each link they touched as it now stands (first-touched first). */
@@ -35,22 +34,8 @@ export async function findLinkByCode(tx: StorageTransaction, access: Access, cod
   return link && canSee(access, link.workspaceId) ? link : null
 }
 
-/**
- * Counts one open or click on a link and on its affiliate. Every counted event goes through here:
- * the keyed `POST /links/track` (one or a batch), the public redirect and the beacon; so whatever
- * an event must move (counters, report rollups) moves in one place, in the caller's transaction.
- * `at` (ISO 8601) is when it happened: the hour its rollup counts it in.
- */
-export async function countEvent(tx: StorageTransaction, link: LinkRecord, event: 'open' | 'click', at: string): Promise<LinkRecord> {
-  const field = event === 'open' ? 'totalOpens' : 'totalClicks'
-  const updated = await tx.increment('links', link.id, { [field]: 1 })
-  await tx.increment('affiliates', link.affiliateId, { [field]: 1 })
-  await addToRollups(tx, [{ scope: link, at, deltas: { [event === 'open' ? 'opens' : 'clicks']: 1 } }])
-  return updated!
-}
-
-export function linkOperations({ storage, clock }: Deps) {
-  async function insertLink(tx: StorageTransaction, access: Access, input: LinkCreateInput, code: string): Promise<ReferralLink> {
+export function linkOperations({ storage, clock, clickCapture, clickWritten }: Deps) {
+  async function insertLink(tx: EventTransaction, access: Access, input: LinkCreateInput, code: string): Promise<ReferralLink> {
     const affiliate = await findAffiliate(tx, access, input.affiliateId)
     const campaign = await findCampaign(tx, access, affiliate.campaignId)
     const parameter = input.urlParameter ?? campaign.allowedUrlParameters[0] ?? 'ref'
@@ -85,22 +70,39 @@ export function linkOperations({ storage, clock }: Deps) {
     return emitted(tx, clock, 'link.created', record.workspaceId, toLink(record))
   }
 
-  async function trackBatch(access: Access, body: unknown, query: unknown): Promise<LinkTrackBatch> {
-    const { events } = parseBody(linkTrackBatch, body, query)
-    return inTransaction(storage, async (tx) => {
-      const codes = [...new Set(events.map((entry) => entry.referralCode))]
-      const found = await tx.find('links', { where: { referralCode: { in: codes } } })
-      const links = new Map(found.filter((link) => canSee(access, link.workspaceId)).map((link) => [link.referralCode, link]))
-      const unknown = events.findIndex((entry) => !links.has(entry.referralCode))
-      if (unknown >= 0) throw notFound(`Link ${events[unknown]!.referralCode} (events[${unknown}])`)
-      const touched = new Map<string, LinkRecord>()
-      const at = isoAt(clock)
-      for (const { referralCode, event } of events) {
-        const counted = await countEvent(tx, touched.get(referralCode) ?? links.get(referralCode)!, event, at)
-        touched.set(referralCode, counted)
-      }
-      return { tracked: events.length, items: [...touched.values()].map(toLink) }
+  /**
+   * Counts `events` through the click capture, as the redirect and the beacon count theirs (click
+   * records, dedupe and bots for a visitor named, written in a batch), once every code is known to
+   * the caller (else 404 naming the first unknown, `at` its place: nothing is counted). Resolves
+   * once their clicks are written, with how many were counted and each link touched as it now
+   * stands, first-touched first; a failed write counts none of them and is thrown.
+   */
+  async function countEvents(access: Access, events: readonly LinkTrackInput[], at: (i: number) => string): Promise<LinkTrackBatch> {
+    const capture = await clickCapture()
+    // Looked up together: the codes not in memory are read at once.
+    const found = await Promise.all(events.map((entry) => capture.findLink(entry.referralCode)))
+    const links = found.map((link, i) => {
+      if (!link || !canSee(access, link.workspaceId)) throw notFound(at(i))
+      return link
     })
+    const { results, links: written } = await capture.countKeyed(
+      events.map(({ event, userAgent, clientAddress }, i) => ({
+        link: links[i]!,
+        event,
+        visit: userAgent === undefined && clientAddress === undefined ? null : { address: clientAddress, userAgent: userAgent ?? '' },
+      })),
+    )
+    const tracked = results.filter((result) => result.counted).length
+    // A repeat answers an earlier click, which may still wait in its batch (written before this one's).
+    const earlier = new Set(results.flatMap((result) => (!result.counted && result.clickId !== null ? [result.clickId] : [])))
+    if (clickWritten) await Promise.all([...earlier].map((id) => clickWritten(id)))
+    const ids = [...new Set(links.map((link) => link.id))]
+    // The links as the write of this call's clicks left them; those it wrote none for (repeats, bots) are read now.
+    const unread = ids.filter((id) => !written.has(id))
+    const read = unread.length === 0 ? [] : await storage.transaction((tx) => tx.find('links', { where: { id: { in: unread } } }), readOnly)
+    const byId = new Map([...written, ...read.map((link) => [link.id, link] as const)])
+    // A link deleted meanwhile is answered as it was found (its click was not counted).
+    return { tracked, items: ids.map((id) => toLink(byId.get(id) ?? links.find((link) => link.id === id)!)) }
   }
 
   return {
@@ -142,18 +144,18 @@ export function linkOperations({ storage, clock }: Deps) {
     },
 
     /**
-     * Counts an open or a click on the link and on its affiliate, in one transaction; or, for
-     * `{ events: [...] }`, up to 1,000 of them in one transaction (all or none: an unknown code
-     * is 404 naming it).
+     * Counts an open or a click on the link and on its affiliate, as the redirect and the beacon
+     * count theirs (see `countEvents`), and answers the link once it is written; or, for
+     * `{ events: [...] }`, up to 1,000 of them (an unknown code is 404 naming it, and nothing is
+     * counted).
      */
     async track(access: Access, body: unknown, query: unknown = {}): Promise<ReferralLink | LinkTrackBatch> {
-      if (typeof body === 'object' && body !== null && 'events' in body) return trackBatch(access, body, query)
-      const { referralCode, event } = parseBody(linkTrack, body, query)
-      return inTransaction(storage, async (tx) => {
-        const link = await findLinkByCode(tx, access, referralCode)
-        if (!link) throw notFound('Link')
-        return toLink(await countEvent(tx, link, event, isoAt(clock)))
-      })
+      if (typeof body === 'object' && body !== null && 'events' in body) {
+        const { events } = parseBody(linkTrackBatch, body, query)
+        return countEvents(access, events, (i) => `Link ${events[i]!.referralCode} (events[${i}])`)
+      }
+      const input = parseBody(linkTrackKeyed, body, query)
+      return (await countEvents(access, [input], () => 'Link')).items[0]!
     },
   }
 }

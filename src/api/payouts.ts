@@ -17,7 +17,7 @@ import { chunked, IDS_PER_READ } from '../storage/batch.js'
 import type { RecordOf, StorageTransaction } from '../storage/types.js'
 import { requireWorkspace, visible, type Access } from './access.js'
 import { findCampaign } from './campaigns.js'
-import { emitChange, emitEach } from '../events/outbox.js'
+import { emitChange, emitEach, type EventTransaction } from '../events/outbox.js'
 import { addToRollups, moveCommissionStatus } from '../reports/rollup.js'
 import { inTransaction, listPage, listWhere, readOnly, type Deps, type Page } from './shared.js'
 
@@ -76,7 +76,7 @@ const draft = (planned: PlannedPayout, workspaceId: string, periodEnd: string, n
  * the rollups and one batch of `payout.created` events (in the payouts' order).
  */
 async function makePayouts(
-  tx: StorageTransaction,
+  tx: EventTransaction,
   clock: Deps['clock'],
   workspaceId: string,
   made: readonly { record: PayoutRecord; commissionIds: readonly string[] }[],
@@ -107,7 +107,7 @@ export function payoutOperations({ storage, clock }: Deps) {
       const now = isoAt(clock)
       const asOf = input.asOf === undefined ? now : new Date(input.asOf).toISOString()
       if (instant(asOf) > instant(now)) throw unprocessable('asOf cannot be in the future: commissions are paid once due', 'invalid_as_of')
-      const work = async (tx: StorageTransaction): Promise<PayoutRunResult> => {
+      const work = async (tx: EventTransaction): Promise<PayoutRunResult> => {
         let campaignId: string | undefined
         if (input.campaignId !== undefined) {
           const campaign = await findCampaign(tx, access, input.campaignId)

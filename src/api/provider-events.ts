@@ -1,3 +1,4 @@
+import type { EventTransaction } from '../events/outbox.js'
 import { isoAt } from '../clock.js'
 import { newId } from '../crypto.js'
 import type { IntegrationRecord, ProviderEventRecord } from '../domain/records.js'
@@ -73,7 +74,7 @@ async function promotionReferral(tx: StorageTransaction, workspaceId: string, pr
  * `externalId`), else makes the lead of the click or code it names. A Stripe customer already bound
  * stays bound (the first attribution wins); either way its sales recorded before are attributed now.
  */
-async function attributeIn(tx: StorageTransaction, { deps, steps, integration }: Context, plan: Extract<ProviderPlan, { kind: 'attribute' }>): Promise<Outcome> {
+async function attributeIn(tx: EventTransaction, { deps, steps, integration }: Context, plan: Extract<ProviderPlan, { kind: 'attribute' }>): Promise<Outcome> {
   const { workspaceId, campaignId: onlyCampaign } = integration
   const stripeCustomerId = plan.stripeCustomerId
   if (stripeCustomerId === null) return ignored(plan.knownAs.length > 0 || plan.referral ? 'no_stripe_customer' : 'not_attributed')
@@ -113,7 +114,7 @@ async function knownCustomer(tx: StorageTransaction, workspaceId: string, knownA
  * customer known by the ids it names stays as it is (the first attribution wins); else the click
  * or code its custom data names makes the lead.
  */
-async function leadIn(tx: StorageTransaction, { steps, integration }: Context, plan: Extract<ProviderPlan, { kind: 'lead' }>): Promise<Outcome> {
+async function leadIn(tx: EventTransaction, { steps, integration }: Context, plan: Extract<ProviderPlan, { kind: 'lead' }>): Promise<Outcome> {
   const { workspaceId, campaignId: onlyCampaign } = integration
   if (await knownCustomer(tx, workspaceId, plan.knownAs)) return ignored('already_attributed')
   const referral = plan.referral
@@ -133,7 +134,7 @@ async function leadIn(tx: StorageTransaction, { steps, integration }: Context, p
  * provider's ids name, else the click or code its custom data names (a new customer), else no one.
  * Null: the integration's campaign is not the customer's or the code's (`campaign_mismatch`).
  */
-async function buyerOf(tx: StorageTransaction, { steps, integration }: Context, buyer: Buyer, paidAt: string | null) {
+async function buyerOf(tx: EventTransaction, { steps, integration }: Context, buyer: Buyer, paidAt: string | null) {
   const { workspaceId, campaignId: onlyCampaign } = integration
   if (buyer.by === 'stripe_customer') {
     const { stripeCustomerId } = buyer
@@ -157,7 +158,7 @@ async function buyerOf(tx: StorageTransaction, { steps, integration }: Context, 
 }
 
 /** A sale, straight into the sales step in minor units (no decimal string between). */
-async function saleIn(tx: StorageTransaction, context: Context, buyer: Buyer, facts: SaleFacts): Promise<Outcome> {
+async function saleIn(tx: EventTransaction, context: Context, buyer: Buyer, facts: SaleFacts): Promise<Outcome> {
   const { deps, steps, integration } = context
   const { workspaceId } = integration
   const { clock } = deps
@@ -175,7 +176,7 @@ async function saleIn(tx: StorageTransaction, context: Context, buyer: Buyer, fa
 }
 
 /** Carries out `plan` in `tx` through the conversions' own steps: what the event log records. */
-async function effectsIn(tx: StorageTransaction, context: Context, plan: ProviderPlan): Promise<Outcome> {
+async function effectsIn(tx: EventTransaction, context: Context, plan: ProviderPlan): Promise<Outcome> {
   const { deps, integration } = context
   const { workspaceId } = integration
   const { clock } = deps
@@ -226,7 +227,7 @@ async function effectsIn(tx: StorageTransaction, context: Context, plan: Provide
  * collision rolls it all back and it is tried again, up to `ATTEMPTS` times; then it is the
  * operations' 422 (`duplicate`).
  */
-async function recordOnce(deps: Deps, integration: IntegrationRecord, event: VerifiedEvent, facts: PaymentFacts, effects: (tx: StorageTransaction) => Promise<Outcome>): Promise<number> {
+async function recordOnce(deps: Deps, integration: IntegrationRecord, event: VerifiedEvent, facts: PaymentFacts, effects: (tx: EventTransaction) => Promise<Outcome>): Promise<number> {
   const { storage, clock } = deps
   const eventId = typeof event.id === 'string' ? event.id : ''
   for (let attempt = 1; ; attempt++) {

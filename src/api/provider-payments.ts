@@ -1,7 +1,7 @@
 import { isoAt, type Clock } from '../clock.js'
 import { toCommission } from '../domain/commission.js'
 import type { CommissionRecord, ProviderEventRecord, SaleRecord } from '../domain/records.js'
-import { announce } from '../events/outbox.js'
+import { announce, type EventTransaction } from '../events/outbox.js'
 import type { StorageTransaction } from '../storage/types.js'
 import { refundSaleIn } from './sale-refunds.js'
 
@@ -53,7 +53,7 @@ export async function saleOfPayment(tx: StorageTransaction, workspaceId: string,
  * Gives the sale (and its commission) the charge and payment intent it lacks from `ids`; one it
  * holds already is kept (an invoice paid in two payments keeps the first). Answers the sale as now stored.
  */
-export async function linkSale(tx: StorageTransaction, clock: Clock, sale: SaleRecord, ids: PaymentIds): Promise<SaleRecord> {
+export async function linkSale(tx: EventTransaction, clock: Clock, sale: SaleRecord, ids: PaymentIds): Promise<SaleRecord> {
   const patch: Partial<Pick<SaleRecord, 'chargeId' | 'paymentIntentId'>> = {}
   if (ids.chargeId && sale.chargeId === null) patch.chargeId = ids.chargeId
   if (ids.paymentIntentId && sale.paymentIntentId === null) patch.paymentIntentId = ids.paymentIntentId
@@ -113,7 +113,7 @@ function refreshed(sale: SaleRecord, event: ProviderEventRecord, skipped: string
  * events that waited on the sale or found no commission (see `refreshed`). `skipped`: why the sale
  * made no commission, when it was attributed and made none. Answers the sale as now stored.
  */
-export async function settlePayment(tx: StorageTransaction, clock: Clock, sale: SaleRecord, skipped: string | null): Promise<SaleRecord> {
+export async function settlePayment(tx: EventTransaction, clock: Clock, sale: SaleRecord, skipped: string | null): Promise<SaleRecord> {
   let events = await eventsNaming(tx, sale.workspaceId, sale)
   // An id linked may name more events (and they more ids): until nothing new is linked.
   for (let round = 0; round < ID_FIELDS.length; round++) {

@@ -3,7 +3,7 @@ import { toCommission } from '../domain/commission.js'
 import { toCustomer, type SaleResult } from '../domain/customer.js'
 import type { CommissionRecord, CustomerRecord, SaleRecord } from '../domain/records.js'
 import { afterSale, countsInHistory, refundShare, reward, type SaleSkipReason } from '../domain/reward.js'
-import { announce, emitChange } from '../events/outbox.js'
+import { announce, emitChange, type EventTransaction } from '../events/outbox.js'
 import type { StorageTransaction } from '../storage/types.js'
 import type { Access } from './access.js'
 import { insertCommission, refundCommission } from './commission-records.js'
@@ -37,7 +37,7 @@ export interface Earned {
  * attributed, see `countsInHistory`).
  */
 export async function earnIn(
-  tx: StorageTransaction,
+  tx: EventTransaction,
   access: Access,
   clock: Clock,
   sale: EarningSale,
@@ -90,7 +90,7 @@ export async function earnIn(
  * commissions made.
  */
 export async function claimSales(
-  tx: StorageTransaction,
+  tx: EventTransaction,
   access: Access,
   clock: Clock,
   customer: CustomerRecord,

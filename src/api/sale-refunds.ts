@@ -6,7 +6,7 @@ import type { CommissionRecord, SaleRecord } from '../domain/records.js'
 import { refundableMinor } from '../domain/refund.js'
 import { refundShare } from '../domain/reward.js'
 import { unprocessable } from '../errors.js'
-import { emitChange } from '../events/outbox.js'
+import { emitChange, type EventTransaction } from '../events/outbox.js'
 import type { StorageTransaction } from '../storage/types.js'
 import { refundCommission } from './commission-records.js'
 
@@ -20,7 +20,7 @@ import { refundCommission } from './commission-records.js'
  * checked: a repeat of its `refundId` racing this one collides there and answers what this one answers.
  */
 export async function refundSaleIn(
-  tx: StorageTransaction,
+  tx: EventTransaction,
   clock: Clock,
   sale: SaleRecord,
   current: CommissionRecord,

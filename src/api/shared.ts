@@ -2,12 +2,15 @@ import type { DisposableDomains } from './fraud-checks.js'
 import type { Clock } from '../clock.js'
 import { AffiliateError, unprocessable } from '../errors.js'
 import { UniqueViolationError, type FindQuery, type ModelName, type RecordOf, type Storage, type StorageTransaction, type TransactionOptions } from '../storage/types.js'
+import type { EventStorage, EventTransaction } from '../events/outbox.js'
+import type { Tracker } from '../tracking/tracker.js'
 import type { StripeApiOptions } from '../integrations/stripe-promotion-codes.js'
 import type { WebhookAddressPolicy } from '../webhooks/address.js'
 import { workspaceScope, type Access } from './access.js'
 
 export interface Deps {
-  storage: Storage
+  /** The host's storage seen through the commit hook: each transaction collects its events (see `EventTransaction`). */
+  storage: EventStorage
   clock: Clock
   /** Which webhook URLs are allowed (`webhooks` options of the service): required, so no path can leave it out. */
   webhooks: WebhookAddressPolicy
@@ -15,9 +18,14 @@ export interface Deps {
   clickWritten?: (id: string) => Promise<void>
   /** The disposable e-mail domains the `disposable_email` fraud rule looks in, loaded on first use (`disposableDomainsLoader`). */
   disposableDomains: DisposableDomains
+  /** The click capture the redirect and the beacon use (made on first use): the keyed `POST /links/track` counts through it too. */
+  clickCapture: () => Promise<ClickCapture>
   /** Where the Stripe SDK sends the calls promo codes make (the service's `stripeApi` option). */
   stripeApi?: StripeApiOptions
 }
+
+/** What the keyed tracking call needs of the click capture (tracking/tracker.ts). */
+export type ClickCapture = Pick<Tracker, 'findLink' | 'countKeyed'>
 
 /** What each unique constraint means to a caller. */
 const conflicts: Record<string, string> = {
@@ -34,18 +42,21 @@ const conflicts: Record<string, string> = {
   promo_codes_workspace_stripe: 'This stripePromotionCodeId belongs to another promo code in this workspace',
 }
 
-/** The success status an operation chose for one answer (a repeat answered 200 instead of 201). */
-const chosenStatus = new WeakMap<object, number>()
-
-/** Marks `answer` to be sent with `status` rather than its route's own. */
-export function withStatus<T extends object>(answer: T, status: number): T {
-  chosenStatus.set(answer, status)
-  return answer
+/**
+ * An answer and the success status an operation chose for it (a repeat answered 200 rather than
+ * its route's 201), as Hono's `c.json(data, status)`: operations of routes with an
+ * `alternativeStatus` answer one; HTTP sends `status`, the typed API answers `data`.
+ */
+export class Answered<T> {
+  readonly kind = 'answered' as const
+  constructor(
+    readonly data: T,
+    readonly status: number,
+  ) {}
 }
 
-/** The status `withStatus` chose for `answer`, if any. */
-export const statusChosenFor = (answer: unknown): number | undefined =>
-  typeof answer === 'object' && answer !== null ? chosenStatus.get(answer) : undefined
+/** `data` to be sent with `status` rather than its route's own. */
+export const answered = <T>(data: T, status: number): Answered<T> => new Answered(data, status)
 
 /** The 422 (`duplicate`) a unique-constraint violation answers, saying what is taken. */
 export const duplicateOf = (error: UniqueViolationError): AffiliateError =>
@@ -53,8 +64,8 @@ export const duplicateOf = (error: UniqueViolationError): AffiliateError =>
 
 /** Runs `work` in a storage transaction and turns a unique-constraint violation into a 422. */
 export async function inTransaction<T>(
-  storage: Storage,
-  work: (tx: StorageTransaction) => Promise<T>,
+  storage: EventStorage,
+  work: (tx: EventTransaction) => Promise<T>,
   options?: TransactionOptions,
 ): Promise<T> {
   try {

@@ -13,14 +13,82 @@
 import { isoAt, type Clock } from '../clock.js'
 import { newId } from '../crypto.js'
 import type { EventRecord, WebhookDeliveryRecord, WebhookRecord } from '../domain/records.js'
-import type { Storage, StorageTransaction } from '../storage/types.js'
+import type { FindQuery, ModelName, NumericField, RecordDeltas, RecordOf, RecordPatch, Storage, StorageTransaction, TransactionOptions, Where } from '../storage/types.js'
 import { subscribes, type AffiliateEvent, type EventType } from './types.js'
 
 /** The id of the counter record events take their `sequence` from. */
 export const EVENT_SEQUENCE = 'events'
 
-/** Events each open transaction has written, handed to listeners once it commits. */
-const written = new WeakMap<StorageTransaction, EventRecord[]>()
+/**
+ * The transaction the operations run in: the storage's own, and the events written in it, which
+ * its storage (`withCommitHook`) hands to `committed` once the transaction commits. The events
+ * travel with the transaction object itself: nothing beside it remembers them.
+ */
+export class EventTransaction implements StorageTransaction {
+  private written: EventRecord[] | undefined
+  constructor(private readonly tx: StorageTransaction) {}
+  /** The events written in this transaction so far, in the order written. */
+  get events(): EventRecord[] {
+    return (this.written ??= [])
+  }
+  /** Whether an event was written in it. */
+  get emitted(): boolean {
+    return this.written !== undefined && this.written.length > 0
+  }
+  get<M extends ModelName>(model: M, id: string) {
+    return this.tx.get(model, id)
+  }
+  find<M extends ModelName>(model: M, query: FindQuery<M>) {
+    return this.tx.find(model, query)
+  }
+  select<M extends ModelName, F extends keyof RecordOf<M> & string>(model: M, fields: readonly F[], query: FindQuery<M>) {
+    return this.tx.select(model, fields, query)
+  }
+  count<M extends ModelName>(model: M, query: Pick<FindQuery<M>, 'where' | 'contains'>) {
+    return this.tx.count(model, query)
+  }
+  findPage<M extends ModelName>(model: M, query: FindQuery<M>) {
+    return this.tx.findPage(model, query)
+  }
+  insert<M extends ModelName>(model: M, record: RecordOf<M>) {
+    return this.tx.insert(model, record)
+  }
+  update<M extends ModelName>(model: M, id: string, patch: Partial<RecordOf<M>>) {
+    return this.tx.update(model, id, patch)
+  }
+  increment<M extends ModelName>(model: M, id: string, deltas: Partial<Record<NumericField<M>, number>>) {
+    return this.tx.increment(model, id, deltas)
+  }
+  updateMany<M extends ModelName>(model: M, where: Where<M>, patch: Partial<RecordOf<M>>) {
+    return this.tx.updateMany(model, where, patch)
+  }
+  insertMany<M extends ModelName>(model: M, records: readonly RecordOf<M>[]) {
+    return this.tx.insertMany(model, records)
+  }
+  updateEach<M extends ModelName>(model: M, changes: readonly RecordPatch<M>[], where?: Where<M>) {
+    return this.tx.updateEach(model, changes, where)
+  }
+  incrementEach<M extends ModelName>(model: M, changes: readonly RecordDeltas<M>[]) {
+    return this.tx.incrementEach(model, changes)
+  }
+  takeSequence(name: string, count: number, now: string) {
+    return this.tx.takeSequence(name, count, now)
+  }
+  delete<M extends ModelName>(model: M, id: string) {
+    return this.tx.delete(model, id)
+  }
+  deleteMany<M extends ModelName>(model: M, where: Where<M>) {
+    return this.tx.deleteMany(model, where)
+  }
+}
+
+/**
+ * The storage the operations see: transactions are `EventTransaction`s, and what the host's
+ * storage says of itself (`exclusive`, `health`, `close`, `reportErrorsTo`) is passed on as is.
+ */
+export interface EventStorage extends Omit<Storage, 'transaction'> {
+  transaction<T>(work: (tx: EventTransaction) => Promise<T>, options?: TransactionOptions): Promise<T>
+}
 
 /** `count` consecutive event sequences taken in `tx` (see the comment at the top); answers the first. */
 const nextSequences = (tx: StorageTransaction, now: string, count: number): Promise<number> => tx.takeSequence(EVENT_SEQUENCE, count, now)
@@ -50,7 +118,7 @@ export const newDelivery = (event: EventRecord, webhook: WebhookRecord): Webhook
  * deliveries to that webhook (`POST /webhooks/test`). Answers the event.
  */
 export async function emit(
-  tx: StorageTransaction,
+  tx: EventTransaction,
   clock: Clock,
   type: EventType,
   workspaceId: string,
@@ -62,7 +130,7 @@ export async function emit(
   await tx.insert('events', event)
   const webhooks = only ? [only] : await tx.find('webhooks', { where: { workspaceId, enabled: true } })
   for (const webhook of webhooks) if (only || subscribes(webhook.events, type)) await tx.insert('webhookDeliveries', newDelivery(event, webhook))
-  written.get(tx)?.push(event)
+  tx.events.push(event)
   return event
 }
 
@@ -72,7 +140,7 @@ export async function emit(
  * rows `emit` would write for each) are stored with one `insertMany` each. Answers the events.
  */
 export async function emitEach(
-  tx: StorageTransaction,
+  tx: EventTransaction,
   clock: Clock,
   type: EventType,
   workspaceId: string,
@@ -85,9 +153,8 @@ export async function emitEach(
   await tx.insertMany('events', events)
   const webhooks = (await tx.find('webhooks', { where: { workspaceId, enabled: true } })).filter((webhook) => subscribes(webhook.events, type))
   if (webhooks.length > 0) await tx.insertMany('webhookDeliveries', events.flatMap((event) => webhooks.map((webhook) => newDelivery(event, webhook))))
-  const listed = written.get(tx)
   // One by one: spreading a run's worth of events into one call could pass more arguments than a call takes.
-  if (listed) for (const event of events) listed.push(event)
+  for (const event of events) tx.events.push(event)
   return events
 }
 
@@ -102,37 +169,35 @@ export const toEvent = (record: EventRecord): AffiliateEvent => ({
 })
 
 /**
- * The storage the operations use: the host's, with each transaction's events handed to
- * `committed` once (and only if) it commits. A transaction run again after a serialization failure
- * reports only the events of its last, committed run.
+ * The storage the operations use: the host's, its transactions `EventTransaction`s whose events
+ * are handed to `committed` once (and only if) the transaction commits. A transaction run again
+ * after a serialization failure reports only the events of its last, committed run (each run gets
+ * a transaction object of its own). Everything else the storage offers is passed on unchanged.
  */
-export function withCommitHook(storage: Storage, committed: (events: EventRecord[]) => void): Storage {
+export function withCommitHook(storage: Storage, committed: (events: EventRecord[]) => void): EventStorage {
   return {
     transaction: async (work, options) => {
-      // A read-only transaction writes no event: nothing to collect or hand on.
-      if (options?.readOnly) return storage.transaction(work, options)
-      let events: EventRecord[] = []
-      const result = await storage.transaction((tx) => {
-        events = []
-        written.set(tx, events)
-        return work(tx)
-      }, options)
-      if (events.length > 0) committed(events)
+      let run: EventTransaction | undefined
+      const result = await storage.transaction((tx) => work((run = new EventTransaction(tx))), options)
+      // A read-only transaction writes no event (its storage refuses writes): nothing to hand on.
+      if (run !== undefined && run.emitted) committed(run.events)
       return result
     },
+    ...(storage.exclusive !== undefined ? { exclusive: storage.exclusive } : {}),
     ...(storage.close ? { close: () => storage.close!() } : {}),
     ...(storage.health ? { health: () => storage.health!() } : {}),
+    ...(storage.reportErrorsTo ? { reportErrorsTo: (report: (error: unknown) => void) => storage.reportErrorsTo!(report) } : {}),
   }
 }
 
 /** `emit`, answering `answer` (the resource as answered, which is also the event's data): `return emitted(tx, clock, type, ws, toX(record))`. */
-export async function emitted<T>(tx: StorageTransaction, clock: Clock, type: EventType, workspaceId: string, answer: T): Promise<T> {
+export async function emitted<T>(tx: EventTransaction, clock: Clock, type: EventType, workspaceId: string, answer: T): Promise<T> {
   await emit(tx, clock, type, workspaceId, answer)
   return answer
 }
 
 /** `emitted` for an answer that names its workspace. */
-export const announce = <T extends { workspaceId: string }>(tx: StorageTransaction, clock: Clock, type: EventType, answer: T): Promise<T> =>
+export const announce = <T extends { workspaceId: string }>(tx: EventTransaction, clock: Clock, type: EventType, answer: T): Promise<T> =>
   emitted(tx, clock, type, answer.workspaceId, answer)
 
 /**
@@ -142,7 +207,7 @@ export const announce = <T extends { workspaceId: string }>(tx: StorageTransacti
  * `statusChanged` when the status moved, `updated` otherwise. A moved status adds `previousStatus`.
  */
 export async function emitChange<T extends object>(
-  tx: StorageTransaction,
+  tx: EventTransaction,
   clock: Clock,
   types: EventType | { updated: EventType; statusChanged: EventType; refunded?: EventType },
   before: { status: string; workspaceId: string; refundedMinor?: number },

@@ -13,6 +13,7 @@ import { clientAddressOf } from './client-address.js'
 import { checkIdempotencyKey, createIdempotency, fingerprintOf, IDEMPOTENCY_HEADER, type IdempotencyOptions } from './idempotency.js'
 import { envelope, errorAnswer, toResponse, type Answer } from './respond.js'
 import { routes, runRoute, successStatus, type Query, type Route } from './routes.js'
+import { Answered } from '../api/shared.js'
 import { BEACON_PATH, REDIRECT_PATH, trackingRoutes, type TrackingRoutesOptions } from './tracking.js'
 
 export const SERVICE_NAME = 'affiliate-service'
@@ -181,7 +182,10 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
       if (idempotencyKey !== null) checkIdempotencyKey(idempotencyKey)
       const body = route.method === 'POST' || route.method === 'PUT' ? await readJsonBody(request, options.body) : undefined
       const call = { access: accessOf(principal), query: queryOf(request), body }
-      const answered = (data: unknown) => envelope(successStatus(route, body, data), route.message, data)
+      // The operation's answer, or (with Idempotency-Key) the value of its write transaction, which
+      // is its answer: its data, sent with the status it chose (`Answered`) or the route's own.
+      const answered = (value: unknown) =>
+        value instanceof Answered ? envelope(value.status, route.message, value.data) : envelope(successStatus(route, body), route.message, value)
       const answer: Answer =
         idempotencyKey === null
           ? answered(await runRoute(route, ops, call))
@@ -243,7 +247,7 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
     ['/openapi.json', ['GET']],
     [BEACON_PATH, ['POST', 'OPTIONS']],
   ])
-  const tracking = trackingRoutes(options.tracking, onError)
+  const tracking = trackingRoutes(options.tracking)
   // Every route gets the caller's context and the runtime it names (the portable one by default).
   const router = Router<Routed, [unknown, Runtime]>({ base: basePath, catch: (error, request, _context, runtime) => fail(error, request, runtime) })
   router.get('/health', health)

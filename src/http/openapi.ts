@@ -27,8 +27,9 @@ const MODELS = {
   linkTrack: [
     'LinkTrackAnswer',
     () => ({
-      description: 'One event: the link as it now stands. A batch (`events`): how many were counted, and each link touched, first-touched first.',
-      oneOf: [ref('schemas', 'ReferralLink'), closed({ tracked: { type: 'integer', minimum: 1 }, items: { type: 'array', items: ref('schemas', 'ReferralLink') } })],
+      description:
+        'One event: the link as it now stands, its click written. A batch (`events`): how many were counted (repeats of a visitor and bots are not), and each link touched as it now stands, first-touched first.',
+      oneOf: [ref('schemas', 'ReferralLink'), closed({ tracked: { type: 'integer', minimum: 0 }, items: { type: 'array', items: ref('schemas', 'ReferralLink') } })],
     }),
   ],
   commission: ['Commission', () => answerJsonSchema('commissions', 'commission')],

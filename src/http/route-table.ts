@@ -42,7 +42,7 @@ export interface RouteInfo {
    * `answerHas` is a property only that answer has, which tells the typed API's two answers apart.
    */
   readonly preview?: { readonly field: string; readonly answer: Answer; readonly answerHas: string }
-  /** Another success status the operation may choose for an answer (see `withStatus`), and when. */
+  /** Another success status the operation may choose for an answer (an `Answered` with its status), and when. */
   readonly alternativeStatus?: { readonly status: number; readonly description: string }
   /** The field the typed API takes as its first argument. */
   readonly id?: string
@@ -77,7 +77,7 @@ export const routeTable = {
     /** Creates a link; the code is generated (`REF-XXXXXXXX`) unless `referralCode` is given. */
     create: { method: 'POST', path: '/links', message: 'Link created successfully', answer: { one: 'link' } },
     delete: { method: 'DELETE', path: '/links', message: 'Link deleted successfully', id: 'linkId', answer: 'deleted' },
-    /** Counts an open or a click on the link and its affiliate (answers the link), or up to 1,000 `events` in one transaction (answers `{ tracked, items }`). */
+    /** Counts an open or a click on the link and its affiliate through the click capture (answers the link once written), or up to 1,000 `events` (answers `{ tracked, items }`). */
     track: { method: 'POST', path: '/links/track', message: 'Link event tracked successfully', status: 200, answer: { one: 'linkTrack' } },
   },
   commissions: {

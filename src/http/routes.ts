@@ -14,14 +14,13 @@ import {
   referredUserList,
   referredUserUpdate,
 } from '../schemas/commissions.js'
-import { linkAffiliate, linkCreate, linkId, linkTrack, linkTrackBatch } from '../schemas/links.js'
+import { linkAffiliate, linkCreate, linkId, linkTrackBatch, linkTrackKeyed } from '../schemas/links.js'
 import { payoutExport, payoutId, payoutItems, payoutList, payoutRun, payoutUpdate } from '../schemas/payouts.js'
 import { affiliateExport, commissionExport, reportSummary, reportTimeseries, reportTopAffiliates } from '../schemas/reports.js'
 import type { Schema } from '../schemas/validate.js'
 import { routeEntries, type Namespace, type RouteInfo, type RouteTable } from './route-table.js'
 import { customerId, customerList, customerUpdate } from '../schemas/customers.js'
 import { conversionLead, conversionRefund, conversionSale } from '../schemas/conversions.js'
-import { statusChosenFor } from '../api/shared.js'
 import { integrationCreate, integrationId, integrationList, integrationUpdate, providerEventList } from '../schemas/integrations.js'
 import { promoCodeCreate, promoCodeId, promoCodeList } from '../schemas/promo-codes.js'
 import { deliveryList, deliveryRetry, eventId, eventList, webhookCreate, webhookId, webhookList, webhookRotate, webhookTest, webhookUpdate } from '../schemas/webhooks.js'
@@ -87,7 +86,7 @@ export const validation = {
     list: { query: linkAffiliate },
     create: { body: linkCreate, example: { affiliateId: AFFILIATE, urlParameter: 'ref' } },
     delete: { query: linkId },
-    track: { body: linkTrack, alternativeBody: linkTrackBatch, example: { referralCode: 'REF-7K2M9QXD', event: 'click' } },
+    track: { body: linkTrackKeyed, alternativeBody: linkTrackBatch, example: { referralCode: 'REF-7K2M9QXD', event: 'click' } },
   },
   commissions: {
     list: { query: commissionList },
@@ -175,17 +174,17 @@ export const routes: readonly Route[] = routeEntries().map(([namespace, name, in
 }))
 
 /** The status a route answers on success: `statusIf`'s when the body asks for it, else `status`, else 201 for POST and 200 for the others. */
-export function successStatus(route: Route, body?: unknown, answer?: unknown): number {
-  const chosen = route.alternativeStatus ? statusChosenFor(answer) : undefined
-  if (chosen !== undefined) return chosen
+export function successStatus(route: Pick<Route, 'method' | 'status' | 'statusIf'>, body?: unknown): number {
   const alternative = route.statusIf
   if (alternative && (body as Record<string, unknown> | undefined)?.[alternative.field] === true) return alternative.status
   return route.status ?? (route.method === 'POST' ? 201 : 200)
 }
 
 /**
- * Runs a route's operation with a request's query and body. POST operations take
- * `(access, body, query)`, PUT `(access, query, body)`, the others `(access, query)`.
+ * Runs a route's operation with a request's query and body, and answers what the operation
+ * answered: its data, or an `Answered` with the status it chose (HTTP sends that status, the
+ * typed API answers its data). POST operations take `(access, body, query)`, PUT `(access, query, body)`,
+ * the others `(access, query)`.
  */
 export function runRoute(route: Pick<Route, 'method' | 'operation'>, ops: Operations, call: Call): Promise<unknown> {
   const [namespace, name] = route.operation

@@ -37,8 +37,6 @@ export interface TrackingRoutesOptions {
   limit: AddressThrottle | null
 }
 
-type OnError = (error: unknown, request: Request) => void
-
 const invalidPublishableKey = () => new AffiliateError(401, 'Invalid publishable key. Send a pk_ key in x-publishable-key.', { code: 'invalid_publishable_key' })
 const originRefused = (origin: string) => new AffiliateError(403, `Origin ${origin} is not allowed for this publishable key`, { code: 'origin_not_allowed' })
 
@@ -49,7 +47,7 @@ const PREFLIGHT_MAX_AGE = '86400'
  * The redirect (`GET /r/<referralCode>`), the beacon (`POST /track`) and its CORS preflight.
  * Errors are thrown; the handler answers them as every other error.
  */
-export function trackingRoutes({ tracker, keyStore, body, limit }: TrackingRoutesOptions, onError: OnError) {
+export function trackingRoutes({ tracker, keyStore, body, limit }: TrackingRoutesOptions) {
   /** The visit, once its address has spent a token (429 with `Retry-After` when it has none). */
   function admit(request: Request, context: unknown, runtime: Runtime): Visit {
     const address = clientAddressOf(request, context)
@@ -66,7 +64,7 @@ export function trackingRoutes({ tracker, keyStore, body, limit }: TrackingRoute
       const visit = { ...admit(request, context, runtime), paidAd: carriesAdClick(new URL(request.url).searchParams) }
       const code = request.params.referralCode ?? ''
       if (!REFERRAL_CODE.test(code)) throw notFound('Link')
-      const { clickId, link } = await (await tracker()).track(code, 'click', visit, null, (error) => onError(error, request))
+      const { clickId, link } = await (await tracker()).track(code, 'click', visit, null)
       const location = new URL(link.url)
       if (clickId !== null) location.searchParams.set('clickId', clickId)
       return runtime.response(302, { location: location.toString(), 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }, null)
@@ -108,7 +106,7 @@ export function trackingRoutes({ tracker, keyStore, body, limit }: TrackingRoute
       }
       const input = parseBody(linkTrack, await readJsonBody(request, body), Object.fromEntries(new URL(request.url).searchParams))
       const tracked = { ...visit, paidAd: input.landingUrl !== undefined && landedFromAd(input.landingUrl) }
-      const { clickId } = await (await tracker()).track(input.referralCode, input.event, tracked, principal.workspaceIds, (error) => onError(error, request))
+      const { clickId } = await (await tracker()).track(input.referralCode, input.event, tracked, principal.workspaceIds)
       return toResponse(envelope(200, BEACON_MESSAGE, { clickId }), cors, runtime)
     },
   }

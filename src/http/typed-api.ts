@@ -1,6 +1,7 @@
 import type { Struct } from 'superstruct'
 import { accessOf, trusted, type Access } from '../api/access.js'
 import type { Operations } from '../api/index.js'
+import { Answered } from '../api/shared.js'
 import type { Principal } from '../keys/types.js'
 import { apiOf, requestOf, type Namespace, type RouteInfo, type RouteTable } from './route-table.js'
 import { runRoute, type Query, type Validations } from './routes.js'
@@ -12,7 +13,8 @@ import { runRoute, type Query, type Validations } from './routes.js'
 type SchemaType<S> = S extends { struct: Struct<infer T, any> } ? T : never
 type BodyOf<V> = (V extends { body: infer B } ? SchemaType<B> : never) | (V extends { alternativeBody: infer B } ? SchemaType<B> : never)
 type QueryOf<V> = V extends { query: infer Q } ? SchemaType<Q> : Record<string, never>
-type AnswerOf<F> = F extends (...args: any[]) => Promise<infer R> ? R : never
+/** What an operation answers; of an `Answered` (an answer with a chosen status), its data: the status is HTTP's. */
+type AnswerOf<F> = F extends (...args: any[]) => Promise<infer R> ? (R extends Answered<infer D> ? D : R) : never
 type Without<T, K> = Omit<T, K & keyof T>
 
 /**
@@ -66,7 +68,9 @@ export interface AffiliateApi extends ResourceApi {
 function bind(ops: Operations, access: Access): ResourceApi {
   return apiOf<ResourceApi>((route, operation, args) => {
     const { query, body } = requestOf(route, args)
-    return runRoute({ ...route, operation }, ops, { access, query: query as Query, body: body as Record<string, unknown> | undefined })
+    const answer = runRoute({ ...route, operation }, ops, { access, query: query as Query, body: body as Record<string, unknown> | undefined })
+    // An operation that may choose its status answers `Answered`: the typed API answers its data.
+    return route.alternativeStatus ? answer.then((value) => (value instanceof Answered ? value.data : value)) : answer
   })
 }
 

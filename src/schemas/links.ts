@@ -15,18 +15,30 @@ export const linkCreate = createSchema(links)
  */
 export const linkTrack = schema({ referralCode, event: oneOf(['open', 'click'] as const), landingUrl: optional(text(4096)) })
 
+/**
+ * The keyed `POST /links/track`'s body (and each entry of a batch): an event on a link and, when
+ * the caller knows them, the visitor's user agent and client address, for the dedupe and the bot
+ * filter the redirect applies. Without either, every event counts.
+ */
+export const linkTrackKeyed = schema({
+  referralCode,
+  event: oneOf(['open', 'click'] as const),
+  userAgent: optional(text(1024)),
+  clientAddress: optional(text(64, { min: 1 })),
+})
+
 /** The most events one `POST /links/track` batch may hold. */
 export const MAX_TRACK_EVENTS = 1000
 
-const trackEvents = check<{ referralCode: string; event: 'open' | 'click' }[]>(
+const trackEvents = check<{ referralCode: string; event: 'open' | 'click'; userAgent?: string; clientAddress?: string }[]>(
   'events',
-  { type: 'array', minItems: 1, maxItems: MAX_TRACK_EVENTS, items: jsonSchemaOf(linkTrack) },
+  { type: 'array', minItems: 1, maxItems: MAX_TRACK_EVENTS, items: jsonSchemaOf(linkTrackKeyed) },
   (value) => {
-    if (!Array.isArray(value)) return 'must be an array of { referralCode, event }'
+    if (!Array.isArray(value)) return 'must be an array of { referralCode, event, userAgent?, clientAddress? }'
     if (value.length < 1 || value.length > MAX_TRACK_EVENTS) return `must hold 1 to ${MAX_TRACK_EVENTS} events`
     for (let i = 0; i < value.length; i++) {
       // Each entry under the rules of a single event: one description of them.
-      const problem = firstProblem(linkTrack, value[i])
+      const problem = firstProblem(linkTrackKeyed, value[i])
       if (problem !== null) return `has an invalid entry at ${i}: ${problem}`
     }
     return true

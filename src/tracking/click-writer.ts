@@ -19,6 +19,10 @@ import { UniqueViolationError, type Storage, type StorageTransaction } from '../
 //   at most 5 s); a unique violation (another instance wrote one of its ids between the read and
 //   the insert) is tried again at once and not reported.
 // - At most `maxPending` clicks wait: past that, `add` waits until a batch is written.
+// - Clicks whose caller waits for its answer (the keyed `POST /links/track`, `addTogether`) go in one
+//   batch, written at once; a failed write takes them out of it (none of them is counted) and
+//   rejects their caller, which answers the failure: the caller may send them again. The rest of
+//   the batch is kept and tried again as above.
 
 /** One counted click and the link it counts on (as the tracker found it). */
 export interface PendingClick {
@@ -40,8 +44,18 @@ export interface ClickWriterOptions {
 
 const MAX_RETRY_MS = 5000
 
+/** Clicks added together, whose caller waits to hear they are written (or not). */
+interface Unit {
+  items: readonly PendingClick[]
+  /** Resolved with the links of the batch's units as its write left them. */
+  resolve: (links: ReadonlyMap<string, LinkRecord>) => void
+  reject: (error: unknown) => void
+}
+
 interface Batch {
   items: PendingClick[]
+  /** The units in it: taken out of it when its write fails. */
+  units: Unit[]
   /** When its first click came (performance.now()). */
   since: number
   /** Someone waits for it (`flush`, `written`): it is written as soon as the ones before it are. */
@@ -53,7 +67,7 @@ interface Batch {
 function newBatch(): Batch {
   let resolve!: () => void
   const written = new Promise<void>((r) => (resolve = r))
-  return { items: [], since: performance.now(), urgent: false, written, resolve }
+  return { items: [], units: [], since: performance.now(), urgent: false, written, resolve }
 }
 
 export function createClickWriter(options: ClickWriterOptions) {
@@ -102,28 +116,59 @@ export function createClickWriter(options: ClickWriterOptions) {
     else timer ??= setTimeout(() => void start(true), Math.max(0, oldest.since + flushMs - performance.now()))
   }
 
+  /** Forgets that `items` of `batch` wait: written, or taken out of it. */
+  function forget(batch: Batch, items: Iterable<PendingClick>): void {
+    for (const { click } of items) {
+      if (batchOf.get(click.id) === batch) batchOf.delete(click.id)
+      if (waitingOf.get(click.visitor) === click) waitingOf.delete(click.visitor)
+    }
+  }
+
+  /** Puts `item` in `batch` as waiting. */
+  function place(batch: Batch, item: PendingClick): void {
+    batch.items.push(item)
+    pending++
+    if (!batchOf.has(item.click.id)) batchOf.set(item.click.id, batch)
+    const latest = waitingOf.get(item.click.visitor)
+    if (latest === undefined || latest.createdAt <= item.click.createdAt) waitingOf.set(item.click.visitor, item.click)
+  }
+
   /** Writes batches, oldest first, while they are due (the first one regardless when `force`). */
   async function drain(force: boolean): Promise<void> {
     while (batches.length > 0 && (force || due(batches[0]!))) {
       force = false
       const batch = batches[0]!
+      let links: ReadonlyMap<string, LinkRecord> = new Map()
       for (let attempt = 0; ; attempt++) {
         try {
-          await storage.transaction((tx) => write(tx, batch.items))
+          links = await storage.transaction(async (tx) => {
+            await write(tx, batch.items)
+            // What the units' callers answer: their links as this write left them, read here once for all.
+            return batch.units.length > 0 ? readLinks(tx, batch.units) : new Map()
+          })
           break
         } catch (error) {
           if (error instanceof UniqueViolationError && attempt < 3) continue
+          // The clicks whose caller waits leave the batch, and their callers answer the failure.
+          if (batch.units.length > 0) {
+            const failed = batch.units
+            batch.units = []
+            const leaving = new Set(failed.flatMap((unit) => unit.items))
+            batch.items = batch.items.filter((item) => !leaving.has(item))
+            pending -= leaving.size
+            forget(batch, leaving)
+            for (const unit of failed) unit.reject(error)
+            if (batch.items.length === 0) break
+          }
           onError(error)
           await new Promise((resolve) => setTimeout(resolve, Math.min(MAX_RETRY_MS, Math.max(10, flushMs) * 2 ** Math.min(attempt, 10))))
         }
       }
       batches.shift()
       pending -= batch.items.length
-      for (const { click } of batch.items) {
-        if (batchOf.get(click.id) === batch) batchOf.delete(click.id)
-        if (waitingOf.get(click.visitor) === click) waitingOf.delete(click.visitor)
-      }
+      forget(batch, batch.items)
       batch.resolve()
+      for (const unit of batch.units) unit.resolve(links)
       const waiters = roomWaiters
       roomWaiters = []
       for (const wake of waiters) wake()
@@ -140,12 +185,24 @@ export function createClickWriter(options: ClickWriterOptions) {
       let batch = batches[batches.length - 1]
       // The batch being written takes nothing more.
       if (batch === undefined || batch.items.length >= batchSize || (running !== null && batch === batches[0])) batches.push((batch = newBatch()))
-      batch.items.push(item)
-      pending++
-      if (!batchOf.has(item.click.id)) batchOf.set(item.click.id, batch)
-      const latest = waitingOf.get(item.click.visitor)
-      if (latest === undefined || latest.createdAt <= item.click.createdAt) waitingOf.set(item.click.visitor, item.click)
+      place(batch, item)
       schedule()
+    },
+
+    /**
+     * Hands `items` over to be written together, in one batch, now; resolves once they are
+     * written, with their links as the write left them (a link deleted meanwhile is not there), or
+     * rejects with the failure when their write fails, none of them then counted.
+     */
+    async addTogether(items: readonly PendingClick[]): Promise<ReadonlyMap<string, LinkRecord>> {
+      if (items.length === 0) return new Map()
+      while (pending >= maxPending) await new Promise<void>((resolve) => roomWaiters.push(resolve))
+      let batch = batches[batches.length - 1]
+      if (batch === undefined || batch.items.length + items.length > batchSize || (running !== null && batch === batches[0])) batches.push((batch = newBatch()))
+      for (const item of items) place(batch, item)
+      const done = new Promise<ReadonlyMap<string, LinkRecord>>((resolve, reject) => batch.units.push({ items, resolve, reject }))
+      void hurry(batch)
+      return done
     },
 
     /** The latest click of `visitor` handed over and not yet written, if any. */
@@ -172,6 +229,14 @@ export function createClickWriter(options: ClickWriterOptions) {
 }
 
 export type ClickWriter = ReturnType<typeof createClickWriter>
+
+/** The links of `units`' clicks, as stored now. */
+async function readLinks(tx: StorageTransaction, units: readonly Unit[]): Promise<Map<string, LinkRecord>> {
+  const ids = [...new Set(units.flatMap((unit) => unit.items.map(({ link }) => link.id)))]
+  const links = new Map<string, LinkRecord>()
+  for (const chunk of chunked(ids, IDS_PER_READ)) for (const link of await tx.find('links', { where: { id: { in: chunk } } })) links.set(link.id, link)
+  return links
+}
 
 /** Adds `delta` to `field` of the row `id` in `sums`. */
 function sum(sums: Map<string, Record<string, number>>, id: string, field: string): void {

@@ -9,7 +9,7 @@ import { DAY_MS } from '../domain/due.js'
 import { dayOf, VisitorHasher } from './visitor.js'
 import { keyedTimeUuid, timeUuid, timeUuidFloor } from './click-ids.js'
 import { portableRuntime, type Runtime } from '../runtime.js'
-import type { ClickWriter } from './click-writer.js'
+import type { ClickWriter, PendingClick } from './click-writer.js'
 import { coalesced } from './coalesce.js'
 import { chunked, IDS_PER_READ } from '../storage/batch.js'
 import { SeenFilter } from './seen-filter.js'
@@ -47,8 +47,6 @@ export interface TrackerOptions {
   dedupeSeconds: number
   /** The secret the daily salts derive from; undefined: the one kept in the storage. */
   secret: string | undefined
-  /** How often (ms) click records past every attribution window are looked for and deleted. @default an hour */
-  pruneEveryMs?: number
   /** Writes the counted clicks, their counters and rollups in batches. */
   writer: ClickWriter
 }
@@ -71,23 +69,10 @@ const FILL_PAGE = 5000
 const FILL_MAX = 2_000_000
 
 /**
- * The click writers of each storage object's trackers (services sharing a storage in one process):
- * each tracker sees the clicks waiting in all of them, and the seen-filter is used only by a
- * storage's only tracker.
- */
-const writersOn = new WeakMap<Storage, Set<ClickWriter>>()
-
-/** Clicks deleted per prune transaction, and prune transactions per request that finds pruning due. */
-const PRUNE_BATCH = 500
-const PRUNE_ROUNDS = 20
-const HOUR_MS = 3_600_000
-
-/**
  * The public click capture (redirect and beacon): bots answered and not counted, repeats of one
  * visitor deduplicated within `dedupeSeconds`, each counted event handed to the click writer as a
  * compact click record (for attribution), which writes it with its counters and rollups in a
- * batch. Click records older than the longest attribution window of any campaign are pruned, a
- * bounded batch at a time, at most every `pruneEveryMs` (an hour).
+ * batch. (Pruning the records no attribution window reaches is background work: prune.ts.)
  *
  * The answer comes before the write, so the dedupe is decided from memory where it can be, and
  * stays exact however clicks are batched or spread over instances:
@@ -98,20 +83,16 @@ const HOUR_MS = 3_600_000
  *   the latest click's window closed (of that time and the latest click's id). Two instances (or
  *   two requests) counting the same visit at once make the same id, answer it, and the writer
  *   stores and counts it once: the id is the dedupe key, and the primary key keeps it unique;
- * - on a storage nobody else writes to (`Storage.exclusive`) with this the only tracker on it, a
- *   seen-filter (seen-filter.ts) holds a bit for every click of the last window, filled from the
- *   storage on the first event: a visitor whose bit is clear has no click in the window, and is
- *   answered a new time-ordered id without reading anything. Clicks handed to a writer of the
- *   same storage object and not yet written are found by every look-up (`writer.waiting`).
+ * - on a storage only this service writes to (`Storage.exclusive`), a seen-filter
+ *   (seen-filter.ts) holds a bit for every click of the last window, filled from the storage on
+ *   the first event: a visitor whose bit is clear has no click in the window, and is answered a
+ *   new time-ordered id without reading anything. Clicks handed to the writer and not yet written
+ *   are found by every look-up (`writer.waiting`).
  */
 export function createTracker(options: TrackerOptions) {
   const { storage, clock, writer } = options
   const dedupeMs = options.dedupeSeconds * 1000
-  const pruneEveryMs = options.pruneEveryMs ?? HOUR_MS
   let hasher: Promise<VisitorHasher> | undefined
-  let nextPruneAt = -Infinity
-  const writers = writersOn.get(storage) ?? new Set<ClickWriter>()
-  writersOn.set(storage, writers.add(writer))
   const seen = storage.exclusive === true && dedupeMs > 0 ? new SeenFilter(dedupeMs) : null
   /** From when the seen-filter holds every click of the window (epoch ms), once filled. */
   let seenFrom: Promise<number> | undefined
@@ -140,7 +121,7 @@ export function createTracker(options: TrackerOptions) {
 
   /** Whether the seen-filter says none of `visitors` clicked within the window. */
   async function surelyNew(visitors: readonly string[], now: number): Promise<boolean> {
-    if (seen === null || writers.size !== 1) return false
+    if (seen === null) return false
     const trusted = await (seenFrom ??= fillSeen(seen, now).catch((error: unknown) => {
       seenFrom = undefined
       throw error
@@ -165,35 +146,6 @@ export function createTracker(options: TrackerOptions) {
     const runtime = visit.runtime ?? portableRuntime
     for (let day = today; day >= dayOf(now - dedupeMs); day--) out.push(h.visitor(runtime, day, event, link.id, address, visit.userAgent))
     return out
-  }
-
-  /**
-   * Deletes click records that no campaign's attribution window still reaches: up to PRUNE_ROUNDS
-   * batches. Click ids are time-ordered (`timeUuid`), so the expired ones are a range of the
-   * primary key, which every storage walks without an index on `createdAt`. Records written before
-   * (sql.js migration 11, PostgreSQL migration 9) have random ids: those sorting below the range are
-   * caught by it, and those sorting above every time-ordered id (`legacy`) by a second walk of the
-   * key; the few in between are caught by the first once the cutoff passes them (within a year).
-   */
-  async function prune(now: number): Promise<void> {
-    const campaigns = await storage.transaction((tx) => tx.find('campaigns', {}), { readOnly: true })
-    const longestDays = Math.max(0, ...campaigns.map((campaign) => campaign.attributionWindowDays))
-    const cutoffMs = now - longestDays * DAY_MS
-    const cutoff = new Date(cutoffMs).toISOString()
-    const ranges = [{ lt: timeUuidFloor(cutoffMs) }, { gte: timeUuidFloor(now + DAY_MS) }]
-    for (let round = 0; round < PRUNE_ROUNDS && ranges.length; round++) {
-      const deleted = await storage.transaction(async (tx) => {
-        const expired = await tx.find('clicks', {
-          where: { id: ranges[0]!, createdAt: { lt: cutoff } },
-          orderBy: { field: 'id', direction: 'ASC' },
-          limit: PRUNE_BATCH,
-        })
-        return expired.length ? tx.deleteMany('clicks', { id: { in: expired.map((click) => click.id) } }) : 0
-      })
-      if (deleted < PRUNE_BATCH) ranges.shift()
-    }
-    // More remain: the next event continues.
-    if (ranges.length) nextPruneAt = now
   }
 
   const links = new Map<string, { link: LinkRecord | null; until: number }>()
@@ -239,23 +191,24 @@ export function createTracker(options: TrackerOptions) {
     }, { readOnly: true }),
   )
 
-  /** The latest click memory holds for any of `visitors`: remembered, or waiting in a writer of this storage. */
+  /** The latest click memory holds for any of `visitors`: remembered, or waiting in the writer. */
   function remembered(visitors: readonly string[]): Seen | undefined {
     let latest: Seen | undefined
     for (const visitor of visitors) {
       const known = window.get(visitor)
       if (known !== undefined && (latest === undefined || known.at > latest.at)) latest = known
-      for (const each of writers) {
-        const waiting = each.waiting(visitor)
-        if (waiting === undefined) continue
-        const at = Date.parse(waiting.createdAt)
-        if (latest === undefined || at > latest.at) latest = { id: waiting.id, at }
-      }
+      const waiting = writer.waiting(visitor)
+      if (waiting === undefined) continue
+      const at = Date.parse(waiting.createdAt)
+      if (latest === undefined || at > latest.at) latest = { id: waiting.id, at }
     }
     return latest
   }
 
-  async function record(h: VisitorHasher, link: LinkRecord, event: TrackEvent, visit: Visit, now: number): Promise<TrackResult> {
+  /** Hands a counted click to be written. */
+  type Hand = (item: PendingClick) => Promise<void> | void
+
+  async function record(h: VisitorHasher, link: LinkRecord, event: TrackEvent, visit: Visit, now: number, hand: Hand): Promise<TrackResult> {
     const visitors = visitorsOf(h, now, event, link, visit)
     const visitor = visitors[0]!
     const createdAt = new Date(now).toISOString()
@@ -287,38 +240,66 @@ export function createTracker(options: TrackerOptions) {
     const runtime = visit.runtime ?? portableRuntime
     const address = visit.address === undefined ? '' : h.visitor(runtime, day, 'address', '', visit.address, '')
     const device = visit.address === undefined ? '' : h.visitor(runtime, day, 'device', '', visit.address, visit.userAgent)
-    await writer.add({ click: { id, linkId: link.id, event, visitor, address, device, paidAd: visit.paidAd === true, createdAt }, link })
+    await hand({ click: { id, linkId: link.id, event, visitor, address, device, paidAd: visit.paidAd === true, createdAt }, link })
     return { clickId: id, link, counted: true }
   }
 
+  /**
+   * Counts `event` on `link` for `visit`: a bot is answered and not counted, a repeat within the
+   * window answers the first click; null (a keyed call naming no visitor) counts every event, each
+   * its own click record (its visitor `keyed:<id>`: no later event is a repeat of it).
+   */
+  async function count(link: LinkRecord, event: TrackEvent, visit: Visit | null, now: number, hand: Hand): Promise<TrackResult> {
+    if (visit === null) {
+      const id = timeUuid(now)
+      await hand({ click: { id, linkId: link.id, event, visitor: `keyed:${id}`, address: '', device: '', paidAd: false, createdAt: new Date(now).toISOString() }, link })
+      return { clickId: id, link, counted: true }
+    }
+    const h = await hasherOf()
+    if (isbot(visit.userAgent)) return { clickId: null, link, counted: false }
+    return record(h, link, event, visit, now, hand)
+  }
+
+  const handToWriter: Hand = (item) => writer.add(item)
+
   return {
     /**
-     * Records `event` on the link with `referralCode`, for `visit`. `workspaceIds` limits the links
-     * found (a publishable key's workspaces); another workspace's code is 404 like an unknown one.
-     * A failed prune goes to `onError` and the event is still recorded (pruning is tried again later).
-     * Resolves once the click is handed to the writer (at once, unless its buffer is full).
+     * Records `event` on the link with `referralCode`, for `visit` (the public redirect and
+     * beacon). `workspaceIds` limits the links found (a publishable key's workspaces); another
+     * workspace's code is 404 like an unknown one. Resolves once the click is handed to the writer
+     * (at once, unless its buffer is full).
      */
-    async track(
-      referralCode: string,
-      event: TrackEvent,
-      visit: Visit,
-      workspaceIds: readonly string[] | null,
-      onError: (error: unknown) => void,
-    ): Promise<TrackResult> {
-      const h = await hasherOf()
+    async track(referralCode: string, event: TrackEvent, visit: Visit, workspaceIds: readonly string[] | null): Promise<TrackResult> {
       const now = clock.now()
-      if (now >= nextPruneAt) {
-        nextPruneAt = now + pruneEveryMs
-        // Clicks waiting in a batch are pruned as stored ones are (the hourly request waits for them).
-        await writer
-          .flush()
-          .then(() => prune(now))
-          .catch(onError)
-      }
       const link = await linkOf(referralCode, now)
       if (!link || (workspaceIds && !workspaceIds.includes(link.workspaceId))) throw notFound('Link')
-      if (isbot(visit.userAgent)) return { clickId: null, link, counted: false }
-      return record(h, link, event, visit, now)
+      return count(link, event, visit, now, handToWriter)
+    },
+
+    /** The link with `referralCode` (as `track` finds it: from memory for up to a second), or null. */
+    findLink(referralCode: string): Promise<LinkRecord | null> {
+      return linkOf(referralCode, clock.now())
+    },
+
+    /**
+     * Counts `events`, each on its link found by `findLink` (the keyed `POST /links/track`),
+     * through the same steps as `track`: for the visitor an event names (dedupe and bots), else
+     * as an event of its own. Their clicks are written together, at once; resolves once they are,
+     * with each event's result and their links as that write left them, or rejects when their
+     * write fails, none of them then counted.
+     */
+    async countKeyed(events: readonly { link: LinkRecord; event: TrackEvent; visit: Visit | null }[]): Promise<{ results: TrackResult[]; links: ReadonlyMap<string, LinkRecord> }> {
+      const items: PendingClick[] = []
+      const collect: Hand = (item) => void items.push(item)
+      const results: TrackResult[] = []
+      for (const { link, event, visit } of events) results.push(await count(link, event, visit, clock.now(), collect))
+      try {
+        return { results, links: await writer.addTogether(items) }
+      } catch (error) {
+        // Not written: later events of these visitors are not repeats of them.
+        for (const { click } of items) if (window.get(click.visitor)?.id === click.id) window.delete(click.visitor)
+        throw error
+      }
     },
 
     /**

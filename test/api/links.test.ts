@@ -9,7 +9,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 interface Faults {
   /** Called before every `tx.insert`; throw to make the insert fail. */
   insert?: (model: ModelName, record: Record<string, unknown>) => void
-  /** Called before every `tx.increment`; throw to make the increment fail. */
+  /** Called before every `tx.increment` (and for each row of `tx.incrementEach`); throw to make it fail. */
   increment?: (model: ModelName, id: string) => void
   /** Called before every `tx.update`; throw to make the update fail. */
   update?: (model: ModelName, id: string) => void
@@ -39,7 +39,10 @@ function faultyStorage(faults: Faults, inner: Storage = memoryStorage()): Storag
     insertMany: (model, records) => tx.insertMany(model, records),
     updateEach: (model, changes, where) => tx.updateEach(model, changes, where),
     takeSequence: (name, count, now) => tx.takeSequence(name, count, now),
-    incrementEach: (model, changes) => tx.incrementEach(model, changes),
+    incrementEach: async (model, changes) => {
+      for (const change of changes) faults.increment?.(model, change.id)
+      return tx.incrementEach(model, changes)
+    },
     delete: (model, id) => tx.delete(model, id),
     deleteMany: (model, where) => tx.deleteMany(model, where),
   })
@@ -438,7 +441,7 @@ describe('POST /links/track', () => {
     expect(await api.affiliates.get(affiliate.id)).toMatchObject({ totalOpens: 0, totalClicks: 0 })
   })
 
-  it('is all or nothing: when the affiliate counter cannot move, the link counter does not either', async () => {
+  it('is all or nothing: when the affiliate counter cannot move, the link counter does not either, and no click record is kept', async () => {
     let failAffiliate = false
     const storage = faultyStorage({
       increment: (model) => {
@@ -456,6 +459,9 @@ describe('POST /links/track', () => {
     failAffiliate = false
     expect((await api.links.list({ affiliateId: affiliate.id })).items).toEqual([{ ...link, totalClicks: 1 }])
     expect(await api.affiliates.get(affiliate.id)).toMatchObject({ totalOpens: 0, totalClicks: 1 })
+    // The refused events left nothing waiting: the one click written is all there is.
+    expect(await storage.transaction((tx) => tx.find('clicks', {}))).toHaveLength(1)
+    expect(errors).toHaveLength(1)
   })
 })
 

@@ -126,6 +126,8 @@ describe('dedupe', () => {
     const storage = memoryStorage()
     const one = await setup({ storage })
     const first = one.clickIdOf(await one.redirect('ANN-2026'))
+    // A service knows the clicks waiting in its own batches only: the other finds this one stored.
+    await one.service.flush()
     const second = createAffiliateService({ storage, keyStore: memoryKeyStore([]), clock: one.clock, trackingLimit: false })
     const running = await serve(second, { port: 0 })
     closers.push(() => running.close())
@@ -310,6 +312,7 @@ describe('click records are kept only while they can attribute', () => {
     await t.service.api.campaigns.create({ campaignName: 'Other', workspaceId: WS_A, commissionType: 'fixed', amount: 5, url: 'https://b.example/', attributionWindowDays: 12 })
     t.clock.advance(11 * 86_400_000)
     await t.redirect('ANN-2026')
+    await t.service.pruneClicks()
     // Day 16: the 12-day window reaches back to January 5th, so the click of the 6th stays.
     expect((await t.clicks()).map((c) => c.createdAt)).toEqual(['2026-01-06T00:00:00.000Z', '2026-01-17T00:00:00.000Z'])
     // The counters keep every click.

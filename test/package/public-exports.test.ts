@@ -57,6 +57,7 @@ const HOST_TYPES = [
   'WebhookOptions',
   'ServiceEvents',
   'TrackingLimitOptions',
+  'StartOptions',
   'AffiliateServiceOptions',
   'PortalOptions',
   'WebhookSender',

@@ -119,6 +119,8 @@ describe.each(kinds)('click pruning by time-ordered ids: %s', (_, make) => {
     expect(second > first).toBe(true)
     t.clock.advance(15 * DAY)
     const third = t.clickIdOf(await t.redirect('ANN-2026'))!
+    // The background work's round (hourly), run now.
+    expect(await t.service.pruneClicks()).toBe(1)
     expect(await t.ids()).toEqual([second, third])
     // The counters keep every click.
     expect((await t.counts()).linkClicks).toBe(3)
@@ -143,10 +145,12 @@ describe.each(kinds)('click pruning by time-ordered ids: %s', (_, make) => {
     ]
     const t = await setup(records)
     const made = t.clickIdOf(await t.redirect('ANN-2026'))!
+    await t.service.pruneClicks()
     expect(await t.ids()).toEqual([low(5000), among(1), among(2), made, high(4000)].sort())
     // Once the cutoff has passed their place in the id range, the ones among the ordered ids go too.
     t.clock.advance(45 * DAY)
     const later = t.clickIdOf(await t.redirect('ANN-2026'))!
+    await t.service.pruneClicks()
     expect(await t.ids()).toEqual([later])
     expect(t.errors).toEqual([])
   })

@@ -5,7 +5,7 @@
 import type pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { postgresStorage } from '../../adapters/postgres.js'
-import { emit } from '../../src/events/outbox.js'
+import { emit, EventTransaction } from '../../src/events/outbox.js'
 import { createAffiliateService, memoryKeyStore } from '../../src/index.js'
 import { dropSchema, needs, POSTGRES_VAR, postgresUrl, testPool, uniqueName } from '../support/services.js'
 
@@ -52,7 +52,7 @@ describe.skipIf(!postgresUrl)(needs('The events cursor on PostgreSQL', POSTGRES_
     const order: string[] = []
     // The first transaction takes its sequence, then stays open.
     const first = storage.transaction(async (tx) => {
-      const event = await emit(tx, clock, 'campaign.created', WORKSPACE, { n: 1 })
+      const event = await emit(new EventTransaction(tx), clock, 'campaign.created', WORKSPACE, { n: 1 })
       firstEmitted()
       await gate
       return event
@@ -62,7 +62,7 @@ describe.skipIf(!postgresUrl)(needs('The events cursor on PostgreSQL', POSTGRES_
     // the two answers reach the client is not the commit order, so the test reads instead.)
     let seenBySecond: unknown[] = []
     const second = storage
-      .transaction((tx) => emit(tx, clock, 'campaign.created', WORKSPACE, { n: 2 }))
+      .transaction((tx) => emit(new EventTransaction(tx), clock, 'campaign.created', WORKSPACE, { n: 2 }))
       .then(async (event) => {
         order.push('second')
         seenBySecond = (await api.events.list({ workspaceId: WORKSPACE })).items.map((e) => e.data)
@@ -115,7 +115,7 @@ describe.skipIf(!postgresUrl)(needs('The events cursor on PostgreSQL', POSTGRES_
     const storage = postgresStorage({ pool, schema: fresh })
     await storage.ready()
     try {
-      const events = await Promise.all(Array.from({ length: 8 }, (_, i) => storage.transaction((tx) => emit(tx, clock, 'campaign.created', WORKSPACE, { i }))))
+      const events = await Promise.all(Array.from({ length: 8 }, (_, i) => storage.transaction((tx) => emit(new EventTransaction(tx), clock, 'campaign.created', WORKSPACE, { i }))))
       // Distinct and from the sequence (a retried transaction would leave a gap: numbers drawn are not given back).
       const sequences = events.map((e) => e.sequence)
       expect(new Set(sequences).size).toBe(8)

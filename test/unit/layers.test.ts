@@ -63,6 +63,15 @@ const RUNTIME_CHECKS: [string, RegExp][] = [
 ]
 const runtimeChecksIn = (text: string): string[] => RUNTIME_CHECKS.filter(([, pattern]) => pattern.test(code(text))).map(([name]) => name)
 
+/**
+ * Hidden channels between layers: a WeakMap (or WeakSet, WeakRef) keyed by an object another
+ * module hands around carries data no signature shows (events riding a transaction, a status
+ * riding an answer, trackers finding each other through a storage). Data goes in arguments and
+ * answers instead (`EventTransaction`, `Answered`, the service's own click writer).
+ */
+const HIDDEN_STATE = /\b(WeakMap|WeakSet|WeakRef)\b/
+const hiddenStateIn = (text: string): boolean => HIDDEN_STATE.test(code(text))
+
 describe('layers', () => {
   const fileGraph = new Map<string, Set<string>>()
   const folderGraph = new Map<string, Set<string>>()
@@ -127,6 +136,22 @@ describe('layers', () => {
     ].map(runtimeChecksIn)
     for (const checks of found) expect(checks.length).toBeGreaterThan(0)
     expect(runtimeChecksIn("// under Bun, Deno and workers; typeof Bun\n/** process.versions */\nnavigator.clipboard.writeText(text)")).toEqual([])
+  })
+
+  it('keeps hidden channels out of src/: no WeakMap, WeakSet or WeakRef carrying data between modules', () => {
+    const offenders = sources.filter((f) => f.includes('/src/') && hiddenStateIn(readFileSync(f, 'utf8'))).map((f) => relative(root, f))
+    expect(offenders).toEqual([])
+    // The three sites the review found now pass their data explicitly.
+    const text = (path: string) => code(readFileSync(join(root, path), 'utf8'))
+    expect(text('src/events/outbox.ts')).toMatch(/class EventTransaction implements StorageTransaction/)
+    expect(text('src/api/shared.ts')).toMatch(/class Answered<T>/)
+    expect(text('src/tracking/tracker.ts')).not.toMatch(/writersOn/)
+  })
+
+  it('finds a hidden channel when there is one, and not in comments', () => {
+    expect(hiddenStateIn('const written = new WeakMap<StorageTransaction, EventRecord[]>()')).toBe(true)
+    expect(hiddenStateIn('const chosen: WeakSet<object> = new WeakSet()')).toBe(true)
+    expect(hiddenStateIn('// events once rode a WeakMap keyed by the transaction\n/** no WeakMap here */\nconst events: EventRecord[] = []')).toBe(false)
   })
 
   it('can find a cycle when there is one', () => {

@@ -125,7 +125,8 @@ export const clicks = model({
   /**
    * Who clicked, unrecognisable: a keyed hash of the link, the client address and the user agent
    * under a salt that changes every UTC day (see src/tracking/visitor.ts). Repeats within the
-   * dedupe window share it.
+   * dedupe window share it. An event of the keyed `POST /links/track` naming no visitor has
+   * `keyed:` and its own id: no other event repeats it.
    */
   visitor: indexedText,
   /** The client address alone, hashed under the same day's salt ('' without one): what `address_burst` counts by. */
