@@ -3,7 +3,7 @@
 //   AFFILIATE_DB      otherwise, the embedded sql.js database: a file path, or `:memory:`
 //   REDIS_URL         rate limits in Redis (`affiliate-service/redis`, needs `redis`), shared by every instance
 // PostgreSQL and Redis are loaded only when asked for, so the default needs neither package.
-import { nameUuid, sqlJsStorage, type LimiterStore, type Storage } from '../src/index.js'
+import { developmentMailbox, nameUuid, sqlJsStorage, type DevelopmentMailbox, type LimiterStore, type NotifyOptions, type Storage } from '../src/index.js'
 import { redactUrl } from '../src/redact.js'
 import { limiterPrefix } from '../adapters/deployment.js'
 import { fileJournal } from '../adapters/node/file-journal.js'
@@ -180,6 +180,62 @@ export function webhooksFromEnv(env: NodeJS.ProcessEnv = process.env): { allowHt
   return { allowHttp: flag(env, 'AFFILIATE_WEBHOOKS_ALLOW_HTTP') ?? false, allowPrivateAddresses: flag(env, 'AFFILIATE_WEBHOOKS_ALLOW_PRIVATE') ?? false }
 }
 
+/** Where `npm start`'s mail goes: SMTP (SMTP_URL, with nodemailer) or the development mailbox. */
+export interface EnvMail {
+  /** Sends one message (sign-in links, notices, notifications). */
+  send(message: { to: string; from?: string; subject: string; text: string; html?: string; headers?: Record<string, string> }): Promise<void>
+  /** The development mailbox when no SMTP_URL is set (the admin's Settings → E-mail lists it). */
+  mailbox: DevelopmentMailbox | null
+  /** AFFILIATE_MAIL_FROM, when set. */
+  from: string | null
+  /** Where the mail goes, fit to print (never a password). */
+  where: string
+  close(): void
+}
+
+/**
+ * SMTP_URL (`smtp://` or `smtps://`, user and password in it) with AFFILIATE_MAIL_FROM sends through
+ * `nodemailer`, loaded only then (an optional peer). Without SMTP_URL, mail goes to a development
+ * mailbox: printed to the console and listed at /admin/settings/mail, never sent.
+ */
+export async function mailFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<EnvMail> {
+  const smtp = env.SMTP_URL
+  const from = env.AFFILIATE_MAIL_FROM || null
+  if (!smtp) {
+    const mailbox = developmentMailbox({
+      log: (m) => console.log(`affiliate-service: mail (development mailbox, not sent) to ${m.to}: ${m.subject}\n${m.text.replace(/^/gm, '  | ')}`),
+    })
+    return {
+      send: async (message) => mailbox.send({ ...message, ...(from ? { from } : {}) }),
+      mailbox,
+      from,
+      where: 'the development mailbox (console and /admin/settings/mail; set SMTP_URL to send)',
+      close: () => undefined,
+    }
+  }
+  let smtpUrl: URL
+  try {
+    smtpUrl = new URL(smtp)
+  } catch {
+    return fail(`SMTP_URL must be a URL such as smtp://user:password@mail.example.com:587, got ${redactUrl(smtp)}`)
+  }
+  if (smtpUrl.protocol !== 'smtp:' && smtpUrl.protocol !== 'smtps:') fail(`SMTP_URL must start with smtp:// or smtps://, got ${redactUrl(smtp)}`)
+  if (!from) fail('SMTP_URL needs AFFILIATE_MAIL_FROM: the sender of the e-mails, e.g. "Partners <partners@example.com>"')
+  const nodemailer = await optional(() => import('nodemailer'), 'SMTP_URL', 'nodemailer')
+  const transport = nodemailer.createTransport(smtp)
+  return {
+    send: async ({ headers = {}, ...message }) => {
+      // nodemailer sets the Message-ID from `messageId`; the other headers go as given.
+      const { 'Message-ID': messageId, ...rest } = headers
+      await transport.sendMail({ ...message, from: message.from ?? from, headers: rest, ...(messageId ? { messageId } : {}) })
+    },
+    mailbox: null,
+    from,
+    where: `SMTP ${redactUrl(smtp)}`,
+    close: () => transport.close(),
+  }
+}
+
 /** The portal's settings from the environment, or undefined when AFFILIATE_PORTAL_SECRET is unset (portal off). */
 export interface EnvPortal {
   secret: string
@@ -187,25 +243,23 @@ export interface EnvPortal {
   sendSignInLink: (email: string, url: string) => Promise<void>
   /** Plain-text notices (a changed payout e-mail, told to the old address). */
   sendNotice: (email: string, subject: string, text: string) => Promise<void>
-  /** Where the mail goes, fit to print (never a password). */
-  mail: string
-  close(): void
 }
 
 /**
- * AFFILIATE_PORTAL_SECRET (32+ characters) turns the portal on; it then needs AFFILIATE_PUBLIC_URL
- * (the origin of the e-mailed links), SMTP_URL (`smtp://` or `smtps://`, user and password in it)
- * and AFFILIATE_MAIL_FROM. The mail goes out with `nodemailer`, loaded only then (an optional peer).
+ * AFFILIATE_PORTAL_SECRET (32+ characters) turns the portal on; its e-mailed links start with
+ * AFFILIATE_PUBLIC_URL (required with SMTP_URL; with the development mailbox it defaults to
+ * `http://<HOST or 127.0.0.1>:<PORT or 3000>`). Its mail goes where `mail` sends.
  */
-export async function portalFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<EnvPortal | undefined> {
+export function portalFromEnv(env: NodeJS.ProcessEnv, mail: EnvMail): EnvPortal | undefined {
   const secret = env.AFFILIATE_PORTAL_SECRET
-  const portalOnly = ['AFFILIATE_PUBLIC_URL', 'SMTP_URL', 'AFFILIATE_MAIL_FROM'].filter((name) => env[name])
   if (!secret) {
-    if (portalOnly.length > 0) fail(`${portalOnly.join(', ')} ${portalOnly.length > 1 ? 'are' : 'is'} for the portal: set AFFILIATE_PORTAL_SECRET (32+ characters) to turn it on`)
+    if (env.AFFILIATE_PUBLIC_URL) fail('AFFILIATE_PUBLIC_URL is for the portal: set AFFILIATE_PORTAL_SECRET (32+ characters) to turn it on')
     return undefined
   }
   if (secret.length < 32) fail('AFFILIATE_PORTAL_SECRET must be at least 32 characters')
-  const publicUrl = env.AFFILIATE_PUBLIC_URL
+  const host = !env.HOST || env.HOST === '0.0.0.0' || env.HOST === '::' ? '127.0.0.1' : env.HOST
+  const local = env.PORT === '0' ? undefined : `http://${host.includes(':') ? `[${host}]` : host}:${env.PORT || 3000}`
+  const publicUrl = env.AFFILIATE_PUBLIC_URL || (mail.mailbox ? local : undefined)
   if (!publicUrl) fail('the portal needs AFFILIATE_PUBLIC_URL: the origin its e-mailed sign-in links start with, e.g. https://partners.example.com')
   let origin: URL
   try {
@@ -214,36 +268,31 @@ export async function portalFromEnv(env: NodeJS.ProcessEnv = process.env): Promi
     return fail(`AFFILIATE_PUBLIC_URL must be a URL such as https://partners.example.com, got ${publicUrl}`)
   }
   if (origin.protocol !== 'https:' && origin.protocol !== 'http:') fail(`AFFILIATE_PUBLIC_URL must be http or https, got ${publicUrl}`)
-  const smtp = env.SMTP_URL
-  if (!smtp) fail('the portal e-mails sign-in links: set SMTP_URL (smtp://user:password@host:587 or smtps://...:465)')
-  let smtpUrl: URL
-  try {
-    smtpUrl = new URL(smtp)
-  } catch {
-    return fail(`SMTP_URL must be a URL such as smtp://user:password@mail.example.com:587, got ${redactUrl(smtp)}`)
-  }
-  if (smtpUrl.protocol !== 'smtp:' && smtpUrl.protocol !== 'smtps:') fail(`SMTP_URL must start with smtp:// or smtps://, got ${redactUrl(smtp)}`)
-  const from = env.AFFILIATE_MAIL_FROM
-  if (!from) fail('SMTP_URL needs AFFILIATE_MAIL_FROM: the sender of the sign-in e-mails, e.g. "Partners <partners@example.com>"')
-  const nodemailer = await optional(() => import('nodemailer'), 'SMTP_URL', 'nodemailer')
-  const transport = nodemailer.createTransport(smtp)
-  const title = 'Your sign-in link'
   return {
     secret,
     publicUrl: origin.origin,
-    mail: `SMTP ${redactUrl(smtp)}`,
-    sendSignInLink: async (email, url) => {
-      await transport.sendMail({
-        from,
+    sendSignInLink: (email, url) =>
+      mail.send({
         to: email,
-        subject: title,
+        subject: 'Your sign-in link',
         text: `Sign in to the affiliate portal with this link (valid 15 minutes, once):\n\n${url}\n\nIf you did not ask for it, ignore this e-mail.`,
-      })
-    },
-    sendNotice: async (email, subject, text) => {
-      await transport.sendMail({ from, to: email, subject, text })
-    },
-    close: () => transport.close(),
+      }),
+    sendNotice: (email, subject, text) => mail.send({ to: email, subject, text }),
+  }
+}
+
+/** Notifications: AFFILIATE_NOTIFY_OWNERS (comma-separated addresses; else the admin's Settings → E-mail) and AFFILIATE_PROGRAM_NAME. */
+export function notifyFromEnv(env: NodeJS.ProcessEnv, mail: EnvMail): NotifyOptions {
+  const owners = (env.AFFILIATE_NOTIFY_OWNERS ?? '').split(',').map((o) => o.trim()).filter(Boolean)
+  const wrong = owners.find((o) => !/^[^\s@<>,]+@[^\s@<>,]+$/.test(o))
+  if (wrong !== undefined) fail(`AFFILIATE_NOTIFY_OWNERS must be e-mail addresses separated by commas, got ${wrong}`)
+  const programName = env.AFFILIATE_PROGRAM_NAME?.trim()
+  return {
+    send: ({ to, from, subject, text, html, headers }) => mail.send({ to, ...(from ? { from } : {}), subject, text, html, headers }),
+    ...(mail.mailbox ? { mailbox: mail.mailbox } : {}),
+    ...(owners.length ? { owners } : {}),
+    ...(mail.from ? { from: mail.from } : {}),
+    ...(programName ? { programName } : {}),
   }
 }
 

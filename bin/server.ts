@@ -6,13 +6,15 @@
 //   AFFILIATE_API_KEY with AFFILIATE_WORKSPACE_ID (that key for that workspace)
 //   AFFILIATE_SHUTDOWN_TIMEOUT_MS (default 10000)
 //   AFFILIATE_RATE_LIMIT (off), AFFILIATE_RATE_LIMIT_CAPACITY, _REFILL, _IN_FLIGHT (the per-key limit)
-//   AFFILIATE_PORTAL_SECRET with AFFILIATE_PUBLIC_URL, SMTP_URL and AFFILIATE_MAIL_FROM (the portal)
+//   SMTP_URL with AFFILIATE_MAIL_FROM (mail through nodemailer; unset: the development mailbox),
+//   AFFILIATE_NOTIFY_OWNERS, AFFILIATE_PROGRAM_NAME (notifications)
+//   AFFILIATE_PORTAL_SECRET with AFFILIATE_PUBLIC_URL (the portal)
 //   AFFILIATE_WEBHOOKS_ALLOW_HTTP, AFFILIATE_WEBHOOKS_ALLOW_PRIVATE (webhooks' development mode)
 //   AFFILIATE_ADMIN_TOKEN (32+ characters: signs in to the admin at /admin; unset: made, printed once, kept as a hash)
 // docs/configuration.md has the table.
 import { serve } from '../adapters/node.js'
 import { createAffiliateService, isUuid, memoryKeyStore, storageKeyStore, type KeyManagement, type KeyStore, type StorageKeyStore } from '../src/index.js'
-import { adminTokenFromEnv, envKeyUserId, fail, limiterFromEnv, portalFromEnv, rateLimitFromEnv, reachableUrl, reason, storageFromEnv, webhooksFromEnv } from './env.js'
+import { adminTokenFromEnv, envKeyUserId, fail, limiterFromEnv, mailFromEnv, notifyFromEnv, portalFromEnv, rateLimitFromEnv, reachableUrl, reason, storageFromEnv, webhooksFromEnv } from './env.js'
 
 /** The environment's key (kept in memory only: it is configuration, not data) before the stored ones. */
 async function keysFromEnv(env: NodeJS.ProcessEnv, stored: StorageKeyStore): Promise<KeyStore & KeyManagement> {
@@ -50,7 +52,9 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
   // Settings are checked before anything opens: a mistake stops the start with its reason.
   const rateLimit = rateLimitFromEnv(env)
   const webhooks = webhooksFromEnv(env)
-  const portal = await portalFromEnv(env)
+  const mail = await mailFromEnv(env)
+  const portal = portalFromEnv(env, mail)
+  const notify = notifyFromEnv(env, mail)
   const { storage, where } = await storageFromEnv(env)
   const limiter = await limiterFromEnv(env)
   // Both checked before serving: a database or Redis that does not answer stops the start, plainly.
@@ -70,6 +74,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
     webhooks,
     admin: { tokenHash: admin.tokenHash },
     ...(portal ? { portal: { secret: portal.secret, publicUrl: portal.publicUrl, sendSignInLink: portal.sendSignInLink, sendNotice: portal.sendNotice } } : {}),
+    notify,
   })
   let running: Awaited<ReturnType<typeof serve>>
   try {
@@ -81,7 +86,8 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
   const shown = reachableUrl(running.url)
   const every = new URL(shown).hostname === new URL(running.url).hostname ? '' : `; bound to every interface, HOST=${hostname}`
   // Printed before the ready line, so whoever waits for that line has read these too.
-  if (portal) console.log(`affiliate-service: portal at ${portal.publicUrl}${service.portalPath} (sign-in links by ${portal.mail})`)
+  if (portal) console.log(`affiliate-service: portal at ${portal.publicUrl}${service.portalPath}`)
+  console.log(`affiliate-service: e-mail to ${mail.where}`)
   if (webhooks.allowHttp || webhooks.allowPrivateAddresses) console.log('affiliate-service: webhooks in development mode (http or private addresses allowed): not for production')
   console.log(`affiliate-service listening on ${shown} (database: ${where}; rate limits: ${off ? 'off' : (limiter?.where ?? 'in memory')}${every})`)
   if (admin.madeToken) {
@@ -114,7 +120,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
       console.error('affiliate-service: flushing the database failed', error)
       code = 1
     }
-    portal?.close()
+    mail.close()
     try {
       await limiter?.store.close()
     } catch (error) {

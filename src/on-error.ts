@@ -14,6 +14,8 @@ import type { AffiliateEvent } from './events/types.js'
  * - `dispatcher`: the background webhook delivery (a storage failure while claiming or recording).
  * - `adapter`: the Node or Express adapter (a `fetch` that threw, a response that could not be
  *   written); `request` when it had been made.
+ * - `notify`: the background sending of notifications (a `send` or `render` that failed: the
+ *   message is retried with backoff; or a storage failure while claiming or recording).
  * - `storage`: the storage's own background work, e.g. a sql.js file checkpoint that failed (the
  *   journal then keeps every write and grows until a fold succeeds: a full disk, say).
  */
@@ -23,6 +25,7 @@ export type ErrorContext =
   | { source: 'dispatcher' }
   | { source: 'adapter'; request?: Request }
   | { source: 'storage' }
+  | { source: 'notify' }
 
 /** `ErrorContext['source']`. */
 export type ErrorSource = ErrorContext['source']

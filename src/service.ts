@@ -20,13 +20,17 @@ import { lazySite, withSite } from './site/mount.js'
 import { surfacesOf, type ServiceSurface } from './surfaces.js'
 import type { Storage } from './storage/types.js'
 import { withCommitHook } from './events/outbox.js'
+import type { EventRecord } from './domain/records.js'
 import { createServiceEvents, type ServiceEvents, type WebhookOptions } from './events/service-events.js'
 import type { Tracker } from './tracking/tracker.js'
 import { defaultOnError, guarded, type OnError } from './on-error.js'
 import { createClickWriter } from './tracking/click-writer.js'
 import { jobRunner, periodicJob, type BackgroundJob, type StartOptions } from './jobs.js'
+import { resolveNotifyOptions, type NotifyOptions } from './notifications/options.js'
+import { noticeWriter, type NoticeWriter } from './notifications/outbox.js'
+import { NotificationSender } from './notifications/sender.js'
 
-export type { StartOptions } from './jobs.js'
+export type { BackgroundJob, StartOptions } from './jobs.js'
 
 /** How often click records no attribution window reaches are looked for and deleted, in ms: hourly. */
 const PRUNE_EVERY_MS = 3_600_000
@@ -155,6 +159,29 @@ export interface AffiliateServiceOptions {
    * @example stripeApi: { host: '127.0.0.1', port: 12111, protocol: 'http' }
    */
   stripeApi?: StripeApiOptions
+  /**
+   * E-mails to affiliates and owners (approved, declined, commission earned, payout paid, clawback,
+   * new applicant, a failing provider endpoint), written to an outbox in the same transaction as
+   * what they tell and sent in the background by `send`: once per kind and record, retried with
+   * backoff, a failure never failing the change. Links (the portal, one-click unsubscribe) need the
+   * portal. Off unless given. See docs/notifications.md.
+   * @example notify: { send: (m) => transport.sendMail(m), from: 'Partners <partners@example.com>', owners: ['me@example.com'] }
+   */
+  notify?: NotifyOptions
+}
+
+/**
+ * The notifications' sender (`service.notifications`): one of the jobs `service.start()` starts and
+ * `close()` stops, reachable on its own for tests and cron-style hosts (`flush`).
+ */
+export interface NotificationJob {
+  /** Starts the job (idempotent). */
+  start(): void
+  /** Stops it and waits for the work in flight to be recorded. */
+  stop(): Promise<void>
+  /** Does now all the work that is due (tests, cron-style hosts); answers how many items it handled. */
+  flush(): Promise<number>
+  readonly running: boolean
 }
 
 export interface AffiliateService {
@@ -209,6 +236,8 @@ export interface AffiliateService {
    * @example [{ name: 'api', path: '/api/v1' }, { name: 'tracking', path: '/api/v1/r' }, { name: 'tracking', path: '/api/v1/track' }, { name: 'admin', path: '/admin' }]
    */
   readonly surfaces: readonly ServiceSurface[]
+  /** The sending of notifications from the outbox (`notify`), or null when `notify` is not given. */
+  readonly notifications: NotificationJob | null
 }
 
 /** The longest `clickDedupeSeconds`: 7 days. */
@@ -309,14 +338,43 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   runtime.events.on('affiliate.deleted', forgetLinks)
   // The disposable-domain list (for the fraud rules) loads with the first e-mail it is asked about.
   const disposableDomains = disposableDomainsLoader()
+  // Notifications: checked now; written by the commit hook (and the operations that know more than
+  // their event) in each change's own transaction, sent by the job below.
+  const notifyOptions = options.notify === undefined ? null : resolveNotifyOptions(options.notify)
+  const portalResolved = options.portal === undefined ? null : resolvePortalOptions(options.portal, basePath)
+  const adminPathOf = options.admin === undefined ? null : resolveAdminOptions(options.admin, basePath, portalResolved?.path ?? null).path
+  let sender: NotificationSender | null = null
+  let notices: NoticeWriter | undefined
+  let noticesWritten = false
+  if (notifyOptions) {
+    const made = new NotificationSender({
+      storage: options.storage,
+      clock,
+      notify: notifyOptions,
+      links: portalResolved ? { publicUrl: portalResolved.publicUrl, portalPath: portalResolved.path, adminPath: adminPathOf, key: portalResolved.key } : null,
+      onError: (error) => onError(error, { source: 'notify' }),
+    })
+    sender = made
+    // A notice written inside a transaction wakes the sender once that transaction has committed
+    // (the commit hook below), so it never looks before the notice can be seen.
+    notices = noticeWriter(options.storage, clock, { wrote: () => void (noticesWritten = true), committed: () => made.nudge() }, (error) => onError(error, { source: 'notify' }))
+  }
+  const beforeCommit = notices ? notices.fromEvents : undefined
+  const committed = (events: EventRecord[]) => {
+    runtime.committed(events)
+    if (!noticesWritten) return
+    noticesWritten = false
+    sender?.nudge()
+  }
   const operations: OperationsOn = (storage) =>
     createOperations({
-      storage: withCommitHook(storage, runtime.committed),
+      storage: withCommitHook(storage, committed, beforeCommit),
       clock,
       webhooks: policy,
       clickWritten: clicks.written,
       disposableDomains,
       clickCapture: trackerOf,
+      ...(notices ? { notices } : {}),
       ...(options.stripeApi ? { stripeApi: options.stripeApi } : {}),
     })
   const ops = operations(options.storage)
@@ -358,6 +416,8 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   const jobs: BackgroundJob[] = [
     periodicJob('click pruning', PRUNE_EVERY_MS, pruneRound, clickSource),
     { name: 'click writing', start: () => undefined, close: flush },
+    // Notices are written by the transactions above: their sender stops after the clicks are written.
+    { name: 'notifications', start: () => sender?.start(), close: async () => void (await sender?.stop()) },
     {
       name: 'webhook delivery',
       start: (choice) => {
@@ -388,13 +448,13 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   let publicUrl: string | null = null
   const portalOptions = options.portal
   if (portalOptions !== undefined) {
-    ;({ path: portalPath, publicUrl } = resolvePortalOptions(portalOptions, basePath))
+    ;({ path: portalPath, publicUrl } = portalResolved!)
     // The device an affiliate uses the portal from, hashed as a click from it is (the fraud rules' self_referral).
     const deviceOf = async (request: Request, context: unknown): Promise<string | null> => {
       const address = clientAddressOf(request, context)
       return address === undefined ? null : (await trackerOf()).device({ address, userAgent: request.headers.get('user-agent') ?? '' })
     }
-    const deps = { api, storage: options.storage, clock, basePath, body, onError: requestError, deviceOf }
+    const deps = { api, storage: options.storage, clock, basePath, body, onError: requestError, deviceOf, notifying: notifyOptions !== null, programName: notifyOptions?.programName ?? null }
     served = withSite(
       lazySite(portalPath, () => import('./portal/index.js').then(({ createPortal }) => createPortal(portalOptions, deps))),
       served,
@@ -403,12 +463,20 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   let adminPath: string | null = null
   const adminOptions = options.admin
   if (adminOptions !== undefined) {
-    adminPath = resolveAdminOptions(adminOptions, basePath, portalPath).path
-    const deps = { api, storage: options.storage, keyStore: options.keyStore, clock, basePath, portalPath, publicUrl, body, onError: requestError }
+    adminPath = adminPathOf!
+    const deps = { api, storage: options.storage, keyStore: options.keyStore, clock, basePath, portalPath, publicUrl, body, onError: requestError, notifying: notifyOptions !== null, mailbox: notifyOptions?.mailbox ?? null, notifyOwners: notifyOptions?.owners ?? null }
     served = withSite(
       lazySite(adminPath, () => import('./admin/index.js').then(({ createAdmin }) => createAdmin(adminOptions, deps))),
       served,
     )
+  }
+  const notifications: NotificationJob | null = sender && {
+    start: () => sender.start(),
+    stop: () => sender.stop(),
+    flush: () => sender.flush(),
+    get running() {
+      return sender.running
+    },
   }
   const surfaces = surfacesOf(basePath, portalPath, adminPath)
   return {
@@ -424,5 +492,6 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
     close: () => lifecycle.close(),
     pruneClicks: pruneAll,
     onError,
+    notifications,
   }
 }

@@ -703,6 +703,49 @@ CREATE INDEX admin_sessions_expires ON ${s}."adminSessions" ("expiresAt", "id");
   },
   {
     version: 22,
+    description: 'notifications: the outbox of e-mails (one per kind and record) and who turned which kind off',
+    up: sql(
+      (s) => `CREATE TABLE ${s}."notifications" (
+  "id" text COLLATE "C" PRIMARY KEY,
+  "workspaceId" text COLLATE "C" NOT NULL,
+  "kind" text COLLATE "C" NOT NULL,
+  "recordId" text COLLATE "C" NOT NULL,
+  "campaignId" text COLLATE "C",
+  "affiliateId" text COLLATE "C",
+  "data" text COLLATE "C" NOT NULL,
+  "status" text COLLATE "C" NOT NULL,
+  "attempts" bigint NOT NULL,
+  "nextAttemptAt" text COLLATE "C",
+  "claimToken" text COLLATE "C",
+  "lastError" text COLLATE "C",
+  "sentAt" text COLLATE "C",
+  "unsubscribedAt" text COLLATE "C",
+  "createdAt" text COLLATE "C" NOT NULL,
+  "updatedAt" text COLLATE "C" NOT NULL,
+  "_search" text COLLATE "C" NOT NULL
+);
+CREATE INDEX notifications_created ON ${s}."notifications" ("createdAt", "id");
+CREATE INDEX notifications_workspaceId ON ${s}."notifications" ("workspaceId", "createdAt", "id");
+CREATE INDEX notifications_affiliateId ON ${s}."notifications" ("affiliateId", "createdAt", "id");
+CREATE INDEX notifications_status_nextAttemptAt ON ${s}."notifications" ("status", "nextAttemptAt", "createdAt", "id");
+CREATE UNIQUE INDEX notifications_kind_record ON ${s}."notifications" ("kind", "recordId");
+CREATE TABLE ${s}."notificationPreferences" (
+  "id" text COLLATE "C" PRIMARY KEY,
+  "workspaceId" text COLLATE "C" NOT NULL,
+  "scope" text COLLATE "C" NOT NULL,
+  "turnedOff" text[] NOT NULL,
+  "turnedOn" text[] NOT NULL,
+  "digest" boolean NOT NULL,
+  "createdAt" text COLLATE "C" NOT NULL,
+  "updatedAt" text COLLATE "C" NOT NULL,
+  "_search" text COLLATE "C" NOT NULL
+);
+CREATE INDEX notificationPreferences_created ON ${s}."notificationPreferences" ("createdAt", "id");
+CREATE INDEX notificationPreferences_workspaceId ON ${s}."notificationPreferences" ("workspaceId", "createdAt", "id");`,
+    ),
+  },
+  {
+    version: 23,
     description: 'Fraud rules and the hold status, report figures: held and voided sales counted by the rollups (on their own, so a rollups table rebuilt by migration 5 gains them again, as it does salesMinor)',
     up: sql(
       (s) => `ALTER TABLE ${s}."rollups" ADD COLUMN "holdCount" bigint NOT NULL DEFAULT 0;
@@ -712,7 +755,7 @@ ALTER TABLE ${s}."rollups" ADD COLUMN "voidedMinor" bigint NOT NULL DEFAULT 0;`,
     ),
   },
   {
-    version: 23,
+    version: 24,
     description: 'Fraud rules and the hold status: campaigns\' fraud rules, clicks\' address, device and paid-ad flag, customers\' click facts and address count, affiliates\' portal devices and kept refund window',
     up: sql(
       (s) => `ALTER TABLE ${s}."campaigns" ADD COLUMN "fraudRules" text COLLATE "C" NOT NULL DEFAULT '{"self_referral":"block","disposable_email":"flag","paid_ad_click":"off","address_burst":"flag","refund_rate":"flag"}';

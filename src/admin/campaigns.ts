@@ -111,7 +111,8 @@ ${rows.length ? table(['Name', 'Reward', 'Currency', 'Joining', 'Actions'], rows
   },
   async 'GET /campaigns/edit'(c) {
     const campaign = await campaignOf(c, c.v.url.searchParams.get('campaignId') ?? '')
-    return c.page(`Edit ${campaign.campaignName}`, html`${head(`Edit ${campaign.campaignName}`)}${noticeBox(c.notice())}${campaignSummary(c, campaign)}${campaignForm(c, `${c.path}/campaigns/edit?campaignId=${campaign.id}`, formValues(campaignCreate, campaign), {}, undefined, 'Save campaign')}`)
+    const mails = c.notifications ? html`<a class="button quiet" href="${c.path}/campaigns/notifications?campaignId=${campaign.id}">E-mail notifications</a>` : undefined
+    return c.page(`Edit ${campaign.campaignName}`, html`${head(`Edit ${campaign.campaignName}`, mails)}${noticeBox(c.notice())}${campaignSummary(c, campaign)}${campaignForm(c, `${c.path}/campaigns/edit?campaignId=${campaign.id}`, formValues(campaignCreate, campaign), {}, undefined, 'Save campaign')}`)
   },
   async 'POST /campaigns/edit'(c) {
     const campaign = await campaignOf(c, c.v.url.searchParams.get('campaignId') ?? '')

@@ -18,6 +18,9 @@ import { overviewPages } from './overview.js'
 import { resolveAdminOptions, type AdminIdentity, type AdminOptions } from './options.js'
 import { payoutPages } from './payouts.js'
 import { settingsPages } from './settings.js'
+import { mailPages } from './mail.js'
+import type { MailboxReader } from '../notifications/options.js'
+import { notificationPreferences } from '../notifications/preferences.js'
 import { ADMIN_CSS, adminLayout, NAV, type Ctx } from './ui.js'
 
 export type { AdminIdentity, AdminOptions } from './options.js'
@@ -28,6 +31,10 @@ export interface AdminDeps extends SiteDeps {
   portalPath: string | null
   /** The portal's public origin (its join and referral links are built from it), when it is on. */
   publicUrl: string | null
+  /** Whether the service sends notifications (`notify`), its development mailbox and fixed owners. */
+  notifying?: boolean
+  mailbox?: MailboxReader | null
+  notifyOwners?: readonly string[] | null
 }
 
 const SESSION_COOKIE = 'affiliate_admin_session'
@@ -66,6 +73,7 @@ const NOTICES = {
   'lemonsqueezy-disconnected': 'Lemon Squeezy disconnected.',
   'signed-out': 'You are signed out.',
   'workspace-created': 'New workspace opened: create its first campaign.',
+  'mail-saved': 'E-mail settings saved.',
 }
 
 /** Who is signed in, and the request they made. */
@@ -83,6 +91,9 @@ export function createAdmin(options: AdminOptions, deps: AdminDeps): Site {
   const config = resolveAdminOptions(options, deps.basePath, deps.portalPath)
   const { path, tokenHash } = config
   const key = madeOnce(async () => new TextEncoder().encode(config.secret ?? (await storedAdminSecret(deps.storage, deps.clock))))
+  const notifications = deps.notifying
+    ? { preferences: notificationPreferences(deps.storage, deps.clock), mailbox: deps.mailbox ?? null, fixedOwners: deps.notifyOwners ?? null }
+    : null
   const sessions = tokenHash ? sessionCookie(SESSION_COOKIE, config.sessionMs, tokenSessions(deps.storage, key, tokenHash, deps.clock, config.sessionMs)) : null
   const countSignIn = formThrottle(config.signInLimit, deps.clock, 'shared')
 
@@ -121,7 +132,7 @@ export function createAdmin(options: AdminOptions, deps: AdminDeps): Site {
     const workspaceId = picked && (workspaces.includes(picked) || (who.workspaceIds === '*' && isUuid(picked))) ? picked : workspaces[0]
     if (picked && workspaceId === picked && !workspaces.includes(picked)) workspaces.push(picked)
     const rest = v.url.pathname.slice(path.length).replace(/\/+$/, '')
-    const current = [...NAV.map(([href]) => href as string)].reverse().find((href) => (href === '' ? rest === '' : rest === href || rest.startsWith(`${href}/`))) ?? ''
+    const current = [...NAV.map(([href]) => href as string)].reverse().find((href) => (href === '' ? rest === '' : rest === href || rest.startsWith(`${href}/`))) ?? (rest.startsWith('/settings/') ? '/settings/integrations' : '')
     const frame = (title: string, main: Html, ws: string | null) => adminLayout({ path, site: config.title, csrf: v.csrf, current, workspaceId: ws, workspaces }, title, main)
     if (workspaceId === undefined) return chooser(v, who, workspaces)
     return {
@@ -137,6 +148,7 @@ export function createAdmin(options: AdminOptions, deps: AdminDeps): Site {
       basePath: deps.basePath,
       portal: deps.portalPath === null || deps.publicUrl === null ? null : { path: deps.portalPath, publicUrl: deps.publicUrl },
       now: () => deps.clock.now(),
+      notifications,
       form: () => v.form(),
       page: (title, main, status = 200) => v.page(frame(title, main, workspaceId), status),
       redirect: (to) => v.redirect(to),
@@ -207,7 +219,7 @@ export function createAdmin(options: AdminOptions, deps: AdminDeps): Site {
       return v.redirect(path)
     },
   })
-  router.guarded(inWorkspace, { ...overviewPages, ...campaignPages, ...affiliatePages, ...commissionPages, ...payoutPages, ...settingsPages })
+  router.guarded(inWorkspace, { ...overviewPages, ...campaignPages, ...affiliatePages, ...commissionPages, ...payoutPages, ...settingsPages, ...mailPages })
   router.otherwise(inWorkspace)
 
   return createSite({

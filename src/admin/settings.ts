@@ -64,7 +64,7 @@ async function integrations(c: Ctx, extra: PageState = {}, status = 200) {
   ])
   return c.page(
     'Integrations',
-    html`${head('Settings → Integrations')}${noticeBox(c.notice())}${extra.top ?? ''}
+    html`${head('Settings → Integrations')}${noticeBox(c.notice())}${c.notifications ? html`<p>Integrations · <a href="${c.path}/settings/mail">E-mail</a></p>` : ''}${extra.top ?? ''}
 <section class="card" id="keys"><h2>API keys</h2>
 ${keys === null ? html`<p>This service's key store does not manage keys here: keys are managed where the host configures them.</p>` : keyRows.length ? table(['Label', 'Prefix', 'Kind', 'Created', 'Last used', 'Actions'], keyRows) : html`<p class="muted">No keys for this workspace yet.</p>`}
 ${keys === null ? '' : keyForm(extra.keyErrors ?? {}, extra.keyValues ?? {}, c, extra.keyProblem)}</section>

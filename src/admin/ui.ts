@@ -13,6 +13,8 @@ import { SCRIPT_PATH } from '../site/script.js'
 import { documentShell } from '../site/shell.js'
 import { STYLE } from '../site/styles.js'
 import type { Visit } from '../site/visit.js'
+import type { MailboxReader } from '../notifications/options.js'
+import type { NotificationPreferences } from '../notifications/preferences.js'
 import type { AdminIdentity } from './options.js'
 
 /** What every admin page handler gets. */
@@ -41,6 +43,17 @@ export interface Ctx {
   portal: { path: string; publicUrl: string } | null
   /** The service's clock. */
   now(): number
+  /** The notifications' settings, when the service sends them (`notify`). */
+  notifications: AdminNotifications | null
+}
+
+/** What the admin's e-mail pages work with. */
+export interface AdminNotifications {
+  preferences: NotificationPreferences
+  /** The development mailbox's messages, when the service has one. */
+  mailbox: MailboxReader | null
+  /** `notify.owners` when the host set them (then the admin cannot change them). */
+  fixedOwners: readonly string[] | null
 }
 
 export const NAV = [

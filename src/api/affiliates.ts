@@ -24,7 +24,7 @@ export type AffiliateListQuery = Infer<typeof affiliateList.struct>
 export const findAffiliate = async (tx: StorageTransaction, access: Access, id: string): Promise<AffiliateRecord> =>
   visible(access, await tx.get('affiliates', id.toLowerCase()), 'Affiliate')
 
-export function affiliateOperations({ storage, clock }: Deps) {
+export function affiliateOperations({ storage, clock, notices }: Deps) {
   return {
     async create(access: Access, body: unknown, query: unknown = {}): Promise<Affiliate> {
       const input = parseBody(affiliateCreate, body, query)
@@ -69,6 +69,7 @@ export function affiliateOperations({ storage, clock }: Deps) {
       return inTransaction(storage, async (tx) => {
         const current = await findAffiliate(tx, access, q.affiliateId)
         const updated = (await tx.update('affiliates', current.id, { ...patchOf(affiliates, input), updatedAt: isoAt(clock) }))!
+        if (!current.isActive && updated.isActive) await notices?.approved(tx, current, updated)
         return emitted(tx, clock, 'affiliate.updated', updated.workspaceId, toAffiliate(updated))
       })
     },

@@ -4,11 +4,12 @@ import { newId } from '../crypto.js'
 import { integrations } from '../domain/descriptions/integrations.js'
 import { endpointPathOf, toIntegration, toProviderEvent, type Integration, type ProviderEvent } from '../domain/integration.js'
 import type { IntegrationRecord } from '../domain/records.js'
-import { unprocessable } from '../errors.js'
+import { AffiliateError, unprocessable } from '../errors.js'
 import { integrationCreate, integrationId, integrationList, integrationUpdate, providerEventList } from '../schemas/integrations.js'
 import { createValues, patchOf, storedField } from '../schemas/model-schemas.js'
 import { parse, parseBody } from '../schemas/validate.js'
 import type { StorageTransaction } from '../storage/types.js'
+import { isUuid } from '../uuid.js'
 import { requireWorkspace, visible, workspaceScope, type Access } from './access.js'
 import { findCampaign } from './campaigns.js'
 import { receiveProviderEvent } from './provider-events.js'
@@ -93,8 +94,16 @@ export function integrationOperations(deps: Deps) {
      * Receives one event at an integration's endpoint (no key: its signature is checked), and
      * records it once with its effects. Answers the HTTP status to send the provider.
      */
-    receive(integrationId: string, rawBody: string, headers: Headers): Promise<number> {
-      return receiveProviderEvent(deps, integrationId, rawBody, headers)
+    async receive(integrationId: string, rawBody: string, headers: Headers): Promise<number> {
+      try {
+        return await receiveProviderEvent(deps, integrationId, rawBody, headers)
+      } catch (error) {
+        // A bad signature or a failure of ours (5xx) counts toward `integration.failing`; the count
+        // failing must not change the answer the provider gets.
+        const counted = error instanceof AffiliateError ? error.code === 'invalid_signature' || error.status >= 500 : true
+        if (counted && deps.notices && isUuid(integrationId)) await deps.notices.integrationFailed(integrationId.toLowerCase())
+        throw error
+      }
     },
 
     /** The events the integrations received, newest first, by integration and status. */

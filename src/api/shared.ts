@@ -4,6 +4,7 @@ import { AffiliateError, unprocessable } from '../errors.js'
 import { UniqueViolationError, type FindQuery, type ModelName, type RecordOf, type Storage, type StorageTransaction, type TransactionOptions } from '../storage/types.js'
 import type { EventStorage, EventTransaction } from '../events/outbox.js'
 import type { Tracker } from '../tracking/tracker.js'
+import type { AffiliateRecord, EventRecord } from '../domain/records.js'
 import type { StripeApiOptions } from '../integrations/stripe-promotion-codes.js'
 import type { WebhookAddressPolicy } from '../webhooks/address.js'
 import { workspaceScope, type Access } from './access.js'
@@ -22,6 +23,22 @@ export interface Deps {
   clickCapture: () => Promise<ClickCapture>
   /** Where the Stripe SDK sends the calls promo codes make (the service's `stripeApi` option). */
   stripeApi?: StripeApiOptions
+  /** Writes notifications in the transaction of what they tell; absent when the service has no `notify`. */
+  notices?: NoticeWriter
+}
+
+/** What the operations and the commit hook write notices through; absent when the service has no `notify`. */
+export interface NoticeWriter {
+  /** The notices the events of a transaction call for, written in that transaction before it commits. */
+  fromEvents(tx: StorageTransaction, events: readonly EventRecord[]): Promise<void>
+  /** An applicant was approved: `before` awaited approval, `after` is active. In the approval's transaction. */
+  approved(tx: StorageTransaction, before: AffiliateRecord, after: AffiliateRecord): Promise<void>
+  /**
+   * A provider endpoint answered 5xx or refused a bad signature: counted in a transaction of its
+   * own (the failed one was rolled back); the fifth within an hour writes `integration.failing`,
+   * at most one a day per integration. Never throws: a failure to count goes to `onError`.
+   */
+  integrationFailed(integrationId: string): Promise<void>
 }
 
 /** What the keyed tracking call needs of the click capture (tracking/tracker.ts). */

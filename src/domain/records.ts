@@ -32,6 +32,8 @@ export type SequenceRecord = ModelRecords['sequences']
 export type RollupRecord = ModelRecords['rollups']
 export type PortalTokenRecord = ModelRecords['portalTokens']
 export type AdminSessionRecord = ModelRecords['adminSessions']
+export type NotificationRecord = ModelRecords['notifications']
+export type NotificationPreferenceRecord = ModelRecords['notificationPreferences']
 
 export type CommissionType = CampaignRecord['commissionType']
 export type PayoutMethod = PayoutRecord['payoutMethod']

@@ -170,15 +170,26 @@ export const toEvent = (record: EventRecord): AffiliateEvent => ({
 
 /**
  * The storage the operations use: the host's, its transactions `EventTransaction`s whose events
- * are handed to `committed` once (and only if) the transaction commits. A transaction run again
- * after a serialization failure reports only the events of its last, committed run (each run gets
- * a transaction object of its own). Everything else the storage offers is passed on unchanged.
+ * are handed to `committed` once (and only if) the transaction commits, after `beforeCommit` wrote
+ * what they call for (notifications) in the same transaction. A transaction run again after a
+ * serialization failure reports only the events of its last, committed run (each run gets a
+ * transaction object of its own). Everything else the storage offers is passed on unchanged.
  */
-export function withCommitHook(storage: Storage, committed: (events: EventRecord[]) => void): EventStorage {
+export function withCommitHook(
+  storage: Storage,
+  committed: (events: EventRecord[]) => void,
+  beforeCommit?: (tx: StorageTransaction, events: EventRecord[]) => Promise<void>,
+): EventStorage {
   return {
     transaction: async (work, options) => {
       let run: EventTransaction | undefined
-      const result = await storage.transaction((tx) => work((run = new EventTransaction(tx))), options)
+      const result = await storage.transaction(async (tx) => {
+        const current = (run = new EventTransaction(tx))
+        const answer = await work(current)
+        // What the events call for (notifications) is written in the same transaction, before it commits.
+        if (beforeCommit && current.emitted) await beforeCommit(tx, current.events)
+        return answer
+      }, options)
       // A read-only transaction writes no event (its storage refuses writes): nothing to hand on.
       if (run !== undefined && run.emitted) committed(run.events)
       return result

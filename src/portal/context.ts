@@ -15,10 +15,6 @@ const SESSION_COOKIE = 'affiliate_portal_session'
 /** The most device hashes an affiliate keeps (the latest last): a day's salt makes each device a new hash daily. */
 const MAX_PORTAL_DEVICES = 20
 
-/** What the portal needs of the service besides the site's: the device hash of a request (null without a client address). */
-export interface PortalDeps extends SiteDeps {
-  deviceOf?: (request: Request, context: unknown) => Promise<string | null>
-}
 /** Each e-mail has at most this many affiliate records a session may choose from. */
 const MAX_CHOICES = 100
 
@@ -27,6 +23,16 @@ const MAX_CHOICES = 100
  * signed in. Every read and write is keyed by the affiliate of the session, never by an id a form
  * or URL supplies.
  */
+/** What the service hands the portal: the site's dependencies and what `notify` says of e-mails. */
+export interface PortalDeps extends SiteDeps {
+  /** Whether the service sends notifications (the dashboard then offers the affiliate's choices). */
+  notifying?: boolean
+  /** `notify.programName`, when given. */
+  programName?: string | null
+  /** The device hash of a request (null without a client address): what the portal keeps of an affiliate's own visits for `self_referral`. */
+  deviceOf?: (request: Request, context: unknown) => Promise<string | null>
+}
+
 export function portalContext(options: PortalOptions, deps: PortalDeps) {
   const config = resolvePortalOptions(options, deps.basePath)
   const { api, clock, onError } = deps
@@ -103,7 +109,14 @@ export function portalContext(options: PortalOptions, deps: PortalDeps) {
     return { session, affiliate }
   }
 
-  return { config, api, clock, onError, path, basePath: deps.basePath, style, tokens, sessions, frameOf, countForm, eligible, offerLink, signedIn }
+  /** The program's name in the portal's e-mails: the workspace's default campaign's, else this campaign's. */
+  async function programNameOf(workspaceId: string, fallback: string): Promise<string> {
+    if (deps.programName) return deps.programName
+    const [campaign] = await deps.storage.transaction((tx) => tx.find('campaigns', { where: { workspaceId, isDefault: true }, limit: 1 }), { readOnly: true })
+    return campaign?.campaignName ?? fallback
+  }
+
+  return { config, api, clock, onError, path, basePath: deps.basePath, storage: deps.storage, style, tokens, sessions, frameOf, countForm, eligible, offerLink, signedIn, programNameOf, notifying: deps.notifying === true }
 }
 
 export type Portal = ReturnType<typeof portalContext>

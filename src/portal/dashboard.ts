@@ -4,27 +4,30 @@ import { PageError } from '../site/page-error.js'
 import type { Routes } from '../site/router.js'
 import type { Visit } from '../site/visit.js'
 import type { Portal } from './context.js'
+import { notificationPreferences } from '../notifications/preferences.js'
+import { notificationsCard } from './notifications.js'
 import { dashboardPage, PAYOUT_METHODS, type DashboardView } from './pages.js'
 
 /** The signed-in affiliate's dashboard, and its two forms: a new link, the payout settings. */
 export function dashboardPages(p: Portal): Routes<Visit> {
   const { api, clock, config, onError, path, frameOf, eligible, signedIn } = p
+  const preferences = notificationPreferences(p.storage, clock)
 
   /**
    * Tells the old payout e-mail and the account's e-mail that the payout e-mail changed from
    * `before`'s to `after`, so an owner who did not change it (someone else signed in) hears of it.
    * Not awaited: a failing `sendNotice` goes to `onError`.
    */
-  function noticePayoutEmail(v: Visit, before: Affiliate, after: string, campaignName: string): void {
+  function noticePayoutEmail(v: Visit, before: Affiliate, after: string, programName: string): void {
     const old = before.payoutEmail
     const to = new Map([old, before.email].filter((email) => email !== '').map((email) => [email.toLowerCase(), email]))
-    const subject = `Your payout e-mail for ${campaignName} was changed`
+    const subject = `Your payout e-mail for the ${programName} affiliate program was changed`
     const text = [
-      `The payout e-mail of your affiliate account ${before.email} in ${campaignName} was changed`,
+      `The payout e-mail of your affiliate account ${before.email} in the ${programName} affiliate program was changed`,
       `from ${old || '(none)'} to ${after || '(none)'} at ${new Date(clock.now()).toISOString()}.`,
       'Payouts go to the new address from now on.',
       '',
-      `If you did not make this change, sign in at ${config.publicUrl}${path}/sign-in, set your payout e-mail back, and tell ${campaignName}.`,
+      `If you did not make this change, sign in at ${config.publicUrl}${path}/sign-in, set your payout e-mail back, and tell the ${programName} team.`,
     ].join('\n')
     for (const email of to.values()) {
       Promise.resolve()
@@ -39,7 +42,7 @@ export function dashboardPages(p: Portal): Routes<Visit> {
     const { affiliate, session } = who
     const pageNumber = Number(v.url.searchParams.get('page') ?? '1')
     const page_ = Number.isSafeInteger(pageNumber) && pageNumber >= 1 && pageNumber <= 100_000 ? pageNumber : 1
-    const [campaign, links, codes, commissions, balance, payouts, choices] = await Promise.all([
+    const [campaign, links, codes, commissions, balance, payouts, choices, emails] = await Promise.all([
       api.campaigns.get(affiliate.campaignId),
       api.links.list({ affiliateId: affiliate.id }),
       api.promoCodes.list({ affiliateId: affiliate.id, limit: 100 }),
@@ -47,6 +50,7 @@ export function dashboardPages(p: Portal): Routes<Visit> {
       api.affiliates.balance(affiliate.id),
       api.payouts.list({ affiliateId: affiliate.id, limit: 10 }),
       eligible(session.email),
+      p.notifying ? preferences.ofAffiliate(affiliate.id) : null,
     ])
     const notice = v.notice()
     const view: DashboardView = {
@@ -59,6 +63,7 @@ export function dashboardPages(p: Portal): Routes<Visit> {
       balance,
       payouts: payouts.items,
       canSwitch: choices.length > 1,
+      ...(emails ? { notifications: notificationsCard(v.csrf, path, emails) } : {}),
       ...(notice && !failed ? { notice } : {}),
       ...(failed ? { failed } : {}),
     }
@@ -102,7 +107,7 @@ export function dashboardPages(p: Portal): Routes<Visit> {
     }
     if (saved.payoutEmail.toLowerCase() !== who.affiliate.payoutEmail.toLowerCase()) {
       const campaign = await api.campaigns.get(who.affiliate.campaignId)
-      noticePayoutEmail(v, who.affiliate, saved.payoutEmail, campaign.campaignName)
+      noticePayoutEmail(v, who.affiliate, saved.payoutEmail, await p.programNameOf(campaign.workspaceId, campaign.campaignName))
     }
     return v.redirect(`${path}?notice=settings-saved#settings`)
   }

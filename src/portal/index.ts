@@ -3,6 +3,7 @@ import { createSite, type Site } from '../site/site.js'
 import { portalContext, type PortalDeps } from './context.js'
 import { dashboardPages } from './dashboard.js'
 import { joinPages } from './join.js'
+import { notificationPages } from './notifications.js'
 import type { PortalOptions } from './options.js'
 import { messagePage } from './pages.js'
 import { signInPages } from './sign-in.js'
@@ -15,6 +16,7 @@ const CSRF_COOKIE = 'affiliate_portal_csrf'
 const NOTICES = {
   'link-created': 'Your new link is ready.',
   'settings-saved': 'Your payout settings are saved.',
+  'notifications-saved': 'Your e-mail choices are saved.',
   'signed-out': 'You are signed out.',
 }
 
@@ -26,7 +28,7 @@ export function createPortal(options: PortalOptions, deps: PortalDeps): Site {
   const portal = portalContext(options, deps)
   const { config, path, frameOf } = portal
   const router = siteRouter(path, 'Go to your dashboard')
-  router.open({ ...dashboardPages(portal), ...signInPages(portal), ...joinPages(portal) })
+  router.open({ ...dashboardPages(portal), ...signInPages(portal), ...joinPages(portal), ...notificationPages(portal) })
   return createSite({
     path,
     key: config.key,

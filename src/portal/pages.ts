@@ -7,7 +7,7 @@ import type { AffiliateBalance, Payout } from '../domain/payout.js'
 import type { Pagination } from '../api/shared.js'
 import { html, paragraphs, type Html } from '../site/html.js'
 import { layout, type Frame } from './layout.js'
-import { maskEmail } from './mask.js'
+import { maskEmail } from '../domain/mask.js'
 import { csrfField, errorSummary, input, type FieldErrors } from '../site/forms.js'
 import { moneyText } from '../site/money.js'
 import { messageMain, noticeBox, type Link } from '../site/shell.js'
@@ -121,7 +121,7 @@ ${extra}
 
 export function joinedPage(frame: Frame, campaign: Campaign, email: string): string {
   const text = campaign.requiresApprovalToJoin
-    ? html`<p>Thank you for applying. Your account <strong>awaits approval</strong>: you can share links once ${campaign.campaignName} approves it.</p>`
+    ? html`<p>Thank you for applying. Your account <strong>awaits approval</strong>: you can share links once your application is approved. We will e-mail you then.</p>`
     : html`<p>Welcome aboard: you can start sharing links right away.</p>`
   return layout(
     frame,
@@ -172,6 +172,8 @@ export interface DashboardView {
   notice?: string
   /** A form's failure: which form, its general message and its fields. */
   failed?: { form: 'link' | 'settings'; problem: string; errors: FieldErrors; values: Record<string, string> }
+  /** The e-mail choices card, when the service sends notifications. */
+  notifications?: Html
 }
 
 function linksCard(frame: Frame, view: DashboardView): Html {
@@ -326,6 +328,7 @@ ${promoCodesCard(view)}
 ${moneyCard(view)}
 ${settingsCard(frame, view)}
 </div>
-${commissionsCard(frame, view)}`,
+${commissionsCard(frame, view)}
+${view.notifications ?? ''}`,
   )
 }

@@ -80,6 +80,8 @@ export const models: { [M in ModelName]: ModelDefinition<M> } = {
   integrations: define('integrations'),
   providerEvents: define('providerEvents'),
   promoCodes: define('promoCodes'),
+  notifications: define('notifications'),
+  notificationPreferences: define('notificationPreferences'),
 }
 
 export const modelNames = Object.keys(models) as ModelName[]

@@ -15,6 +15,8 @@ import type {
   LinkRecord,
   PayoutRecord,
   PortalTokenRecord,
+  NotificationRecord,
+  NotificationPreferenceRecord,
   RollupRecord,
   SaleRecord,
   SaleRefundRecord,
@@ -439,6 +441,38 @@ export const promoCode = (overrides: Partial<PromoCodeRecord> = {}): PromoCodeRe
   ...overrides,
 })
 
+export const notification = (overrides: Partial<NotificationRecord> = {}): NotificationRecord => ({
+  id: sampleId(),
+  workspaceId: WORKSPACE,
+  kind: 'commission.earned',
+  recordId: sampleId(),
+  campaignId: sampleId(),
+  affiliateId: sampleId(),
+  data: '{"amountMinor":1250,"currency":"EUR","note":"ö"}',
+  status: 'pending',
+  attempts: 0,
+  nextAttemptAt: at(0),
+  claimToken: null,
+  lastError: null,
+  sentAt: null,
+  unsubscribedAt: null,
+  createdAt: at(0),
+  updatedAt: at(0),
+  ...overrides,
+})
+
+export const notificationPreference = (overrides: Partial<NotificationPreferenceRecord> = {}): NotificationPreferenceRecord => ({
+  id: sampleId(),
+  workspaceId: WORKSPACE,
+  scope: 'affiliate',
+  turnedOff: ['payout.paid'],
+  turnedOn: [],
+  digest: true,
+  createdAt: at(0),
+  updatedAt: at(0),
+  ...overrides,
+})
+
 /** Each model's sample record maker: one record of every model, as the conformance kit stores them. */
 export const sampleOf: { [M in ModelName]: (overrides?: Partial<RecordOf<M>>) => RecordOf<M> } = {
   campaigns: campaign,
@@ -463,4 +497,6 @@ export const sampleOf: { [M in ModelName]: (overrides?: Partial<RecordOf<M>>) =>
   integrations: integration,
   providerEvents: providerEvent,
   promoCodes: promoCode,
+  notifications: notification,
+  notificationPreferences: notificationPreference,
 }

@@ -19,6 +19,7 @@ import {
   sale,
   saleRefund,
   sampleId,
+  notification,
   sampleOf,
   sequence,
   WORKSPACE,
@@ -1050,6 +1051,25 @@ export function describeStorageConformance(name: string, factory: StorageFactory
         const found = await tx(storage, (t) => t.find('customers', { where: { workspaceId: WORKSPACE, stripeCustomerId: 'cus_shared' } }))
         expect(found).toStrictEqual([mine])
         expect(await tx(storage, (t) => t.count('customers', {}))).toBe(5)
+      })
+
+      test('notifications: one per kind and record; the due ones found by status and time, and claimed once', async (storage) => {
+        const due = notification({ kind: 'payout.paid', recordId: 'payout-1', nextAttemptAt: '2026-01-01T00:00:00.000Z' })
+        const later = notification({ kind: 'payout.paid', recordId: 'payout-2', nextAttemptAt: '2026-01-02T00:00:00.000Z' })
+        const sent = notification({ kind: 'payout.paid', recordId: 'payout-3', status: 'sent', nextAttemptAt: null })
+        // The same record under another kind is another notice.
+        const other = notification({ kind: 'clawback.created', recordId: 'payout-1', nextAttemptAt: '2026-01-01T00:00:00.000Z' })
+        await insertAll(storage, 'notifications', [due, later, sent, other])
+        const again = await tx(storage, (t) => t.insert('notifications', notification({ kind: 'payout.paid', recordId: 'payout-1' }))).catch((e: unknown) => e)
+        expect((again as UniqueViolationError).constraint).toBe('notifications_kind_record')
+        const where = { status: { in: ['pending'] }, nextAttemptAt: { lte: '2026-01-01T12:00:00.000Z' } }
+        const found = await tx(storage, (t) => t.find('notifications', { where, orderBy: { field: 'nextAttemptAt', direction: 'ASC' } }))
+        expect(found.map((n) => n.recordId).sort()).toEqual(['payout-1', 'payout-1'])
+        const claim = { nextAttemptAt: '2026-01-01T12:01:00.000Z', claimToken: 'claim-a' }
+        expect(await tx(storage, (t) => t.updateMany('notifications', { ...where, id: { in: [due.id, later.id] } }, claim))).toBe(1)
+        // A second claim finds it no longer due.
+        expect(await tx(storage, (t) => t.updateMany('notifications', { ...where, id: { in: [due.id] } }, { ...claim, claimToken: 'claim-b' }))).toBe(0)
+        expect(await tx(storage, (t) => t.get('notifications', due.id))).toMatchObject({ claimToken: 'claim-a' })
       })
 
       test('sales: a payment intent is unique per workspace, and a sale is found by it and by its Stripe customer', async (storage) => {

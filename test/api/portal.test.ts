@@ -651,7 +651,7 @@ describe('forms the API refuses', () => {
     expect(await setup.api.affiliates.get(affiliate.id)).toMatchObject({ payoutEmail: 'thief@evil.test' })
     expect(setup.notices.map((notice) => notice.email)).toEqual(['old@example.com', 'ann@example.com'])
     for (const notice of setup.notices) {
-      expect(notice.subject).toBe('Your payout e-mail for Spring launch was changed')
+      expect(notice.subject).toBe('Your payout e-mail for the Spring launch affiliate program was changed')
       expect(notice.text).toContain(`from old@example.com to thief@evil.test at ${at}.`)
       expect(notice.text).toContain('sign in at http://portal.test/portal/sign-in')
     }

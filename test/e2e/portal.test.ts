@@ -191,7 +191,7 @@ describe('the affiliate portal in Chromium', () => {
     await page.getByText('Your payout settings are saved.').waitFor()
     expect(await service.api.affiliates.get(ann!.id)).toMatchObject({ payoutEmail: 'ann-pay@example.com', payoutMethod: 'PAYPAL' })
     // The account's e-mail hears of the change (it had no payout e-mail before).
-    expect(notices).toEqual([{ email: ann!.email, subject: 'Your payout e-mail for Acme Partners was changed' }])
+    expect(notices).toEqual([{ email: ann!.email, subject: 'Your payout e-mail for the Acme Partners affiliate program was changed' }])
     await page.goto(`${origin}/portal`)
     await check(page, 'dashboard', true)
 

@@ -14,6 +14,7 @@ const VALUES: Record<string, string[]> = {
   index: [
     'API_KEY_PREFIX',
     'AffiliateError',
+    'NOTIFICATION_KINDS',
     'PUBLISHABLE_KEY_PREFIX',
     'RECORDS_FORMAT',
     'RECORDS_SCHEMA_VERSION',
@@ -22,6 +23,7 @@ const VALUES: Record<string, string[]> = {
     'UUID_PATTERN',
     'consumeToken',
     'createAffiliateService',
+    'developmentMailbox',
     'exportRecords',
     'generateApiKey',
     'generatePublishableKey',
@@ -50,6 +52,11 @@ const VALUES: Record<string, string[]> = {
 
 /** Types a host embedding the service names in its own code: each must come from the main entry. */
 const HOST_TYPES = [
+  'NotifyOptions',
+  'NotificationMessage',
+  'NotificationData',
+  'NotificationKind',
+  'BackgroundJob',
   'AffiliateEvent',
   'EventType',
   'Webhook',

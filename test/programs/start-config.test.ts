@@ -1,84 +1,16 @@
 // `npm start` configured from the environment alone, run as an operator runs it (a real process):
 // the portal e-mails a sign-in link over SMTP to a real SMTP server (`smtp-server`) on 127.0.0.1,
 // and the link signs the affiliate in; the per-key limit follows AFFILIATE_RATE_LIMIT_*.
-import { spawn, type ChildProcessByStdio } from 'node:child_process'
-import { createServer as createNetServer, type AddressInfo } from 'node:net'
-import { join } from 'node:path'
-import type { Readable } from 'node:stream'
+import type { AddressInfo } from 'node:net'
 import { SMTPServer } from 'smtp-server'
 import { afterAll, describe, expect, it } from 'vitest'
+import { browser, children, freePort, start, unquote } from '../support/start-program.js'
 
 const KEY = 'start-config-test-key'
 const WORKSPACE = '88888888-8888-4888-8888-888888888888'
 const SECRET = 'a-portal-secret-of-at-least-32-characters'
-// What the shell running the tests may have set is not what a test means: each says what it sets.
-const unset = {
-  DATABASE_URL: '', AFFILIATE_SCHEMA: '', AFFILIATE_DB: '', REDIS_URL: '', HOST: '',
-  AFFILIATE_RATE_LIMIT: '', AFFILIATE_RATE_LIMIT_CAPACITY: '', AFFILIATE_RATE_LIMIT_REFILL: '', AFFILIATE_RATE_LIMIT_IN_FLIGHT: '',
-  AFFILIATE_PORTAL_SECRET: '', AFFILIATE_PUBLIC_URL: '', SMTP_URL: '', AFFILIATE_MAIL_FROM: '',
-  AFFILIATE_WEBHOOKS_ALLOW_HTTP: '', AFFILIATE_WEBHOOKS_ALLOW_PRIVATE: '',
-}
 
-const children: ChildProcessByStdio<null, Readable, Readable>[] = []
 afterAll(() => children.forEach((child) => child.kill('SIGKILL')))
-
-/** Runs bin/start.ts (what `npm start` runs): its URL once it listens, or its exit code and output. */
-function start(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', '..', 'bin', 'start.ts')], {
-    env: { ...process.env, ...unset, PORT: '0', AFFILIATE_DB: ':memory:', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  children.push(child)
-  let output = ''
-  child.stdout.on('data', (data: Buffer) => (output += data.toString()))
-  child.stderr.on('data', (data: Buffer) => (output += data.toString()))
-  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  const url = new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', () => {
-      const found = /listening on (http:\/\/127\.0\.0\.1:\d+\/api\/v1)/.exec(output)
-      if (found) resolve(found[1]!)
-    })
-    void exit.then((code) => reject(new Error(`start exited ${code} before listening:\n${output}`)))
-  })
-  url.catch(() => undefined)
-  return { child, url, exit, output: () => output }
-}
-
-/** A port free a moment ago, so AFFILIATE_PUBLIC_URL can name it before the server starts. */
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createNetServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo
-      probe.close(() => resolve(port))
-    })
-  })
-
-/** Quoted-printable, as nodemailer wraps long lines: soft breaks removed, `=XX` decoded. */
-const unquote = (text: string) => text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)))
-
-/** Cookies and the last page's CSRF token, as a browser keeps them. */
-function browser() {
-  const jar = new Map<string, string>()
-  let page = ''
-  const go = async (url: string, form?: Record<string, string>) => {
-    const headers: Record<string, string> = { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') }
-    let body: string | undefined
-    if (form) {
-      body = new URLSearchParams({ ...form, csrf: /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? '' }).toString()
-      headers['content-type'] = 'application/x-www-form-urlencoded'
-    }
-    const response = await fetch(url, { method: form ? 'POST' : 'GET', headers, body, redirect: 'manual' })
-    for (const cookie of response.headers.getSetCookie()) {
-      const [pair = ''] = cookie.split(';')
-      const at = pair.indexOf('=')
-      jar.set(pair.slice(0, at), pair.slice(at + 1))
-    }
-    const text = await response.text()
-    if (response.headers.get('content-type')?.startsWith('text/html')) page = text
-    return { status: response.status, text, location: response.headers.get('location') }
-  }
-  return { go }
-}
 
 describe('npm start configured from the environment', () => {
   it('e-mails a portal sign-in link over SMTP that signs the affiliate in, and limits keys as told', { timeout: 90_000 }, async () => {
@@ -115,7 +47,8 @@ describe('npm start configured from the environment', () => {
         AFFILIATE_RATE_LIMIT_REFILL: '0.001',
       })
       const api = await server.url
-      expect(server.output()).toContain(`portal at http://127.0.0.1:${port}/portal (sign-in links by SMTP smtp://127.0.0.1:${smtpPort})`)
+      expect(server.output()).toContain(`portal at http://127.0.0.1:${port}/portal`)
+      expect(server.output()).toContain(`e-mail to SMTP smtp://127.0.0.1:${smtpPort}`)
       const keyed = { 'x-auth-service': KEY, 'content-type': 'application/json' }
       const post = (path: string, body: unknown) => fetch(`${api}${path}`, { method: 'POST', headers: keyed, body: JSON.stringify(body) })
       const campaign = await post('/campaigns', { campaignName: 'Partners', workspaceId: WORKSPACE, commissionType: 'percentage', amount: 10, url: 'https://shop.example.com/' })
@@ -173,8 +106,9 @@ describe('npm start configured from the environment', () => {
     const refusals: [Record<string, string>, string][] = [
       [{ AFFILIATE_PORTAL_SECRET: 'short' }, 'AFFILIATE_PORTAL_SECRET must be at least 32 characters'],
       [{ AFFILIATE_PORTAL_SECRET: SECRET }, 'the portal needs AFFILIATE_PUBLIC_URL'],
-      [{ AFFILIATE_PORTAL_SECRET: SECRET, AFFILIATE_PUBLIC_URL: 'https://partners.example.com' }, 'set SMTP_URL'],
-      [{ SMTP_URL: 'smtp://user:hunter2@mail.example.com' }, 'SMTP_URL is for the portal: set AFFILIATE_PORTAL_SECRET'],
+      [{ SMTP_URL: 'smtp://user:hunter2@mail.example.com' }, 'SMTP_URL needs AFFILIATE_MAIL_FROM'],
+      [{ AFFILIATE_PUBLIC_URL: 'https://partners.example.com' }, 'AFFILIATE_PUBLIC_URL is for the portal: set AFFILIATE_PORTAL_SECRET'],
+      [{ AFFILIATE_NOTIFY_OWNERS: 'owner@example.com, nobody' }, 'AFFILIATE_NOTIFY_OWNERS must be e-mail addresses separated by commas, got nobody'],
       [{ AFFILIATE_RATE_LIMIT_CAPACITY: 'many' }, 'AFFILIATE_RATE_LIMIT_CAPACITY must be a whole number above 0, got many'],
       [{ AFFILIATE_RATE_LIMIT: 'off', AFFILIATE_RATE_LIMIT_REFILL: '2' }, 'AFFILIATE_RATE_LIMIT=off turns the limit off: unset AFFILIATE_RATE_LIMIT_REFILL'],
     ]

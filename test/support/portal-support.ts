@@ -1,4 +1,4 @@
-import { createAffiliateService, memoryKeyStore, memoryStorage, type PortalOptions, type Storage } from '../../src/index.js'
+import { createAffiliateService, memoryKeyStore, memoryStorage, type AdminOptions, type NotifyOptions, type PortalOptions, type Storage } from '../../src/index.js'
 import { manualClock } from './helpers.js'
 
 export const PORTAL_SECRET = 'a-test-secret-of-at-least-32-characters!'
@@ -7,7 +7,7 @@ export const OTHER_WS = '55555555-5555-4555-8555-555555555555'
 export const ORIGIN = 'http://portal.test'
 
 /** A service with the portal on, capturing every sign-in link it sends. */
-export function portalSetup(options: { storage?: Storage; portal?: Partial<PortalOptions>; basePath?: string } = {}) {
+export function portalSetup(options: { storage?: Storage; portal?: Partial<PortalOptions>; basePath?: string; notify?: NotifyOptions; admin?: AdminOptions } = {}) {
   const clock = manualClock()
   const sent: { email: string; url: string }[] = []
   const notices: { email: string; subject: string; text: string }[] = []
@@ -46,6 +46,8 @@ export function portalSetup(options: { storage?: Storage; portal?: Partial<Porta
       sendNotice: (email, subject, text) => record(notices)({ email, subject, text }),
       ...options.portal,
     },
+    ...(options.notify ? { notify: options.notify } : {}),
+    ...(options.admin ? { admin: options.admin } : {}),
   })
   return { service, api: service.api, clock, sent, notices, errors, holds }
 }

@@ -70,7 +70,8 @@ const UNDO: Record<number, string> = {
   ALTER TABLE integrations DROP COLUMN apiKey;`,
   21: 'ALTER TABLE rollups DROP COLUMN salesMinor;',
   22: 'DROP TABLE adminSessions;',
-  23: `ALTER TABLE campaigns DROP COLUMN fraudRules;
+  23: 'DROP TABLE notifications; DROP TABLE notificationPreferences;',
+  24: `ALTER TABLE campaigns DROP COLUMN fraudRules;
   ALTER TABLE rollups DROP COLUMN holdCount;
   ALTER TABLE rollups DROP COLUMN holdMinor;
   ALTER TABLE rollups DROP COLUMN voidedCount;

@@ -4,6 +4,7 @@ import { commissions } from './commissions.js'
 import { customers, saleRefunds, sales } from './customers.js'
 import { integrations, providerEvents } from './integrations.js'
 import { links } from './links.js'
+import { notificationPreferences, notifications } from './notifications.js'
 import { payouts } from './payouts.js'
 import { promoCodes } from './promo-codes.js'
 import { adminSessions, apiKeys, clicks, idempotency, portalTokens, rollups, sequences, settings } from './service.js'
@@ -36,6 +37,8 @@ export const descriptions = {
   integrations,
   providerEvents,
   promoCodes,
+  notifications,
+  notificationPreferences,
 }
 
 export type Descriptions = typeof descriptions

@@ -703,6 +703,48 @@ CREATE INDEX adminSessions_expiresAt ON adminSessions (expiresAt, id);`,
   },
   {
     version: 23,
+    // Notifications (SPEC wave 4, "Notifications"): the outbox of e-mails, written in the same
+    // transaction as what each tells (one per kind and record), and who turned which kind off.
+    sql: `CREATE TABLE notifications (
+  id TEXT PRIMARY KEY NOT NULL,
+  workspaceId TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  recordId TEXT NOT NULL,
+  campaignId TEXT,
+  affiliateId TEXT,
+  data TEXT NOT NULL,
+  status TEXT NOT NULL,
+  attempts INTEGER NOT NULL,
+  nextAttemptAt TEXT,
+  claimToken TEXT,
+  lastError TEXT,
+  sentAt TEXT,
+  unsubscribedAt TEXT,
+  createdAt TEXT NOT NULL,
+  updatedAt TEXT NOT NULL,
+  _search TEXT NOT NULL
+) STRICT;
+CREATE INDEX notifications_created ON notifications (createdAt, id);
+CREATE INDEX notifications_workspaceId ON notifications (workspaceId, createdAt, id);
+CREATE INDEX notifications_affiliateId ON notifications (affiliateId, createdAt, id);
+CREATE INDEX notifications_status_nextAttemptAt ON notifications (status, nextAttemptAt, createdAt, id);
+CREATE UNIQUE INDEX notifications_kind_record ON notifications (kind, recordId);
+CREATE TABLE notificationPreferences (
+  id TEXT PRIMARY KEY NOT NULL,
+  workspaceId TEXT NOT NULL,
+  scope TEXT NOT NULL,
+  turnedOff TEXT NOT NULL,
+  turnedOn TEXT NOT NULL,
+  digest INTEGER NOT NULL,
+  createdAt TEXT NOT NULL,
+  updatedAt TEXT NOT NULL,
+  _search TEXT NOT NULL
+) STRICT;
+CREATE INDEX notificationPreferences_created ON notificationPreferences (createdAt, id);
+CREATE INDEX notificationPreferences_workspaceId ON notificationPreferences (workspaceId, createdAt, id);`,
+  },
+  {
+    version: 24,
     // Fraud rules and the hold status (SPEC wave 4): a campaign's rules (existing campaigns take the
     // defaults), report figures of held and voided sales, what a click tells the rules (its address
     // and device hashed under its day's salt, whether it came from a paid ad), the same copied onto
