@@ -207,6 +207,10 @@ async function fillClicks(count: number): Promise<void> {
         linkId: link.id,
         event: 'click',
         visitor: hasher.visitor(portableRuntime, dayOf(at), 'click', link.id, `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, 'Mozilla/5.0'),
+        // What the tracker keeps for the fraud rules too: the address and the device, hashed.
+        address: hasher.visitor(portableRuntime, dayOf(at), 'address', '', `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, ''),
+        device: hasher.visitor(portableRuntime, dayOf(at), 'device', '', `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, 'Mozilla/5.0'),
+        paidAd: false,
         createdAt: new Date(at).toISOString(),
       }
       await writer.add({ click, link: record })

@@ -46,7 +46,7 @@ async function fill(storage: Storage, size: number) {
         const affiliate: AffiliateRecord = {
           id: crypto.randomUUID(), workspaceId: WORKSPACE, campaignId: campaign.id, email: `user-${i}@example.com`, emailKey: `user-${i}@example.com`,
           firstName: `First${i}`, lastName: `Last${i}`, notes: '', payoutEmail: '', payoutMethod: null, details: null, isActive: true, isBanned: false,
-          totalOpens: 0, totalClicks: 0, totalSignups: 1, totalEarningsMinor: 1000, createdAt: at, updatedAt: at,
+          portalDevices: [], refundWindow: [], totalOpens: 0, totalClicks: 0, totalSignups: 1, totalEarningsMinor: 1000, createdAt: at, updatedAt: at,
         }
         const commission: CommissionRecord = {
           id: crypto.randomUUID(), workspaceId: WORKSPACE, campaignId: campaign.id, affiliateId: affiliate.id, referredUser: `buyer-${i}@example.com`,

@@ -5,6 +5,11 @@
 // Goal: sales recorded per second >= 0.8 of plain commissions.
 // Then the p50 of one sale for a customer with 1,000 earlier sales against a customer with none.
 // Goal: <= 1.5x (a customer's history is its record's few fields, never a walk of its sales).
+// Then the fraud rules (issue 42): the p50 of one sale of a campaign with every rule on (`flag`, so
+// each rule's facts are gathered: the disposable list, the click's device and address, the
+// affiliate's customers from that address, its 90 days of refunds) against one of a campaign with
+// every rule off, both affiliates with the same 90 days of sales and refunds, customers brought by
+// clicks from addresses of their own, in alternating rounds. Goal: <= 1.15x.
 //
 //   npm run bench -- sales          (PostgreSQL too with AFFILIATE_TEST_POSTGRES_URL or AFFILIATE_BENCH_POSTGRES_URL)
 import { createAffiliateService, memoryKeyStore } from '../src/index.js'
@@ -25,6 +30,90 @@ else console.log('PostgreSQL skipped: set AFFILIATE_TEST_POSTGRES_URL (or AFFILI
 
 const throughputRows: Record<string, string | number>[] = []
 const latencyRows: Record<string, string | number>[] = []
+const fraudRows: Record<string, string | number>[] = []
+const DAY = 86_400_000
+const FRAUD_CUSTOMERS = 40
+const FRAUD_DAYS = 90
+const FRAUD_SAMPLES = Number(process.env.BENCH_FRAUD_SAMPLES ?? 300)
+const ALL = ['self_referral', 'disposable_email', 'paid_ad_click', 'address_burst', 'refund_rate'] as const
+
+/**
+ * Two campaigns alike but for their fraud rules (every one `flag`, every one `off`), each with an
+ * affiliate whose customers came through clicks (an address each) and who has 90 days of sales with
+ * a tenth refunded; then one sale at a time of each, alternating. Answers the p50 of each, in ms.
+ */
+async function fraudRound(target: Target): Promise<{ on: number; off: number; ratio: number }> {
+  const opened = await target.open('fraud')
+  let now = Date.now() - (FRAUD_DAYS + 1) * DAY
+  const service = createAffiliateService({
+    storage: opened.storage,
+    keyStore: memoryKeyStore([{ key: KEY, userId: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', workspaceIds: [WORKSPACE] }]),
+    rateLimit: false,
+    clock: { now: () => now },
+  })
+  const { api } = service
+  let invoice = 0
+  const sides = []
+  for (const mode of ['flag', 'off'] as const) {
+    const campaign = await api.campaigns.create({
+      campaignName: `Rules ${mode}`, workspaceId: WORKSPACE, commissionType: 'percentage', amount: 20, url: 'https://shop.example.com/',
+      fraudRules: Object.fromEntries(ALL.map((rule) => [rule, mode])),
+    })
+    const affiliate = await api.affiliates.create({ email: `aff-${mode}@example.com`, campaignId: campaign.id })
+    const code = `FRAUD-${mode.toUpperCase()}`
+    await api.links.create({ affiliateId: affiliate.id, referralCode: code })
+    const customers: string[] = []
+    for (let c = 0; c < FRAUD_CUSTOMERS; c++) {
+      const response = await service.fetch(new Request(`http://bench.local/api/v1/r/${code}`, { redirect: 'manual', headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36' } }), {
+        clientAddress: `10.${mode === 'flag' ? 1 : 2}.${c >> 8}.${c & 255}`,
+      })
+      await service.flush()
+      const clickId = new URL(response.headers.get('location')!).searchParams.get('clickId')!
+      const externalId = `${mode}-${c}`
+      await api.conversions.lead({ workspaceId: WORKSPACE, externalId, email: `buyer${c}.${mode}@example.com`, clickId })
+      customers.push(externalId)
+    }
+    sides.push({ mode, customers })
+  }
+  const sale = (externalId: string) =>
+    api.conversions.sale({ workspaceId: WORKSPACE, externalId, amount: '49.99', currency: 'USD', invoiceId: `in_${++invoice}` })
+  // 90 days of history on both sides: four sales a day, one refunded in ten.
+  for (let day = 0; day < FRAUD_DAYS; day++) {
+    now += DAY
+    for (const side of sides) {
+      for (let i = 0; i < 4; i++) {
+        const made = await sale(side.customers[(day * 4 + i) % FRAUD_CUSTOMERS]!)
+        if ((day * 4 + i) % 10 === 0) await api.conversions.refund({ workspaceId: WORKSPACE, invoiceId: made.commission!.invoiceId! })
+      }
+    }
+  }
+  now += DAY
+  await opened.loaded?.()
+  const [on, off] = sides as [(typeof sides)[0], (typeof sides)[0]]
+  // Warm-up (the disposable list loads with the first e-mail checked), then alternating samples.
+  for (let i = 0; i < 20; i++) {
+    await sale(on.customers[i % FRAUD_CUSTOMERS]!)
+    await sale(off.customers[i % FRAUD_CUSTOMERS]!)
+  }
+  const onTimes: number[] = []
+  const offTimes: number[] = []
+  for (let i = 0; i < FRAUD_SAMPLES; i++) {
+    const [first, second, firstTimes, secondTimes] = i % 2 === 0 ? [on, off, onTimes, offTimes] : [off, on, offTimes, onTimes]
+    let start = performance.now()
+    const a = await sale(first.customers[i % FRAUD_CUSTOMERS]!)
+    firstTimes.push(performance.now() - start)
+    start = performance.now()
+    const b = await sale(second.customers[i % FRAUD_CUSTOMERS]!)
+    secondTimes.push(performance.now() - start)
+    // Both sides make ordinary commissions: nothing fires, nothing is held.
+    if (a.commission?.status !== 'pending' || b.commission?.status !== 'pending') throw new Error(`a rule fired in the bench: ${JSON.stringify([a.commission, b.commission])}`)
+  }
+  await opened.dispose()
+  // Each pair ran back to back: the median of the pairs' ratios cancels the machine's load drifting
+  // between pairs (other processes share the cores), which the ratio of two p50s does not.
+  const ratios = onTimes.map((on, i) => on / offTimes[i]!)
+  return { on: percentile(onTimes, 50), off: percentile(offTimes, 50), ratio: percentile(ratios, 50) }
+}
 
 for (const target of targets) {
   const opened = await target.open('run')
@@ -111,9 +200,13 @@ for (const target of targets) {
     goal: '<= 1.5',
   })
   await opened.dispose()
+  const fraud = await fraudRound(target)
+  fraudRows.push({ storage: target.name, 'every rule off p50 ms': fixed(fraud.off), 'every rule on (flag) p50 ms': fixed(fraud.on), 'ratio (median of back-to-back pairs)': fixed(fraud.ratio, 2), goal: '<= 1.15' })
 }
 
 console.log(`\nSales recorded per second through service.fetch, ${ROUNDS} alternating rounds of ${PER_ROUND} each`)
 table(throughputRows)
 console.log(`\nOne sale: a customer with ${HISTORY} earlier sales against customers with none (${LATENCY_SAMPLES} samples each, alternating)`)
 table(latencyRows)
+console.log(`\nOne sale with every fraud rule on against every rule off (${FRAUD_SAMPLES} samples each, alternating; 90 days of history on both)`)
+table(fraudRows)

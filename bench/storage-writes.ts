@@ -28,7 +28,7 @@ function affiliate(): AffiliateRecord {
     id: crypto.randomUUID(), workspaceId: WORKSPACE, campaignId: CAMPAIGN, email: `user-${i}@example.com`,
     emailKey: `user-${i}@example.com`, firstName: `First${i}`, lastName: `Last${i}`, notes: 'a note of some length',
     payoutEmail: `pay-${i}@example.com`, payoutMethod: 'PAYPAL', details: null, isActive: true, isBanned: false,
-    totalOpens: 0, totalClicks: 0, totalSignups: 0, totalEarningsMinor: 0, createdAt: at, updatedAt: at,
+    portalDevices: [], refundWindow: [], totalOpens: 0, totalClicks: 0, totalSignups: 0, totalEarningsMinor: 0, createdAt: at, updatedAt: at,
   }
 }
 

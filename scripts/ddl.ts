@@ -34,7 +34,7 @@ function literal(dialect: Dialect, value: unknown): string {
 /** What rows stored before the column existed hold: the field's default, else its kind's zero. */
 function fill(spec: FieldSpec): unknown {
   if (spec.default !== undefined && spec.default !== null) return spec.default
-  return { text: '', timestamp: '', int: 0, money: 0, bool: false, list: [] }[spec.kind]
+  return { text: '', timestamp: '', int: 0, money: 0, bool: false, list: [], map: '{}' }[spec.kind]
 }
 
 function fieldSpec(model: ModelName, field: string): FieldSpec {

@@ -1,4 +1,6 @@
 import { createOperations, type OperationsOn } from './api/index.js'
+import { clientAddressOf } from './http/client-address.js'
+import { disposableDomainsLoader } from './api/fraud-checks.js'
 import type { AffiliateApi } from './http/typed-api.js'
 import { systemClock, type Clock } from './clock.js'
 import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES } from './http/body.js'
@@ -334,6 +336,8 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   const forgetLinks = () => void tracker?.then((made) => made.forgetLinks(), () => undefined)
   runtime.events.on('link.deleted', forgetLinks)
   runtime.events.on('affiliate.deleted', forgetLinks)
+  // The disposable-domain list (for the fraud rules) loads with the first e-mail it is asked about.
+  const disposableDomains = disposableDomainsLoader()
   // Notifications: checked now; written by the commit hook (and the operations that know more than
   // their event) in each change's own transaction, sent by the job below.
   const notifyOptions = options.notify === undefined ? null : resolveNotifyOptions(options.notify)
@@ -368,6 +372,7 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
       clock,
       webhooks: policy,
       clickWritten: clicks.written,
+      disposableDomains,
       clickCapture: trackerOf,
       ...(notices ? { notices } : {}),
       ...(options.stripeApi ? { stripeApi: options.stripeApi } : {}),
@@ -444,7 +449,12 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   const portalOptions = options.portal
   if (portalOptions !== undefined) {
     ;({ path: portalPath, publicUrl } = portalResolved!)
-    const deps = { api, storage: options.storage, clock, basePath, body, onError: requestError, notifying: notifyOptions !== null, programName: notifyOptions?.programName ?? null }
+    // The device an affiliate uses the portal from, hashed as a click from it is (the fraud rules' self_referral).
+    const deviceOf = async (request: Request, context: unknown): Promise<string | null> => {
+      const address = clientAddressOf(request, context)
+      return address === undefined ? null : (await trackerOf()).device({ address, userAgent: request.headers.get('user-agent') ?? '' })
+    }
+    const deps = { api, storage: options.storage, clock, basePath, body, onError: requestError, deviceOf, notifying: notifyOptions !== null, programName: notifyOptions?.programName ?? null }
     served = withSite(
       lazySite(portalPath, () => import('./portal/index.js').then(({ createPortal }) => createPortal(portalOptions, deps))),
       served,

@@ -744,6 +744,33 @@ CREATE INDEX notificationPreferences_created ON ${s}."notificationPreferences" (
 CREATE INDEX notificationPreferences_workspaceId ON ${s}."notificationPreferences" ("workspaceId", "createdAt", "id");`,
     ),
   },
+  {
+    version: 23,
+    description: 'Fraud rules and the hold status, report figures: held and voided sales counted by the rollups (on their own, so a rollups table rebuilt by migration 5 gains them again, as it does salesMinor)',
+    up: sql(
+      (s) => `ALTER TABLE ${s}."rollups" ADD COLUMN "holdCount" bigint NOT NULL DEFAULT 0;
+ALTER TABLE ${s}."rollups" ADD COLUMN "holdMinor" bigint NOT NULL DEFAULT 0;
+ALTER TABLE ${s}."rollups" ADD COLUMN "voidedCount" bigint NOT NULL DEFAULT 0;
+ALTER TABLE ${s}."rollups" ADD COLUMN "voidedMinor" bigint NOT NULL DEFAULT 0;`,
+    ),
+  },
+  {
+    version: 24,
+    description: 'Fraud rules and the hold status: campaigns\' fraud rules, clicks\' address, device and paid-ad flag, customers\' click facts and address count, affiliates\' portal devices and kept refund window',
+    up: sql(
+      (s) => `ALTER TABLE ${s}."campaigns" ADD COLUMN "fraudRules" text COLLATE "C" NOT NULL DEFAULT '{"self_referral":"block","disposable_email":"flag","paid_ad_click":"off","address_burst":"flag","refund_rate":"flag"}';
+ALTER TABLE ${s}."clicks" ADD COLUMN "address" text COLLATE "C" NOT NULL DEFAULT '';
+ALTER TABLE ${s}."clicks" ADD COLUMN "device" text COLLATE "C" NOT NULL DEFAULT '';
+ALTER TABLE ${s}."clicks" ADD COLUMN "paidAd" boolean NOT NULL DEFAULT false;
+ALTER TABLE ${s}."customers" ADD COLUMN "clickAddress" text COLLATE "C" NOT NULL DEFAULT '';
+ALTER TABLE ${s}."customers" ADD COLUMN "clickDevice" text COLLATE "C" NOT NULL DEFAULT '';
+ALTER TABLE ${s}."customers" ADD COLUMN "clickPaidAd" boolean NOT NULL DEFAULT false;
+ALTER TABLE ${s}."customers" ADD COLUMN "clickAddressCount" bigint NOT NULL DEFAULT 0;
+CREATE INDEX customers_affiliateId_clickAddress ON ${s}."customers" ("affiliateId", "clickAddress", "createdAt", "id");
+ALTER TABLE ${s}."affiliates" ADD COLUMN "portalDevices" text[] NOT NULL DEFAULT '{}';
+ALTER TABLE ${s}."affiliates" ADD COLUMN "refundWindow" text[] NOT NULL DEFAULT '{}';`,
+    ),
+  },
 ]
 
 export const SCHEMA_VERSION = migrations[migrations.length - 1]!.version

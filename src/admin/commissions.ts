@@ -16,6 +16,44 @@ import { table } from '../site/table.js'
 import { affiliateEmails, affiliateLink, badge, confirmation, head, listQuery, pager, when, type Ctx, type Handler } from './ui.js'
 
 const FILTERS = ['status', 'kind', 'affiliateId', 'campaignId', 'from', 'to'] as const
+
+/** What each fraud rule's reason says in the review queue (docs/fraud.md). */
+const REASONS: Record<string, string> = {
+  self_referral: 'Self-referral',
+  disposable_email: 'Disposable e-mail',
+  paid_ad_click: 'Paid-ad click',
+  address_burst: 'Many customers from one address',
+  refund_rate: 'High refund rate',
+}
+const reasonsText = (reasons: readonly string[]): string => reasons.map((reason) => REASONS[reason] ?? reason).join(', ')
+
+/** What releasing or voiding does, in the words the confirmation and the buttons use. */
+const REVIEW = {
+  release: { verb: 'Release', effect: 'they become pending and are paid with the next payout run once due' },
+  void: { verb: 'Void', effect: 'they earn nothing and are kept for history' },
+} as const
+
+/**
+ * Releases or voids the held commissions the form names (`commissionId`, repeated), after a
+ * confirmation page saying how many and what happens; all or none, as the API does them.
+ */
+async function review(c: Ctx, action: keyof typeof REVIEW): Promise<Response> {
+  const form = await c.form()
+  const ids = form.all('commissionId').filter(Boolean)
+  const back = form.get('from') === 'detail' && ids.length === 1 ? `${c.path}/commissions/detail?commissionId=${ids[0]}` : `${c.path}/commissions?status=hold`
+  if (ids.length === 0) throw new PageError(400, 'Nothing selected', 'Select at least one held commission.', { href: back, label: 'Back to the review queue' })
+  const { verb, effect } = REVIEW[action]
+  if (form.get('confirmed') !== 'yes') {
+    const count = `${ids.length} commission${ids.length === 1 ? '' : 's'}`
+    return confirmation(c, `${verb} commissions`, `${verb} ${count}: ${effect}.`, `${c.path}/commissions/${action}`, { commissionId: ids, from: form.get('from') }, verb, back)
+  }
+  try {
+    await c.api.commissions[action]({ commissionIds: ids })
+  } catch (error) {
+    throw new PageError(422, 'Not done', refusal(error, []).problem, { href: back, label: 'Back to the review queue' })
+  }
+  return c.redirect(`${back}${back.includes('?') ? '&' : '?'}notice=${action === 'release' ? 'released' : 'voided'}`)
+}
 const DAY = 86_400_000
 
 /**
@@ -128,15 +166,18 @@ export const commissionPages: Record<string, Handler> = {
     ])
     const items = list.items
     const emails = await affiliateEmails(c, items.map((m) => m.affiliateId))
+    // The review queue: held commissions can be selected, released or voided together, their reasons shown.
+    const queue = items.some((m) => m.status === 'hold')
     const rows = items.map((m) => [
+      ...(queue ? [m.status === 'hold' ? html`<input type="checkbox" name="commissionId" value="${m.commissionId}" aria-label="Select the commission of ${m.referredUser}" form="review">` : ''] : []),
       html`<a href="${c.path}/commissions/detail?commissionId=${m.commissionId}">${when(m.commissionDate)}</a>`,
       affiliateLink(c, m.affiliateId, emails),
       html`${m.referredUser}`,
       m.saleAmount ? html`${moneyText(m.saleAmount, m.currency)}` : html`<span class="muted">—</span>`,
       html`${moneyText(m.amount, m.currency)}`,
-      badge(m.status),
+      m.status === 'hold' ? html`${badge(m.status)} <span class="hint">${reasonsText(m.holdReasons)}</span>` : badge(m.status),
       html`${m.kind}`,
-      m.status === 'refunded' || m.kind === 'clawback' ? '' : html`<a href="${c.path}/commissions/refund?commissionId=${m.commissionId}" aria-label="Refund the commission of ${m.referredUser} dated ${m.commissionDate.slice(0, 10)}">Refund</a>`,
+      m.status === 'refunded' || m.status === 'voided' || m.kind === 'clawback' ? '' : html`<a href="${c.path}/commissions/refund?commissionId=${m.commissionId}" aria-label="Refund the commission of ${m.referredUser} dated ${m.commissionDate.slice(0, 10)}">Refund</a>`,
     ])
     const select = (name: string, label: string, options: readonly (readonly [string, string])[]) =>
       html`<div><label for="${name}">${label}</label><select id="${name}" name="${name}">${options.map(([value, text]) => html`<option value="${value}"${value === filter[name] ? html` selected` : ''}>${text}</option>`)}</select></div>`
@@ -144,6 +185,7 @@ export const commissionPages: Record<string, Handler> = {
     return c.page(
       'Commissions',
       html`${head('Commissions', html`<a class="button" href="${c.path}/commissions/new">Add commission</a>`)}${noticeBox(c.notice())}
+<p><a href="${c.path}/commissions?status=hold">Review queue</a>: commissions the fraud rules held, to release or void.</p>
 <form class="filters card" method="get">
 ${select('status', 'Status', [['', 'Any'], ...COMMISSION_STATUSES.map((s) => [s, s] as const)])}
 ${select('kind', 'Kind', [['', 'Any'], ['sale', 'sale'], ['clawback', 'clawback']])}
@@ -153,7 +195,8 @@ ${select('campaignId', 'Campaign', [['', 'Any'], ...campaigns.items.map((m) => [
 <div><label for="to">To <span class="hint">(included)</span></label><input id="to" name="to" type="date" value="${filter.to}"></div>
 <div><button type="submit">Filter</button></div></form>
 <p><a href="${c.path}/commissions/export?${exportQuery.toString()}">Export CSV</a></p>
-${rows.length ? table(['Date', 'Affiliate', 'Customer', ['Sale', 'num'], ['Commission', 'num'], 'Status', 'Kind', 'Actions'], rows) : Object.values(filter).some(Boolean) ? html`<p class="card">No commissions match these filters. <a href="${c.path}/commissions">Clear the filters</a>.</p>` : html`<p class="card">No commissions yet. Record a sale through the API or connect Stripe in <a href="${c.path}/settings/integrations#providers">Settings → Integrations</a>, or <a href="${c.path}/commissions/new">add one by hand</a>.</p>`}${pager(c.v.url, list.pagination)}`,
+${queue ? html`<form id="review" method="post" action="${c.path}/commissions/release" class="actions">${csrfField(c.v.csrf)}<button type="submit">Release selected</button><button type="submit" class="danger" formaction="${c.path}/commissions/void">Void selected</button></form>` : ''}
+${rows.length ? table([...(queue ? ['Select'] : []), 'Date', 'Affiliate', 'Customer', ['Sale', 'num'], ['Commission', 'num'], 'Status', 'Kind', 'Actions'], rows) : Object.values(filter).some(Boolean) ? html`<p class="card">No commissions match these filters. <a href="${c.path}/commissions">Clear the filters</a>.</p>` : html`<p class="card">No commissions yet. Record a sale through the API or connect Stripe in <a href="${c.path}/settings/integrations#providers">Settings → Integrations</a>, or <a href="${c.path}/commissions/new">add one by hand</a>.</p>`}${pager(c.v.url, list.pagination)}`,
     )
   },
   async 'GET /commissions/detail'(c) {
@@ -165,7 +208,9 @@ ${rows.length ? table(['Date', 'Affiliate', 'Customer', ['Sale', 'num'], ['Commi
       m.customerId ? c.api.customers.get(m.customerId).catch(() => null) : null,
       m.payoutId ? c.api.payouts.get(m.payoutId).catch(() => null) : null,
     ])
-    const refundable = m.status !== 'refunded' && m.kind !== 'clawback'
+    const refundable = m.status !== 'refunded' && m.status !== 'voided' && m.kind !== 'clawback'
+    const reviewForm = (action: keyof typeof REVIEW) =>
+      html`<form method="post" action="${c.path}/commissions/${action}">${csrfField(c.v.csrf)}<input type="hidden" name="commissionId" value="${m.commissionId}"><input type="hidden" name="from" value="detail"><button type="submit"${action === 'void' ? html` class="danger"` : ''}>${REVIEW[action].verb}</button></form>`
     const item = (label: string, value: Html | string | null) => html`<div><dt>${label}</dt><dd class="hint">${value ?? '—'}</dd></div>`
     const code = (id: string | null) => (id ? html`<code>${id}</code>` : null)
     const customerText = customer ? html`${customer.name ? `${customer.name} · ` : ''}${customer.email}${customer.externalId ? html` <span class="muted">(id <code>${customer.externalId}</code>)</span>` : ''}` : html`${m.referredUser}`
@@ -191,6 +236,7 @@ ${item('Charge', code(m.chargeId))}
 ${item('Subscription', code(m.stripeSubscriptionId))}
 ${item('Payment intent', code(m.paymentIntentId))}
 </dl></section></div>
+${m.status === 'hold' ? html`<section class="card"><h2>Under review</h2><p>The fraud rules held it: ${reasonsText(m.holdReasons)}. See docs/fraud.md for what each rule means.</p><div class="actions">${reviewForm('release')}${reviewForm('void')}</div></section>` : ''}
 <section class="card"><h2>History</h2><ol class="history">${historyOf(c, m, clawbacks, payout).map((moment) => html`<li>${when(moment.at)} ${moment.what}</li>`)}</ol></section>
 <p><a href="${c.path}/commissions">Back to commissions</a></p>`,
     )
@@ -206,6 +252,8 @@ ${item('Payment intent', code(m.paymentIntentId))}
     }
     return c.redirect(`${c.path}/commissions?notice=commission-created`)
   },
+  'POST /commissions/release': (c) => review(c, 'release'),
+  'POST /commissions/void': (c) => review(c, 'void'),
   async 'GET /commissions/refund'(c) {
     return refundForm(c, await commissionOf(c, c.v.url.searchParams.get('commissionId') ?? ''), '', {})
   },

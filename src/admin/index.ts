@@ -56,6 +56,8 @@ const NOTICES = {
   unbanned: 'Affiliate unbanned.',
   'commission-created': 'Commission added.',
   refunded: 'Commission refunded.',
+  released: 'Commissions released: they are paid with the next payout run once due.',
+  voided: 'Commissions voided: they earn nothing.',
   'payouts-run': 'Payouts made.',
   'payout-moved': 'Payout updated.',
   'key-revoked': 'API key revoked.',

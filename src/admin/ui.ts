@@ -85,7 +85,7 @@ export const ADMIN_STYLE = `
 .cards dd{margin:0;font-size:1.25rem;font-weight:700}
 .cards .change{display:block;font-size:.85rem;font-weight:400;color:var(--portal-muted)}
 .st-active,.st-paid,.st-succeeded,.st-processed{border-color:var(--portal-success);color:var(--portal-success)}
-.st-banned,.st-failed,.st-refunded,.st-dead,.st-canceled,.st-revoked{border-color:var(--portal-danger);color:var(--portal-danger)}
+.st-banned,.st-failed,.st-refunded,.st-dead,.st-canceled,.st-revoked,.st-voided{border-color:var(--portal-danger);color:var(--portal-danger)}
 .secret{font-family:ui-monospace,monospace;background:var(--portal-bg);padding:.5rem;border-radius:6px;overflow-wrap:anywhere;display:block}
 .providers{list-style:none;margin:0 0 1rem;padding:0}
 .workspaces{list-style:none;margin:0;padding:0}

@@ -48,6 +48,8 @@ export function affiliateOperations({ storage, clock, notices }: Deps) {
           totalClicks: 0,
           totalSignups: 0,
           totalEarningsMinor: 0,
+          portalDevices: [],
+          refundWindow: [],
           createdAt: now,
           updatedAt: now,
         }

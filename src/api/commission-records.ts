@@ -1,6 +1,6 @@
 import { isoAt, type Clock } from '../clock.js'
 import { newId } from '../crypto.js'
-import { bannedChangeError, deletionError, earnedMinor, statusChangeError } from '../domain/commission-status.js'
+import { bannedChangeError, deletionError, earnedMinor, REVIEW_STATUS, reviewError, reviewMoveError, statusChangeError, type ReviewAction } from '../domain/commission-status.js'
 import { DAY_MS, dueAt } from '../domain/due.js'
 import { commissionEffect, payoutAfterRemoval } from '../domain/payout-status.js'
 import type { AffiliateRecord, CampaignRecord, CommissionRecord, CommissionStatus, LinkRecord, PayoutRecord, PayoutStatus } from '../domain/records.js'
@@ -43,6 +43,8 @@ export interface NewCommission {
   chargeId?: string | null | undefined
   invoiceId?: string | null | undefined
   stripeSubscriptionId?: string | null | undefined
+  /** The fraud rules that flagged it (with status `hold`). @default [] */
+  holdReasons?: string[] | undefined
   /** A commission made from a sale: the sale's amount, its customer and its payment intent. */
   sale?: { amountMinor: number; customerId: string; paymentIntentId: string | null } | undefined
   /**
@@ -159,7 +161,7 @@ export async function insertCommission(tx: StorageTransaction, access: Access, c
     currency: ownCampaign.currency,
     customerId: input.sale?.customerId ?? null,
     paymentIntentId: input.sale?.paymentIntentId ?? null,
-    holdReasons: [],
+    holdReasons: input.holdReasons ?? [],
     createdAt: now,
     updatedAt: now,
   }
@@ -211,6 +213,8 @@ export async function updateCommission(tx: EventTransaction, clock: Clock, curre
   if (current.payoutId !== null && status !== current.status) {
     throw unprocessable('A commission in a payout cannot have its status set: refund it, or move the payout', 'amount_locked')
   }
+  const underReview = reviewMoveError(current.status, status)
+  if (underReview) throw unprocessable(underReview, 'invalid_status_transition')
   const refusal = statusChangeError(current.status, status)
   if (refusal) throw unprocessable(refusal, 'invalid_status_transition')
   if (amountsChange && current.status !== 'pending' && current.status !== 'processing') {
@@ -234,6 +238,21 @@ export async function updateCommission(tx: EventTransaction, clock: Clock, curre
     changes.dueAt = dueAt(changes.commissionDate, (await campaignOf(tx, current.campaignId)).payoutTerm)
   }
   const updated = (await tx.update('commissions', current.id, { ...changes, updatedAt: isoAt(clock) }))!
+  await moveEarnings(tx, current, updated)
+  await moveCommission(tx, current, updated)
+  return updated
+}
+
+/**
+ * Reviews a held commission (SPEC wave 4, "Fraud rules and the hold status"): `release` makes it
+ * `pending` (payable: the next payout run takes it once due), `void` makes it `voided` (earning
+ * nothing, kept for history); either empties its `holdReasons`. Earnings and rollups move with it.
+ * 422 (`not_under_review`) unless it is `hold`.
+ */
+export async function reviewCommission(tx: StorageTransaction, clock: Clock, current: CommissionRecord, action: ReviewAction): Promise<CommissionRecord> {
+  const refusal = reviewError(current.status, action)
+  if (refusal) throw unprocessable(refusal, 'not_under_review')
+  const updated = (await tx.update('commissions', current.id, { status: REVIEW_STATUS[action], holdReasons: [], updatedAt: isoAt(clock) }))!
   await moveEarnings(tx, current, updated)
   await moveCommission(tx, current, updated)
   return updated

@@ -3,16 +3,18 @@ import { toCommission, type Commission } from '../domain/commission.js'
 import { commissions } from '../domain/descriptions/commissions.js'
 import { parseMoney } from '../domain/money.js'
 import type { CommissionRecord } from '../domain/records.js'
-import { commissionCreate, commissionId, commissionList, commissionRefund, commissionUpdate } from '../schemas/commissions.js'
+import { commissionCreate, commissionId, commissionList, commissionRefund, commissionReview, commissionUpdate } from '../schemas/commissions.js'
 import { patchOf, storedField } from '../schemas/model-schemas.js'
 import { parse, parseBody } from '../schemas/validate.js'
 import type { Access } from './access.js'
+import type { ReviewAction } from '../domain/commission-status.js'
 import {
   deleteCommission,
   findCommission,
   insertCommission,
   previewRefund,
   refundCommission,
+  reviewCommission,
   updateCommission,
   type CommissionPatch,
   type RefundPreview,
@@ -42,8 +44,32 @@ export function listCommissions<T>({ storage }: Deps, access: Access, q: ListQue
 /** The events of a change to a commission record (either route family). */
 export const COMMISSION_EVENTS = { updated: 'commission.updated', statusChanged: 'commission.status_changed', refunded: 'commission.refunded' } as const
 
+/** The event each review writes. */
+const REVIEW_EVENTS = { release: 'commission.released', void: 'commission.voided' } as const
+
 export function commissionOperations(deps: Deps) {
   const { storage, clock } = deps
+
+  /**
+   * Releases or voids held commissions (`reviewCommission`), all or none: one not held is 422
+   * (`not_under_review`, naming it), one not found 404. Each writes its event with the status and
+   * the reasons it was held for. Answers them as now stored, in the order given.
+   */
+  async function review(action: ReviewAction, access: Access, body: unknown, query: unknown): Promise<{ items: Commission[] }> {
+    const { commissionIds } = parseBody(commissionReview, body, query)
+    const ids = [...new Set(commissionIds.map((id) => id.toLowerCase()))]
+    return inTransaction(storage, async (tx) => {
+      const items: Commission[] = []
+      for (const id of ids) {
+        const current = await findCommission(tx, access, id, 'Commission')
+        const reviewed = toCommission(await reviewCommission(tx, clock, current, action))
+        await emit(tx, clock, REVIEW_EVENTS[action], reviewed.workspaceId, { ...reviewed, previousStatus: current.status, previousHoldReasons: current.holdReasons })
+        items.push(reviewed)
+      }
+      return { items }
+    })
+  }
+
   return {
     async create(access: Access, body: unknown, query: unknown = {}): Promise<Commission> {
       const input = parseBody(commissionCreate, body, query)
@@ -108,6 +134,12 @@ export function commissionOperations(deps: Deps) {
         return emitChange(tx, clock, 'commission.refunded', current, refunded, toCommission(refunded))
       })
     },
+
+    /** `POST /commissions/release`: held commissions become `pending`, payable once due. */
+    release: (access: Access, body: unknown, query: unknown = {}) => review('release', access, body, query),
+
+    /** `POST /commissions/void`: held commissions become `voided`: they earn nothing and are kept for history. */
+    void: (access: Access, body: unknown, query: unknown = {}) => review('void', access, body, query),
 
     list: (access: Access, query: unknown): Promise<Page<Commission>> =>
       listCommissions(deps, access, parse([commissionList, query]).query, toCommission),

@@ -4,6 +4,7 @@ import { isoAt } from '../clock.js'
 import { newId } from '../crypto.js'
 import { toCommission } from '../domain/commission.js'
 import { toCustomer, type Customer, type SaleRefundResult, type SaleResult } from '../domain/customer.js'
+import type { FraudRule } from '../domain/fraud-rules.js'
 import { parseMoney } from '../domain/money.js'
 import type { AffiliateRecord, CustomerRecord, LinkRecord, PromoCodeRecord, SaleRecord } from '../domain/records.js'
 import { AffiliateError, notFound, unprocessable, validationError } from '../errors.js'
@@ -14,6 +15,7 @@ import { requireWorkspace, type Access } from './access.js'
 import { findAffiliate } from './affiliates.js'
 import { clickedLink } from './commission-records.js'
 import { customerByExternalId, insertCustomer } from './customers.js'
+import { checkConversion, customersFromAddress } from './fraud-checks.js'
 import { findLinkByCode } from './links.js'
 import { promoCodeByCode } from './promo-codes.js'
 import { claimSales, earnIn } from './sale-earnings.js'
@@ -31,6 +33,8 @@ interface Attribution {
   clickId: string | null
   /** When the click was made: the customer's attribution time when a click brought it. */
   clickedAt: string | null
+  /** What the click tells the fraud rules, copied onto the customer it makes ('' and false without a click). */
+  clickFacts: Pick<CustomerRecord, 'clickAddress' | 'clickDevice' | 'clickPaidAd'>
 }
 
 /**
@@ -57,8 +61,11 @@ async function usePromoCode(tx: StorageTransaction, workspaceId: string, code: s
 async function attribute(tx: StorageTransaction, access: Access, workspaceId: string, input: AttributionInput, at: string): Promise<Attribution | null> {
   let link: LinkRecord | null = null
   let clickedAt: string | null = null
+  let clickFacts: Attribution['clickFacts'] = { clickAddress: '', clickDevice: '', clickPaidAd: false }
   if (input.clickId !== undefined) {
-    clickedAt = (await tx.get('clicks', input.clickId.toLowerCase()))?.createdAt ?? null
+    const click = await tx.get('clicks', input.clickId.toLowerCase())
+    clickedAt = click?.createdAt ?? null
+    if (click) clickFacts = { clickAddress: click.address, clickDevice: click.device, clickPaidAd: click.paidAd }
     // A sale paid before its click is no refusal: it is the customer's, and earns nothing (`before_attribution`).
     const checkedAt = clickedAt !== null && at < clickedAt ? clickedAt : at
     link = await clickedLink(tx, access, { referralCode: input.referralCode, referredUser: '', amountMinor: 0, adminEarnedMinor: 0, status: 'pending' }, input.clickId, checkedAt)
@@ -71,7 +78,7 @@ async function attribute(tx: StorageTransaction, access: Access, workspaceId: st
   if (affiliateId === undefined) return null
   const affiliate = await findAffiliate(tx, access, affiliateId)
   if (affiliate.workspaceId !== workspaceId) throw unprocessable('The affiliate is not in this workspace', 'workspace_mismatch')
-  return { affiliate, link, clickId: input.clickId?.toLowerCase() ?? null, clickedAt }
+  return { affiliate, link, clickId: input.clickId?.toLowerCase() ?? null, clickedAt, clickFacts }
 }
 
 /**
@@ -97,6 +104,19 @@ async function orReplay<T>(storage: EventStorage, constraints: readonly string[]
       return inTransaction(storage, () => Promise.reject(error))
     }
   }
+}
+
+/** The refusal of a lead a blocking fraud rule stopped: 422 with the rule's code (`fraud_<rule>`), which a provider's event is recorded `ignored` with. */
+const FRAUD_REFUSALS: { [R in FraudRule]: [code: `fraud_${R}`, why: string] } = {
+  self_referral: ['fraud_self_referral', "the customer is the affiliate (the affiliate's own e-mail, or the device the affiliate uses the portal from)"],
+  disposable_email: ['fraud_disposable_email', "the customer's e-mail is at a disposable-mail domain"],
+  paid_ad_click: ['fraud_paid_ad_click', 'the click came from a paid ad'],
+  address_burst: ['fraud_address_burst', 'more than 3 customers of this affiliate came from one address within 24 hours'],
+  refund_rate: ['fraud_refund_rate', "over 30 % of this affiliate's sales of the last 90 days were refunded"],
+}
+const fraudBlocked = (rule: FraudRule): AffiliateError => {
+  const [code, why] = FRAUD_REFUSALS[rule]
+  return unprocessable(`The campaign's fraud rule ${rule} blocks this lead: ${why}`, code)
 }
 
 /** `POST /conversions/lead`'s body, parsed: exactly one of clickId, referralCode, promoCode and affiliateId (400 otherwise). */
@@ -181,7 +201,7 @@ export interface LeadOptions {
  * refundId, the externalId) and the transaction then fails: the operations below answer it with
  * the first answer, the Stripe events by what they find on the next try.
  */
-export function conversionSteps({ clock }: Pick<Deps, 'clock'>) {
+export function conversionSteps({ clock, disposableDomains }: Pick<Deps, 'clock' | 'disposableDomains'>) {
   /** Finds or makes the sale's customer, applies the reward rules (`earnIn`), and writes the sale with its answer. */
   async function recordSaleIn(tx: EventTransaction, access: Access, input: SaleStep): Promise<{ sale: SaleRecord; answer: SaleResult }> {
     const workspaceId = input.workspaceId
@@ -208,6 +228,7 @@ export function conversionSteps({ clock }: Pick<Deps, 'clock'>) {
             email: input.email ?? '',
             name: null,
             stripeCustomerId: null,
+            ...attribution.clickFacts,
           })
         }
       }
@@ -222,7 +243,7 @@ export function conversionSteps({ clock }: Pick<Deps, 'clock'>) {
       currency: input.currency,
       paidAt,
     }
-    const earned = await earnIn(tx, access, clock, facts, customer)
+    const earned = await earnIn(tx, access, clock, facts, customer, disposableDomains)
     const answer: SaleResult = {
       customer: earned.customer && toCustomer(earned.customer),
       commission: earned.commission && toCommission(earned.commission),
@@ -261,6 +282,16 @@ export function conversionSteps({ clock }: Pick<Deps, 'clock'>) {
       const promo = await usePromoCode(tx, workspaceId, input.promoCode)
       if (input.promoCode !== undefined && !promo) throw notFound('Promo code')
       const attribution = (await attribute(tx, access, workspaceId, { ...input, promo }, now))!
+      // The campaign's blocking fraud rules refuse the lead: no customer is bound to this affiliate.
+      const campaign = (await tx.get('campaigns', attribution.affiliate.campaignId))!
+      const clickAddressCount = await customersFromAddress(tx, attribution.affiliate.id, attribution.clickFacts.clickAddress, now)
+      const { blockedBy } = await checkConversion(
+        tx,
+        disposableDomains,
+        { campaign, affiliate: attribution.affiliate, customer: { email: input.email, ...attribution.clickFacts, clickAddressCount }, at: now, now },
+        { lead: true },
+      )
+      if (blockedBy !== null) throw fraudBlocked(blockedBy)
       const customer = await insertCustomer(tx, clock, {
         workspaceId,
         campaignId: attribution.affiliate.campaignId,
@@ -272,8 +303,10 @@ export function conversionSteps({ clock }: Pick<Deps, 'clock'>) {
         email: input.email,
         name: input.name ?? null,
         stripeCustomerId: input.stripeCustomerId ?? null,
+        ...attribution.clickFacts,
+        clickAddressCount,
       })
-      await claimSales(tx, access, clock, customer)
+      await claimSales(tx, access, clock, customer, disposableDomains)
       return answered(toCustomer((await tx.get('customers', customer.id))!), 201)
     },
 

@@ -1,3 +1,4 @@
+import { customersFromAddress, type DisposableDomains } from './fraud-checks.js'
 import type { Infer } from 'superstruct'
 import { isoAt, type Clock } from '../clock.js'
 import { newId } from '../crypto.js'
@@ -48,14 +49,22 @@ async function countCustomer(tx: StorageTransaction, customer: CustomerRecord, d
 export type NewCustomer = Pick<
   CustomerRecord,
   'workspaceId' | 'campaignId' | 'affiliateId' | 'linkId' | 'clickId' | 'attributedAt' | 'externalId' | 'email' | 'name' | 'stripeCustomerId'
->
+> &
+  Partial<Pick<CustomerRecord, 'clickAddress' | 'clickDevice' | 'clickPaidAd' | 'clickAddressCount'>>
 
-/** Stores a new customer, counts its signup, and writes `customer.created`: in the caller's transaction. */
+/**
+ * Stores a new customer, counts its signup, and writes `customer.created`: in the caller's
+ * transaction. Its `clickAddressCount` is counted now unless the caller counted it.
+ */
 export async function insertCustomer(tx: EventTransaction, clock: Clock, input: NewCustomer): Promise<CustomerRecord> {
   const now = isoAt(clock)
   const record: CustomerRecord = {
     id: newId(),
     ...input,
+    clickAddress: input.clickAddress ?? '',
+    clickDevice: input.clickDevice ?? '',
+    clickPaidAd: input.clickPaidAd ?? false,
+    clickAddressCount: input.clickAddressCount ?? (await customersFromAddress(tx, input.affiliateId, input.clickAddress ?? '', now)),
     emailKey: input.email.toLowerCase(),
     firstSaleAt: null,
     salesCount: 0,
@@ -87,14 +96,15 @@ export async function bindStripeCustomer(
   clock: Clock,
   current: CustomerRecord,
   stripeCustomerId: string,
+  disposableDomains: DisposableDomains,
 ): Promise<{ customer: CustomerRecord; commissions: CommissionRecord[] }> {
   const bound = (await tx.update('customers', current.id, { stripeCustomerId, updatedAt: isoAt(clock) }))!
   await announce(tx, clock, 'customer.updated', toCustomer(bound))
-  const commissions = await claimSales(tx, access, clock, bound)
+  const commissions = await claimSales(tx, access, clock, bound, disposableDomains)
   return { customer: (await tx.get('customers', bound.id))!, commissions }
 }
 
-export function customerOperations({ storage, clock }: Deps) {
+export function customerOperations({ storage, clock, disposableDomains }: Deps) {
   return {
     async get(access: Access, query: unknown): Promise<Customer> {
       const { customerId: id } = parse([customerId, query]).query
@@ -122,7 +132,7 @@ export function customerOperations({ storage, clock }: Deps) {
           const affiliate = await findAffiliate(tx, access, input.affiliateId)
           if (affiliate.workspaceId !== current.workspaceId) throw unprocessable("The affiliate is not in the customer's workspace", 'workspace_mismatch')
           // The link and click it came through were the previous affiliate's.
-          Object.assign(patch, { affiliateId: affiliate.id, campaignId: affiliate.campaignId, linkId: null, clickId: null })
+          Object.assign(patch, { affiliateId: affiliate.id, campaignId: affiliate.campaignId, linkId: null, clickId: null, clickAddress: '', clickDevice: '', clickPaidAd: false, clickAddressCount: 0 })
         }
         if (input.email !== undefined && input.email !== current.email) Object.assign(patch, { email: input.email, emailKey: input.email.toLowerCase() })
         if (input.name !== undefined && input.name !== current.name) patch.name = input.name
@@ -133,7 +143,7 @@ export function customerOperations({ storage, clock }: Deps) {
         await moveCustomer(tx, current, updated)
         await announce(tx, clock, 'customer.updated', toCustomer(updated))
         if (!stripeCustomerId) return toCustomer(updated)
-        await claimSales(tx, access, clock, updated)
+        await claimSales(tx, access, clock, updated, disposableDomains)
         return toCustomer((await tx.get('customers', updated.id))!)
       })
     },
@@ -148,7 +158,7 @@ export function customerOperations({ storage, clock }: Deps) {
       const { customerId: id } = parse([customerId, query]).query
       return inTransaction(storage, async (tx) => {
         const current = await findCustomer(tx, access, id)
-        const forgotten = (await tx.update('customers', current.id, { email: '', emailKey: '', name: null, externalId: current.id, updatedAt: isoAt(clock) }))!
+        const forgotten = (await tx.update('customers', current.id, { email: '', emailKey: '', name: null, externalId: current.id, clickAddress: '', clickDevice: '', updatedAt: isoAt(clock) }))!
         await countCustomer(tx, current, -1)
         await eraseTraces(tx, clock, forgotten)
         await announce(tx, clock, 'customer.deleted', toCustomer(forgotten))

@@ -84,7 +84,7 @@ async function attributeIn(tx: EventTransaction, { deps, steps, integration }: C
     if (!known) continue
     if (known.stripeCustomerId !== null) return ignored('already_attributed')
     if (onlyCampaign !== null && known.campaignId !== onlyCampaign) return ignored('campaign_mismatch')
-    await bindStripeCustomer(tx, trusted, deps.clock, known, stripeCustomerId)
+    await bindStripeCustomer(tx, trusted, deps.clock, known, stripeCustomerId, deps.disposableDomains)
     return processed()
   }
   // The metadata's click or code first, then a promo code the checkout's or customer's discount names, then `client_reference_id`.

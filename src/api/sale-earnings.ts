@@ -7,11 +7,15 @@ import { announce, emitChange, type EventTransaction } from '../events/outbox.js
 import type { StorageTransaction } from '../storage/types.js'
 import type { Access } from './access.js'
 import { insertCommission, refundCommission } from './commission-records.js'
+import { checkConversion, type DisposableDomains } from './fraud-checks.js'
 import { settlePayment } from './provider-payments.js'
+import { fraudSkipReason, type FraudRule } from '../domain/fraud-rules.js'
 
 // What a sale earns (SPEC wave 3, "Reward rules on campaigns"; wave 4, "Stripe as it sends events
-// today"): the campaign's rules applied to a sale of a customer, when it is recorded or, for a sale
-// of a Stripe customer no customer was bound to yet, when that Stripe customer is bound.
+// today", "Fraud rules and the hold status"): the campaign's rules applied to a sale of a customer,
+// when it is recorded or, for a sale of a Stripe customer no customer was bound to yet, when that
+// Stripe customer is bound; then, for a sale that earns, the campaign's fraud rules. Every sale, from
+// the API and from every provider, earns here and nowhere else.
 
 /** The sale's fields the rules and its commission read. */
 export type EarningSale = Pick<SaleRecord, 'workspaceId' | 'invoiceId' | 'chargeId' | 'paymentIntentId' | 'subscriptionId' | 'amountMinor' | 'currency' | 'paidAt'>
@@ -26,13 +30,29 @@ export interface Earned {
 
 /**
  * Applies the campaign's reward rules (`reward`) to `sale` of `customer` (null: not attributed) in
- * `tx`: makes the commission (and writes `commission.created`), and moves the customer's history
- * (not for a sale paid before the customer was attributed, see `countsInHistory`).
+ * `tx`, then, to a sale that earns, its fraud rules (`checkConversion`): a blocking rule that fires
+ * makes no commission (skipped `fraud_<rule>`), flagging ones make it `hold` with them in
+ * `holdReasons`. Makes the commission (and writes `commission.created`, and `commission.held` for a
+ * held one), and moves the customer's history (not for a sale paid before the customer was
+ * attributed, see `countsInHistory`).
  */
-export async function earnIn(tx: EventTransaction, access: Access, clock: Clock, sale: EarningSale, customer: CustomerRecord | null): Promise<Earned> {
+export async function earnIn(
+  tx: EventTransaction,
+  access: Access,
+  clock: Clock,
+  sale: EarningSale,
+  customer: CustomerRecord | null,
+  disposableDomains: DisposableDomains,
+): Promise<Earned> {
   const affiliate = customer && (await tx.get('affiliates', customer.affiliateId))
   const campaign = affiliate && (await tx.get('campaigns', affiliate.campaignId))
-  const outcome = reward(campaign, affiliate, customer, sale)
+  let outcome = reward(campaign, affiliate, customer, sale)
+  let holdReasons: FraudRule[] = []
+  if (outcome.type === 'commission') {
+    const verdict = await checkConversion(tx, disposableDomains, { campaign: campaign!, affiliate: affiliate!, customer: customer!, at: sale.paidAt, now: isoAt(clock) })
+    if (verdict.blockedBy !== null) outcome = { type: 'skipped', reason: fraudSkipReason(verdict.blockedBy) }
+    holdReasons = verdict.holdReasons
+  }
   let commission: CommissionRecord | null = null
   if (outcome.type === 'commission') {
     const link = customer!.linkId === null ? null : await tx.get('links', customer!.linkId)
@@ -43,7 +63,8 @@ export async function earnIn(tx: EventTransaction, access: Access, clock: Clock,
       referredUser: customer!.email,
       amountMinor: outcome.commissionMinor,
       adminEarnedMinor: outcome.adminEarnedMinor,
-      status: 'pending',
+      status: holdReasons.length > 0 ? 'hold' : 'pending',
+      holdReasons,
       commissionDate: sale.paidAt,
       invoiceId: sale.invoiceId,
       chargeId: sale.chargeId,
@@ -51,6 +72,7 @@ export async function earnIn(tx: EventTransaction, access: Access, clock: Clock,
       sale: { amountMinor: sale.amountMinor, customerId: customer!.id, paymentIntentId: sale.paymentIntentId },
     })
     await announce(tx, clock, 'commission.created', toCommission(commission))
+    if (commission.status === 'hold') await announce(tx, clock, 'commission.held', toCommission(commission))
   }
   let after = customer
   if (customer && countsInHistory(outcome)) {
@@ -67,7 +89,13 @@ export async function earnIn(tx: EventTransaction, access: Access, clock: Clock,
  * once. Each one's recorded provider events are brought up to date (`settlePayment`). Answers the
  * commissions made.
  */
-export async function claimSales(tx: EventTransaction, access: Access, clock: Clock, customer: CustomerRecord): Promise<CommissionRecord[]> {
+export async function claimSales(
+  tx: EventTransaction,
+  access: Access,
+  clock: Clock,
+  customer: CustomerRecord,
+  disposableDomains: DisposableDomains,
+): Promise<CommissionRecord[]> {
   if (customer.stripeCustomerId === null) return []
   const sales = await tx.find('sales', {
     where: { workspaceId: customer.workspaceId, stripeCustomerId: customer.stripeCustomerId, customerId: null },
@@ -76,7 +104,7 @@ export async function claimSales(tx: EventTransaction, access: Access, clock: Cl
   const made: CommissionRecord[] = []
   let current = customer
   for (const sale of sales) {
-    const earned = await earnIn(tx, access, clock, sale, current)
+    const earned = await earnIn(tx, access, clock, sale, current, disposableDomains)
     current = earned.customer ?? current
     let commission = earned.commission
     let taken = 0

@@ -1,3 +1,4 @@
+import type { DisposableDomains } from './fraud-checks.js'
 import type { Clock } from '../clock.js'
 import { AffiliateError, unprocessable } from '../errors.js'
 import { UniqueViolationError, type FindQuery, type ModelName, type RecordOf, type Storage, type StorageTransaction, type TransactionOptions } from '../storage/types.js'
@@ -16,6 +17,8 @@ export interface Deps {
   webhooks: WebhookAddressPolicy
   /** Resolves once the click `id` is written, when the redirect answered it and its batch waits. */
   clickWritten?: (id: string) => Promise<void>
+  /** The disposable e-mail domains the `disposable_email` fraud rule looks in, loaded on first use (`disposableDomainsLoader`). */
+  disposableDomains: DisposableDomains
   /** The click capture the redirect and the beacon use (made on first use): the keyed `POST /links/track` counts through it too. */
   clickCapture: () => Promise<ClickCapture>
   /** Where the Stripe SDK sends the calls promo codes make (the service's `stripeApi` option). */

@@ -29,12 +29,13 @@ export function answerJsonSchema(model: keyof Descriptions, answer: string): Jso
 type Convert = (value: unknown) => unknown
 
 const copyList: Convert = (value) => [...(value as string[])]
+const parseMap: Convert = (value) => (value === null ? null : JSON.parse(value as string))
 const moneyString: Convert = (value) => (value === null ? null : formatMoney(value as number))
 const moneyAmount: Convert = (value) => (value === null ? null : moneyNumber(value as number))
 
 /**
  * The function turning a stored record into one of its API answers: fields in answer order,
- * renamed by `answerAs`, money in its wire form, lists copied. test/unit/schema.test.ts checks every
+ * renamed by `answerAs`, money in its wire form, lists copied, maps parsed. test/unit/schema.test.ts checks every
  * answer against `answerJsonSchema`.
  */
 export function answerMapper<M extends keyof Descriptions, const A extends AnswersOf<M>>(model: M, answer: A): (record: ModelRecords[M]) => AnswerOf<M, A> {
@@ -42,7 +43,7 @@ export function answerMapper<M extends keyof Descriptions, const A extends Answe
   const fields = listed.map(([field]) => field)
   const names = listed.map(([, , name]) => name)
   const converts = listed.map(([, spec]): Convert | null =>
-    spec.kind === 'money' ? (spec.wire === 'string' ? moneyString : moneyAmount) : spec.kind === 'list' ? copyList : null,
+    spec.kind === 'money' ? (spec.wire === 'string' ? moneyString : moneyAmount) : spec.kind === 'list' ? copyList : spec.kind === 'map' ? parseMap : null,
   )
   const count = fields.length
   // Every answer starts as a copy of one object with all its keys in order: copies share a shape,

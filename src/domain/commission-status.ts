@@ -7,6 +7,33 @@ const moves: Record<CommissionStatus, readonly CommissionStatus[]> = {
   processing: ['paid', 'refunded', 'pending'],
   paid: ['refunded'],
   refunded: [],
+  // Left only through review (`reviewMoveError`): released to pending, or voided.
+  hold: ['pending', 'voided'],
+  voided: [],
+}
+
+/** The statuses review decides: a commission in one is moved only by `POST /commissions/release` and `/commissions/void`. */
+const UNDER_REVIEW: readonly CommissionStatus[] = ['hold', 'voided']
+
+/**
+ * Why `PUT /commissions` may not move a commission from `from` to `to` (null when it may): a held
+ * commission is released or voided through its routes, and a voided one is final.
+ */
+export function reviewMoveError(from: CommissionStatus, to: CommissionStatus): string | null {
+  if (from === to || !UNDER_REVIEW.includes(from)) return null
+  return from === 'hold'
+    ? 'A held commission is released (POST /commissions/release) or voided (POST /commissions/void) after review; its status cannot be set'
+    : 'A voided commission is final: its status cannot change'
+}
+
+/** What reviewing a held commission does: `release` makes it pending (payable), `void` makes it voided (earns nothing). */
+export type ReviewAction = 'release' | 'void'
+export const REVIEW_STATUS: Record<ReviewAction, CommissionStatus> = { release: 'pending', void: 'voided' }
+
+/** Why a commission cannot be reviewed (`action`), or null when it can: only a held one can. */
+export function reviewError(status: CommissionStatus, action: ReviewAction): string | null {
+  if (status === 'hold') return null
+  return `Only a held commission can be ${action === 'release' ? 'released' : 'voided'}; this one is ${status}`
 }
 
 /**
@@ -29,10 +56,10 @@ export interface EarningCommission {
 /**
  * What one commission adds to its affiliate's (and link's) `totalEarnings`: a sale not `refunded`
  * adds its amount less what refunds took back after payment; a clawback adds nothing (it counts in
- * balances, not earnings).
+ * balances, not earnings); nor does a sale held for review (until it is released) or voided.
  */
 export const earnedMinor = (c: EarningCommission): number =>
-  c.kind === 'sale' && c.status !== 'refunded' ? c.amountMinor - c.refundedMinor : 0
+  c.kind === 'sale' && c.status !== 'refunded' && c.status !== 'hold' && c.status !== 'voided' ? c.amountMinor - c.refundedMinor : 0
 
 /**
  * Why a commission cannot be deleted, or null when it may be: money history is kept. The one place
@@ -43,6 +70,7 @@ export const earnedMinor = (c: EarningCommission): number =>
  */
 export function deletionError(commission: { status: CommissionStatus; kind: CommissionKind; payoutId: string | null; refundedMinor: number }): string | null {
   if (commission.status === 'paid') return 'A paid commission cannot be deleted: money history is kept'
+  if (commission.status === 'voided') return 'A voided commission cannot be deleted: it is kept for history'
   if (commission.kind === 'clawback') return 'A clawback cannot be deleted: money history is kept'
   if (commission.payoutId !== null) {
     return commission.status === 'refunded'

@@ -8,9 +8,10 @@ import type { JsonSchema } from './checks.js'
 
 /**
  * How a field is kept and shown. `timestamp` is an ISO 8601 string; `money` is integer minor
- * units (cents) in storage, shown on the wire as its `wire` says; `list` is a string array.
+ * units (cents) in storage, shown on the wire as its `wire` says; `list` is a string array; `map`
+ * is an object of string values on the wire, kept as its JSON text (a text column in every storage).
  */
-export type FieldKind = 'text' | 'int' | 'bool' | 'list' | 'timestamp' | 'money'
+export type FieldKind = 'text' | 'int' | 'bool' | 'list' | 'timestamp' | 'money' | 'map'
 
 /** How a field is kept in a column: what SQL storages need to know. */
 export type ColumnKind = 'text' | 'int' | 'bool' | 'list'
@@ -60,7 +61,7 @@ export interface FieldSpec {
   create?: Presence
   /** Taken when a request updates the record. @default not taken */
   update?: Presence
-  /** What a create that leaves the field out stores (lists are copied). */
+  /** What a create that leaves the field out stores (lists are copied; a map's is its JSON text, and the keys a request leaves out of a map keep it). */
   default?: unknown
   /** Never taken from a request though no answer shows it (a secret): refused as read-only, not unknown. */
   readOnly?: boolean
@@ -125,8 +126,8 @@ export type ValueOf<F> = OrNull<F, Base<F>>
 /** A model's record: each field's stored value (the field's JSDoc goes with it). */
 export type RecordOfModel<M> = M extends { fields: infer F } ? { -readonly [K in keyof F]: ValueOf<F[K]> } : never
 
-/** A field's value in answers: money as its `wire` says. */
-export type WireOf<F> = OrNull<F, F extends { kind: 'money' } ? (F extends { wire: 'string' } ? string : number) : Base<F>>
+/** A field's value in answers: money as its `wire` says, a map as an object. */
+export type WireOf<F> = OrNull<F, F extends { kind: 'money' } ? (F extends { wire: 'string' } ? string : number) : F extends { kind: 'map' } ? Record<string, string> : Base<F>>
 
 /** A field's name in answers and requests. */
 export type NameOf<F, K> = F extends { answerAs: infer A extends string } ? A : K
@@ -156,7 +157,7 @@ export type RequestOf<M, Mode extends 'create' | 'update'> = RequestFields<M> ex
 
 /** The column kind a field is kept as. */
 export const columnKind = (spec: FieldSpec): ColumnKind =>
-  spec.kind === 'timestamp' ? 'text' : spec.kind === 'money' ? 'int' : spec.kind
+  spec.kind === 'timestamp' || spec.kind === 'map' ? 'text' : spec.kind === 'money' ? 'int' : spec.kind
 
 const MONEY_STRING = '^-?\\d+\\.\\d{2}$'
 
@@ -178,6 +179,9 @@ export function fieldJsonSchema(spec: Pick<FieldSpec, 'kind' | 'nullable' | 'val
       break
     case 'list':
       out = { type: 'array', items: { type: 'string' } }
+      break
+    case 'map':
+      out = { type: 'object', additionalProperties: { type: 'string' } }
       break
     case 'money':
       out = spec.wire === 'string' ? { type: 'string', pattern: MONEY_STRING } : { type: 'number' }

@@ -87,6 +87,7 @@ export function planRefund(
 ): RefundPlan | AffiliateError {
   if (commission.kind === 'clawback') return new AffiliateError(422, 'A clawback cannot be refunded', { code: 'refund_refused' })
   if (commission.status === 'refunded') return new AffiliateError(422, 'This commission is already refunded', { code: 'refund_refused' })
+  if (commission.status === 'voided') return new AffiliateError(422, 'A voided commission earns nothing: there is nothing to refund', { code: 'refund_refused' })
   const left = refundableMinor(commission)
   const refund = amountMinor ?? left
   if (!Number.isSafeInteger(refund) || refund <= 0) {

@@ -1,6 +1,7 @@
 // The reward rules (SPEC wave 3, "Reward rules on campaigns") as one pure function: what a sale
 // earns its affiliate, or why it earns nothing. Everything that turns sales into commissions calls it.
 
+import type { FraudSkipReason } from './fraud-rules.js'
 import type { CommissionType } from './records.js'
 
 /** Why a sale made no commission, in the order the rules are checked. */
@@ -15,7 +16,8 @@ export const SALE_SKIP_REASONS = [
   'zero_amount',
 ] as const
 
-export type SaleSkipReason = (typeof SALE_SKIP_REASONS)[number]
+/** Why a sale made no commission: a reward rule's reason, or a blocking fraud rule's (`fraud_<rule>`, checked after them). */
+export type SaleSkipReason = (typeof SALE_SKIP_REASONS)[number] | FraudSkipReason
 
 /** The campaign's rule. `amountMinor` is hundredths: of a percent (`percentage`) or of the currency (`fixed`). */
 export interface RewardRule {

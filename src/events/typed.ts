@@ -33,6 +33,12 @@ export interface EventDataMap {
   'commission.refunded': Commission & { previousStatus?: CommissionStatus }
   'commission.clawback_created': Commission
   'commission.deleted': Commission
+  /** A commission made `hold` by the fraud rules: `holdReasons` names them. */
+  'commission.held': Commission
+  /** A held commission released after review (now `pending`); `previousHoldReasons`: why it was held. */
+  'commission.released': Commission & { previousStatus: CommissionStatus; previousHoldReasons: string[] }
+  /** A held commission voided after review (now `voided`, earning nothing); `previousHoldReasons`: why it was held. */
+  'commission.voided': Commission & { previousStatus: CommissionStatus; previousHoldReasons: string[] }
   'referred_user.created': ReferredUser
   'payout.created': Payout
   'payout.updated': Payout

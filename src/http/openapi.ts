@@ -2,6 +2,7 @@ import { COMMISSION_STATUSES } from '../domain/commission-status.js'
 import { PAYOUT_STATUSES } from '../domain/payout-status.js'
 import { SKIP_REASONS } from '../domain/payout-run.js'
 import { SALE_SKIP_REASONS } from '../domain/reward.js'
+import { FRAUD_SKIP_REASONS } from '../domain/fraud-rules.js'
 import { EVENT_TYPES } from '../events/types.js'
 import { GRANULARITIES } from '../reports/buckets.js'
 import { TOP_BY } from '../schemas/reports.js'
@@ -67,7 +68,7 @@ const MODELS = {
       closed({
         customer: { oneOf: [ref('schemas', 'Customer'), { type: 'null' }], description: 'Null when the sale could not be attributed.' },
         commission: { oneOf: [ref('schemas', 'Commission'), { type: 'null' }], description: 'The commission made; null when skipped.' },
-        skipped: { type: ['string', 'null'], enum: [...SALE_SKIP_REASONS, null], description: 'Why no commission was made; null when one was.' },
+        skipped: { type: ['string', 'null'], enum: [...SALE_SKIP_REASONS, ...FRAUD_SKIP_REASONS, null], description: 'Why no commission was made; null when one was.' },
       }),
   ],
   refundPreview: [

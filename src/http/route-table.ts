@@ -99,6 +99,10 @@ export const routeTable = {
       answer: { one: 'commission' },
       preview: { field: 'dryRun', answer: { one: 'refundPreview' }, answerHas: 'payoutChange' },
     },
+    /** Held commissions (`hold`, flagged by the fraud rules) become `pending`: payable once due. All or none; `commission.released` each. */
+    release: { method: 'POST', path: '/commissions/release', message: 'Commissions released successfully', status: 200, answer: { items: 'commission' } },
+    /** Held commissions become `voided`: they earn nothing and are kept for history. All or none; `commission.voided` each. */
+    void: { method: 'POST', path: '/commissions/void', message: 'Commissions voided successfully', status: 200, answer: { items: 'commission' } },
   },
   referredUsers: {
     list: { method: 'GET', path: '/referred-users/list', message: 'Referred users retrieved successfully', answer: { page: 'referredUser' } },

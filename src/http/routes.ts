@@ -7,6 +7,7 @@ import {
   commissionId,
   commissionList,
   commissionRefund,
+  commissionReview,
   commissionUpdate,
   referredUserCreate,
   referredUserEmail,
@@ -94,6 +95,8 @@ export const validation = {
     update: { query: commissionId, body: commissionUpdate },
     delete: { query: commissionId },
     refund: { body: commissionRefund, example: { commissionId: COMMISSION, amount: '10.00' } },
+    release: { body: commissionReview, example: { commissionIds: [COMMISSION] } },
+    void: { body: commissionReview, example: { commissionIds: [COMMISSION] } },
   },
   referredUsers: {
     list: { query: referredUserList },

@@ -1,3 +1,4 @@
+import { carriesAdClick } from '../domain/fraud-rules.js'
 import type { IRequest } from 'itty-router'
 import { REFERRAL_CODE } from '../domain/link.js'
 import { AffiliateError, notFound } from '../errors.js'
@@ -11,6 +12,15 @@ import { readJsonBody, type BodyLimits } from './body.js'
 import { clientAddressOf } from './client-address.js'
 import type { Runtime } from '../runtime.js'
 import { envelope, toResponse } from './respond.js'
+
+/** Whether a landing url (absolute, or a path with its query) carries an ad network's click id; a url that does not parse carries none. */
+function landedFromAd(landingUrl: string): boolean {
+  try {
+    return carriesAdClick(new URL(landingUrl, 'https://landing.invalid').searchParams)
+  } catch {
+    return false
+  }
+}
 
 /** The public tracking routes under `basePath`: no API key; limited per client address. */
 export const REDIRECT_PATH = '/r/:referralCode'
@@ -51,7 +61,7 @@ export function trackingRoutes({ tracker, keyStore, body, limit }: TrackingRoute
   return {
     /** 302 to the link's url with `clickId` added (a bot: the url as it is, nothing counted). */
     async redirect(request: Request & IRequest, context: unknown, runtime: Runtime): Promise<Response> {
-      const visit = admit(request, context, runtime)
+      const visit = { ...admit(request, context, runtime), paidAd: carriesAdClick(new URL(request.url).searchParams) }
       const code = request.params.referralCode ?? ''
       if (!REFERRAL_CODE.test(code)) throw notFound('Link')
       const { clickId, link } = await (await tracker()).track(code, 'click', visit, null)
@@ -95,7 +105,8 @@ export function trackingRoutes({ tracker, keyStore, body, limit }: TrackingRoute
         cors['vary'] = 'Origin'
       }
       const input = parseBody(linkTrack, await readJsonBody(request, body), Object.fromEntries(new URL(request.url).searchParams))
-      const { clickId } = await (await tracker()).track(input.referralCode, input.event, visit, principal.workspaceIds)
+      const tracked = { ...visit, paidAd: input.landingUrl !== undefined && landedFromAd(input.landingUrl) }
+      const { clickId } = await (await tracker()).track(input.referralCode, input.event, tracked, principal.workspaceIds)
       return toResponse(envelope(200, BEACON_MESSAGE, { clickId }), cors, runtime)
     },
   }

@@ -12,6 +12,9 @@ import { signInPage } from './pages.js'
 import { portalTokens } from './tokens.js'
 
 const SESSION_COOKIE = 'affiliate_portal_session'
+/** The most device hashes an affiliate keeps (the latest last): a day's salt makes each device a new hash daily. */
+const MAX_PORTAL_DEVICES = 20
+
 /** Each e-mail has at most this many affiliate records a session may choose from. */
 const MAX_CHOICES = 100
 
@@ -26,6 +29,8 @@ export interface PortalDeps extends SiteDeps {
   notifying?: boolean
   /** `notify.programName`, when given. */
   programName?: string | null
+  /** The device hash of a request (null without a client address): what the portal keeps of an affiliate's own visits for `self_referral`. */
+  deviceOf?: (request: Request, context: unknown) => Promise<string | null>
 }
 
 export function portalContext(options: PortalOptions, deps: PortalDeps) {
@@ -65,6 +70,25 @@ export function portalContext(options: PortalOptions, deps: PortalDeps) {
   }
 
   /**
+   * Keeps the device this visit comes from (its address and user agent, hashed under the day's click
+   * salt: src/tracking/visitor.ts) on the affiliate, so the `self_referral` fraud rule knows a click
+   * from it as the affiliate's own. Written only when new; a failure goes to `onError`, the page is shown.
+   */
+  async function noteDevice(v: Visit, affiliateId: string): Promise<void> {
+    try {
+      const device = await deps.deviceOf?.(v.request, v.context)
+      if (!device) return
+      await deps.storage.transaction(async (tx) => {
+        const record = await tx.get('affiliates', affiliateId)
+        if (!record || record.portalDevices.includes(device)) return
+        await tx.update('affiliates', affiliateId, { portalDevices: [...record.portalDevices, device].slice(-MAX_PORTAL_DEVICES) })
+      })
+    } catch (error) {
+      onError(error, v.request)
+    }
+  }
+
+  /**
    * The signed-in affiliate, or the answer to give instead: to sign in without a session, to the
    * chooser when it has not chosen, out when the affiliate is banned (or gone) since.
    */
@@ -81,6 +105,7 @@ export function portalContext(options: PortalOptions, deps: PortalDeps) {
       return v.page(signInPage(frameOf(v), { problem: 'This account cannot sign in.' }), 403)
     }
     v.signedInAs = affiliate.email
+    await noteDevice(v, affiliate.id)
     return { session, affiliate }
   }
 

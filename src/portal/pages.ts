@@ -21,6 +21,8 @@ export const PAYOUT_METHODS = [
 
 const date = (iso: string | null) => (iso ? iso.slice(0, 10) : '')
 const status = (word: string): Html => html`<span class="status">${word}</span>`
+/** How the portal names a commission's status: a held one is "under review" (the fraud rules flagged it), a voided one "not approved". */
+const statusWord = (value: string): string => (value === 'hold' ? 'under review' : value === 'voided' ? 'not approved' : value)
 
 /** An amount in its currency's own style (`$10,020.00`). */
 const money = (amount: string | number, currency: string): string => moneyText(amount, currency, 'symbol')
@@ -237,7 +239,7 @@ ${
   items.length
     ? html`${table(
         ['Date', 'Customer', 'Status', ['Amount', 'num']],
-        items.map((c) => [date(c.commissionDate), hide ? maskEmail(c.referredUser) : c.referredUser, status(c.kind === 'clawback' ? 'refund' : c.status), money(c.amount, view.campaign.currency)]),
+        items.map((c) => [date(c.commissionDate), hide ? maskEmail(c.referredUser) : c.referredUser, status(c.kind === 'clawback' ? 'refund' : statusWord(c.status)), money(c.amount, view.campaign.currency)]),
       )}
 ${
   pagination.totalPages > 1

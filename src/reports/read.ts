@@ -152,6 +152,10 @@ function add(out: Figures, row: Figures): void {
   out.payoutCount += row.payoutCount
   out.paidOutMinor += row.paidOutMinor
   out.salesMinor += row.salesMinor
+  out.holdCount += row.holdCount
+  out.holdMinor += row.holdMinor
+  out.voidedCount += row.voidedCount
+  out.voidedMinor += row.voidedMinor
 }
 
 function subtract(out: Figures, row: Figures): void {
@@ -202,6 +206,8 @@ export function summaryOf(f: Figures): ReportFigures {
       processing: pair(f.processingCount, f.processingMinor),
       paid: pair(f.paidCount, f.paidMinor),
       refunded: pair(f.refundedCount, f.refundedMinor),
+      hold: pair(f.holdCount, f.holdMinor),
+      voided: pair(f.voidedCount, f.voidedMinor),
     },
     clawbacks: pair(f.clawbackCount, f.clawbackMinor),
     paidOut: pair(f.payoutCount, f.paidOutMinor),

@@ -189,6 +189,10 @@ function fresh(row: Target['row'], moved: RollupDeltas): RollupRecord {
     payoutCount: moved.payoutCount ?? 0,
     paidOutMinor: moved.paidOutMinor ?? 0,
     salesMinor: moved.salesMinor ?? 0,
+    holdCount: moved.holdCount ?? 0,
+    holdMinor: moved.holdMinor ?? 0,
+    voidedCount: moved.voidedCount ?? 0,
+    voidedMinor: moved.voidedMinor ?? 0,
   } satisfies Record<keyof RollupRecord, unknown>
 }
 
@@ -256,6 +260,33 @@ async function signupEntries(tx: StorageTransaction, before: CommissionRecord | 
  */
 export async function moveCommission(tx: StorageTransaction, before: CommissionRecord | null, after: CommissionRecord | null): Promise<void> {
   await addToRollups(tx, [...commissionEntries(before, after), ...(await signupEntries(tx, before, after))])
+  const stale = staleRefundWindow(before, after)
+  if (stale !== null) await forgetRefundWindow(tx, stale)
+}
+
+const refundedSale = (c: Pick<CommissionRecord, 'kind' | 'status'> | null): boolean => c !== null && c.kind === 'sale' && c.status === 'refunded'
+
+/**
+ * The affiliate whose kept refund window (`refundWindow`, the `refund_rate` fraud rule's sums of its
+ * sales and refunded sales over the days before today) a write to one commission makes stale, or
+ * null: a sale inserted, deleted or re-dated, or one moving into or out of `refunded`, on a day
+ * before the write's own (its `updatedAt`). The write's own day is read afresh by every check.
+ */
+export function staleRefundWindow(before: CommissionRecord | null, after: CommissionRecord | null): string | null {
+  const sale = (c: CommissionRecord | null) => (c !== null && c.kind === 'sale' ? c : null)
+  const [was, is] = [sale(before), sale(after)]
+  if (was === null && is === null) return null
+  const moved = was === null || is === null || was.commissionDate !== is.commissionDate || was.affiliateId !== is.affiliateId || refundedSale(was) !== refundedSale(is)
+  if (!moved) return null
+  // A sale of the write's own day (a new sale, as most are): no earlier day changed.
+  if (was === null && is !== null && is.commissionDate.slice(0, 10) === is.updatedAt.slice(0, 10)) return null
+  if (was !== null && is !== null && was.commissionDate === is.commissionDate && was.affiliateId === is.affiliateId && is.commissionDate.slice(0, 10) === is.updatedAt.slice(0, 10)) return null
+  return (is ?? was)!.affiliateId
+}
+
+/** Empties an affiliate's kept refund window: its next `refund_rate` check reads the rollups again. */
+export async function forgetRefundWindow(tx: StorageTransaction, affiliateId: string): Promise<void> {
+  await tx.update('affiliates', affiliateId, { refundWindow: [] })
 }
 
 /** What a status move reads of a commission record. */
@@ -265,11 +296,16 @@ export type StatusMoveRecord = Pick<CommissionRecord, 'workspaceId' | 'campaignI
 export async function moveCommissionStatus(tx: StorageTransaction, before: readonly StatusMoveRecord[], status: CommissionRecord['status']): Promise<void> {
   // One entry per record: what `commissionEntries(record, moved)` adds up to (same place, same hour).
   const entries: RollupEntry[] = []
+  // Sales moving into or out of `refunded` (a payout paid with commissions refunded in full): their
+  // affiliates' kept refund windows go stale (whatever their day: these moves say no write time).
+  const stale = new Set<string>()
   for (const record of before) {
     const deltas = statusMoveFigures(record, status)
     if (deltas !== null) entries.push({ scope: scopeOf(record), at: record.commissionDate, deltas })
+    if (refundedSale(record) !== refundedSale({ kind: record.kind, status })) stale.add(record.affiliateId)
   }
   await addToRollups(tx, entries)
+  for (const affiliateId of stale) await forgetRefundWindow(tx, affiliateId)
 }
 
 /**

@@ -1,4 +1,4 @@
-import { bool, email, uuid } from '../domain/checks.js'
+import { bool, email, uuid, uuids } from '../domain/checks.js'
 import { commissions } from '../domain/descriptions/commissions.js'
 import { createSchema, inputsOf, listSchema, readOnlyOf, updateSchema } from './model-schemas.js'
 import { allOptional, schema } from './validate.js'
@@ -35,3 +35,9 @@ export const referredUserList = commissionList
 
 /** `POST /commissions/refund`: `amount` defaults to what is left to refund; `dryRun` answers what would happen and writes nothing. */
 export const commissionRefund = schema({ commissionId: uuid, ...allOptional({ ...inputsOf(commissions, ['amount']), dryRun: bool }) })
+
+/** The most commissions one release or void may name. */
+export const MAX_REVIEWED = 100
+
+/** `POST /commissions/release` and `/commissions/void`: the held commissions to review (1 to 100), all or none. */
+export const commissionReview = schema({ commissionIds: uuids(MAX_REVIEWED) })

@@ -8,8 +8,12 @@ export { referralCode }
 
 export const linkCreate = createSchema(links)
 
-/** The beacon's body: an event on a link (the visitor is the caller). */
-export const linkTrack = schema({ referralCode, event: oneOf(['open', 'click'] as const) })
+/**
+ * One tracked event. `landingUrl`: the page's address as the visitor landed on it (the beacon on the
+ * host's own site), so an ad network's click id in it (`gclid`, `fbclid`, ...) marks the click as
+ * one from a paid ad (the `paid_ad_click` fraud rule).
+ */
+export const linkTrack = schema({ referralCode, event: oneOf(['open', 'click'] as const), landingUrl: optional(text(4096)) })
 
 /**
  * The keyed `POST /links/track`'s body (and each entry of a batch): an event on a link and, when

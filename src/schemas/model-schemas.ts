@@ -114,9 +114,13 @@ export function inputsOf<M extends ModelSpec, const N extends keyof RequestSpecs
   return Object.fromEntries(names.map((name) => [name, inputOf(byName.get(name)!, name)])) as { [K in N]: Struct<InputOf<RequestSpecs<M>[K]>, check.JsonSchema> }
 }
 
-/** A request's value as stored: money in minor units, timestamps in UTC with milliseconds, lists copied. */
+/**
+ * A request's value as stored: money in minor units, timestamps in UTC with milliseconds, lists
+ * copied, a map as JSON text over its default (the keys a request leaves out keep their default).
+ */
 function stored(spec: FieldSpec, value: unknown): unknown {
   if (spec.kind === 'money') return parseMoney(value)
+  if (spec.kind === 'map') return JSON.stringify({ ...(typeof spec.default === 'string' ? JSON.parse(spec.default) : {}), ...(value as object) })
   if (spec.kind === 'timestamp' && typeof value === 'string') return new Date(value).toISOString()
   return Array.isArray(value) ? [...value] : value
 }

@@ -13,7 +13,14 @@ type Described = [name: string, spec: (FieldSpec | InputSpec) & { form: FormCont
 type Choices = readonly (readonly [string, string])[]
 
 /** The text a form shows for a value of an answer. */
-export const formText = (value: unknown): string => (value === null || value === undefined ? '' : Array.isArray(value) ? value.join(', ') : String(value))
+export const formText = (value: unknown): string =>
+  value === null || value === undefined
+    ? ''
+    : Array.isArray(value)
+      ? value.join(', ')
+      : typeof value === 'object'
+        ? Object.entries(value).map(([key, item]) => `${key}=${String(item)}`).join(', ')
+        : String(value)
 
 /** The fields of `schema` that have a form control, each with whether the form must give it. */
 function formFields<T>(schema: Schema<T>): Described[] {
@@ -34,7 +41,7 @@ export function formValues<T>(schema: Schema<T>, answer: object): Record<string,
 export function defaultValues<T>(schema: Schema<T>): Record<string, string> {
   return Object.fromEntries(
     formFields(schema).flatMap(([name, spec]) =>
-      'default' in spec && spec.default !== undefined ? [[name, spec.kind === 'money' ? formText(moneyNumber(Number(spec.default))) : formText(spec.default)]] : [],
+      'default' in spec && spec.default !== undefined ? [[name, spec.kind === 'money' ? formText(moneyNumber(Number(spec.default))) : formText(spec.kind === 'map' ? JSON.parse(String(spec.default)) : spec.default)]] : [],
     ),
   )
 }

@@ -1,3 +1,4 @@
+import { DEFAULT_FRAUD_RULES } from '../domain/fraud-rules.js'
 import type {
   AdminSessionRecord,
   AffiliateRecord,
@@ -47,6 +48,7 @@ export const campaign = (overrides: Partial<CampaignRecord> = {}): CampaignRecor
   commissionType: 'percentage',
   amountMinor: 12_50,
   minimumPayoutMinor: 0,
+  fraudRules: JSON.stringify(DEFAULT_FRAUD_RULES),
   payoutId: sampleId(),
   url: 'https://shop.example.com/landing?x=1',
   requiresApprovalToJoin: true,
@@ -84,6 +86,8 @@ export const affiliate = (overrides: Partial<AffiliateRecord> = {}): AffiliateRe
     details: null,
     isActive: true,
     isBanned: false,
+    portalDevices: ['DA0ODxAREhMUFRYX'],
+    refundWindow: ['2026-01-01', '12', '3'],
     totalOpens: 0,
     totalClicks: 0,
     totalSignups: 0,
@@ -278,6 +282,10 @@ export const rollup = (overrides: Partial<RollupRecord> = {}): RollupRecord => (
   payoutCount: 0,
   paidOutMinor: 0,
   salesMinor: 0,
+  holdCount: 1,
+  holdMinor: 7_00,
+  voidedCount: 0,
+  voidedMinor: 0,
   createdAt: at(0),
   ...overrides,
 })
@@ -287,6 +295,9 @@ export const click = (overrides: Partial<ClickRecord> = {}): ClickRecord => ({
   linkId: sampleId(),
   event: 'click',
   visitor: `${(counter + 1).toString(16).padStart(22, '0')}`,
+  address: 'AAECAwQFBgcICQoL',
+  device: 'DA0ODxAREhMUFRYX',
+  paidAd: false,
   createdAt: at(0),
   ...overrides,
 })
@@ -332,6 +343,10 @@ export const customer = (overrides: Partial<CustomerRecord> = {}): CustomerRecor
   emailKey: 'zoë@example.com',
   name: null,
   stripeCustomerId: `cus_${counter + 1}`,
+  clickAddress: 'AAECAwQFBgcICQoL',
+  clickDevice: '',
+  clickPaidAd: true,
+  clickAddressCount: 2,
   firstSaleAt: at(60),
   salesCount: 3,
   commissionCount: 0,

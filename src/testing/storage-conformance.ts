@@ -9,6 +9,7 @@ import {
   apiKey,
   at,
   campaign,
+  click,
   commission,
   customer,
   link,
@@ -330,6 +331,55 @@ export function describeStorageConformance(name: string, factory: StorageFactory
       test('serializable: concurrent claims of the same records never give one record to two claimants', (storage) =>
         concurrentClaims(storage, (t, mine, payoutId) => t.updateMany('commissions', { id: { in: mine }, status: 'pending', payoutId: null }, { status: 'processing', payoutId })),
       )
+    })
+
+    describe('fraud review: held commissions and what the fraud rules read', () => {
+      test("a held commission's reasons round-trip, and review's guarded move empties them once", async (storage) => {
+        const held = commission({ status: 'hold', holdReasons: ['disposable_email', 'paid_ad_click'] })
+        const other = commission()
+        await insertAll(storage, 'commissions', [held, other])
+        expect(await tx(storage, (t) => t.get('commissions', held.id))).toStrictEqual(held)
+        expect(ids(await tx(storage, (t) => t.find('commissions', { where: { workspaceId: WORKSPACE, status: 'hold' } })))).toEqual([held.id])
+        const release = { status: 'pending' as const, holdReasons: [], updatedAt: at(9) }
+        expect(await tx(storage, (t) => t.updateMany('commissions', { id: held.id, status: 'hold' }, release))).toBe(1)
+        expect(await tx(storage, (t) => t.updateMany('commissions', { id: held.id, status: 'hold' }, { status: 'voided' }))).toBe(0)
+        expect(await tx(storage, (t) => t.get('commissions', held.id))).toStrictEqual({ ...held, ...release })
+        expect(await tx(storage, (t) => t.count('commissions', { where: { workspaceId: WORKSPACE, status: 'hold' } }))).toBe(0)
+      })
+
+      test("a campaign's fraud rules, a click's and a customer's fraud facts and an affiliate's portal devices round-trip", async (storage) => {
+        const rules = JSON.stringify({ self_referral: 'flag', disposable_email: 'block', paid_ad_click: 'flag', address_burst: 'off', refund_rate: 'block' })
+        const records = {
+          campaign: campaign({ fraudRules: rules }),
+          click: click({ address: 'YWRkcmVzcy1oYXNo', device: 'ZGV2aWNlLWhhc2g', paidAd: true }),
+          customer: customer({ clickAddress: 'YWRkcmVzcy1oYXNo', clickDevice: 'ZGV2aWNlLWhhc2g', clickPaidAd: true }),
+          affiliate: affiliate({ portalDevices: ['ZGV2aWNlLWhhc2g', 'b3RoZXI'] }),
+        }
+        await tx(storage, async (t) => {
+          await t.insert('campaigns', records.campaign)
+          await t.insert('clicks', records.click)
+          await t.insert('customers', records.customer)
+          await t.insert('affiliates', records.affiliate)
+        })
+        expect(await tx(storage, (t) => t.get('campaigns', records.campaign.id))).toStrictEqual(records.campaign)
+        expect(await tx(storage, (t) => t.get('clicks', records.click.id))).toStrictEqual(records.click)
+        expect(await tx(storage, (t) => t.get('customers', records.customer.id))).toStrictEqual(records.customer)
+        expect(await tx(storage, (t) => t.get('affiliates', records.affiliate.id))).toStrictEqual(records.affiliate)
+        await tx(storage, (t) => t.update('affiliates', records.affiliate.id, { portalDevices: ['bmV3'] }))
+        expect((await tx(storage, (t) => t.get('affiliates', records.affiliate.id)))!.portalDevices).toEqual(['bmV3'])
+      })
+
+      test("an affiliate's customers from one click address within a window (what address_burst counts)", async (storage) => {
+        const affiliateId = sampleId()
+        const from = (clickAddress: string, createdAt: string, other = affiliateId) => customer({ affiliateId: other, clickAddress, createdAt, updatedAt: createdAt })
+        const inside = [from('addr-1', at(100)), from('addr-1', at(200)), from('addr-1', at(300))]
+        const outside = [from('addr-1', at(10)), from('addr-1', at(400)), from('addr-2', at(200)), from('addr-1', at(200), sampleId())]
+        await insertAll(storage, 'customers', [...outside, ...inside])
+        const found = await tx(storage, (t) =>
+          t.select('customers', ['id'], { where: { affiliateId, clickAddress: 'addr-1', createdAt: { gte: at(100), lte: at(300) } }, orderBy: { field: 'createdAt', direction: 'ASC' } }),
+        )
+        expect(ids(found)).toEqual(ids(inside))
+      })
     })
 
     describe('select', () => {

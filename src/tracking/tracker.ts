@@ -24,6 +24,8 @@ export interface Visit {
   userAgent: string
   /** The hashes of the caller's runtime (see `Runtime`). @default the portable ones */
   runtime?: Runtime
+  /** Whether the landing url carried an ad network's click id (`carriesAdClick`). @default false */
+  paidAd?: boolean
 }
 
 export interface TrackResult {
@@ -233,7 +235,12 @@ export function createTracker(options: TrackerOptions) {
       window.set(visitor, { id, at: now })
       seen?.add(visitor, now)
     }
-    await hand({ click: { id, linkId: link.id, event, visitor, createdAt }, link })
+    // What the fraud rules read of a click: its address alone and its device (of no link), hashed under the same day's salt.
+    const day = dayOf(now)
+    const runtime = visit.runtime ?? portableRuntime
+    const address = visit.address === undefined ? '' : h.visitor(runtime, day, 'address', '', visit.address, '')
+    const device = visit.address === undefined ? '' : h.visitor(runtime, day, 'device', '', visit.address, visit.userAgent)
+    await hand({ click: { id, linkId: link.id, event, visitor, address, device, paidAd: visit.paidAd === true, createdAt }, link })
     return { clickId: id, link, counted: true }
   }
 
@@ -245,7 +252,7 @@ export function createTracker(options: TrackerOptions) {
   async function count(link: LinkRecord, event: TrackEvent, visit: Visit | null, now: number, hand: Hand): Promise<TrackResult> {
     if (visit === null) {
       const id = timeUuid(now)
-      await hand({ click: { id, linkId: link.id, event, visitor: `keyed:${id}`, createdAt: new Date(now).toISOString() }, link })
+      await hand({ click: { id, linkId: link.id, event, visitor: `keyed:${id}`, address: '', device: '', paidAd: false, createdAt: new Date(now).toISOString() }, link })
       return { clickId: id, link, counted: true }
     }
     const h = await hasherOf()
@@ -293,6 +300,16 @@ export function createTracker(options: TrackerOptions) {
         for (const { click } of items) if (window.get(click.visitor)?.id === click.id) window.delete(click.visitor)
         throw error
       }
+    },
+
+    /**
+     * The device hash of `visit` today (its address and user agent under today's click salt, as a
+     * click records it), or null without an address: what the portal keeps of an affiliate's own visits.
+     */
+    async device(visit: Visit): Promise<string | null> {
+      if (visit.address === undefined) return null
+      const h = await hasherOf()
+      return h.visitor(visit.runtime ?? portableRuntime, dayOf(clock.now()), 'device', '', visit.address, visit.userAgent)
     },
 
     /** Forgets the links held in memory (a link was deleted in this process). */

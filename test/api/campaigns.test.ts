@@ -68,6 +68,7 @@ describe('POST /campaigns', () => {
       attributionWindowDays: 30,
       recurringMonths: null,
       maxCommissionsPerCustomer: null,
+      fraudRules: { self_referral: 'block', disposable_email: 'flag', paid_ad_click: 'off', address_burst: 'flag', refund_rate: 'flag' },
       createdAt: '2026-01-01T00:00:01.500Z',
       updatedAt: '2026-01-01T00:00:01.500Z',
     })
@@ -97,6 +98,7 @@ describe('POST /campaigns', () => {
       attributionWindowDays: 90,
       recurringMonths: 12,
       maxCommissionsPerCustomer: 3,
+      fraudRules: { self_referral: 'flag', disposable_email: 'block', paid_ad_click: 'flag', address_burst: 'off', refund_rate: 'block' },
     }
     const data = await create(ctx, full)
     expect(data).toEqual({ ...full, id: data.id, payoutId: data.payoutId, createdAt: T0, updatedAt: T0 })
@@ -418,6 +420,7 @@ describe('PUT /campaigns', () => {
       attributionWindowDays: 7,
       recurringMonths: 0,
       maxCommissionsPerCustomer: 1,
+      fraudRules: { self_referral: 'off', disposable_email: 'off', paid_ad_click: 'block', address_burst: 'block', refund_rate: 'off' },
     }
     const response = await ctx.call('PUT', `/campaigns?campaignId=${created.id}`, { body: changes })
     expect(response.body.data).toStrictEqual({

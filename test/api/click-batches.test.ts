@@ -209,7 +209,7 @@ describe('the redirect answers first, and a batch writes its clicks in one trans
 
 describe('the click writer', () => {
   const link = { id: 'link-1', affiliateId: 'aff-1', workspaceId: 'ws', campaignId: 'c' } as LinkRecord
-  const item = (n: number) => ({ click: { id: `click-${n}`, linkId: link.id, event: 'click' as const, visitor: `v${n}`, createdAt: '2026-01-01T00:00:00.000Z' }, link })
+  const item = (n: number) => ({ click: { id: `click-${n}`, linkId: link.id, event: 'click' as const, visitor: `v${n}`, address: '', device: '', paidAd: false, createdAt: '2026-01-01T00:00:00.000Z' }, link })
 
   it('writes a full batch at once, without waiting for flushMs', async () => {
     const w = watched(memoryStorage())

@@ -61,6 +61,8 @@ describe('GET /reports/summary', () => {
         processing: { count: 0, amount: '0.00' },
         paid: { count: 2, amount: '50.00' },
         refunded: { count: 1, amount: '0.00' },
+        hold: { count: 0, amount: '0.00' },
+        voided: { count: 0, amount: '0.00' },
       },
       clawbacks: { count: 1, amount: '-15.00' },
       paidOut: { count: 1, amount: '50.00' },

@@ -182,6 +182,12 @@ describe('the examples in the document', () => {
     for (const route of routes.filter((r) => r.example)) {
       const body = Object.fromEntries(Object.entries(route.example!).map(([k, v]) => [k, ids[k] ?? v]))
       if (route.operation[1] === 'track') body.referralCode = (await api.links.create({ affiliateId: affiliate.id })).referralCode
+      // Review takes a held commission: a sale the fraud rules flag (a disposable e-mail).
+      if (route.operation[1] === 'release' || route.operation[1] === 'void') {
+        const { referralCode } = await api.links.create({ affiliateId: affiliate.id })
+        const held = await api.conversions.sale({ workspaceId: WS_A, referralCode, email: `${route.operation[1]}@mailinator.com`, amount: '10.00', currency: 'USD', invoiceId: `in_${route.operation[1]}` })
+        body.commissionIds = [held.commission!.commissionId]
+      }
       const answer = await call(route.method, route.path, { body })
       expect(answer.status, `${route.method} ${route.path}: ${answer.text}`).toBeLessThan(300)
     }

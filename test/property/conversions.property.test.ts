@@ -17,8 +17,12 @@ import { allPages, apiCampaignInput, centsOf, outcome, setup, WS_A } from '../su
 // 3. a repeated invoiceId, or refundId of the same sale, answers the first answer and changes no record at all (a
 //    refundId of another sale is 422);
 // 4. money is conserved per affiliate as in test/property/payouts.model.property.test.ts:
-//    earned = held + due + inPayout + paidOut + refunded, and totalEarnings is the sum over sale
-//    commissions not refunded of amount - refundedAmount.
+//    earned = held + due + inPayout + paidOut + refunded + on hold + voided, and totalEarnings is
+//    the sum over sale commissions not refunded, held or voided of amount - refundedAmount;
+// 5. the fraud rules' hold (wave 4): customer 1 signs up with a disposable e-mail, so each of its
+//    commissions is made `hold` (disposable_email), no other is held but by refund_rate; a held one
+//    is in no payout until released, a voided one never is; release and void answer 422 on
+//    anything not held; a voided commission's later refunds take nothing from it.
 
 const DAY = 86_400_000
 const CUSTOMERS = 3
@@ -30,6 +34,7 @@ type Step =
   | { type: 'refund'; invoice: number; cents: number | null; refund: number | null }
   | { type: 'payout' }
   | { type: 'ban'; affiliate: number; banned: boolean }
+  | { type: 'review'; invoice: number; action: 'release' | 'void' }
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ type: fc.constant('lead' as const), customer: fc.nat(CUSTOMERS - 1), affiliate: fc.nat(AFFILIATES - 1) }),
@@ -50,7 +55,12 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   }) },
   fc.record({ type: fc.constant('payout' as const) }),
   fc.record({ type: fc.constant('ban' as const), affiliate: fc.nat(AFFILIATES - 1), banned: fc.boolean() }),
+  fc.record({ type: fc.constant('review' as const), invoice: fc.nat(9), action: fc.constantFrom('release' as const, 'void' as const) }),
 )
+
+/** The customer whose e-mail is at a disposable domain: the campaign's `disposable_email` rule (flag) holds its commissions. */
+const DISPOSABLE = 1
+const emailOf = (customer: number) => `user${customer}@${customer === DISPOSABLE ? 'mailinator.com' : 'example.com'}`
 
 const rules = fc.record({
   percent: fc.constantFrom(1, 7, 20, 33, 50, 100),
@@ -63,7 +73,13 @@ const rounded = (cents: number, percent: number) => Math.floor((cents * percent 
 async function scenario(rule: { percent: number; recurringMonths: number | null; maxCommissionsPerCustomer: number | null }, steps: Step[]) {
   const { api, storage, clock } = setup()
   const campaign = await api.campaigns.create(
-    apiCampaignInput({ amount: rule.percent, payoutTerm: 0, recurringMonths: rule.recurringMonths, maxCommissionsPerCustomer: rule.maxCommissionsPerCustomer }),
+    apiCampaignInput({
+      amount: rule.percent,
+      payoutTerm: 0,
+      recurringMonths: rule.recurringMonths,
+      maxCommissionsPerCustomer: rule.maxCommissionsPerCustomer,
+      fraudRules: { disposable_email: 'flag', refund_rate: 'flag' },
+    }),
   )
   const affiliates = []
   for (let a = 0; a < AFFILIATES; a++) {
@@ -71,7 +87,10 @@ async function scenario(rule: { percent: number; recurringMonths: number | null;
   }
   const banned = new Set<number>()
   /** Per invoice: the sale's cents, the commission made (id and amount when made), what was refunded of the sale. */
-  const sales = new Map<number, { cents: number; commissionId: string | null; commissionCents: number; refunded: number; customerId: string | null }>()
+  const sales = new Map<
+    number,
+    { cents: number; commissionId: string | null; commissionCents: number; refunded: number; customerId: string | null; refundedWhenVoided: number | null }
+  >()
   const firstAnswers = new Map<string, unknown>()
   /** The invoice each refundId refunded. */
   const refundedInvoice = new Map<string, number>()
@@ -79,7 +98,15 @@ async function scenario(rule: { percent: number; recurringMonths: number | null;
   for (const [n, s] of steps.entries()) {
     const context = `step ${n}: ${JSON.stringify(s)}`
     if (s.type === 'lead') {
-      await api.conversions.lead({ workspaceId: WS_A, externalId: `user-${s.customer}`, email: `user${s.customer}@example.com`, affiliateId: affiliates[s.affiliate]!.id })
+      await api.conversions.lead({ workspaceId: WS_A, externalId: `user-${s.customer}`, email: emailOf(s.customer), affiliateId: affiliates[s.affiliate]!.id })
+    } else if (s.type === 'review') {
+      const sale = sales.get(s.invoice)
+      if (!sale?.commissionId) continue
+      const was = await api.commissions.get(sale.commissionId)
+      const status = await outcome(() => api.commissions[s.action]({ commissionIds: [sale.commissionId!] }))
+      // 5. Only a held commission is reviewed.
+      expect(status, context).toBe(was.status === 'hold' ? 200 : 422)
+      if (status === 200 && s.action === 'void') sale.refundedWhenVoided = sale.refunded
     } else if (s.type === 'ban') {
       await api.affiliates.update(affiliates[s.affiliate]!.id, { isBanned: s.banned })
       if (s.banned) banned.add(s.affiliate)
@@ -109,6 +136,11 @@ async function scenario(rule: { percent: number; recurringMonths: number | null;
         expect(centsOf(answer.commission.adminEarnedAmount), context).toBe(s.cents - rounded(s.cents, rule.percent))
         expect(s.currency).toBe('USD')
         expect(banned.has(boundTo), context).toBe(false)
+        // 5. Held exactly when a rule flagged it; a disposable e-mail always does.
+        const { status, holdReasons } = answer.commission
+        expect(status === 'hold', context).toBe(holdReasons.length > 0)
+        expect(holdReasons.includes('disposable_email'), context).toBe(s.customer === DISPOSABLE)
+        expect(holdReasons.filter((reason) => reason !== 'disposable_email' && reason !== 'refund_rate'), context).toEqual([])
       } else {
         expect(SALE_SKIP_REASONS, context).toContain(answer.skipped)
         if (answer.customer === null) expect(answer.skipped).toBe('not_attributed')
@@ -122,6 +154,7 @@ async function scenario(rule: { percent: number; recurringMonths: number | null;
         commissionCents: answer.commission ? centsOf(answer.commission.amount) : 0,
         refunded: 0,
         customerId: answer.customer?.customerId ?? null,
+        refundedWhenVoided: null,
       })
     } else {
       const key = s.refund === null ? null : `re_${s.refund}`
@@ -164,7 +197,12 @@ async function scenario(rule: { percent: number; recurringMonths: number | null;
     for (const sale of fromSales) {
       const c = byId.get(sale.commissionId!)!
       const taken = sale.commissionCents - centsOf(c.amount) + (c.status === 'refunded' && c.payoutId === null ? centsOf(c.amount) : centsOf(c.refundedAmount))
-      const owed = sale.refunded === sale.cents ? sale.commissionCents : Math.floor((sale.commissionCents * sale.refunded * 2 + sale.cents) / (sale.cents * 2))
+      // A voided commission earns nothing: refunds after it was voided take nothing from it.
+      const refundedOfIt = sale.refundedWhenVoided ?? sale.refunded
+      const owed = refundedOfIt === sale.cents ? sale.commissionCents : Math.floor((sale.commissionCents * refundedOfIt * 2 + sale.cents) / (sale.cents * 2))
+      expect(c.status === 'voided', context).toBe(sale.refundedWhenVoided !== null)
+      // 5. Held and voided commissions are in no payout.
+      if (c.status === 'hold' || c.status === 'voided') expect(c.payoutId, context).toBeNull()
       expect(taken, `${context}: refunds of ${c.commissionId}`).toBe(owed)
       expect(taken, context).toBeLessThanOrEqual(sale.commissionCents)
       const clawedBack = commissions.filter((k) => k.reversesCommissionId === c.commissionId).reduce((sum, k) => sum + centsOf(k.amount), 0)
@@ -176,22 +214,26 @@ async function scenario(rule: { percent: number; recurringMonths: number | null;
       const mine = fromSales.filter((sale) => byId.get(sale.commissionId!)!.affiliateId === affiliate.id)
       let refunded = 0
       let earnings = 0
+      let underReview = 0
+      let voided = 0
       for (const sale of mine) {
         const c = byId.get(sale.commissionId!)!
         const amount = centsOf(c.amount)
         refunded += sale.commissionCents - amount + (c.status === 'refunded' ? amount : centsOf(c.refundedAmount))
-        if (c.status !== 'refunded') earnings += amount - centsOf(c.refundedAmount)
+        if (c.status === 'hold') underReview += amount
+        else if (c.status === 'voided') voided += amount
+        else if (c.status !== 'refunded') earnings += amount - centsOf(c.refundedAmount)
       }
       const earned = mine.reduce((sum, sale) => sum + sale.commissionCents, 0)
       const shown = centsOf(balance.held) + centsOf(balance.due) + centsOf(balance.inPayout) + centsOf(balance.paidOut)
-      expect(shown + refunded, `${context}: money of ${affiliate.email}`).toBe(earned)
+      expect(shown + refunded + underReview + voided, `${context}: money of ${affiliate.email}`).toBe(earned)
       expect(Math.round((await api.affiliates.get(affiliate.id)).totalEarnings * 100), context).toBe(earnings)
     }
   }
 }
 
 describe('conversions against their rules', () => {
-  it('commissions follow the rule, refunds take back at most what was paid, repeats change nothing, money is conserved', async () => {
+  it('commissions follow the rule, refunds take back at most what was paid, repeats change nothing, money is conserved through hold, release and void', async () => {
     await fc.assert(
       fc.asyncProperty(rules, fc.array(step, { minLength: 1, maxLength: 30 }), (rule, steps) => scenario(rule, steps)),
       { numRuns: 150 },

@@ -29,6 +29,9 @@ const legacy = (id: string, createdAt: number, n = 0): ClickRecord => ({
   linkId: '0b9d6a2e-4c1f-4e4b-9a53-2f6a3c1d7e10',
   event: 'click',
   visitor: `legacy-visitor-${n}`,
+  address: '',
+  device: '',
+  paidAd: false,
   createdAt: new Date(createdAt).toISOString(),
 })
 /** A version 4 id sorting just above `prefix` (a UUID text prefix). */

@@ -71,6 +71,21 @@ const UNDO: Record<number, string> = {
   21: 'ALTER TABLE rollups DROP COLUMN salesMinor;',
   22: 'DROP TABLE adminSessions;',
   23: 'DROP TABLE notifications; DROP TABLE notificationPreferences;',
+  24: `ALTER TABLE campaigns DROP COLUMN fraudRules;
+  ALTER TABLE rollups DROP COLUMN holdCount;
+  ALTER TABLE rollups DROP COLUMN holdMinor;
+  ALTER TABLE rollups DROP COLUMN voidedCount;
+  ALTER TABLE rollups DROP COLUMN voidedMinor;
+  ALTER TABLE clicks DROP COLUMN address;
+  ALTER TABLE clicks DROP COLUMN device;
+  ALTER TABLE clicks DROP COLUMN paidAd;
+  DROP INDEX customers_affiliateId_clickAddress;
+  ALTER TABLE customers DROP COLUMN clickAddress;
+  ALTER TABLE customers DROP COLUMN clickDevice;
+  ALTER TABLE customers DROP COLUMN clickPaidAd;
+  ALTER TABLE customers DROP COLUMN clickAddressCount;
+  ALTER TABLE affiliates DROP COLUMN portalDevices;
+  ALTER TABLE affiliates DROP COLUMN refundWindow;`,
 }
 
 /** Undoes every migration after `version` (newest first) and sets `user_version` to it. */

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { COMMISSION_STATUSES, earnedMinor, statusChangeError } from '../../src/domain/commission-status.js'
+import { COMMISSION_STATUSES, earnedMinor, reviewError, reviewMoveError, statusChangeError } from '../../src/domain/commission-status.js'
 import { generateReferralCode, REFERRAL_CODE, referralUrl } from '../../src/domain/link.js'
 import { formatMoney, moneyNumber, parseMoney } from '../../src/domain/money.js'
 import type { CommissionStatus } from '../../src/domain/records.js'
@@ -141,12 +141,26 @@ describe('commission status machine', () => {
     processing: ['paid', 'refunded', 'pending'],
     paid: ['refunded'],
     refunded: [],
+    // Review's moves (the release and void routes); PUT refuses them (reviewMoveError).
+    hold: ['pending', 'voided'],
+    voided: [],
   }
   const pairs = COMMISSION_STATUSES.flatMap((from) => COMMISSION_STATUSES.map((to) => [from, to] as const))
 
-  it('knows exactly the four statuses', () => {
-    expect([...COMMISSION_STATUSES].sort()).toEqual(['paid', 'pending', 'processing', 'refunded'])
-    expect(pairs).toHaveLength(16)
+  it('knows exactly the six statuses', () => {
+    expect([...COMMISSION_STATUSES].sort()).toEqual(['hold', 'paid', 'pending', 'processing', 'refunded', 'voided'])
+    expect(pairs).toHaveLength(36)
+  })
+
+  it('leaves a held or voided commission to review: PUT may not move it, nor put one there', () => {
+    expect(reviewMoveError('hold', 'pending')).toMatch(/POST \/commissions\/release/)
+    expect(reviewMoveError('hold', 'voided')).toMatch(/POST \/commissions\/void/)
+    expect(reviewMoveError('voided', 'pending')).toBe('A voided commission is final: its status cannot change')
+    expect(reviewMoveError('hold', 'hold')).toBeNull()
+    expect(reviewMoveError('pending', 'paid')).toBeNull()
+    expect(reviewError('hold', 'release')).toBeNull()
+    expect(reviewError('pending', 'void')).toBe('Only a held commission can be voided; this one is pending')
+    expect(reviewError('voided', 'release')).toBe('Only a held commission can be released; this one is voided')
   })
 
   it.each(pairs)('%s -> %s', (from, to) => {
@@ -163,6 +177,9 @@ describe('commission status machine', () => {
     expect(earnedMinor(sale('pending'))).toBe(1250)
     expect(earnedMinor(sale('processing'))).toBe(1250)
     expect(earnedMinor(sale('paid'))).toBe(1250)
+    // Held for review: not earned until released; voided: never.
+    expect(earnedMinor({ kind: 'sale', status: 'hold', amountMinor: 1250, refundedMinor: 0 })).toBe(0)
+    expect(earnedMinor({ kind: 'sale', status: 'voided', amountMinor: 1250, refundedMinor: 0 })).toBe(0)
     expect(earnedMinor(sale('paid', 250))).toBe(1000)
     expect(earnedMinor(sale('refunded'))).toBe(0)
     expect(earnedMinor(sale('refunded', 1250))).toBe(0)

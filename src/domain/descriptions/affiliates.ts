@@ -1,6 +1,6 @@
 import * as check from '../checks.js'
 import { model } from '../describe.js'
-import { bool, editable, indexedText, int, money, stamps, text } from './fields.js'
+import { bool, editable, indexedText, int, list, money, stamps, text } from './fields.js'
 
 export const PAYOUT_METHODS = ['PAYPAL', 'WISE', 'BANK_TRANSFER'] as const
 export const PAYOUT_METHOD_LABELS = { PAYPAL: 'PayPal', WISE: 'Wise', BANK_TRANSFER: 'Bank transfer' } as const
@@ -42,6 +42,19 @@ export const affiliates = model(
     // Set by their own actions (approve, ban), each asking for confirmation: in no form.
     isActive: bool({ ...editable }),
     isBanned: bool({ ...editable, default: false }),
+    /**
+     * The device hashes (client address and user agent under the day's click salt, src/tracking/visitor.ts)
+     * the affiliate used the portal from, the latest last (at most 20): what `self_referral` compares a
+     * customer's click with. In no answer.
+     */
+    portalDevices: list({ default: [] }),
+    /**
+     * What `refund_rate` read of the affiliate's report rollups, kept so a sale reads one row rather
+     * than 90: `[day, sales, refunded]`, its sales and those refunded in full over the window's days
+     * before `day` (YYYY-MM-DD); [] when not kept. A write that moves those figures on an earlier day
+     * (a refund of an older sale, a sale dated in the past, a delete) empties it (src/reports/rollup.ts).
+     */
+    refundWindow: list({ default: [] }),
     ...totals,
     ...stamps,
   },

@@ -1,5 +1,6 @@
 import * as check from '../checks.js'
 import { model } from '../describe.js'
+import { DEFAULT_FRAUD_RULES, FRAUD_MODES, FRAUD_RULES, type FraudMode, type FraudRule } from '../fraud-rules.js'
 import { bool, editable, int, list, money, required, stamps, text } from './fields.js'
 
 /** Largest fixed amount, in currency units. Keeps every sum of minor units a safe integer. */
@@ -27,6 +28,24 @@ const atLeastOne = check.check<number>(
   'atLeastOne',
   { type: 'integer', minimum: 1 },
   (value) => (Number.isSafeInteger(value) && (value as number) >= 1) || 'must be an integer of 1 or more',
+)
+
+/** A campaign's fraud rules as a request gives them: some of the rules, each `off`, `flag` or `block`. */
+const fraudRules = check.check<Partial<Record<FraudRule, FraudMode>>>(
+  'fraudRules',
+  {
+    type: 'object',
+    properties: Object.fromEntries(FRAUD_RULES.map((rule) => [rule, { type: 'string', enum: [...FRAUD_MODES] }])),
+    additionalProperties: false,
+  },
+  (value) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'must be an object of rules, each "off", "flag" or "block"'
+    for (const [rule, mode] of Object.entries(value)) {
+      if (!(FRAUD_RULES as readonly string[]).includes(rule)) return `has an unknown rule "${rule}": the rules are ${FRAUD_RULES.join(', ')}`
+      if (!(FRAUD_MODES as readonly unknown[]).includes(mode)) return `.${rule} must be "off", "flag" or "block"`
+    }
+    return true
+  },
 )
 
 const reward = 'Reward'
@@ -98,6 +117,20 @@ export const campaigns = model(
       default: null,
       form: { label: 'Most commissions per customer', group: reward, hint: 'Empty for no limit.' },
     }),
+    fraudRules: {
+      kind: 'map',
+      description:
+        'Each fraud rule (self_referral, disposable_email, paid_ad_click, address_burst, refund_rate) as `off`, `flag` (the commission is held for review) or `block` (no commission). Rules a request leaves out take their default. See docs/fraud.md.',
+      input: fraudRules,
+      ...editable,
+      default: JSON.stringify(DEFAULT_FRAUD_RULES),
+      form: {
+        label: 'Fraud rules',
+        group: 'Fraud',
+        control: 'textarea',
+        hint: 'rule=mode pairs, mode off, flag or block, e.g. self_referral=block, disposable_email=flag, paid_ad_click=off, address_burst=flag, refund_rate=flag',
+      },
+    } as const,
     ...stamps,
   },
   {

@@ -4,7 +4,12 @@ import { MAX_AMOUNT } from './campaigns.js'
 import { bool, editable, indexedText, int, list, money, nullableText, required, stamps, text, timestamp } from './fields.js'
 import { referralCode } from './links.js'
 
-export const COMMISSION_STATUSES = ['pending', 'processing', 'paid', 'refunded'] as const
+export const COMMISSION_STATUSES = ['pending', 'processing', 'paid', 'refunded', 'hold', 'voided'] as const
+/**
+ * The statuses a request may set (create, `PUT /commissions`): `hold` is set by the fraud rules and
+ * left by `POST /commissions/release` or `/commissions/void`, which alone make `voided`.
+ */
+export const SETTABLE_COMMISSION_STATUSES = ['pending', 'processing', 'paid', 'refunded'] as const
 /** A `sale` earns; a `clawback` (negative, made by refunding a paid sale) recovers money in the next payout. */
 export const COMMISSION_KINDS = ['sale', 'clawback'] as const
 
@@ -36,7 +41,14 @@ export const commissions = model(
     referredUserKey: indexedText,
     amountMinor: money('amount', { wire: 'string', input: check.money(MAX_AMOUNT), ...required, form: { label: 'Commission amount' } }),
     adminEarnedMinor: money('adminEarnedAmount', { wire: 'string', input: check.money(MAX_AMOUNT), ...editable, form: { label: 'Admin earned amount', hint: 'What the sale earned the program, for your records; default 0.' } }),
-    status: text({ values: COMMISSION_STATUSES, ...editable, filter: true, form: { label: 'Status', none: 'Pending (default)' } }),
+    status: text({
+      values: COMMISSION_STATUSES,
+      description: '`hold`: held for review by the fraud rules (not payable; see holdReasons); `voided`: voided after review (earns nothing, kept for history).',
+      input: check.oneOf(SETTABLE_COMMISSION_STATUSES),
+      ...editable,
+      filter: check.oneOf(COMMISSION_STATUSES),
+      form: { label: 'Status', none: 'Pending (default)' },
+    }),
     commissionDate: timestamp({ ...editable, form: { label: 'Date of the sale', hint: 'An ISO date-time such as 2026-03-01T12:00:00Z; default now.' } }),
     remarks: text({ nullable: true, searched: true, input: check.nullable(check.text(5000)), ...editable, form: { label: 'Remarks', control: 'textarea' } }),
     // The referred-user fields: `/referred-users` requests give them (see schemas/commissions.ts).
@@ -67,8 +79,8 @@ export const commissions = model(
     currency: text({ description: "Its campaign's currency, ISO 4217." }),
     customerId: text({ nullable: true, indexed: true, description: 'The customer whose sale made it (a clawback: of the sale it reverses); null when made by hand.' }),
     paymentIntentId: text({ nullable: true, description: "The sale's payment intent (Stripe), once an event named it." }),
-    /** Empty: no commission is held yet (the fraud rules will). */
-    holdReasons: list({ description: 'Why it is held for review; empty unless it is.' }),
+    /** The fraud rules that flagged it (docs/fraud.md) while it is `hold`; emptied when it is released or voided (its `commission.held` event keeps them). */
+    holdReasons: list({ description: 'The fraud rules that flagged it for review (self_referral, disposable_email, paid_ad_click, address_burst, refund_rate); empty unless it is held.' }),
     ...stamps,
   },
   {

@@ -1,6 +1,6 @@
 import * as check from '../checks.js'
 import { model } from '../describe.js'
-import { indexedText, int, nullableText, stamps, text, timestamp } from './fields.js'
+import { bool, indexedText, int, nullableText, stamps, text, timestamp } from './fields.js'
 import { providerId } from './commissions.js'
 
 /** The host's id for its user (`externalId`): any text it keeps, 1 to 255 characters. */
@@ -40,6 +40,20 @@ export const customers = model(
     salesCount: int({ description: 'Its sales paid since its attribution.' }),
     /** Commissions its sales made: what `maxCommissionsPerCustomer` limits. */
     commissionCount: int(),
+    /**
+     * The fraud rules' view of the click that brought it (copied from it, as clicks are pruned): its
+     * client address and device, hashed under the day's click salt; '' when no click did. In no answer;
+     * erasure empties them.
+     */
+    clickAddress: text(),
+    clickDevice: text(),
+    clickPaidAd: bool(),
+    /**
+     * How many of its affiliate's customers (itself included) came from its click's address within the
+     * 24 hours up to its arrival, counted once when it is made (0 without a click address): what
+     * `address_burst` reads at each of its sales, without a query.
+     */
+    clickAddressCount: int(),
     ...stamps,
   },
   {
@@ -49,7 +63,7 @@ export const customers = model(
       { name: 'customers_workspace_stripe', fields: ['workspaceId', 'stripeCustomerId'] },
     ],
     // Signups are distinct e-mails per affiliate and per link, over customers and referred users.
-    indexes: [['workspaceId', 'externalId'], ['affiliateId', 'emailKey'], ['linkId', 'emailKey']],
+    indexes: [['workspaceId', 'externalId'], ['affiliateId', 'emailKey'], ['linkId', 'emailKey'], ['affiliateId', 'clickAddress']],
     answers: {
       customer: [
         'id', 'workspaceId', 'campaignId', 'affiliateId', 'linkId', 'clickId', 'attributedAt', 'externalId', 'email', 'name',

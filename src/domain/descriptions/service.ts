@@ -1,5 +1,5 @@
 import { model } from '../describe.js'
-import { indexedText, int, list, nullableText, stamps, text, timestamp } from './fields.js'
+import { bool, indexedText, int, list, nullableText, stamps, text, timestamp } from './fields.js'
 
 // The records the service keeps for itself: keys, idempotent answers, counters, report rollups,
 // clicks, settings and portal secrets. No request writes them field by field.
@@ -57,7 +57,7 @@ export const sequences = model({ id: text(), value: int(), ...stamps })
 export const ROLLUP_COUNTERS = [
   'opens', 'clicks', 'signups', 'saleCount', 'earningsMinor', 'pendingCount', 'pendingMinor', 'processingCount',
   'processingMinor', 'paidCount', 'paidMinor', 'refundedCount', 'refundedMinor', 'clawbackCount', 'clawbackMinor',
-  'payoutCount', 'paidOutMinor', 'salesMinor',
+  'payoutCount', 'paidOutMinor', 'salesMinor', 'holdCount', 'holdMinor', 'voidedCount', 'voidedMinor',
 ] as const
 
 /**
@@ -104,6 +104,11 @@ export const rollups = model({
   paidOutMinor: int(),
   /** What the sales dated in this hour were (their `saleAmount`, before any refund): the referred revenue. */
   salesMinor: int(),
+  /** Sales held for review by the fraud rules, and those voided after review. */
+  holdCount: int(),
+  holdMinor: int(),
+  voidedCount: int(),
+  voidedMinor: int(),
   /** The same as `hourStart`, so rows list in hour order. */
   createdAt: timestamp(),
 })
@@ -124,6 +129,12 @@ export const clicks = model({
    * `keyed:` and its own id: no other event repeats it.
    */
   visitor: indexedText,
+  /** The client address alone, hashed under the same day's salt ('' without one): what `address_burst` counts by. */
+  address: text(),
+  /** The address and user agent, of no link, hashed under the day's salt ('' without an address): what `self_referral` compares with the affiliate's portal visits. */
+  device: text(),
+  /** Whether its landing url carried an ad network's click id (gclid, fbclid, ...): what `paid_ad_click` reads. */
+  paidAd: bool(),
   createdAt: timestamp(),
 })
 

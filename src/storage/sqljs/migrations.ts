@@ -743,6 +743,28 @@ CREATE TABLE notificationPreferences (
 CREATE INDEX notificationPreferences_created ON notificationPreferences (createdAt, id);
 CREATE INDEX notificationPreferences_workspaceId ON notificationPreferences (workspaceId, createdAt, id);`,
   },
+  {
+    version: 24,
+    // Fraud rules and the hold status (SPEC wave 4): a campaign's rules (existing campaigns take the
+    // defaults), report figures of held and voided sales, what a click tells the rules (its address
+    // and device hashed under its day's salt, whether it came from a paid ad), the same copied onto
+    // the customer it brought, and the devices an affiliate used the portal from.
+    sql: `ALTER TABLE campaigns ADD COLUMN fraudRules TEXT NOT NULL DEFAULT '{"self_referral":"block","disposable_email":"flag","paid_ad_click":"off","address_burst":"flag","refund_rate":"flag"}';
+ALTER TABLE rollups ADD COLUMN holdCount INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE rollups ADD COLUMN holdMinor INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE rollups ADD COLUMN voidedCount INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE rollups ADD COLUMN voidedMinor INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE clicks ADD COLUMN address TEXT NOT NULL DEFAULT '';
+ALTER TABLE clicks ADD COLUMN device TEXT NOT NULL DEFAULT '';
+ALTER TABLE clicks ADD COLUMN paidAd INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE customers ADD COLUMN clickAddress TEXT NOT NULL DEFAULT '';
+ALTER TABLE customers ADD COLUMN clickDevice TEXT NOT NULL DEFAULT '';
+ALTER TABLE customers ADD COLUMN clickPaidAd INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE customers ADD COLUMN clickAddressCount INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX customers_affiliateId_clickAddress ON customers (affiliateId, clickAddress, createdAt, id);
+ALTER TABLE affiliates ADD COLUMN portalDevices TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE affiliates ADD COLUMN refundWindow TEXT NOT NULL DEFAULT '[]';`,
+  },
 ]
 
 export const SCHEMA_VERSION = migrations[migrations.length - 1]!.version
