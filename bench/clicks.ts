@@ -88,7 +88,7 @@ async function runServer(variant: Variant): Promise<void> {
   process.once('SIGTERM', () => void service.close().then(cleanUp).finally(() => process.exit(0)))
   if (variant === 'bare') {
     // The floor: node:http reads the request and answers a 302 to the link's url with an id added.
-    const server = createServer((req, res) => {
+    const server = createServer((_req, res) => {
       const location = new URL(link.url)
       location.searchParams.set('clickId', crypto.randomUUID())
       res.writeHead(302, { location: location.toString(), 'cache-control': 'no-store' })

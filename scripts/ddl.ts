@@ -54,6 +54,7 @@ export function columnSql(dialect: Dialect, model: ModelName, field: string, fil
 const table = (dialect: Dialect, model: ModelName, schema: string) => (dialect === 'postgres' ? `${schema}.${name(dialect, model)}` : model)
 
 /** `ALTER TABLE … ADD COLUMN` for new fields of a model (`schema`: PostgreSQL's, as migrations write `${s}`). */
+// biome-ignore lint/suspicious/noTemplateCurlyInString: `${s}` is the placeholder the migrations' SQL fills with the schema
 export function addColumnsSql(dialect: Dialect, model: ModelName, fields: readonly string[], schema = '${s}'): string {
   return fields.map((field) => `ALTER TABLE ${table(dialect, model, schema)} ADD COLUMN ${columnSql(dialect, model, field, true)};`).join('\n')
 }
@@ -71,6 +72,7 @@ function indexesOf(model: ModelName): [string, string[], boolean][] {
 }
 
 /** `CREATE TABLE` of a new model with its search column and every index its look-ups need. */
+// biome-ignore lint/suspicious/noTemplateCurlyInString: as above
 export function createTableSql(dialect: Dialect, model: ModelName, schema = '${s}'): string {
   const columns = models[model].fields.map(({ name: field }) =>
     field === 'id' ? `${name(dialect, 'id')} ${TYPES[dialect].text} PRIMARY KEY${dialect === 'sqlite' ? ' NOT NULL' : ''}` : columnSql(dialect, model, field),

@@ -10,7 +10,7 @@ import type { AffiliateRecord, CustomerRecord, LinkRecord, PromoCodeRecord, Sale
 import { AffiliateError, notFound, unprocessable, validationError } from '../errors.js'
 import { ATTRIBUTIONS, conversionLead, conversionRefund, conversionSale } from '../schemas/conversions.js'
 import { parseBody } from '../schemas/validate.js'
-import { UniqueViolationError, type Storage, type StorageTransaction } from '../storage/types.js'
+import { UniqueViolationError, type StorageTransaction } from '../storage/types.js'
 import { requireWorkspace, type Access } from './access.js'
 import { findAffiliate } from './affiliates.js'
 import { clickedLink } from './commission-records.js'
@@ -319,7 +319,7 @@ export function conversionSteps({ clock, disposableDomains }: Pick<Deps, 'clock'
     recordSaleIn,
 
     /** Takes the commission's share of a refund of its sale back, and writes the refund with its answer. */
-    async refundIn(tx: EventTransaction, access: Access, input: ConversionRefundInput): Promise<SaleRefundResult> {
+    async refundIn(tx: EventTransaction, _access: Access, input: ConversionRefundInput): Promise<SaleRefundResult> {
       const sale = await refundedSale(tx, input)
       const current = sale?.commissionId ? await tx.get('commissions', sale.commissionId) : null
       if (!sale || !current) throw notFound('Commission for this sale')

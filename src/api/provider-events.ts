@@ -1,7 +1,7 @@
 import type { EventTransaction } from '../events/outbox.js'
 import { isoAt } from '../clock.js'
 import { newId } from '../crypto.js'
-import type { IntegrationRecord, ProviderEventRecord } from '../domain/records.js'
+import type { IntegrationRecord, LinkRecord, ProviderEventRecord } from '../domain/records.js'
 import { AffiliateError } from '../errors.js'
 import { invalidSignature, paymentOf, type Buyer, type PaymentFacts, type ProviderPlan, type Referral, type SaleFacts, type VerifiedEvent } from '../integrations/contract.js'
 import { PROVIDERS } from '../integrations/index.js'
@@ -50,7 +50,7 @@ interface Context {
 /** The campaign of the link a click or code names, or of the promo code, in the workspace; null when there is none. */
 async function referredCampaign(tx: StorageTransaction, workspaceId: string, referral: Referral): Promise<string | null> {
   if ('promoCode' in referral.by) return (await promoCodeByCode(tx, workspaceId, referral.by.promoCode))?.campaignId ?? null
-  let link
+  let link: LinkRecord | null | undefined
   if ('clickId' in referral.by) {
     const click = await tx.get('clicks', referral.by.clickId.toLowerCase())
     link = click && (await tx.get('links', click.linkId))

@@ -7,7 +7,6 @@ import { refundableMinor } from '../domain/refund.js'
 import { refundShare } from '../domain/reward.js'
 import { unprocessable } from '../errors.js'
 import { emitChange, type EventTransaction } from '../events/outbox.js'
-import type { StorageTransaction } from '../storage/types.js'
 import { refundCommission } from './commission-records.js'
 
 // A refund of a sale (SPEC wave 3, "Customers and conversions"): the commission's share of it goes

@@ -1,7 +1,7 @@
 import type { DisposableDomains } from './fraud-checks.js'
 import type { Clock } from '../clock.js'
 import { AffiliateError, unprocessable } from '../errors.js'
-import { UniqueViolationError, type FindQuery, type ModelName, type RecordOf, type Storage, type StorageTransaction, type TransactionOptions } from '../storage/types.js'
+import { UniqueViolationError, type FindQuery, type ModelName, type RecordOf, type StorageTransaction, type TransactionOptions } from '../storage/types.js'
 import type { EventStorage, EventTransaction } from '../events/outbox.js'
 import type { Tracker } from '../tracking/tracker.js'
 import type { AffiliateRecord, EventRecord } from '../domain/records.js'

@@ -481,7 +481,7 @@ function components(): Record<string, unknown> {
     const headers: Record<string, unknown> = {}
     // 401 (before a key is known), 405 and 500 of an unknown path carry no key's limits.
     if (status === 429) headers['Retry-After'] = ref('headers', 'Retry-After')
-    if (status === 405) headers['Allow'] = ref('headers', 'Allow')
+    if (status === 405) headers.Allow = ref('headers', 'Allow')
     responses[code] = { description: describeStatus(status), ...(Object.keys(headers).length ? { headers } : {}), content: { 'application/json': { schema: errorSchema(status) } } }
   }
 

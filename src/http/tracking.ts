@@ -102,7 +102,7 @@ export function trackingRoutes({ tracker, keyStore, body, limit }: TrackingRoute
       if (origin !== null) {
         if (!originAllowed(principal.publishable.allowedOrigins, origin)) throw originRefused(origin)
         cors['access-control-allow-origin'] = origin
-        cors['vary'] = 'Origin'
+        cors.vary = 'Origin'
       }
       const input = parseBody(linkTrack, await readJsonBody(request, body), Object.fromEntries(new URL(request.url).searchParams))
       const tracked = { ...visit, paidAd: input.landingUrl !== undefined && landedFromAd(input.landingUrl) }

@@ -8,7 +8,7 @@ import type { Form } from './form-reader.js'
 // would refuse the same request, with the same messages.
 
 /** A form's text as a value of the field: a number, a boolean, a list or null where the field holds one. */
-function valueOf(spec: FieldSpec | InputSpec, form: Form, name: string, keep: boolean): unknown {
+function formValue(spec: FieldSpec | InputSpec, form: Form, name: string, keep: boolean): unknown {
   if (spec.kind === 'bool') return form.all(name).includes('true')
   // A map is typed as `key=value` pairs (as the form shows it); a pair without `=` is passed on for the route to refuse.
   if (spec.kind === 'map') {
@@ -31,7 +31,7 @@ export function parseForm<T>(schema: Schema<T>, form: Form, fixed: Record<string
   const input: Record<string, unknown> = {}
   for (const [name, spec] of schema.described ?? []) {
     if (!form.has(name)) continue
-    const value = valueOf(spec, form, name, keep)
+    const value = formValue(spec, form, name, keep)
     if (value !== undefined) input[name] = value
   }
   return parseBody(schema, { ...input, ...fixed })

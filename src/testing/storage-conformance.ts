@@ -107,7 +107,9 @@ export function describeStorageConformance(name: string, factory: StorageFactory
     const counts = new Map<string | null, number>()
     for (const record of stored) counts.set(record.payoutId, (counts.get(record.payoutId) ?? 0) + 1)
     // Nothing twice, nothing lost.
-    claimants.forEach((payoutId, i) => expect(counts.get(payoutId) ?? 0).toBe(claimed[i]))
+    claimants.forEach((payoutId, i) => {
+      expect(counts.get(payoutId) ?? 0).toBe(claimed[i])
+    })
     expect(claimed.reduce((a, b) => a + b, 0) + (counts.get(null) ?? 0)).toBe(records.length)
     expect(claimed.some((n) => n > 0)).toBe(true)
   }

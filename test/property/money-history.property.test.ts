@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { type Affiliate, type Commission, type CommissionStatus as AnyStatus } from '../../src/index.js'
+import type { Affiliate, Commission, CommissionStatus as AnyStatus } from '../../src/index.js'
 /** The statuses a request may set (hold and voided come from the fraud rules and review only). */
 type CommissionStatus = Exclude<AnyStatus, 'hold' | 'voided'>
 import { formatMoney } from '../../src/domain/money.js'

@@ -217,7 +217,7 @@ async function check(storage: Storage, steps: Step[], periods: Period[]) {
     }
     // The series of the workspace and of one affiliate, bucketed by the scan one figure at a time.
     for (const scope of [scopes[0]!, scopes[3]!]) {
-      let buckets
+      let buckets: ReturnType<typeof bucketsBetween>
       try {
         buckets = bucketsBetween(p.from, p.to, p.interval, p.zone)
       } catch {

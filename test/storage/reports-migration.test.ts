@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import pg from 'pg'
+import type pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { postgresStorage } from '../../adapters/postgres.js'
 import { fileJournal } from '../../adapters/node/file-journal.js'
@@ -73,6 +73,7 @@ describe('the rollups migration', () => {
     beforeAll(async () => {
       pool = await testPool()
     })
+    // biome-ignore lint/suspicious/noDuplicateTestHooks: this afterAll is the inner describe's (describe.skipIf(...)(...))
     afterAll(async () => {
       await dropSchema(pool, schema)
       await pool.end()
