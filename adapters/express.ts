@@ -141,7 +141,10 @@ export function expressErrorHandler(service: Fetch): ExpressErrorMiddleware {
     }
     let refusal: AffiliateError
     if (parser.type === 'entity.too.large') {
-      refusal = new AffiliateError(413, typeof parser.limit === 'number' ? `Request body is larger than the limit of ${parser.limit} bytes` : 'Request body is too large')
+      refusal = new AffiliateError(
+        413,
+        typeof parser.limit === 'number' ? `Request body is larger than the limit of ${parser.limit} bytes` : 'Request body is too large',
+      )
     } else if (parser.type === 'charset.unsupported' || parser.type === 'encoding.unsupported') {
       refusal = new AffiliateError(415, 'Content-Type must be application/json')
     } else {

@@ -45,7 +45,10 @@ type Variant = (typeof ALL_VARIANTS)[number]
 const VARIANTS: readonly Variant[] = ALL_VARIANTS.filter((variant) => variant !== 'postgres' || POSTGRES_URL)
 const MIB = 1024 * 1024
 
-async function makeService(storage: Storage, core: Pick<typeof import('../src/index.js'), 'createAffiliateService' | 'memoryKeyStore'> = { createAffiliateService, memoryKeyStore }) {
+async function makeService(
+  storage: Storage,
+  core: Pick<typeof import('../src/index.js'), 'createAffiliateService' | 'memoryKeyStore'> = { createAffiliateService, memoryKeyStore },
+) {
   const service = core.createAffiliateService({
     storage,
     keyStore: core.memoryKeyStore([]),
@@ -53,7 +56,13 @@ async function makeService(storage: Storage, core: Pick<typeof import('../src/in
     // One load generator is one address: the per-address limit would refuse nearly all of it.
     trackingLimit: false,
   })
-  const campaign = await service.api.campaigns.create({ campaignName: 'Bench', workspaceId: WORKSPACE, commissionType: 'fixed', amount: 5, url: 'https://shop.example.com/' })
+  const campaign = await service.api.campaigns.create({
+    campaignName: 'Bench',
+    workspaceId: WORKSPACE,
+    commissionType: 'fixed',
+    amount: 5,
+    url: 'https://shop.example.com/',
+  })
   const affiliate = await service.api.affiliates.create({ email: 'bench@example.com', campaignId: campaign.id })
   const link = await service.api.links.create({ affiliateId: affiliate.id, referralCode: 'BENCH-1' })
   return { service, link }
@@ -85,7 +94,14 @@ async function runServer(variant: Variant): Promise<void> {
   } else storage = core.memoryStorage()
   const { service, link } = await makeService(storage, core)
   // Stopped by the parent: the clicks waiting are written, then the schema (if any) goes.
-  process.once('SIGTERM', () => void service.close().then(cleanUp).finally(() => process.exit(0)))
+  process.once(
+    'SIGTERM',
+    () =>
+      void service
+        .close()
+        .then(cleanUp)
+        .finally(() => process.exit(0)),
+  )
   if (variant === 'bare') {
     // The floor: node:http reads the request and answers a 302 to the link's url with an id added.
     const server = createServer((_req, res) => {
@@ -117,7 +133,9 @@ async function load(server: Child, seconds: number): Promise<Best> {
       url: `${server.url}/api/v1/r/BENCH-1`,
       connections: 32,
       duration: seconds,
-      requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'user-agent': `Mozilla/5.0 bench/${visitor++}` } }) }],
+      requests: [
+        { setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'user-agent': `Mozilla/5.0 bench/${visitor++}` } }) },
+      ],
     })
   } finally {
     clearInterval(sampler)
@@ -140,7 +158,9 @@ async function load(server: Child, seconds: number): Promise<Best> {
 }
 
 async function benchRedirect(seconds: number, rounds: number): Promise<Map<Variant, Best>> {
-  console.log(`redirect clicks vs bare node:http 302: autocannon, 32 connections, every request a new visitor, ${rounds} runs of ${seconds} s, best one-second window`)
+  console.log(
+    `redirect clicks vs bare node:http 302: autocannon, 32 connections, every request a new visitor, ${rounds} runs of ${seconds} s, best one-second window`,
+  )
   if (process.env.AFFILIATE_BENCH_DIST !== '0') {
     // Ours runs as users run it: the build, plain JavaScript like the peer's libraries (the sources
     // through tsx carry a name-keeping wrapper on every closure). The children inherit the flag.
@@ -171,8 +191,13 @@ async function benchRedirect(seconds: number, rounds: number): Promise<Map<Varia
   const bare = best.get('bare')!
   for (const variant of VARIANTS) {
     const run = best.get(variant)!
-    const ratios = variant === 'bare' ? '' : `  req/s ${(run.perSecond / bare.perSecond).toFixed(2)}  cpu ${(bare.cpuPerRequest / run.cpuPerRequest).toFixed(2)}`
-    console.log(`  ${variant.padEnd(11)} ${String(Math.round(run.perSecond)).padStart(6)} clicks/s ${run.cpuPerRequest.toFixed(1).padStart(6)} µs cpu/click${ratios}`)
+    const ratios =
+      variant === 'bare'
+        ? ''
+        : `  req/s ${(run.perSecond / bare.perSecond).toFixed(2)}  cpu ${(bare.cpuPerRequest / run.cpuPerRequest).toFixed(2)}`
+    console.log(
+      `  ${variant.padEnd(11)} ${String(Math.round(run.perSecond)).padStart(6)} clicks/s ${run.cpuPerRequest.toFixed(1).padStart(6)} µs cpu/click${ratios}`,
+    )
   }
   const rate = (variant: Variant) => best.get(variant)!.perSecond
   // A run with no usable window (under 200 requests a second) meets nothing.
@@ -181,7 +206,9 @@ async function benchRedirect(seconds: number, rounds: number): Promise<Map<Varia
     `goals: sql.js file ${(rate('sqljs-file') / rate('peer')).toFixed(2)}x the peer (>= 1.5: ${goal(rate('sqljs-file') >= 1.5 * rate('peer'))}), ` +
       `${(rate('sqljs-file') / bare.perSecond).toFixed(2)} of bare (>= 0.3: ${goal(rate('sqljs-file') >= 0.3 * bare.perSecond)}); ` +
       `memory ${(rate('memory') / bare.perSecond).toFixed(2)} of bare (>= 0.35: ${goal(rate('memory') >= 0.35 * bare.perSecond)})` +
-      (POSTGRES_URL ? `; PostgreSQL ${(rate('postgres') / bare.perSecond).toFixed(2)} of bare (reported)` : '; PostgreSQL not run (set AFFILIATE_TEST_POSTGRES_URL)'),
+      (POSTGRES_URL
+        ? `; PostgreSQL ${(rate('postgres') / bare.perSecond).toFixed(2)} of bare (reported)`
+        : '; PostgreSQL not run (set AFFILIATE_TEST_POSTGRES_URL)'),
   )
   return best
 }
@@ -198,7 +225,13 @@ async function fillClicks(count: number): Promise<void> {
     const before = process.memoryUsage().rss
     const hasher = new VisitorHasher('bench secret, not a real one')
     const start = Date.UTC(2026, 0, 1)
-    const writer = createClickWriter({ storage, flushMs: 250, onError: (error) => { throw error } })
+    const writer = createClickWriter({
+      storage,
+      flushMs: 250,
+      onError: (error) => {
+        throw error
+      },
+    })
     const record = (await storage.transaction((tx) => tx.get('links', link.id), { readOnly: true })) as LinkRecord
     for (let i = 0; i < count; i++) {
       const at = start + i * 50
@@ -206,10 +239,24 @@ async function fillClicks(count: number): Promise<void> {
         id: timeUuid(at),
         linkId: link.id,
         event: 'click',
-        visitor: hasher.visitor(portableRuntime, dayOf(at), 'click', link.id, `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, 'Mozilla/5.0'),
+        visitor: hasher.visitor(
+          portableRuntime,
+          dayOf(at),
+          'click',
+          link.id,
+          `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
+          'Mozilla/5.0',
+        ),
         // What the tracker keeps for the fraud rules too: the address and the device, hashed.
         address: hasher.visitor(portableRuntime, dayOf(at), 'address', '', `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, ''),
-        device: hasher.visitor(portableRuntime, dayOf(at), 'device', '', `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, 'Mozilla/5.0'),
+        device: hasher.visitor(
+          portableRuntime,
+          dayOf(at),
+          'device',
+          '',
+          `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
+          'Mozilla/5.0',
+        ),
         paidAd: false,
         createdAt: new Date(at).toISOString(),
       }

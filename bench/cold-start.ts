@@ -66,13 +66,18 @@ const median = (values: number[]): number => {
 
 export function coldStartBench(): { ours: number; hono: number } {
   console.log(`cold start: a fresh node process per sample, ${SAMPLES} each, alternating; ms from the process's start`)
-  console.log(`load average at start (1, 5, 15 min): ${loadavg().map((value) => value.toFixed(2)).join(' ')}`)
+  console.log(
+    `load average at start (1, 5, 15 min): ${loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ')}`,
+  )
   if (process.env.AFFILIATE_BENCH_DIST !== '0') execSync('npm run build', { cwd: root, stdio: 'ignore' })
   once(OURS)
   once(HONO)
   const runs = { ours: [] as Run[], hono: [] as Run[] }
   for (let i = 0; i < SAMPLES; i++) {
-    for (const name of i % 2 === 0 ? (['ours', 'hono'] as const) : (['hono', 'ours'] as const)) runs[name].push(once(name === 'ours' ? OURS : HONO))
+    for (const name of i % 2 === 0 ? (['ours', 'hono'] as const) : (['hono', 'ours'] as const))
+      runs[name].push(once(name === 'ours' ? OURS : HONO))
   }
   const row = (name: 'ours' | 'hono') => {
     const all = runs[name]
@@ -86,7 +91,9 @@ export function coldStartBench(): { ours: number; hono: number } {
   const ours = row('ours')
   const hono = row('hono')
   console.log(`  ours/hono ${(ours / hono).toFixed(2)}`)
-  console.log(`cold start, import + first /health answer on memory storage: ${ours.toFixed(1)} ms (goal <= ${GOAL_MS} ms): ${ours <= GOAL_MS ? 'PASS' : 'NOT met'}`)
+  console.log(
+    `cold start, import + first /health answer on memory storage: ${ours.toFixed(1)} ms (goal <= ${GOAL_MS} ms): ${ours <= GOAL_MS ? 'PASS' : 'NOT met'}`,
+  )
   console.log(`  where it goes: node --cpu-prof --cpu-prof-dir=.tmp/cold-prof --input-type=module -e "<the program above>"`)
   return { ours, hono }
 }

@@ -24,7 +24,7 @@ import { sqlJsStorage, type SqlJsStorage } from '../src/index.js'
 import { searchText, SEARCH_COLUMN, quote } from '../src/storage/sql.js'
 import { fieldsOf, toSql } from '../src/storage/sqljs/columns.js'
 import { migrations } from '../src/storage/sqljs/migrations.js'
-import { affiliate, commission, } from '../src/storage/sample-records.js'
+import { affiliate, commission } from '../src/storage/sample-records.js'
 import { fileJournal } from '../adapters/node/file-journal.js'
 import { fixed, percentile, sample, table } from './stats.js'
 
@@ -150,13 +150,20 @@ export async function durableWritesBench(): Promise<void> {
         storage: side.name,
         'single-writer p50 (ms)': fixed(figure(side).p50, 3),
         [`writes/s, ${WRITERS} writers`]: fixed(figure(side).rate, 0),
-        'rounds (writes/s)': rates.get(side)!.map((rate) => fixed(rate, 0)).join(' '),
+        'rounds (writes/s)': rates
+          .get(side)!
+          .map((rate) => fixed(rate, 0))
+          .join(' '),
       })),
     )
     const throughputRatio = a.rate / b.rate
     const latencyRatio = a.p50 / b.p50
-    console.log(`${WRITERS}-writer throughput, sql.js / better-sqlite3: ${fixed(throughputRatio, 2)}x (goal >= 1.0: ${throughputRatio >= 1 ? 'met' : 'not met'})`)
-    console.log(`single-writer p50, sql.js / better-sqlite3: ${fixed(latencyRatio, 2)}x (goal <= 2: ${latencyRatio <= 2 ? 'met' : 'not met'})`)
+    console.log(
+      `${WRITERS}-writer throughput, sql.js / better-sqlite3: ${fixed(throughputRatio, 2)}x (goal >= 1.0: ${throughputRatio >= 1 ? 'met' : 'not met'})`,
+    )
+    console.log(
+      `single-writer p50, sql.js / better-sqlite3: ${fixed(latencyRatio, 2)}x (goal <= 2: ${latencyRatio <= 2 ? 'met' : 'not met'})`,
+    )
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }

@@ -34,7 +34,17 @@ async function fill(storage: Storage) {
       for (let i = start; i < Math.min(SIZE, start + 5000); i++) {
         const at = new Date(base + i * 1000).toISOString()
         const key = `buyer-${i}@example.com`
-        await tx.insert('commissions', commission({ workspaceId: WORKSPACE, referredUser: key, referredUserKey: key, status: STATUSES[i % 4]!, createdAt: at, updatedAt: at }))
+        await tx.insert(
+          'commissions',
+          commission({
+            workspaceId: WORKSPACE,
+            referredUser: key,
+            referredUserKey: key,
+            status: STATUSES[i % 4]!,
+            createdAt: at,
+            updatedAt: at,
+          }),
+        )
       }
     })
   }
@@ -60,7 +70,13 @@ async function measure(target: Target) {
     await sample(20, list)
     const times = await sample(SAMPLES, list)
     const p50 = percentile(times, 50)
-    return { storage: target.name, 'p50 ms': fixed(p50), 'p99 ms': fixed(percentile(times, 99)), 'p50 / goal': fixed(p50 / GOAL_MS, 2), goal: p50 <= GOAL_MS ? 'met' : 'NOT met' }
+    return {
+      storage: target.name,
+      'p50 ms': fixed(p50),
+      'p99 ms': fixed(percentile(times, 99)),
+      'p50 / goal': fixed(p50 / GOAL_MS, 2),
+      goal: p50 <= GOAL_MS ? 'met' : 'NOT met',
+    }
   } finally {
     await target.dispose(storage)
   }
@@ -88,7 +104,9 @@ if (url) {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const rows = []
   for (const target of targets) rows.push(await measure(target))
-  console.log(`\nfiltered list at 100k (status=paid: 25k of one workspace's 100k commissions, page 2 of 10, exact total), ${SAMPLES} samples; goal p50 <= ${GOAL_MS} ms`)
+  console.log(
+    `\nfiltered list at 100k (status=paid: 25k of one workspace's 100k commissions, page 2 of 10, exact total), ${SAMPLES} samples; goal p50 <= ${GOAL_MS} ms`,
+  )
   table(rows)
   if (!url) console.log('  PostgreSQL skipped: set AFFILIATE_TEST_POSTGRES_URL (or AFFILIATE_BENCH_POSTGRES_URL)')
 }

@@ -36,7 +36,13 @@ async function fill(storage: Storage, size: number) {
     keyStore: memoryKeyStore([{ key: KEY, userId: WORKSPACE, workspaceIds: [WORKSPACE] }]),
     rateLimit: false,
   })
-  const campaign = await service.api.campaigns.create({ campaignName: 'Bench', workspaceId: WORKSPACE, commissionType: 'fixed', amount: 5, url: 'https://example.com' })
+  const campaign = await service.api.campaigns.create({
+    campaignName: 'Bench',
+    workspaceId: WORKSPACE,
+    commissionType: 'fixed',
+    amount: 5,
+    url: 'https://example.com',
+  })
   const base = Date.UTC(2026, 0, 1)
   const ids: string[] = []
   for (let start = 0; start < size; start += 5000) {
@@ -44,16 +50,61 @@ async function fill(storage: Storage, size: number) {
       for (let i = start; i < Math.min(size, start + 5000); i++) {
         const at = new Date(base + i * 1000).toISOString()
         const affiliate: AffiliateRecord = {
-          id: crypto.randomUUID(), workspaceId: WORKSPACE, campaignId: campaign.id, email: `user-${i}@example.com`, emailKey: `user-${i}@example.com`,
-          firstName: `First${i}`, lastName: `Last${i}`, notes: '', payoutEmail: '', payoutMethod: null, details: null, isActive: true, isBanned: false,
-          portalDevices: [], refundWindow: [], totalOpens: 0, totalClicks: 0, totalSignups: 1, totalEarningsMinor: 1000, createdAt: at, updatedAt: at,
+          id: crypto.randomUUID(),
+          workspaceId: WORKSPACE,
+          campaignId: campaign.id,
+          email: `user-${i}@example.com`,
+          emailKey: `user-${i}@example.com`,
+          firstName: `First${i}`,
+          lastName: `Last${i}`,
+          notes: '',
+          payoutEmail: '',
+          payoutMethod: null,
+          details: null,
+          isActive: true,
+          isBanned: false,
+          portalDevices: [],
+          refundWindow: [],
+          totalOpens: 0,
+          totalClicks: 0,
+          totalSignups: 1,
+          totalEarningsMinor: 1000,
+          createdAt: at,
+          updatedAt: at,
         }
         const commission: CommissionRecord = {
-          id: crypto.randomUUID(), workspaceId: WORKSPACE, campaignId: campaign.id, affiliateId: affiliate.id, referredUser: `buyer-${i}@example.com`,
-          referredUserKey: `buyer-${i}@example.com`, amountMinor: 1000, adminEarnedMinor: 100, status: STATUSES[i % 4]!, commissionDate: at, remarks: null,
-          payoutDate: null, name: null, isSelfReferral: false, isWalletPayment: 0, chargeId: null, invoiceId: null, stripeSubscriptionId: null,
-          linkId: null, referralCode: null, kind: 'sale', dueAt: at, payoutId: null, refundedMinor: 0, reversesCommissionId: null,
-          saleAmountMinor: null, currency: 'USD', customerId: null, paymentIntentId: null, holdReasons: [], createdAt: at, updatedAt: at,
+          id: crypto.randomUUID(),
+          workspaceId: WORKSPACE,
+          campaignId: campaign.id,
+          affiliateId: affiliate.id,
+          referredUser: `buyer-${i}@example.com`,
+          referredUserKey: `buyer-${i}@example.com`,
+          amountMinor: 1000,
+          adminEarnedMinor: 100,
+          status: STATUSES[i % 4]!,
+          commissionDate: at,
+          remarks: null,
+          payoutDate: null,
+          name: null,
+          isSelfReferral: false,
+          isWalletPayment: 0,
+          chargeId: null,
+          invoiceId: null,
+          stripeSubscriptionId: null,
+          linkId: null,
+          referralCode: null,
+          kind: 'sale',
+          dueAt: at,
+          payoutId: null,
+          refundedMinor: 0,
+          reversesCommissionId: null,
+          saleAmountMinor: null,
+          currency: 'USD',
+          customerId: null,
+          paymentIntentId: null,
+          holdReasons: [],
+          createdAt: at,
+          updatedAt: at,
         }
         await tx.insert('affiliates', affiliate)
         await tx.insert('commissions', commission)
@@ -64,7 +115,9 @@ async function fill(storage: Storage, size: number) {
   return { service, campaignId: campaign.id, ids }
 }
 
-interface Figures { [operation: string]: { p50: number; p99: number } }
+interface Figures {
+  [operation: string]: { p50: number; p99: number }
+}
 
 async function measure(target: StorageUnderTest, size: number): Promise<{ figures: Figures; bytes: number | undefined }> {
   const storage = await target.open(size)
@@ -176,7 +229,8 @@ export async function growthBench(targets: StorageUnderTest[]) {
     for (const [goal, met] of goals) console.log(`  ${met ? 'met    ' : 'NOT met'} ${goal}`)
     const memory = await residentPer100k(target)
     const mib = (n: number) => `${fixed(n / 2 ** 20, 1)} MiB`
-    if (memory) console.log(`  memory for 100k affiliates + 100k commissions: resident ${mib(memory.rss)}, live after GC ${mib(memory.live)}`)
+    if (memory)
+      console.log(`  memory for 100k affiliates + 100k commissions: resident ${mib(memory.rss)}, live after GC ${mib(memory.live)}`)
     if (bytes !== undefined) console.log(`  database size for 100k affiliates + 100k commissions (tables and indexes): ${mib(bytes)}`)
     summary.push({ storage: target.name, ok: goals.every(([, met]) => met) })
   }

@@ -211,8 +211,13 @@ export async function benchNodeAdapter(
     console.log(scenario.name)
     for (const variant of VARIANTS) {
       const run = best.get(variant)!
-      const ratios = variant === 'bare' ? '' : `  req/s ${(run.perSecond / bare.perSecond).toFixed(2)}  cpu ${(bare.cpuPerRequest / run.cpuPerRequest).toFixed(2)}`
-      console.log(`  ${variant.padEnd(9)} ${String(Math.round(run.perSecond)).padStart(6)} req/s ${run.cpuPerRequest.toFixed(1).padStart(6)} µs cpu/req${ratios}`)
+      const ratios =
+        variant === 'bare'
+          ? ''
+          : `  req/s ${(run.perSecond / bare.perSecond).toFixed(2)}  cpu ${(bare.cpuPerRequest / run.cpuPerRequest).toFixed(2)}`
+      console.log(
+        `  ${variant.padEnd(9)} ${String(Math.round(run.perSecond)).padStart(6)} req/s ${run.cpuPerRequest.toFixed(1).padStart(6)} µs cpu/req${ratios}`,
+      )
     }
   }
   console.log(`whole server (adapter + service) / bare node:http, worst scenario, cpu per request: ${worst.toFixed(2)} (reported)`)

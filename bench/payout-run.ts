@@ -19,10 +19,12 @@ import { postgresTarget, sqlJsFileTarget, type Target } from './targets.js'
 export const WORKSPACE = '11111111-1111-4111-8111-111111111111'
 export const KEY = 'bench-key'
 /** [commissions, affiliates]: ten commissions per affiliate. */
-const SIZES = ([
-  [10_000, 1_000],
-  [100_000, 10_000],
-] as const).filter(([commissions]) => !process.env.BENCH_MAX || commissions <= Number(process.env.BENCH_MAX))
+const SIZES = (
+  [
+    [10_000, 1_000],
+    [100_000, 10_000],
+  ] as const
+).filter(([commissions]) => !process.env.BENCH_MAX || commissions <= Number(process.env.BENCH_MAX))
 const CAMPAIGNS = 10
 const WINDOW_SECONDS = 30 * 86_400
 const BATCH = 5000
@@ -36,7 +38,9 @@ export type { Target }
 
 /** Loads the workspace in batches of one transaction each; answers the sum of the commissions, in minor units. */
 export async function load(storage: Storage, commissions: number, affiliates: number): Promise<number> {
-  const campaigns = Array.from({ length: CAMPAIGNS }, (_, i) => campaign({ workspaceId: WORKSPACE, minimumPayoutMinor: 0, createdAt: at(i), updatedAt: at(i) }))
+  const campaigns = Array.from({ length: CAMPAIGNS }, (_, i) =>
+    campaign({ workspaceId: WORKSPACE, minimumPayoutMinor: 0, createdAt: at(i), updatedAt: at(i) }),
+  )
   const people = Array.from({ length: affiliates }, (_, i) =>
     affiliate({
       workspaceId: WORKSPACE,
@@ -88,7 +92,10 @@ export async function load(storage: Storage, commissions: number, affiliates: nu
         made.push(record)
       }
       // The report rollups the API's create would have moved, so the run finds its rows in place.
-      await addToRollups(tx, made.flatMap((record) => commissionEntries(null, record)))
+      await addToRollups(
+        tx,
+        made.flatMap((record) => commissionEntries(null, record)),
+      )
     })
   }
   return sum
@@ -123,7 +130,9 @@ async function runOnce(target: Target, commissions: number, affiliates: number):
         `${target.name}: the run answered ${result.payouts.length} payouts of ${counted} commissions totalling ${total} (${result.skipped.length} skipped); expected ${affiliates} of ${commissions} totalling ${sum}`,
       )
     }
-    console.log(`  ${target.name}, ${commissions} commissions: run in ${fixed(seconds, 2)} s (${fixed((user + system) / 1e6, 2)} s CPU of this process)`)
+    console.log(
+      `  ${target.name}, ${commissions} commissions: run in ${fixed(seconds, 2)} s (${fixed((user + system) / 1e6, 2)} s CPU of this process)`,
+    )
     return seconds
   } finally {
     await dispose()
@@ -162,7 +171,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       })
     }
   }
-  console.log(`\npayout run: one service.api.payouts.run over every due commission of one workspace (${CAMPAIGNS} campaigns, 10 commissions per affiliate), best of ${ROUNDS} fresh load(s)`)
+  console.log(
+    `\npayout run: one service.api.payouts.run over every due commission of one workspace (${CAMPAIGNS} campaigns, 10 commissions per affiliate), best of ${ROUNDS} fresh load(s)`,
+  )
   table(rows)
   if (!url) console.log('  PostgreSQL skipped: set AFFILIATE_TEST_POSTGRES_URL (or AFFILIATE_BENCH_POSTGRES_URL)')
   console.log(failures ? `payout run: ${failures} goal(s) NOT met` : 'payout run: every goal met')

@@ -92,8 +92,12 @@ export async function benchPeers(
   rounds = Number(process.env.BENCH_ROUNDS ?? 3),
   only = process.env.BENCH_ONLY ?? '',
 ): Promise<{ results: PeerRatios[]; failed: number }> {
-  const load1 = loadavg().map((value) => value.toFixed(2)).join(' ')
-  console.log(`ours vs peers over HTTP: autocannon, ${CONNECTIONS} connections, warm-up 1 s, ${rounds} runs of ${seconds} s per server and route, best one-second window`)
+  const load1 = loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ')
+  console.log(
+    `ours vs peers over HTTP: autocannon, ${CONNECTIONS} connections, warm-up 1 s, ${rounds} runs of ${seconds} s per server and route, best one-second window`,
+  )
   console.log(`load average at start (1, 5, 15 min): ${load1}`)
   if (process.env.AFFILIATE_BENCH_DIST !== '0') {
     // Ours runs as users run it: the build, plain JavaScript like the peers' libraries.
@@ -113,15 +117,23 @@ export async function benchPeers(
         for (const child of round % 2 === 0 ? children : [...children].reverse()) {
           const run = await load(child, route, seconds)
           const seen = best.get(child.name) ?? { perSecond: 0, cpuPerRequest: Infinity }
-          best.set(child.name, { perSecond: Math.max(seen.perSecond, run.perSecond), cpuPerRequest: Math.min(seen.cpuPerRequest, run.cpuPerRequest) })
+          best.set(child.name, {
+            perSecond: Math.max(seen.perSecond, run.perSecond),
+            cpuPerRequest: Math.min(seen.cpuPerRequest, run.cpuPerRequest),
+          })
         }
       }
       const ours = best.get('ours')!
       console.log(route.name)
       for (const name of SERVERS) {
         const run = best.get(name)!
-        const ratio = name === 'ours' ? '' : `  ours/${name}: req/s ${(ours.perSecond / run.perSecond).toFixed(2)}  cpu ${(run.cpuPerRequest / ours.cpuPerRequest).toFixed(2)}`
-        console.log(`  ${name.padEnd(8)} ${String(Math.round(run.perSecond)).padStart(6)} req/s ${run.cpuPerRequest.toFixed(1).padStart(6)} µs cpu/req${ratio}`)
+        const ratio =
+          name === 'ours'
+            ? ''
+            : `  ours/${name}: req/s ${(ours.perSecond / run.perSecond).toFixed(2)}  cpu ${(run.cpuPerRequest / ours.cpuPerRequest).toFixed(2)}`
+        console.log(
+          `  ${name.padEnd(8)} ${String(Math.round(run.perSecond)).padStart(6)} req/s ${run.cpuPerRequest.toFixed(1).padStart(6)} µs cpu/req${ratio}`,
+        )
       }
       const ratios = Object.fromEntries(GOALS.map(({ peer }) => [peer, ours.perSecond / best.get(peer)!.perSecond])) as PeerRatios['ratios']
       for (const { peer, goal } of GOALS) {
@@ -138,7 +150,11 @@ export async function benchPeers(
   } finally {
     for (const child of children) child.process.kill()
   }
-  console.log(`load average at end (1, 5, 15 min): ${loadavg().map((value) => value.toFixed(2)).join(' ')}`)
+  console.log(
+    `load average at end (1, 5, 15 min): ${loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ')}`,
+  )
   console.log(`peers: ${failed === 0 ? 'every goal met' : `${failed} goal(s) NOT met`}`)
   return { results, failed }
 }

@@ -57,7 +57,11 @@ export async function pipelineBench(): Promise<{ ratio: number }> {
     { variant: 'bare itty-router route', 'ops/s': Math.round(results.bare), ratio: '1.000' },
     { variant: 'service.fetch (memory), nodeRuntime', 'ops/s': Math.round(results.service), ratio: fixed(ratio) },
     { variant: 'the same, body as a stream', 'ops/s': Math.round(results.real), ratio: fixed(results.real / results.bare) },
-    { variant: 'the portable runtime (no runtime given)', 'ops/s': Math.round(results.portable), ratio: fixed(results.portable / results.bare) },
+    {
+      variant: 'the portable runtime (no runtime given)',
+      'ops/s': Math.round(results.portable),
+      ratio: fixed(results.portable / results.bare),
+    },
   ])
   console.log(`pipeline ratio ${fixed(ratio)} (goal >= 0.8): ${ratio >= 0.8 ? 'met' : 'NOT met'}`)
   return { ratio }

@@ -45,9 +45,12 @@ export async function postgresBench(connectionString: string) {
     const size = await storage.transaction((tx) => tx.count('affiliates', {}), { readOnly: true })
     const where = { workspaceId: { in: [WORKSPACE] } }
     const page = () =>
-      storage.transaction((tx) => tx.find('affiliates', { where, orderBy: { field: 'createdAt', direction: 'DESC' }, offset: 10, limit: 10 }), {
-        readOnly: true,
-      })
+      storage.transaction(
+        (tx) => tx.find('affiliates', { where, orderBy: { field: 'createdAt', direction: 'DESC' }, offset: 10, limit: 10 }),
+        {
+          readOnly: true,
+        },
+      )
     const count = () => storage.transaction((tx) => tx.count('affiliates', { where }), { readOnly: true })
     const figures: Record<string, string | number> = { affiliates: size }
     for (const [name, run] of [
@@ -99,6 +102,7 @@ export async function postgresBench(connectionString: string) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  if (!url) console.log('bench/postgres.ts: skipped, set AFFILIATE_TEST_POSTGRES_URL (or AFFILIATE_BENCH_POSTGRES_URL) to a PostgreSQL database')
+  if (!url)
+    console.log('bench/postgres.ts: skipped, set AFFILIATE_TEST_POSTGRES_URL (or AFFILIATE_BENCH_POSTGRES_URL) to a PostgreSQL database')
   else await postgresBench(url)
 }

@@ -27,7 +27,13 @@ const service = createAffiliateService({
   trackingLimit: false,
 })
 const { api } = service
-const campaign = await api.campaigns.create({ campaignName: 'Bench', workspaceId: WORKSPACE, commissionType: 'percentage', amount: 20, url: 'https://shop.example.com/' })
+const campaign = await api.campaigns.create({
+  campaignName: 'Bench',
+  workspaceId: WORKSPACE,
+  commissionType: 'percentage',
+  amount: 20,
+  url: 'https://shop.example.com/',
+})
 const affiliate = await api.affiliates.create({ email: 'bench@example.com', campaignId: campaign.id })
 await api.links.create({ affiliateId: affiliate.id, referralCode: 'BENCH-1' })
 const paddle = await api.integrations.create({ workspaceId: WORKSPACE, provider: 'paddle', signingSecret: SECRET })
@@ -51,7 +57,13 @@ const sale = async (i: number) =>
       new Request('http://bench.local/api/v1/conversions/sale', {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-auth-service': KEY },
-        body: JSON.stringify({ workspaceId: WORKSPACE, externalId: `user_${i % CUSTOMERS}`, amount: '49.99', currency: 'USD', invoiceId: `inv_${++invoice}` }),
+        body: JSON.stringify({
+          workspaceId: WORKSPACE,
+          externalId: `user_${i % CUSTOMERS}`,
+          amount: '49.99',
+          currency: 'USD',
+          invoiceId: `inv_${++invoice}`,
+        }),
       }),
     ),
     'sale',
@@ -62,11 +74,33 @@ const paddleEvent = async (i: number) => {
   const id = `txn_${++invoice}`
   const totals = { subtotal: '4999', discount: '0', tax: '0', total: '4999', grand_total: '4999', currency_code: 'USD' }
   const body = JSON.stringify({
-    event_id: `evt_${id}`, event_type: 'transaction.completed', occurred_at: paidAt, notification_id: `ntf_${id}`,
-    data: { id, status: 'completed', customer_id: `ctm_${i % CUSTOMERS}`, currency_code: 'USD', origin: 'subscription_recurring', subscription_id: `sub_${i % CUSTOMERS}`, custom_data: { externalId: `user_${i % CUSTOMERS}` }, details: { totals }, billed_at: paidAt },
+    event_id: `evt_${id}`,
+    event_type: 'transaction.completed',
+    occurred_at: paidAt,
+    notification_id: `ntf_${id}`,
+    data: {
+      id,
+      status: 'completed',
+      customer_id: `ctm_${i % CUSTOMERS}`,
+      currency_code: 'USD',
+      origin: 'subscription_recurring',
+      subscription_id: `sub_${i % CUSTOMERS}`,
+      custom_data: { externalId: `user_${i % CUSTOMERS}` },
+      details: { totals },
+      billed_at: paidAt,
+    },
   })
   const ts = Math.floor(Date.now() / 1000)
-  await check(await service.fetch(new Request(`http://bench.local${paddle.endpointPath}`, { method: 'POST', headers: { 'paddle-signature': `ts=${ts};h1=${hmacHex(`${ts}:${body}`)}` }, body })), 'paddle')
+  await check(
+    await service.fetch(
+      new Request(`http://bench.local${paddle.endpointPath}`, {
+        method: 'POST',
+        headers: { 'paddle-signature': `ts=${ts};h1=${hmacHex(`${ts}:${body}`)}` },
+        body,
+      }),
+    ),
+    'paddle',
+  )
 }
 
 /** A Lemon Squeezy `order_created` in the documented envelope, signed as Lemon Squeezy signs. */
@@ -74,9 +108,29 @@ const lemonEvent = async (i: number) => {
   const id = String(++invoice)
   const body = JSON.stringify({
     meta: { event_name: 'order_created', test_mode: false, custom_data: { externalId: `user_${i % CUSTOMERS}` } },
-    data: { type: 'orders', id, attributes: { customer_id: i % CUSTOMERS, user_email: `user${i % CUSTOMERS}@example.com`, currency: 'USD', subtotal: 4999, tax: 0, total: 4999, status: 'paid', created_at: paidAt, updated_at: paidAt, test_mode: false } },
+    data: {
+      type: 'orders',
+      id,
+      attributes: {
+        customer_id: i % CUSTOMERS,
+        user_email: `user${i % CUSTOMERS}@example.com`,
+        currency: 'USD',
+        subtotal: 4999,
+        tax: 0,
+        total: 4999,
+        status: 'paid',
+        created_at: paidAt,
+        updated_at: paidAt,
+        test_mode: false,
+      },
+    },
   })
-  await check(await service.fetch(new Request(`http://bench.local${lemon.endpointPath}`, { method: 'POST', headers: { 'x-signature': hmacHex(body) }, body })), 'lemonsqueezy')
+  await check(
+    await service.fetch(
+      new Request(`http://bench.local${lemon.endpointPath}`, { method: 'POST', headers: { 'x-signature': hmacHex(body) }, body }),
+    ),
+    'lemonsqueezy',
+  )
 }
 
 for (let i = 0; i < 50; i++) {

@@ -36,12 +36,13 @@ const GOAL_EXPORT_MIB = 20
 const STATUSES: CommissionStatus[] = ['pending', 'processing', 'paid', 'refunded']
 const url = process.env.AFFILIATE_BENCH_POSTGRES_URL || process.env.AFFILIATE_TEST_POSTGRES_URL
 
-
 const iso = (ms: number) => new Date(ms).toISOString()
 
 /** Loads the workspace in transactions of BATCH commissions, each with its rollups. */
 export async function load(storage: Storage, commissions: number): Promise<void> {
-  const campaigns = Array.from({ length: CAMPAIGNS }, (_, i) => campaign({ workspaceId: WORKSPACE, createdAt: iso(START + i), updatedAt: iso(START + i) }))
+  const campaigns = Array.from({ length: CAMPAIGNS }, (_, i) =>
+    campaign({ workspaceId: WORKSPACE, createdAt: iso(START + i), updatedAt: iso(START + i) }),
+  )
   const people = Array.from({ length: AFFILIATES }, (_, i) =>
     affiliate({
       workspaceId: WORKSPACE,
@@ -123,7 +124,11 @@ async function open(target: Target, commissions: number): Promise<Loaded> {
   const series = await seriesOf(api)
   // The answers are checked: half the clicks of the 180 days fall in the 90, and every day has some.
   const expectedClicks = commissions * CLICKS_PER_COMMISSION * 0.5
-  if (Math.abs(summary.clicks - expectedClicks) > expectedClicks * 0.01 || series.items.length !== 91 || series.items.some((i) => i.clicks === 0)) {
+  if (
+    Math.abs(summary.clicks - expectedClicks) > expectedClicks * 0.01 ||
+    series.items.length !== 91 ||
+    series.items.some((i) => i.clicks === 0)
+  ) {
     throw new Error(`${target.name}: unexpected report ${JSON.stringify({ clicks: summary.clicks, buckets: series.items.length })}`)
   }
   return { commissions, api, dispose, summary: [], series: [] }
@@ -216,16 +221,31 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
         'summary p50 ms': fixed(figures.summaryMs, 2),
         '90-day series p50 ms': fixed(figures.seriesMs, 2),
         [`vs ${GOAL_MS} ms goal`]: `${fixed(Math.max(figures.summaryMs, figures.seriesMs) / GOAL_MS, 2)}x ${verdict(figures.summaryMs <= GOAL_MS && figures.seriesMs <= GOAL_MS)}`,
-        'growth vs 10k (summary, series)': last ? `${fixed(growth((f) => f.summaryMs), 2)}x, ${fixed(growth((f) => f.seriesMs), 2)}x` : '',
-        [`growth goal ≤ ${GOAL_GROWTH}x`]: last ? verdict(growth((f) => f.summaryMs) <= GOAL_GROWTH && growth((f) => f.seriesMs) <= GOAL_GROWTH) : '',
+        'growth vs 10k (summary, series)': last
+          ? `${fixed(
+              growth((f) => f.summaryMs),
+              2,
+            )}x, ${fixed(
+              growth((f) => f.seriesMs),
+              2,
+            )}x`
+          : '',
+        [`growth goal ≤ ${GOAL_GROWTH}x`]: last
+          ? verdict(growth((f) => f.summaryMs) <= GOAL_GROWTH && growth((f) => f.seriesMs) <= GOAL_GROWTH)
+          : '',
         'export heap growth MiB': figures.exportMiB === null ? '' : fixed(figures.exportMiB, 1),
-        [`vs ${GOAL_EXPORT_MIB} MiB goal`]: figures.exportMiB === null ? '' : `${fixed(figures.exportMiB / GOAL_EXPORT_MIB, 2)}x ${verdict(figures.exportMiB <= GOAL_EXPORT_MIB)}`,
+        [`vs ${GOAL_EXPORT_MIB} MiB goal`]:
+          figures.exportMiB === null
+            ? ''
+            : `${fixed(figures.exportMiB / GOAL_EXPORT_MIB, 2)}x ${verdict(figures.exportMiB <= GOAL_EXPORT_MIB)}`,
       })
     }
     // Each storage's rows as soon as it is done (PostgreSQL takes minutes to load), then all of them.
     table(rows.filter((row) => row.storage === target.name))
   }
-  console.log(`\nreports: one workspace, ${CAMPAIGNS} campaigns, ${AFFILIATES} affiliates, commissions and clicks over ${DAYS} days; p50 of ${SAMPLES} calls of service.api each, both sizes loaded and measured in ${ROUNDS} interleaved rounds`)
+  console.log(
+    `\nreports: one workspace, ${CAMPAIGNS} campaigns, ${AFFILIATES} affiliates, commissions and clicks over ${DAYS} days; p50 of ${SAMPLES} calls of service.api each, both sizes loaded and measured in ${ROUNDS} interleaved rounds`,
+  )
   table(rows)
   if (!url) console.log('  PostgreSQL skipped: set AFFILIATE_TEST_POSTGRES_URL (or AFFILIATE_BENCH_POSTGRES_URL)')
   console.log(failures ? `reports: ${failures} goal(s) NOT met` : 'reports: every goal met')

@@ -31,7 +31,9 @@ for (const name of programs) {
   console.log(`\n=== bench/${name} ===`)
   const started = performance.now()
   const { status, signal } = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', join(here, name)], { stdio: 'inherit' })
-  console.log(`=== bench/${name}: ${status === 0 ? 'done' : `failed (${signal ?? status})`} in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+  console.log(
+    `=== bench/${name}: ${status === 0 ? 'done' : `failed (${signal ?? status})`} in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  )
   if (status !== 0) failed.push(name)
 }
 if (failed.length) {

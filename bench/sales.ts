@@ -56,7 +56,11 @@ async function fraudRound(target: Target): Promise<{ on: number; off: number; ra
   const sides = []
   for (const mode of ['flag', 'off'] as const) {
     const campaign = await api.campaigns.create({
-      campaignName: `Rules ${mode}`, workspaceId: WORKSPACE, commissionType: 'percentage', amount: 20, url: 'https://shop.example.com/',
+      campaignName: `Rules ${mode}`,
+      workspaceId: WORKSPACE,
+      commissionType: 'percentage',
+      amount: 20,
+      url: 'https://shop.example.com/',
       fraudRules: Object.fromEntries(ALL.map((rule) => [rule, mode])),
     })
     const affiliate = await api.affiliates.create({ email: `aff-${mode}@example.com`, campaignId: campaign.id })
@@ -64,9 +68,15 @@ async function fraudRound(target: Target): Promise<{ on: number; off: number; ra
     await api.links.create({ affiliateId: affiliate.id, referralCode: code })
     const customers: string[] = []
     for (let c = 0; c < FRAUD_CUSTOMERS; c++) {
-      const response = await service.fetch(new Request(`http://bench.local/api/v1/r/${code}`, { redirect: 'manual', headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36' } }), {
-        clientAddress: `10.${mode === 'flag' ? 1 : 2}.${c >> 8}.${c & 255}`,
-      })
+      const response = await service.fetch(
+        new Request(`http://bench.local/api/v1/r/${code}`, {
+          redirect: 'manual',
+          headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36' },
+        }),
+        {
+          clientAddress: `10.${mode === 'flag' ? 1 : 2}.${c >> 8}.${c & 255}`,
+        },
+      )
       await service.flush()
       const clickId = new URL(response.headers.get('location')!).searchParams.get('clickId')!
       const externalId = `${mode}-${c}`
@@ -106,7 +116,8 @@ async function fraudRound(target: Target): Promise<{ on: number; off: number; ra
     const b = await sale(second.customers[i % FRAUD_CUSTOMERS]!)
     secondTimes.push(performance.now() - start)
     // Both sides make ordinary commissions: nothing fires, nothing is held.
-    if (a.commission?.status !== 'pending' || b.commission?.status !== 'pending') throw new Error(`a rule fired in the bench: ${JSON.stringify([a.commission, b.commission])}`)
+    if (a.commission?.status !== 'pending' || b.commission?.status !== 'pending')
+      throw new Error(`a rule fired in the bench: ${JSON.stringify([a.commission, b.commission])}`)
   }
   await opened.dispose()
   // Each pair ran back to back: the median of the pairs' ratios cancels the machine's load drifting
@@ -124,13 +135,23 @@ for (const target of targets) {
   })
   const post = async (path: string, body: unknown) => {
     const response = await service.fetch(
-      new Request(`http://bench.local/api/v1${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-auth-service': KEY }, body: JSON.stringify(body) }),
+      new Request(`http://bench.local/api/v1${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-auth-service': KEY },
+        body: JSON.stringify(body),
+      }),
     )
     if (response.status >= 300) throw new Error(`${path}: ${response.status} ${await response.text()}`)
     await response.arrayBuffer()
   }
   const { api } = service
-  const campaign = await api.campaigns.create({ campaignName: 'Bench', workspaceId: WORKSPACE, commissionType: 'percentage', amount: 20, url: 'https://shop.example.com/' })
+  const campaign = await api.campaigns.create({
+    campaignName: 'Bench',
+    workspaceId: WORKSPACE,
+    commissionType: 'percentage',
+    amount: 20,
+    url: 'https://shop.example.com/',
+  })
   const affiliate = await api.affiliates.create({ email: 'bench@example.com', campaignId: campaign.id })
   await api.links.create({ affiliateId: affiliate.id, referralCode: 'BENCH-1' })
   const CUSTOMERS = 50
@@ -142,7 +163,13 @@ for (const target of targets) {
   const sale = (externalId: string) =>
     post('/conversions/sale', { workspaceId: WORKSPACE, externalId, amount: '49.99', currency: 'USD', invoiceId: `in_${++invoice}` })
   const commission = () =>
-    post('/commissions', { campaignId: campaign.id, affiliateId: affiliate.id, referredUser: `user${++invoice % CUSTOMERS}@example.com`, amount: '10.00', referralCode: 'BENCH-1' })
+    post('/commissions', {
+      campaignId: campaign.id,
+      affiliateId: affiliate.id,
+      referredUser: `user${++invoice % CUSTOMERS}@example.com`,
+      amount: '10.00',
+      referralCode: 'BENCH-1',
+    })
 
   // Warm-up, then alternating timed rounds of each.
   for (let i = 0; i < 50; i++) {
@@ -178,7 +205,12 @@ for (const target of targets) {
   const fresh: string[] = []
   for (let i = 0; i < LATENCY_SAMPLES; i++) {
     fresh.push(`fresh-${i}`)
-    await api.conversions.lead({ workspaceId: WORKSPACE, externalId: `fresh-${i}`, email: `fresh${i}@example.com`, referralCode: 'BENCH-1' })
+    await api.conversions.lead({
+      workspaceId: WORKSPACE,
+      externalId: `fresh-${i}`,
+      email: `fresh${i}@example.com`,
+      referralCode: 'BENCH-1',
+    })
   }
   const heavyTimes: number[] = []
   const freshTimes: number[] = []
@@ -201,12 +233,22 @@ for (const target of targets) {
   })
   await opened.dispose()
   const fraud = await fraudRound(target)
-  fraudRows.push({ storage: target.name, 'every rule off p50 ms': fixed(fraud.off), 'every rule on (flag) p50 ms': fixed(fraud.on), 'ratio (median of back-to-back pairs)': fixed(fraud.ratio, 2), goal: '<= 1.15' })
+  fraudRows.push({
+    storage: target.name,
+    'every rule off p50 ms': fixed(fraud.off),
+    'every rule on (flag) p50 ms': fixed(fraud.on),
+    'ratio (median of back-to-back pairs)': fixed(fraud.ratio, 2),
+    goal: '<= 1.15',
+  })
 }
 
 console.log(`\nSales recorded per second through service.fetch, ${ROUNDS} alternating rounds of ${PER_ROUND} each`)
 table(throughputRows)
-console.log(`\nOne sale: a customer with ${HISTORY} earlier sales against customers with none (${LATENCY_SAMPLES} samples each, alternating)`)
+console.log(
+  `\nOne sale: a customer with ${HISTORY} earlier sales against customers with none (${LATENCY_SAMPLES} samples each, alternating)`,
+)
 table(latencyRows)
-console.log(`\nOne sale with every fraud rule on against every rule off (${FRAUD_SAMPLES} samples each, alternating; 90 days of history on both)`)
+console.log(
+  `\nOne sale with every fraud rule on against every rule off (${FRAUD_SAMPLES} samples each, alternating; 90 days of history on both)`,
+)
 table(fraudRows)

@@ -25,10 +25,27 @@ function affiliate(): AffiliateRecord {
   const i = ++serial
   const at = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString()
   return {
-    id: crypto.randomUUID(), workspaceId: WORKSPACE, campaignId: CAMPAIGN, email: `user-${i}@example.com`,
-    emailKey: `user-${i}@example.com`, firstName: `First${i}`, lastName: `Last${i}`, notes: 'a note of some length',
-    payoutEmail: `pay-${i}@example.com`, payoutMethod: 'PAYPAL', details: null, isActive: true, isBanned: false,
-    portalDevices: [], refundWindow: [], totalOpens: 0, totalClicks: 0, totalSignups: 0, totalEarningsMinor: 0, createdAt: at, updatedAt: at,
+    id: crypto.randomUUID(),
+    workspaceId: WORKSPACE,
+    campaignId: CAMPAIGN,
+    email: `user-${i}@example.com`,
+    emailKey: `user-${i}@example.com`,
+    firstName: `First${i}`,
+    lastName: `Last${i}`,
+    notes: 'a note of some length',
+    payoutEmail: `pay-${i}@example.com`,
+    payoutMethod: 'PAYPAL',
+    details: null,
+    isActive: true,
+    isBanned: false,
+    portalDevices: [],
+    refundWindow: [],
+    totalOpens: 0,
+    totalClicks: 0,
+    totalSignups: 0,
+    totalEarningsMinor: 0,
+    createdAt: at,
+    updatedAt: at,
   }
 }
 
@@ -88,9 +105,11 @@ async function measure(size: number, dir: string): Promise<Figures> {
   const writers = 16
   const each = Math.max(10, Math.floor(SAMPLES / writers))
   start = performance.now()
-  await Promise.all(Array.from({ length: writers }, async () => {
-    for (let i = 0; i < each; i++) await write(storage, counterId)
-  }))
+  await Promise.all(
+    Array.from({ length: writers }, async () => {
+      for (let i = 0; i < each; i++) await write(storage, counterId)
+    }),
+  )
   const concurrent = (writers * each * 1000) / (performance.now() - start)
 
   // Folding the journal into the file: what runs in the background once the journal is as large

@@ -26,12 +26,24 @@ const service = createAffiliateService({
   trackingLimit: false,
 })
 const { api } = service
-const campaign = await api.campaigns.create({ campaignName: 'Bench', workspaceId: WORKSPACE, commissionType: 'percentage', amount: 20, url: 'https://shop.example.com/' })
+const campaign = await api.campaigns.create({
+  campaignName: 'Bench',
+  workspaceId: WORKSPACE,
+  commissionType: 'percentage',
+  amount: 20,
+  url: 'https://shop.example.com/',
+})
 const affiliate = await api.affiliates.create({ email: 'bench@example.com', campaignId: campaign.id })
 await api.links.create({ affiliateId: affiliate.id, referralCode: 'BENCH-1' })
 const integration = await api.integrations.create({ workspaceId: WORKSPACE, provider: 'stripe', signingSecret: SECRET })
 for (let c = 0; c < CUSTOMERS; c++) {
-  await api.conversions.lead({ workspaceId: WORKSPACE, externalId: `cus_${c}`, email: `user${c}@example.com`, stripeCustomerId: `cus_${c}`, referralCode: 'BENCH-1' })
+  await api.conversions.lead({
+    workspaceId: WORKSPACE,
+    externalId: `cus_${c}`,
+    email: `user${c}@example.com`,
+    stripeCustomerId: `cus_${c}`,
+    referralCode: 'BENCH-1',
+  })
 }
 
 let invoice = 0
@@ -45,7 +57,13 @@ const sale = async (i: number) =>
       new Request('http://bench.local/api/v1/conversions/sale', {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-auth-service': KEY },
-        body: JSON.stringify({ workspaceId: WORKSPACE, externalId: `cus_${i % CUSTOMERS}`, amount: '49.99', currency: 'USD', invoiceId: `in_${++invoice}` }),
+        body: JSON.stringify({
+          workspaceId: WORKSPACE,
+          externalId: `cus_${i % CUSTOMERS}`,
+          amount: '49.99',
+          currency: 'USD',
+          invoiceId: `in_${++invoice}`,
+        }),
       }),
     ),
     'sale',
@@ -54,12 +72,27 @@ const event = async (i: number) => {
   const id = `in_${++invoice}`
   // The 2025+ shape: the invoice names its subscription under `parent`, and no charge.
   const object = {
-    id, object: 'invoice', customer: `cus_${i % CUSTOMERS}`, currency: 'usd', total: 4999, amount_paid: 4999, total_excluding_tax: 4999,
+    id,
+    object: 'invoice',
+    customer: `cus_${i % CUSTOMERS}`,
+    currency: 'usd',
+    total: 4999,
+    amount_paid: 4999,
+    total_excluding_tax: 4999,
     parent: { type: 'subscription_details', subscription_details: { subscription: `sub_${i % CUSTOMERS}` } },
   }
   const payload = JSON.stringify({ id: `evt_${id}`, object: 'event', type: 'invoice.paid', livemode: true, data: { object } })
   const header = Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET })
-  await check(await service.fetch(new Request(`http://bench.local${integration.endpointPath}`, { method: 'POST', headers: { 'stripe-signature': header }, body: payload })), 'event')
+  await check(
+    await service.fetch(
+      new Request(`http://bench.local${integration.endpointPath}`, {
+        method: 'POST',
+        headers: { 'stripe-signature': header },
+        body: payload,
+      }),
+    ),
+    'event',
+  )
 }
 
 for (let i = 0; i < 50; i++) {

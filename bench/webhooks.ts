@@ -28,11 +28,23 @@ const webhookOptions = { allowHttp: true, allowPrivateAddresses: true } as const
 async function scene(storage: Storage, subscribed: number, url = 'https://hooks.example.com/bench') {
   const service = createAffiliateService({ storage, keyStore: memoryKeyStore([]), rateLimit: false, webhooks: webhookOptions })
   const { api } = service
-  const campaign = await api.campaigns.create({ campaignName: 'Bench', workspaceId: WORKSPACE, commissionType: 'fixed', amount: 5, url: 'https://shop.example.com/' })
+  const campaign = await api.campaigns.create({
+    campaignName: 'Bench',
+    workspaceId: WORKSPACE,
+    commissionType: 'fixed',
+    amount: 5,
+    url: 'https://shop.example.com/',
+  })
   const affiliate = await api.affiliates.create({ email: 'bench@example.com', campaignId: campaign.id })
   for (let i = 0; i < subscribed; i++) await api.webhooks.create({ workspaceId: WORKSPACE, url, events: ['commission.created'] })
   let n = 0
-  const create = () => api.commissions.create({ campaignId: campaign.id, affiliateId: affiliate.id, referredUser: `buyer-${n++ % 50}@example.com`, amount: 10 })
+  const create = () =>
+    api.commissions.create({
+      campaignId: campaign.id,
+      affiliateId: affiliate.id,
+      referredUser: `buyer-${n++ % 50}@example.com`,
+      amount: 10,
+    })
   return { service, create }
 }
 

@@ -3,7 +3,15 @@
 //   AFFILIATE_DB      otherwise, the embedded sql.js database: a file path, or `:memory:`
 //   REDIS_URL         rate limits in Redis (`affiliate-service/redis`, needs `redis`), shared by every instance
 // PostgreSQL and Redis are loaded only when asked for, so the default needs neither package.
-import { developmentMailbox, nameUuid, sqlJsStorage, type DevelopmentMailbox, type LimiterStore, type NotifyOptions, type Storage } from '../src/index.js'
+import {
+  developmentMailbox,
+  nameUuid,
+  sqlJsStorage,
+  type DevelopmentMailbox,
+  type LimiterStore,
+  type NotifyOptions,
+  type Storage,
+} from '../src/index.js'
 import { redactUrl } from '../src/redact.js'
 import { limiterPrefix } from '../adapters/deployment.js'
 import { fileJournal } from '../adapters/node/file-journal.js'
@@ -59,14 +67,19 @@ export async function storageFromEnv(env: NodeJS.ProcessEnv = process.env, lockW
   if (url) {
     if (env.AFFILIATE_DB) fail('set DATABASE_URL (PostgreSQL) or AFFILIATE_DB (the embedded database), not both')
     const schema = env.AFFILIATE_SCHEMA || undefined
-    if (schema !== undefined && !SCHEMA.test(schema)) fail(`AFFILIATE_SCHEMA must be a PostgreSQL name (letters, digits, _; at most 63), got ${schema}`)
+    if (schema !== undefined && !SCHEMA.test(schema))
+      fail(`AFFILIATE_SCHEMA must be a PostgreSQL name (letters, digits, _; at most 63), got ${schema}`)
     const { DEFAULT_SCHEMA, postgresStorage } = await optional(() => import('../adapters/postgres.js'), 'DATABASE_URL', 'pg')
     const storage = postgresStorage({ connectionString: url, ...(schema ? { schema } : {}) })
     return { storage, where: `PostgreSQL ${redactUrl(url)}, schema ${schema ?? DEFAULT_SCHEMA}`, kind: 'postgres' }
   }
   if (env.AFFILIATE_SCHEMA) fail('AFFILIATE_SCHEMA is the PostgreSQL schema: it needs DATABASE_URL')
   const path = env.AFFILIATE_DB || DEFAULT_DB
-  return { storage: sqlJsStorage(path === ':memory:' ? {} : { persist: fileJournal(path, lockWaitMs === undefined ? {} : { lockWaitMs }) }), where: path, kind: 'sqljs' }
+  return {
+    storage: sqlJsStorage(path === ':memory:' ? {} : { persist: fileJournal(path, lockWaitMs === undefined ? {} : { lockWaitMs }) }),
+    where: path,
+    kind: 'sqljs',
+  }
 }
 
 /**
@@ -155,7 +168,9 @@ export interface EnvRateLimit {
 
 export function rateLimitFromEnv(env: NodeJS.ProcessEnv = process.env): EnvRateLimit {
   const switched = env.AFFILIATE_RATE_LIMIT
-  const parts = ['AFFILIATE_RATE_LIMIT_CAPACITY', 'AFFILIATE_RATE_LIMIT_REFILL', 'AFFILIATE_RATE_LIMIT_IN_FLIGHT'].filter((name) => env[name])
+  const parts = ['AFFILIATE_RATE_LIMIT_CAPACITY', 'AFFILIATE_RATE_LIMIT_REFILL', 'AFFILIATE_RATE_LIMIT_IN_FLIGHT'].filter(
+    (name) => env[name],
+  )
   if (switched !== undefined && switched !== '') {
     if (!OFF.test(switched) && !ON.test(switched)) fail(`AFFILIATE_RATE_LIMIT must be off or on, got ${switched}`)
     if (OFF.test(switched)) {
@@ -177,13 +192,23 @@ export function rateLimitFromEnv(env: NodeJS.ProcessEnv = process.env): EnvRateL
 
 /** Webhooks' development mode: AFFILIATE_WEBHOOKS_ALLOW_HTTP, AFFILIATE_WEBHOOKS_ALLOW_PRIVATE (both off by default). */
 export function webhooksFromEnv(env: NodeJS.ProcessEnv = process.env): { allowHttp: boolean; allowPrivateAddresses: boolean } {
-  return { allowHttp: flag(env, 'AFFILIATE_WEBHOOKS_ALLOW_HTTP') ?? false, allowPrivateAddresses: flag(env, 'AFFILIATE_WEBHOOKS_ALLOW_PRIVATE') ?? false }
+  return {
+    allowHttp: flag(env, 'AFFILIATE_WEBHOOKS_ALLOW_HTTP') ?? false,
+    allowPrivateAddresses: flag(env, 'AFFILIATE_WEBHOOKS_ALLOW_PRIVATE') ?? false,
+  }
 }
 
 /** Where `npm start`'s mail goes: SMTP (SMTP_URL, with nodemailer) or the development mailbox. */
 export interface EnvMail {
   /** Sends one message (sign-in links, notices, notifications). */
-  send(message: { to: string; from?: string; subject: string; text: string; html?: string; headers?: Record<string, string> }): Promise<void>
+  send(message: {
+    to: string
+    from?: string
+    subject: string
+    text: string
+    html?: string
+    headers?: Record<string, string>
+  }): Promise<void>
   /** The development mailbox when no SMTP_URL is set (the admin's Settings → E-mail lists it). */
   mailbox: DevelopmentMailbox | null
   /** AFFILIATE_MAIL_FROM, when set. */
@@ -203,7 +228,8 @@ export async function mailFromEnv(env: NodeJS.ProcessEnv = process.env): Promise
   const from = env.AFFILIATE_MAIL_FROM || null
   if (!smtp) {
     const mailbox = developmentMailbox({
-      log: (m) => console.log(`affiliate-service: mail (development mailbox, not sent) to ${m.to}: ${m.subject}\n${m.text.replace(/^/gm, '  | ')}`),
+      log: (m) =>
+        console.log(`affiliate-service: mail (development mailbox, not sent) to ${m.to}: ${m.subject}\n${m.text.replace(/^/gm, '  | ')}`),
     })
     return {
       send: async (message) => mailbox.send({ ...message, ...(from ? { from } : {}) }),
@@ -219,7 +245,8 @@ export async function mailFromEnv(env: NodeJS.ProcessEnv = process.env): Promise
   } catch {
     return fail(`SMTP_URL must be a URL such as smtp://user:password@mail.example.com:587, got ${redactUrl(smtp)}`)
   }
-  if (smtpUrl.protocol !== 'smtp:' && smtpUrl.protocol !== 'smtps:') fail(`SMTP_URL must start with smtp:// or smtps://, got ${redactUrl(smtp)}`)
+  if (smtpUrl.protocol !== 'smtp:' && smtpUrl.protocol !== 'smtps:')
+    fail(`SMTP_URL must start with smtp:// or smtps://, got ${redactUrl(smtp)}`)
   if (!from) fail('SMTP_URL needs AFFILIATE_MAIL_FROM: the sender of the e-mails, e.g. "Partners <partners@example.com>"')
   const nodemailer = await optional(() => import('nodemailer'), 'SMTP_URL', 'nodemailer')
   const transport = nodemailer.createTransport(smtp)
@@ -260,7 +287,8 @@ export function portalFromEnv(env: NodeJS.ProcessEnv, mail: EnvMail): EnvPortal 
   const host = !env.HOST || env.HOST === '0.0.0.0' || env.HOST === '::' ? '127.0.0.1' : env.HOST
   const local = env.PORT === '0' ? undefined : `http://${host.includes(':') ? `[${host}]` : host}:${env.PORT || 3000}`
   const publicUrl = env.AFFILIATE_PUBLIC_URL || (mail.mailbox ? local : undefined)
-  if (!publicUrl) fail('the portal needs AFFILIATE_PUBLIC_URL: the origin its e-mailed sign-in links start with, e.g. https://partners.example.com')
+  if (!publicUrl)
+    fail('the portal needs AFFILIATE_PUBLIC_URL: the origin its e-mailed sign-in links start with, e.g. https://partners.example.com')
   let origin: URL
   try {
     origin = new URL(publicUrl)
@@ -283,7 +311,10 @@ export function portalFromEnv(env: NodeJS.ProcessEnv, mail: EnvMail): EnvPortal 
 
 /** Notifications: AFFILIATE_NOTIFY_OWNERS (comma-separated addresses; else the admin's Settings → E-mail) and AFFILIATE_PROGRAM_NAME. */
 export function notifyFromEnv(env: NodeJS.ProcessEnv, mail: EnvMail): NotifyOptions {
-  const owners = (env.AFFILIATE_NOTIFY_OWNERS ?? '').split(',').map((o) => o.trim()).filter(Boolean)
+  const owners = (env.AFFILIATE_NOTIFY_OWNERS ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean)
   const wrong = owners.find((o) => !/^[^\s@<>,]+@[^\s@<>,]+$/.test(o))
   if (wrong !== undefined) fail(`AFFILIATE_NOTIFY_OWNERS must be e-mail addresses separated by commas, got ${wrong}`)
   const programName = env.AFFILIATE_PROGRAM_NAME?.trim()
@@ -304,7 +335,10 @@ export const ADMIN_TOKEN_SETTING = 'adminTokenHash'
  * in storage; else a new token, made now, its hash kept and the token itself answered once (to
  * print with a sign-in URL, never stored).
  */
-export async function adminTokenFromEnv(env: NodeJS.ProcessEnv, storage: Storage): Promise<{ tokenHash: string; madeToken: string | null }> {
+export async function adminTokenFromEnv(
+  env: NodeJS.ProcessEnv,
+  storage: Storage,
+): Promise<{ tokenHash: string; madeToken: string | null }> {
   const { createHash, randomBytes } = await import('node:crypto')
   const hash = (text: string) => createHash('sha256').update(text).digest('hex')
   const given = env.AFFILIATE_ADMIN_TOKEN

@@ -67,7 +67,9 @@ export async function keysCommand(args: string[], env: NodeJS.ProcessEnv = proce
         ...(values.label !== undefined ? { label: values.label } : {}),
         ...(values.user !== undefined ? { userId: values.user } : {}),
       }
-      const { key, info } = values.publishable ? await keys.createPublishable({ ...input, allowedOrigins: origins }) : await keys.create(input)
+      const { key, info } = values.publishable
+        ? await keys.createPublishable({ ...input, allowedOrigins: origins })
+        : await keys.create(input)
       console.log(`key id     ${info.id}`)
       console.log(`workspaces ${info.workspaceIds.join(', ')}`)
       if (values.publishable) console.log(`origins    ${info.allowedOrigins.join(', ') || '(none: calls from servers only)'}`)

@@ -22,8 +22,11 @@ the server holds a lock: stop it first, or call POST /payouts/run on the running
 
 /** One workspace's run as lines for people. */
 function describeRun(workspaceId: string, result: PayoutRunResult, dryRun: boolean): string[] {
-  const lines = [`workspace ${workspaceId}: ${result.payouts.length} payout${result.payouts.length === 1 ? '' : 's'}${dryRun ? ' would be made (dry run)' : ' made'}`]
-  for (const p of result.payouts) lines.push(`  ${p.payoutId}  ${p.amount} ${p.currency}  ${p.payoutMethod} ${p.payoutEmail}  (${p.commissionCount} commissions)`)
+  const lines = [
+    `workspace ${workspaceId}: ${result.payouts.length} payout${result.payouts.length === 1 ? '' : 's'}${dryRun ? ' would be made (dry run)' : ' made'}`,
+  ]
+  for (const p of result.payouts)
+    lines.push(`  ${p.payoutId}  ${p.amount} ${p.currency}  ${p.payoutMethod} ${p.payoutEmail}  (${p.commissionCount} commissions)`)
   for (const s of result.skipped) lines.push(`  skipped ${s.affiliateId}  ${s.amount}  ${s.reason}`)
   return lines
 }
@@ -64,7 +67,9 @@ export async function payoutsCommand(args: string[], env: NodeJS.ProcessEnv = pr
         ...(values['as-of'] ? { asOf: values['as-of'] } : {}),
         ...(values['dry-run'] ? { dryRun: true } : {}),
       })
-      console.log(values.json ? JSON.stringify({ workspaceId, ...result }) : describeRun(workspaceId, result, values['dry-run'] === true).join('\n'))
+      console.log(
+        values.json ? JSON.stringify({ workspaceId, ...result }) : describeRun(workspaceId, result, values['dry-run'] === true).join('\n'),
+      )
     }
   } catch (error) {
     if (error instanceof AffiliateError) {

@@ -19,10 +19,15 @@ export interface Progress {
  * `totals` supplies a model's count where the progress has none (a migrate's writes, counted by
  * its export).
  */
-export function progressOn(stream: NodeJS.WriteStream, lines: readonly RecordsProgress['stage'][], totals?: ReadonlyMap<string, number>): Progress {
+export function progressOn(
+  stream: NodeJS.WriteStream,
+  lines: readonly RecordsProgress['stage'][],
+  totals?: ReadonlyMap<string, number>,
+): Progress {
   let current: RecordsProgress | null = null
   const line = () => {
-    if (current && lines.includes(current.stage)) stream.write(`${DONE[current.stage]} ${current.model}: ${current.done.toLocaleString('en')} record${current.done === 1 ? '' : 's'}\n`)
+    if (current && lines.includes(current.stage))
+      stream.write(`${DONE[current.stage]} ${current.model}: ${current.done.toLocaleString('en')} record${current.done === 1 ? '' : 's'}\n`)
   }
   if (!stream.isTTY) {
     const report = ((progress: RecordsProgress) => {
@@ -41,7 +46,10 @@ export function progressOn(stream: NodeJS.WriteStream, lines: readonly RecordsPr
     cliProgress.Presets.shades_classic,
   )
   // An import reads a file whose counts come last: its writes are counted, with no total.
-  const uncounted = new cliProgress.SingleBar({ stream, format: '{stage} {model}: {value} records', hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic)
+  const uncounted = new cliProgress.SingleBar(
+    { stream, format: '{stage} {model}: {value} records', hideCursor: true, clearOnComplete: true },
+    cliProgress.Presets.shades_classic,
+  )
   let bar: cliProgress.SingleBar | null = null
   const report = ((given: RecordsProgress) => {
     const known = given.total ?? totals?.get(given.model)

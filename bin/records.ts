@@ -48,8 +48,16 @@ const isPostgres = (value: string) => /^postgres(ql)?:\/\//i.test(value)
 function placeOf(value: string | undefined, schema: string | undefined, env: NodeJS.ProcessEnv): Place {
   const named = value ?? env.DATABASE_URL ?? (env.AFFILIATE_DB || DEFAULT_DB)
   const chosen = schema ?? (env.AFFILIATE_SCHEMA || undefined)
-  if (chosen !== undefined && !SCHEMA.test(chosen)) fail(`the schema must be a PostgreSQL name (letters, digits, _; at most 63), got ${chosen}`)
-  if (isPostgres(named)) return { kind: 'postgres', where: `PostgreSQL ${redactUrl(named)}, schema ${chosen ?? 'affiliate_service'}`, path: '', url: named, schema: chosen }
+  if (chosen !== undefined && !SCHEMA.test(chosen))
+    fail(`the schema must be a PostgreSQL name (letters, digits, _; at most 63), got ${chosen}`)
+  if (isPostgres(named))
+    return {
+      kind: 'postgres',
+      where: `PostgreSQL ${redactUrl(named)}, schema ${chosen ?? 'affiliate_service'}`,
+      path: '',
+      url: named,
+      schema: chosen,
+    }
   if (named === ':memory:') fail('":memory:" holds nothing to move: name a database file or a postgres:// URL')
   return { kind: 'sqljs', where: named, path: named, url: '', schema: undefined }
 }
@@ -92,7 +100,8 @@ function dropAdvice(place: Place, remaining: Partial<Record<ModelName, number>>,
 }
 
 function failImport(error: unknown, place: Place, created: boolean): never {
-  if (error instanceof RecordsImportError) fail(`import into ${place.where} failed: ${error.message}${dropAdvice(place, error.remaining, created)}`)
+  if (error instanceof RecordsImportError)
+    fail(`import into ${place.where} failed: ${error.message}${dropAdvice(place, error.remaining, created)}`)
   throw error
 }
 
@@ -119,7 +128,9 @@ async function exportCommand(values: { db?: string; schema?: string }, env: Node
     }
     await new Promise<void>((resolve, reject) => out.write(pending, (error) => (error ? reject(error) : resolve())))
     progress.stop()
-    process.stderr.write(`Exported ${total(step.value.models).toLocaleString('en')} records of ${Object.keys(step.value.models).length} models from ${place.where}.\n`)
+    process.stderr.write(
+      `Exported ${total(step.value.models).toLocaleString('en')} records of ${Object.keys(step.value.models).length} models from ${place.where}.\n`,
+    )
   } finally {
     progress.stop()
     await storage.close()
@@ -127,7 +138,8 @@ async function exportCommand(values: { db?: string; schema?: string }, env: Node
 }
 
 async function importCommand(values: { db?: string; schema?: string }, env: NodeJS.ProcessEnv): Promise<void> {
-  if (process.stdin.isTTY) fail('import reads a records file on standard input, e.g. affiliate-service import --db ./data/affiliate.sqlite < backup.ndjson')
+  if (process.stdin.isTTY)
+    fail('import reads a records file on standard input, e.g. affiliate-service import --db ./data/affiliate.sqlite < backup.ndjson')
   const place = placeOf(values.db, values.schema, env)
   const created = place.kind === 'sqljs' && !existsSync(place.path)
   const storage = await open(place, 'write')
@@ -136,7 +148,9 @@ async function importCommand(values: { db?: string; schema?: string }, env: Node
     const lines = createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY })
     const result = await importRecords(storage, lines, { onProgress: progress })
     progress.stop()
-    console.log(`Imported ${total(result.models).toLocaleString('en')} records into ${place.where}: every model's count and SHA-256 match the file's trailer.`)
+    console.log(
+      `Imported ${total(result.models).toLocaleString('en')} records into ${place.where}: every model's count and SHA-256 match the file's trailer.`,
+    )
   } catch (error) {
     progress.stop()
     await storage.close().catch(() => undefined)
@@ -145,7 +159,10 @@ async function importCommand(values: { db?: string; schema?: string }, env: Node
   await storage.close()
 }
 
-async function migrateCommand(values: { from?: string; to?: string; 'from-schema'?: string; 'to-schema'?: string }, env: NodeJS.ProcessEnv): Promise<void> {
+async function migrateCommand(
+  values: { from?: string; to?: string; 'from-schema'?: string; 'to-schema'?: string },
+  env: NodeJS.ProcessEnv,
+): Promise<void> {
   if (!values.from || !values.to) fail(`migrate needs --from and --to\n\n${RECORDS_USAGE}`)
   const from = placeOf(values.from, values['from-schema'], env)
   const to = placeOf(values.to, values['to-schema'], env)
@@ -155,7 +172,10 @@ async function migrateCommand(values: { from?: string; to?: string; 'from-schema
   if (from.kind === 'sqljs') {
     const pid = await lockHolder(from.path)
     // A copy while the server writes would miss its later writes: the move needs the server stopped.
-    if (pid !== null) fail(`${from.path} is being served by process ${pid}: stop it first, or its writes after the copy are lost (a backup while it runs: affiliate-service export)`)
+    if (pid !== null)
+      fail(
+        `${from.path} is being served by process ${pid}: stop it first, or its writes after the copy are lost (a backup while it runs: affiliate-service export)`,
+      )
   }
   const created = to.kind === 'sqljs' && !existsSync(to.path)
   const source = await open(from, 'read')
@@ -168,7 +188,9 @@ async function migrateCommand(values: { from?: string; to?: string; 'from-schema
     const lines = exportRecords(source, { onProgress: ({ model, total }) => total !== undefined && counts.set(model, total) })
     const result = await importRecords(target, lines, { onProgress: progress })
     progress.stop()
-    console.log(`Moved ${total(result.models).toLocaleString('en')} records: every model's count and SHA-256 in ${to.where} match ${from.where}'s.`)
+    console.log(
+      `Moved ${total(result.models).toLocaleString('en')} records: every model's count and SHA-256 in ${to.where} match ${from.where}'s.`,
+    )
   } catch (error) {
     progress.stop()
     await Promise.allSettled([source.close(), target.close()])
@@ -177,7 +199,11 @@ async function migrateCommand(values: { from?: string; to?: string; 'from-schema
   await Promise.all([source.close(), target.close()])
 }
 
-export async function recordsCommand(command: 'export' | 'import' | 'migrate', args: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function recordsCommand(
+  command: 'export' | 'import' | 'migrate',
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
   const { values } = parseArgs({
     args,
     options: {

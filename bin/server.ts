@@ -13,8 +13,29 @@
 //   AFFILIATE_ADMIN_TOKEN (32+ characters: signs in to the admin at /admin; unset: made, printed once, kept as a hash)
 // docs/configuration.md has the table.
 import { serve } from '../adapters/node.js'
-import { createAffiliateService, isUuid, memoryKeyStore, storageKeyStore, type KeyManagement, type KeyStore, type StorageKeyStore } from '../src/index.js'
-import { adminTokenFromEnv, envKeyUserId, fail, limiterFromEnv, mailFromEnv, notifyFromEnv, portalFromEnv, rateLimitFromEnv, reachableUrl, reason, storageFromEnv, webhooksFromEnv } from './env.js'
+import {
+  createAffiliateService,
+  isUuid,
+  memoryKeyStore,
+  storageKeyStore,
+  type KeyManagement,
+  type KeyStore,
+  type StorageKeyStore,
+} from '../src/index.js'
+import {
+  adminTokenFromEnv,
+  envKeyUserId,
+  fail,
+  limiterFromEnv,
+  mailFromEnv,
+  notifyFromEnv,
+  portalFromEnv,
+  rateLimitFromEnv,
+  reachableUrl,
+  reason,
+  storageFromEnv,
+  webhooksFromEnv,
+} from './env.js'
 
 /** The environment's key (kept in memory only: it is configuration, not data) before the stored ones. */
 async function keysFromEnv(env: NodeJS.ProcessEnv, stored: StorageKeyStore): Promise<KeyStore & KeyManagement> {
@@ -73,7 +94,16 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
     rateLimit: off ? false : { ...rule, ...(limiter ? { store: limiter.store } : {}) },
     webhooks,
     admin: { tokenHash: admin.tokenHash },
-    ...(portal ? { portal: { secret: portal.secret, publicUrl: portal.publicUrl, sendSignInLink: portal.sendSignInLink, sendNotice: portal.sendNotice } } : {}),
+    ...(portal
+      ? {
+          portal: {
+            secret: portal.secret,
+            publicUrl: portal.publicUrl,
+            sendSignInLink: portal.sendSignInLink,
+            sendNotice: portal.sendNotice,
+          },
+        }
+      : {}),
     notify,
   })
   let running: Awaited<ReturnType<typeof serve>>
@@ -88,8 +118,11 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
   // Printed before the ready line, so whoever waits for that line has read these too.
   if (portal) console.log(`affiliate-service: portal at ${portal.publicUrl}${service.portalPath}`)
   console.log(`affiliate-service: e-mail to ${mail.where}`)
-  if (webhooks.allowHttp || webhooks.allowPrivateAddresses) console.log('affiliate-service: webhooks in development mode (http or private addresses allowed): not for production')
-  console.log(`affiliate-service listening on ${shown} (database: ${where}; rate limits: ${off ? 'off' : (limiter?.where ?? 'in memory')}${every})`)
+  if (webhooks.allowHttp || webhooks.allowPrivateAddresses)
+    console.log('affiliate-service: webhooks in development mode (http or private addresses allowed): not for production')
+  console.log(
+    `affiliate-service listening on ${shown} (database: ${where}; rate limits: ${off ? 'off' : (limiter?.where ?? 'in memory')}${every})`,
+  )
   if (admin.madeToken) {
     console.log('Made an admin token. It is shown once, here (only its hash is kept):')
     console.log(`  ${admin.madeToken}`)

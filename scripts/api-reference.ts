@@ -12,7 +12,10 @@ const METHODS = ['get', 'head', 'post', 'put', 'delete', 'options'] as const
 function resolve(doc: Json, node: Json | undefined): Json | undefined {
   let at = node
   while (at && typeof at.$ref === 'string') {
-    at = at.$ref.slice(2).split('/').reduce((o: Json | undefined, key: string) => o?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc)
+    at = at.$ref
+      .slice(2)
+      .split('/')
+      .reduce((o: Json | undefined, key: string) => o?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc)
   }
   return at
 }
@@ -25,7 +28,7 @@ function typeOf(doc: Json, raw: Json | undefined): string {
   for (const key of ['oneOf', 'anyOf'] as const) {
     if (Array.isArray(schema[key])) return schema[key].map((s: Json) => typeOf(doc, s)).join(' or ')
   }
-  const type = Array.isArray(schema.type) ? schema.type.join(' or ') : schema.type ?? 'any'
+  const type = Array.isArray(schema.type) ? schema.type.join(' or ') : (schema.type ?? 'any')
   if (type === 'array') return `array of ${typeOf(doc, schema.items)}`
   const bits: string[] = []
   if (schema.format) bits.push(schema.format)
@@ -34,14 +37,20 @@ function typeOf(doc: Json, raw: Json | undefined): string {
   return bits.length ? `${type} (${bits.join(', ')})` : type
 }
 
-const cell = (text: unknown) => String(text ?? '').replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ')
+const cell = (text: unknown) =>
+  String(text ?? '')
+    .replace(/\|/g, '\\|')
+    .replace(/\s*\n\s*/g, ' ')
 
 function fieldTable(doc: Json, rows: { name: string; schema: Json | undefined; required: boolean }[]): string[] {
   if (rows.length === 0) return []
   return [
     '| field | type | required | description |',
     '|---|---|---|---|',
-    ...rows.map(({ name, schema, required }) => `| \`${name}\` | ${cell(typeOf(doc, schema))} | ${required ? 'yes' : ''} | ${cell(resolve(doc, schema)?.description)} |`),
+    ...rows.map(
+      ({ name, schema, required }) =>
+        `| \`${name}\` | ${cell(typeOf(doc, schema))} | ${required ? 'yes' : ''} | ${cell(resolve(doc, schema)?.description)} |`,
+    ),
   ]
 }
 
@@ -55,7 +64,12 @@ function bodyTables(doc: Json, raw: Json | undefined): string[] {
     if (alternatives.length > 1) out.push('', `Body, form ${index + 1} of ${alternatives.length}:`, '')
     else out.push('', 'Body:', '')
     const required = new Set<string>(body.required ?? [])
-    out.push(...fieldTable(doc, Object.entries(body.properties ?? {}).map(([name, s]) => ({ name, schema: s as Json, required: required.has(name) }))))
+    out.push(
+      ...fieldTable(
+        doc,
+        Object.entries(body.properties ?? {}).map(([name, s]) => ({ name, schema: s as Json, required: required.has(name) })),
+      ),
+    )
     if (body.description) out.push('', cell(body.description))
   })
   return out
@@ -63,7 +77,9 @@ function bodyTables(doc: Json, raw: Json | undefined): string[] {
 
 /** The table of every error `code` with its status and meaning, from the document's `Error` schema. */
 function errorCodes(doc: Json): string[] {
-  const codes = Object.entries((doc.components?.schemas?.Error?.['x-error-codes'] ?? {}) as Record<string, { status: number; description: string }>)
+  const codes = Object.entries(
+    (doc.components?.schemas?.Error?.['x-error-codes'] ?? {}) as Record<string, { status: number; description: string }>,
+  )
   if (codes.length === 0) return []
   return [
     '## Error codes',
@@ -98,11 +114,26 @@ export function apiReference(doc: Json = openApiDocument('/api/v1')): string {
       out.push(cell(op.summary) + (op.description ? `. ${cell(op.description)}.` : '.'))
       if (Array.isArray(op.security) && op.security.length === 0) out.push('', 'No API key.')
       const params = (op.parameters ?? []).map((p: Json) => resolve(doc, p)!).filter((p: Json) => p.in === 'query')
-      if (params.length) out.push('', 'Query:', '', ...fieldTable(doc, params.map((p: Json) => ({ name: p.name, schema: { ...p.schema, description: p.description ?? p.schema?.description }, required: !!p.required }))))
+      if (params.length)
+        out.push(
+          '',
+          'Query:',
+          '',
+          ...fieldTable(
+            doc,
+            params.map((p: Json) => ({
+              name: p.name,
+              schema: { ...p.schema, description: p.description ?? p.schema?.description },
+              required: !!p.required,
+            })),
+          ),
+        )
       const json = op.requestBody?.content?.['application/json']
       if (json) out.push(...bodyTables(doc, json.schema))
       const responses = Object.entries(op.responses ?? {})
-      const answers = responses.filter(([status]) => Number(status) < 400).map(([status, r]) => `${status} ${cell(resolve(doc, r as Json)?.description)}`)
+      const answers = responses
+        .filter(([status]) => Number(status) < 400)
+        .map(([status, r]) => `${status} ${cell(resolve(doc, r as Json)?.description)}`)
       const errors = responses.filter(([status]) => Number(status) >= 400).map(([status]) => status)
       out.push('', `Answers: ${answers.join('; ')}.`)
       if (errors.length) out.push(`Errors: ${errors.join(', ')} ([codes](#error-codes)).`)

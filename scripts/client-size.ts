@@ -6,10 +6,20 @@ import { gzipSync } from 'node:zlib'
 
 const BUDGET = 6 * 1024
 const entry = new URL('../dist/client/index.js', import.meta.url).pathname
-const result = await build({ entryPoints: [entry], bundle: true, minify: true, format: 'esm', platform: 'browser', write: false, logLevel: 'warning' })
+const result = await build({
+  entryPoints: [entry],
+  bundle: true,
+  minify: true,
+  format: 'esm',
+  platform: 'browser',
+  write: false,
+  logLevel: 'warning',
+})
 const bytes = result.outputFiles[0]!.contents
 const gzipped = gzipSync(bytes, { level: 9 }).length
-console.log(`affiliate-service/client for a browser: ${(bytes.length / 1024).toFixed(1)} KiB minified, ${(gzipped / 1024).toFixed(1)} KiB gzipped (budget ${BUDGET / 1024} KiB)`)
+console.log(
+  `affiliate-service/client for a browser: ${(bytes.length / 1024).toFixed(1)} KiB minified, ${(gzipped / 1024).toFixed(1)} KiB gzipped (budget ${BUDGET / 1024} KiB)`,
+)
 if (gzipped > BUDGET) {
   console.error('the client is over its budget: does it import a validator or server code?')
   process.exit(1)

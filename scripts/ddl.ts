@@ -24,7 +24,9 @@ const name = (dialect: Dialect, identifier: string) => (dialect === 'postgres' ?
 /** A literal of `value` as the column keeps it. */
 function literal(dialect: Dialect, value: unknown): string {
   if (Array.isArray(value)) {
-    return dialect === 'sqlite' ? `'${JSON.stringify(value).replace(/'/g, "''")}'` : `'{${value.map((item) => JSON.stringify(item)).join(',')}}'`
+    return dialect === 'sqlite'
+      ? `'${JSON.stringify(value).replace(/'/g, "''")}'`
+      : `'{${value.map((item) => JSON.stringify(item)).join(',')}}'`
   }
   if (typeof value === 'boolean') return dialect === 'sqlite' ? String(Number(value)) : String(value)
   if (typeof value === 'number') return String(value)
@@ -56,7 +58,9 @@ const table = (dialect: Dialect, model: ModelName, schema: string) => (dialect =
 /** `ALTER TABLE … ADD COLUMN` for new fields of a model (`schema`: PostgreSQL's, as migrations write `${s}`). */
 // biome-ignore lint/suspicious/noTemplateCurlyInString: `${s}` is the placeholder the migrations' SQL fills with the schema
 export function addColumnsSql(dialect: Dialect, model: ModelName, fields: readonly string[], schema = '${s}'): string {
-  return fields.map((field) => `ALTER TABLE ${table(dialect, model, schema)} ADD COLUMN ${columnSql(dialect, model, field, true)};`).join('\n')
+  return fields
+    .map((field) => `ALTER TABLE ${table(dialect, model, schema)} ADD COLUMN ${columnSql(dialect, model, field, true)};`)
+    .join('\n')
 }
 
 /** Each index a model's look-ups need, as `[name, columns, unique]` (see `models`). */
@@ -67,7 +71,11 @@ function indexesOf(model: ModelName): [string, string[], boolean][] {
     [`${model}_created`, ['createdAt', 'id'], false],
     ...definition.indexes.map((fields): [string, string[], boolean] => [`${model}_${fields.join('_')}`, listed(fields), false]),
     ...definition.unique.map((constraint): [string, string[], boolean] => [constraint.name, [...constraint.fields], true]),
-    ...definition.ordered.map(({ where, orderBy }): [string, string[], boolean] => [`${model}_${[...where, orderBy].join('_')}`, [...where, orderBy, 'id'], false]),
+    ...definition.ordered.map(({ where, orderBy }): [string, string[], boolean] => [
+      `${model}_${[...where, orderBy].join('_')}`,
+      [...where, orderBy, 'id'],
+      false,
+    ]),
   ]
 }
 
@@ -75,7 +83,9 @@ function indexesOf(model: ModelName): [string, string[], boolean][] {
 // biome-ignore lint/suspicious/noTemplateCurlyInString: as above
 export function createTableSql(dialect: Dialect, model: ModelName, schema = '${s}'): string {
   const columns = models[model].fields.map(({ name: field }) =>
-    field === 'id' ? `${name(dialect, 'id')} ${TYPES[dialect].text} PRIMARY KEY${dialect === 'sqlite' ? ' NOT NULL' : ''}` : columnSql(dialect, model, field),
+    field === 'id'
+      ? `${name(dialect, 'id')} ${TYPES[dialect].text} PRIMARY KEY${dialect === 'sqlite' ? ' NOT NULL' : ''}`
+      : columnSql(dialect, model, field),
   )
   const search = `${name(dialect, '_search')} ${TYPES[dialect].text} NOT NULL`
   const create = `CREATE TABLE ${table(dialect, model, schema)} (\n  ${[...columns, search].join(',\n  ')}\n)${dialect === 'sqlite' ? ' STRICT' : ''};`

@@ -5,8 +5,16 @@ export type ErrorCode = keyof typeof ERROR_CODES
 
 /** The code an error has when it names none: one per status (422's is the generic `rule_violation`). */
 const CODE_OF_STATUS: Record<number, ErrorCode> = {
-  400: 'validation_error', 401: 'invalid_api_key', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed',
-  408: 'body_timeout', 413: 'body_too_large', 415: 'unsupported_media_type', 422: 'rule_violation', 429: 'rate_limited',
+  400: 'validation_error',
+  401: 'invalid_api_key',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  408: 'body_timeout',
+  413: 'body_too_large',
+  415: 'unsupported_media_type',
+  422: 'rule_violation',
+  429: 'rate_limited',
 }
 
 /** The code of a status, for an error that names none (and for answers from another version). */
@@ -63,13 +71,11 @@ export class AffiliateError extends Error {
   }
 }
 
-export const validationError = (errors: FieldError[]): AffiliateError =>
-  new AffiliateError(400, 'Validation error', { errors })
+export const validationError = (errors: FieldError[]): AffiliateError => new AffiliateError(400, 'Validation error', { errors })
 
 export const notFound = (what: string): AffiliateError => new AffiliateError(404, `${what} not found`)
 
-export const forbiddenWorkspace = (): AffiliateError =>
-  new AffiliateError(403, 'You do not have access to this workspace')
+export const forbiddenWorkspace = (): AffiliateError => new AffiliateError(403, 'You do not have access to this workspace')
 
 /** A business rule refused the change (422), with the code that names the rule. */
 export const unprocessable = (message: string, code: ErrorCode): AffiliateError => new AffiliateError(422, message, { code })

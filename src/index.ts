@@ -1,6 +1,21 @@
 export { createAffiliateService } from './service.js'
-export type { AffiliateService, AffiliateServiceOptions, BackgroundJob, FailedKeyLimitOptions, NotificationJob, StartOptions, TrackingLimitOptions } from './service.js'
-export type { MailboxMessage, MailboxReader, NotificationData, NotificationMessage, NotifyOptions, RenderedText } from './notifications/options.js'
+export type {
+  AffiliateService,
+  AffiliateServiceOptions,
+  BackgroundJob,
+  FailedKeyLimitOptions,
+  NotificationJob,
+  StartOptions,
+  TrackingLimitOptions,
+} from './service.js'
+export type {
+  MailboxMessage,
+  MailboxReader,
+  NotificationData,
+  NotificationMessage,
+  NotifyOptions,
+  RenderedText,
+} from './notifications/options.js'
 export { NOTIFICATION_KINDS, type NotificationKind } from './notifications/kinds.js'
 export { developmentMailbox, type DevelopmentMailbox, type MailboxInput } from './notifications/mailbox.js'
 export type { SenderChoice, ServiceEvents, WebhookOptions } from './events/service-events.js'

@@ -14,7 +14,9 @@ export function redactUrl(url: string): string {
   try {
     parsed = new URL(url)
   } catch {
-    return url.replace(/(\/\/[^/@\s:]*:)[^/@\s]*@/g, '$1***@').replace(/\b(password|pass|pwd|secret|token|auth|sslpassword)=("[^"]*"|'[^']*'|[^\s&;]*)/gi, '$1=***')
+    return url
+      .replace(/(\/\/[^/@\s:]*:)[^/@\s]*@/g, '$1***@')
+      .replace(/\b(password|pass|pwd|secret|token|auth|sslpassword)=("[^"]*"|'[^']*'|[^\s&;]*)/gi, '$1=***')
   }
   if (parsed.password) parsed.password = '***'
   for (const name of [...parsed.searchParams.keys()]) if (SECRET_PARAM.test(name)) parsed.searchParams.set(name, '***')

@@ -248,18 +248,23 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 /** A whole number of at least 1, or the default; anything else throws a TypeError naming the option. */
 function positive(name: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) throw new TypeError(`${name} must be a whole number of at least 1`)
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1)
+    throw new TypeError(`${name} must be a whole number of at least 1`)
   return value
 }
 
 function checkOptions(options: AffiliateServiceOptions): void {
   if (!isObject(options)) throw new TypeError('createAffiliateService takes an options object: { storage, keyStore }')
   const storage: unknown = options.storage
-  if (typeof storage === 'function') throw new TypeError('storage must be a storage, not its factory: call it, e.g. storage: memoryStorage()')
-  if (!isObject(storage) || typeof storage.transaction !== 'function') throw new TypeError('storage is required: a Storage such as memoryStorage()')
+  if (typeof storage === 'function')
+    throw new TypeError('storage must be a storage, not its factory: call it, e.g. storage: memoryStorage()')
+  if (!isObject(storage) || typeof storage.transaction !== 'function')
+    throw new TypeError('storage is required: a Storage such as memoryStorage()')
   const keyStore: unknown = options.keyStore
-  if (typeof keyStore === 'function') throw new TypeError('keyStore must be a key store, not its factory: call it, e.g. keyStore: memoryKeyStore([...])')
-  if (!isObject(keyStore) || typeof keyStore.resolve !== 'function') throw new TypeError('keyStore is required: a KeyStore such as memoryKeyStore([...])')
+  if (typeof keyStore === 'function')
+    throw new TypeError('keyStore must be a key store, not its factory: call it, e.g. keyStore: memoryKeyStore([...])')
+  if (!isObject(keyStore) || typeof keyStore.resolve !== 'function')
+    throw new TypeError('keyStore is required: a KeyStore such as memoryKeyStore([...])')
   if (options.clock !== undefined && (!isObject(options.clock) || typeof options.clock.now !== 'function')) {
     throw new TypeError('clock must be an object with a now() method answering epoch milliseconds')
   }
@@ -321,19 +326,29 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   options.storage.reportErrorsTo?.((error) => onError(error, { source: 'storage' }))
   // The one factory of operations: they see a storage through a hook that hands each committed
   // transaction's events to the listeners and wakes the dispatcher, with the webhook policy.
-  const clicks = createClickWriter({ storage: options.storage, flushMs: clickFlushMs, onError: (error) => onError(error, { source: 'storage' }) })
+  const clicks = createClickWriter({
+    storage: options.storage,
+    flushMs: clickFlushMs,
+    onError: (error) => onError(error, { source: 'storage' }),
+  })
   // The tracker (bots, dedupe, click ids) is made on the first tracked event, and its modules
   // (isbot, uuid) load then: a service that never tracks, and every cold start, goes without them.
   let tracker: Promise<Tracker> | undefined
   const trackerOf = (): Promise<Tracker> =>
     (tracker ??= import('./tracking/tracker.js')
-      .then(({ createTracker }) => createTracker({ storage: options.storage, clock, dedupeSeconds, secret: options.trackingSecret, writer: clicks }))
+      .then(({ createTracker }) =>
+        createTracker({ storage: options.storage, clock, dedupeSeconds, secret: options.trackingSecret, writer: clicks }),
+      )
       .catch((error: unknown) => {
         tracker = undefined
         throw error
       }))
   // A link deleted here answers 404 at once (other instances stop using it within a second).
-  const forgetLinks = () => void tracker?.then((made) => made.forgetLinks(), () => undefined)
+  const forgetLinks = () =>
+    void tracker?.then(
+      (made) => made.forgetLinks(),
+      () => undefined,
+    )
   runtime.events.on('link.deleted', forgetLinks)
   runtime.events.on('affiliate.deleted', forgetLinks)
   // The disposable-domain list (for the fraud rules) loads with the first e-mail it is asked about.
@@ -351,13 +366,17 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
       storage: options.storage,
       clock,
       notify: notifyOptions,
-      links: portalResolved ? { publicUrl: portalResolved.publicUrl, portalPath: portalResolved.path, adminPath: adminPathOf, key: portalResolved.key } : null,
+      links: portalResolved
+        ? { publicUrl: portalResolved.publicUrl, portalPath: portalResolved.path, adminPath: adminPathOf, key: portalResolved.key }
+        : null,
       onError: (error) => onError(error, { source: 'notify' }),
     })
     sender = made
     // A notice written inside a transaction wakes the sender once that transaction has committed
     // (the commit hook below), so it never looks before the notice can be seen.
-    notices = noticeWriter(options.storage, clock, { wrote: () => void (noticesWritten = true), committed: () => made.nudge() }, (error) => onError(error, { source: 'notify' }))
+    notices = noticeWriter(options.storage, clock, { wrote: () => void (noticesWritten = true), committed: () => made.nudge() }, (error) =>
+      onError(error, { source: 'notify' }),
+    )
   }
   const beforeCommit = notices ? notices.fromEvents : undefined
   const committed = (events: EventRecord[]) => {
@@ -423,7 +442,12 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
       start: (choice) => {
         if (choice.webhooks === false) return
         if (!runtime.events.hasSender && !choice.send && !choice.sender) {
-          onError(new Error('Webhook delivery not started: no sender. Pass webhooks: { send } to createAffiliateService (createNodeWebhookSender of affiliate-service/node on Node), or start({ sender })'), { source: 'dispatcher' })
+          onError(
+            new Error(
+              'Webhook delivery not started: no sender. Pass webhooks: { send } to createAffiliateService (createNodeWebhookSender of affiliate-service/node on Node), or start({ sender })',
+            ),
+            { source: 'dispatcher' },
+          )
           return
         }
         runtime.events.start(choice)
@@ -454,7 +478,17 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
       const address = clientAddressOf(request, context)
       return address === undefined ? null : (await trackerOf()).device({ address, userAgent: request.headers.get('user-agent') ?? '' })
     }
-    const deps = { api, storage: options.storage, clock, basePath, body, onError: requestError, deviceOf, notifying: notifyOptions !== null, programName: notifyOptions?.programName ?? null }
+    const deps = {
+      api,
+      storage: options.storage,
+      clock,
+      basePath,
+      body,
+      onError: requestError,
+      deviceOf,
+      notifying: notifyOptions !== null,
+      programName: notifyOptions?.programName ?? null,
+    }
     served = withSite(
       lazySite(portalPath, () => import('./portal/index.js').then(({ createPortal }) => createPortal(portalOptions, deps))),
       served,
@@ -464,7 +498,20 @@ export function createAffiliateService(options: AffiliateServiceOptions): Affili
   const adminOptions = options.admin
   if (adminOptions !== undefined) {
     adminPath = adminPathOf!
-    const deps = { api, storage: options.storage, keyStore: options.keyStore, clock, basePath, portalPath, publicUrl, body, onError: requestError, notifying: notifyOptions !== null, mailbox: notifyOptions?.mailbox ?? null, notifyOwners: notifyOptions?.owners ?? null }
+    const deps = {
+      api,
+      storage: options.storage,
+      keyStore: options.keyStore,
+      clock,
+      basePath,
+      portalPath,
+      publicUrl,
+      body,
+      onError: requestError,
+      notifying: notifyOptions !== null,
+      mailbox: notifyOptions?.mailbox ?? null,
+      notifyOwners: notifyOptions?.owners ?? null,
+    }
     served = withSite(
       lazySite(adminPath, () => import('./admin/index.js').then(({ createAdmin }) => createAdmin(adminOptions, deps))),
       served,

@@ -137,7 +137,12 @@ async function lock(file: string, waitMs: number): Promise<string> {
         // Empty or unreadable: written by a version that created the lock before filling it, or
         // by a file system without hard links, and that process is between the two steps, unless
         // the file has been like this for a while (it crashed right there).
-        const age = Date.now() - (await stat(lockPath).then((s) => s.mtimeMs, () => 0))
+        const age =
+          Date.now() -
+          (await stat(lockPath).then(
+            (s) => s.mtimeMs,
+            () => 0,
+          ))
         if (age < 5_000) throw new Error(`${file} is being opened by another process (lock file ${lockPath})`)
       }
       await unlink(lockPath).catch((error: unknown) => {
@@ -475,7 +480,8 @@ export interface FileJournalOptions {
 export function fileJournal(path: string, options: FileJournalOptions = {}): SqlJsPersistence {
   if (typeof path !== 'string' || path === '') throw new TypeError('fileJournal takes the path of the database file')
   const waitMs = options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS
-  if (!Number.isFinite(waitMs) || waitMs < 0) throw new RangeError(`fileJournal: lockWaitMs must be a number of milliseconds, not ${waitMs}`)
+  if (!Number.isFinite(waitMs) || waitMs < 0)
+    throw new RangeError(`fileJournal: lockWaitMs must be a number of milliseconds, not ${waitMs}`)
   // Looked up here rather than imported by name, so that an older Node fails only this call, plainly.
   if (typeof zlib.crc32 !== 'function') throw new Error('fileJournal needs zlib.crc32: Node.js 20.15 or later')
   return { open: () => (options.readOnly ? openSnapshot(path) : openFileJournal(path, waitMs)) }
@@ -570,5 +576,7 @@ async function openSnapshot(path: string): Promise<SqlJsJournal> {
     if (!gap) return new SnapshotJournal(openSnapshotFile(file), records)
     await pause(5 * (attempt + 1))
   }
-  throw new Error(`${file}: a journal segment ends in a partial record with data after it in every read (${SNAPSHOT_ATTEMPTS} reads): it is damaged, or being written too fast to copy`)
+  throw new Error(
+    `${file}: a journal segment ends in a partial record with data after it in every read (${SNAPSHOT_ATTEMPTS} reads): it is damaged, or being written too fast to copy`,
+  )
 }

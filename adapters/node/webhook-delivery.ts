@@ -10,7 +10,14 @@ import { lookup as dnsLookup } from 'node:dns/promises'
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { isIP, type Socket } from 'node:net'
-import { canonicalAddress, checkAddress, checkWebhookUrl, ipLiteral, WebhookAddressError, type WebhookAddressPolicy } from '../../src/webhooks/address.js'
+import {
+  canonicalAddress,
+  checkAddress,
+  checkWebhookUrl,
+  ipLiteral,
+  WebhookAddressError,
+  type WebhookAddressPolicy,
+} from '../../src/webhooks/address.js'
 import { resultForStatus, type DeliveryResult, type WebhookRequest, type WebhookSender } from '../../src/webhooks/delivery.js'
 import { DELIVERY_TIMEOUT_MS, RESPONSE_BODY_LIMIT_BYTES } from '../../src/webhooks/schedule.js'
 
@@ -51,14 +58,19 @@ type Resolved = Array<{ address: string; family: 4 | 6 }>
 /** A `lookup` for `net.connect` that answers only `addresses`, whatever the host name. */
 export function pinnedLookup(addresses: Resolved) {
   return (hostname: string, options: LookupOptions | number, callback: (...args: unknown[]) => void): void => {
-    const family = typeof options === 'number' ? options : options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : (options.family ?? 0)
+    const family =
+      typeof options === 'number' ? options : options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : (options.family ?? 0)
     const all = typeof options === 'object' && options.all === true
     const usable = family === 4 || family === 6 ? addresses.filter((a) => a.family === family) : addresses
     if (usable.length === 0) {
       callback(Object.assign(new Error(`no checked IPv${family} address for ${hostname}`), { code: 'ENOTFOUND', hostname }))
       return
     }
-    if (all) callback(null, usable.map(({ address, family }): LookupAddress => ({ address, family })))
+    if (all)
+      callback(
+        null,
+        usable.map(({ address, family }): LookupAddress => ({ address, family })),
+      )
     else callback(null, usable[0]!.address, usable[0]!.family)
   }
 }
@@ -67,7 +79,11 @@ export function pinnedLookup(addresses: Resolved) {
  * Why the socket's peer may not be talked to: not one of the `checked` addresses (canonical, see
  * `canonicalAddress`), or refused by `policy`; undefined when it may.
  */
-export function connectedPeerProblem(peer: string | undefined, checked: ReadonlySet<string>, policy: WebhookAddressPolicy): string | undefined {
+export function connectedPeerProblem(
+  peer: string | undefined,
+  checked: ReadonlySet<string>,
+  policy: WebhookAddressPolicy,
+): string | undefined {
   if (!peer) return 'the connection has no peer address'
   if (!checked.has(canonicalAddress(peer))) return `connected to ${peer}, which was not checked`
   try {
@@ -83,7 +99,10 @@ const describe = (error: unknown): string => {
   return e.code && !String(e.message).includes(e.code) ? `${e.code}: ${e.message}` : String(e.message ?? error)
 }
 
-async function send(request: WebhookRequest, options: Required<Pick<NodeWebhookSenderOptions, 'timeoutMs' | 'responseBodyLimit'>> & NodeWebhookSenderOptions): Promise<DeliveryResult> {
+async function send(
+  request: WebhookRequest,
+  options: Required<Pick<NodeWebhookSenderOptions, 'timeoutMs' | 'responseBodyLimit'>> & NodeWebhookSenderOptions,
+): Promise<DeliveryResult> {
   const started = performance.now()
   const elapsed = () => Math.max(0, Math.round(performance.now() - started))
   const failed = (error: string, refused = false): DeliveryResult => ({
@@ -114,9 +133,15 @@ async function send(request: WebhookRequest, options: Required<Pick<NodeWebhookS
     try {
       const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(timedOut)), options.timeoutMs)))
       const found = await Promise.race([(options.resolve ?? systemResolve)(url.hostname), deadline])
-      addresses = found.map(({ address }) => ({ address, family: isIP(address) as 0 | 4 | 6 })).filter((a): a is Resolved[number] => a.family !== 0)
+      addresses = found
+        .map(({ address }) => ({ address, family: isIP(address) as 0 | 4 | 6 }))
+        .filter((a): a is Resolved[number] => a.family !== 0)
     } catch (error) {
-      return failed((error as Error).message === timedOut ? `${timedOut} resolving ${url.hostname}` : `could not resolve ${url.hostname}: ${describe(error)}`)
+      return failed(
+        (error as Error).message === timedOut
+          ? `${timedOut} resolving ${url.hostname}`
+          : `could not resolve ${url.hostname}: ${describe(error)}`,
+      )
     } finally {
       clearTimeout(timer)
     }

@@ -448,7 +448,8 @@ CREATE INDEX sequences_created ON ${s}.sequences ("createdAt", "id");
   },
   {
     version: 11,
-    description: 'reward rules on campaigns; customers, reported sales and their refunds (a repeated invoiceId or refundId is refused by a unique index)',
+    description:
+      'reward rules on campaigns; customers, reported sales and their refunds (a repeated invoiceId or refundId is refused by a unique index)',
     up: sql(
       (s) => `
 ALTER TABLE ${s}.campaigns ADD COLUMN "recurringMonths" bigint;
@@ -638,7 +639,8 @@ CREATE INDEX provider_events_payment_intent ON ${s}."providerEvents" ("workspace
   },
   {
     version: 19,
-    description: "promo codes; a link's shareUrl (its url with the parameter renamed via); a campaign's beacon flag; an integration's optional Stripe key",
+    description:
+      "promo codes; a link's shareUrl (its url with the parameter renamed via); a campaign's beacon flag; an integration's optional Stripe key",
     up: sql(
       (s) => `CREATE TABLE ${s}."promoCodes" (
   "id" text COLLATE "C" PRIMARY KEY,
@@ -668,7 +670,8 @@ ALTER TABLE ${s}.integrations ADD COLUMN "apiKey" text COLLATE "C";`,
   },
   {
     version: 20,
-    description: "the referred revenue beside the commissions: each rollup row's sales (saleAmount, before refunds), filled for the rows already written",
+    description:
+      "the referred revenue beside the commissions: each rollup row's sales (saleAmount, before refunds), filled for the rows already written",
     up: sql(
       (s) => `ALTER TABLE ${s}.rollups ADD COLUMN "salesMinor" bigint NOT NULL DEFAULT 0;
 CREATE TEMP TABLE _sales_facts ON COMMIT DROP AS
@@ -746,7 +749,8 @@ CREATE INDEX notificationPreferences_workspaceId ON ${s}."notificationPreference
   },
   {
     version: 23,
-    description: 'Fraud rules and the hold status, report figures: held and voided sales counted by the rollups (on their own, so a rollups table rebuilt by migration 5 gains them again, as it does salesMinor)',
+    description:
+      'Fraud rules and the hold status, report figures: held and voided sales counted by the rollups (on their own, so a rollups table rebuilt by migration 5 gains them again, as it does salesMinor)',
     up: sql(
       (s) => `ALTER TABLE ${s}."rollups" ADD COLUMN "holdCount" bigint NOT NULL DEFAULT 0;
 ALTER TABLE ${s}."rollups" ADD COLUMN "holdMinor" bigint NOT NULL DEFAULT 0;
@@ -756,9 +760,12 @@ ALTER TABLE ${s}."rollups" ADD COLUMN "voidedMinor" bigint NOT NULL DEFAULT 0;`,
   },
   {
     version: 24,
-    description: 'Fraud rules and the hold status: campaigns\' fraud rules, clicks\' address, device and paid-ad flag, customers\' click facts and address count, affiliates\' portal devices and kept refund window',
+    description:
+      "Fraud rules and the hold status: campaigns' fraud rules, clicks' address, device and paid-ad flag, customers' click facts and address count, affiliates' portal devices and kept refund window",
     up: sql(
-      (s) => `ALTER TABLE ${s}."campaigns" ADD COLUMN "fraudRules" text COLLATE "C" NOT NULL DEFAULT '{"self_referral":"block","disposable_email":"flag","paid_ad_click":"off","address_burst":"flag","refund_rate":"flag"}';
+      (
+        s,
+      ) => `ALTER TABLE ${s}."campaigns" ADD COLUMN "fraudRules" text COLLATE "C" NOT NULL DEFAULT '{"self_referral":"block","disposable_email":"flag","paid_ad_click":"off","address_burst":"flag","refund_rate":"flag"}';
 ALTER TABLE ${s}."clicks" ADD COLUMN "address" text COLLATE "C" NOT NULL DEFAULT '';
 ALTER TABLE ${s}."clicks" ADD COLUMN "device" text COLLATE "C" NOT NULL DEFAULT '';
 ALTER TABLE ${s}."clicks" ADD COLUMN "paidAd" boolean NOT NULL DEFAULT false;
@@ -800,7 +807,8 @@ export async function migrate(client: PoolClient, schemaName: string, options: {
     } else {
       // Checking only: a role that may not create schemas can still run on one made for it.
       const table = await client.query('SELECT to_regclass($1) AS "table"', [`${schema}.${MIGRATIONS_TABLE}`])
-      if (table.rows[0]?.table == null) throw new Error(`postgresStorage: schema ${schemaName} has no ${MIGRATIONS_TABLE} table and migrate is false`)
+      if (table.rows[0]?.table == null)
+        throw new Error(`postgresStorage: schema ${schemaName} has no ${MIGRATIONS_TABLE} table and migrate is false`)
     }
     const done = await client.query<{ version: number }>(`SELECT version FROM ${schema}.${MIGRATIONS_TABLE} ORDER BY version`)
     const seen = new Set(done.rows.map((row) => row.version))
@@ -812,7 +820,9 @@ export async function migrate(client: PoolClient, schemaName: string, options: {
     }
     const pending = migrations.filter((migration) => !seen.has(migration.version))
     if (pending.length > 0 && !options.apply) {
-      throw new Error(`postgresStorage: schema ${schemaName} lacks migrations ${pending.map((m) => m.version).join(', ')} and migrate is false`)
+      throw new Error(
+        `postgresStorage: schema ${schemaName} lacks migrations ${pending.map((m) => m.version).join(', ')} and migrate is false`,
+      )
     }
     const applied: number[] = []
     for (const migration of pending) {
@@ -826,15 +836,16 @@ export async function migrate(client: PoolClient, schemaName: string, options: {
         await client.query('COMMIT')
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined)
-        throw new Error(`postgresStorage: migration ${migration.version} (${migration.description}) failed: ${String(error)}`, { cause: error })
+        throw new Error(`postgresStorage: migration ${migration.version} (${migration.description}) failed: ${String(error)}`, {
+          cause: error,
+        })
       }
       applied.push(migration.version)
     }
     await checkColumns(client, schemaName)
-    const trigram = await client.query(
-      "SELECT 1 FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE '%\\_search\\_trgm'",
-      [schemaName],
-    )
+    const trigram = await client.query("SELECT 1 FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE '%\\_search\\_trgm'", [
+      schemaName,
+    ])
     return { applied, trigram: (trigram.rowCount ?? 0) > 0 }
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK])
@@ -851,7 +862,9 @@ async function checkColumns(client: PoolClient, schemaName: string): Promise<voi
   for (const model of modelNames) {
     const missing = [...models[model].fields.map((field) => field.name), SEARCH_COLUMN].filter((field) => !present.has(`${model}.${field}`))
     if (missing.length) {
-      throw new Error(`postgresStorage: table ${schemaName}.${model} lacks ${missing.join(', ')}: a migration is missing for this model change`)
+      throw new Error(
+        `postgresStorage: table ${schemaName}.${model} lacks ${missing.join(', ')}: a migration is missing for this model change`,
+      )
     }
   }
 }

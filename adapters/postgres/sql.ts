@@ -119,7 +119,10 @@ export function updateManyStatement(table: TableSql, where: DriverWhere, changes
     return `${quote(field)} = ${params.add(toSql(value))}`
   })
   const conds = conditions(table.model, where, params)
-  return { text: `UPDATE ${table.name} SET ${sets.join(', ')}${conds.length ? ` WHERE ${conds.join(' AND ')}` : ''}`, values: params.values }
+  return {
+    text: `UPDATE ${table.name} SET ${sets.join(', ')}${conds.length ? ` WHERE ${conds.join(' AND ')}` : ''}`,
+    values: params.values,
+  }
 }
 
 /** Rows per statement of a batch, so a statement's parameters stay a few MB. */
@@ -137,7 +140,9 @@ const ARRAY_TYPES: Record<Exclude<ColumnKind, 'list'>, string> = { text: 'text[]
 function rowsSource(table: TableSql, columns: readonly string[], rows: readonly Record<string, unknown>[], params: Params): string {
   const kinds = columns.map((column) => (column === SEARCH_COLUMN ? 'text' : kindOf(table.model, column)))
   if (kinds.includes('list')) return `jsonb_populate_recordset(NULL::${table.name}, ${params.add(JSON.stringify(rows))}::jsonb) AS j`
-  const arrays = columns.map((column, i) => `${params.add(rows.map((row) => row[column] ?? null))}::${ARRAY_TYPES[kinds[i] as Exclude<ColumnKind, 'list'>]}`)
+  const arrays = columns.map(
+    (column, i) => `${params.add(rows.map((row) => row[column] ?? null))}::${ARRAY_TYPES[kinds[i] as Exclude<ColumnKind, 'list'>]}`,
+  )
   return `unnest(${arrays.join(', ')}) AS j(${columns.map((column) => quote(column)).join(', ')})`
 }
 
@@ -152,7 +157,10 @@ export function insertManyStatement(table: TableSql, records: readonly StoredRec
   })
   const params = new Params('postgres')
   const columns = `${table.columns}, ${SEARCH_COLUMN}`
-  return { text: `INSERT INTO ${table.name} (${columns}) SELECT ${names.map((name) => `j.${quote(name)}`).join(', ')} FROM ${rowsSource(table, names, rows, params)}`, values: params.values }
+  return {
+    text: `INSERT INTO ${table.name} (${columns}) SELECT ${names.map((name) => `j.${quote(name)}`).join(', ')} FROM ${rowsSource(table, names, rows, params)}`,
+    values: params.values,
+  }
 }
 
 /**

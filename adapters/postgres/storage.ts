@@ -128,7 +128,8 @@ export function postgresStorage(options: PostgresStorageOptions): PostgresStorag
   const schema = options.schema ?? DEFAULT_SCHEMA
   if (schema.length === 0 || schema.length > 63) throw new Error('postgresStorage: `schema` must be 1 to 63 characters')
   const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS
-  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new RangeError('postgresStorage: `maxAttempts` must be a whole number of at least 1')
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1)
+    throw new RangeError('postgresStorage: `maxAttempts` must be a whole number of at least 1')
   const owned = !options.pool
   const pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString })
   // An idle connection that drops (a server restart) is reported here; without a listener the
@@ -180,7 +181,13 @@ export function postgresStorage(options: PostgresStorageOptions): PostgresStorag
         alone = true
       }
       // One round trip: BEGIN, then the write lock shared until the transaction ends.
-      await client.query(mode === 'read' ? BEGIN_READ_ONLY : mode === 'alone' ? BEGIN : `${BEGIN}; SELECT pg_advisory_xact_lock_shared(${WRITE_LOCK}, ${lockId})`)
+      await client.query(
+        mode === 'read'
+          ? BEGIN_READ_ONLY
+          : mode === 'alone'
+            ? BEGIN
+            : `${BEGIN}; SELECT pg_advisory_xact_lock_shared(${WRITE_LOCK}, ${lockId})`,
+      )
       const tx = new PostgresTransaction(client, context)
       let value: T
       try {
@@ -198,7 +205,8 @@ export function postgresStorage(options: PostgresStorageOptions): PostgresStorag
         return { ok: false, error: tx.failure, retryable: tx.retryable }
       }
       const commit = await client.query('COMMIT')
-      if (commit.command !== 'COMMIT') return { ok: false, error: new Error('PostgreSQL rolled the transaction back at COMMIT'), retryable: false }
+      if (commit.command !== 'COMMIT')
+        return { ok: false, error: new Error('PostgreSQL rolled the transaction back at COMMIT'), retryable: false }
       return { ok: true, value }
     } catch (error) {
       // A serialization failure at COMMIT ends the transaction and leaves the connection usable;

@@ -191,7 +191,14 @@ export class PostgresTransaction implements DriverTransaction {
     }
     const statement = updateStatement(table, id, changes, search)
     const unique = table.unique.filter((constraint) => touches(constraint.fields))
-    const { rows } = unique.length ? (await this.guarded([statement], unique.map((c) => c.name)))[0]! : await this.run(statement)
+    const { rows } = unique.length
+      ? (
+          await this.guarded(
+            [statement],
+            unique.map((c) => c.name),
+          )
+        )[0]!
+      : await this.run(statement)
     return rows[0] ? decode(table, rows[0]) : null
   }
 
@@ -248,7 +255,14 @@ export class PostgresTransaction implements DriverTransaction {
     if (changes.length === 0) return this.count(model, { where })
     const statement = updateManyStatement(table, where, changes)
     const unique = table.unique.filter((constraint) => changes.some(([field]) => constraint.fields.includes(field)))
-    const { rowCount } = unique.length ? (await this.guarded([statement], unique.map((c) => c.name)))[0]! : await this.run(statement)
+    const { rowCount } = unique.length
+      ? (
+          await this.guarded(
+            [statement],
+            unique.map((c) => c.name),
+          )
+        )[0]!
+      : await this.run(statement)
     return rowCount ?? 0
   }
 
@@ -259,7 +273,12 @@ export class PostgresTransaction implements DriverTransaction {
   async insertMany(model: ModelName, records: readonly StoredRecord[]) {
     const table = this.table(model)
     const statements = chunked(records, BATCH_ROWS).map((chunk) => insertManyStatement(table, chunk))
-    if (statements.length > 0) await this.guarded(statements, table.unique.map((c) => c.name), model)
+    if (statements.length > 0)
+      await this.guarded(
+        statements,
+        table.unique.map((c) => c.name),
+        model,
+      )
   }
 
   /** One `UPDATE … FROM` the bound rows (see `updateEachStatement`) per set of patched fields and {@link BATCH_ROWS} rows. */
@@ -330,7 +349,9 @@ export class PostgresTransaction implements DriverTransaction {
     // are consecutive. The first time, the lock is taken by the same statement: its FROM (fenced by
     // OFFSET 0, so it is run first and not folded into the outer query) takes it before any draw.
     const draw = 'setval($1::regclass, nextval($1::regclass) + $2 - 1) - $2 + 1 AS first'
-    const text = this.locked.has(name) ? `SELECT ${draw}` : `SELECT ${draw} FROM (SELECT pg_advisory_xact_lock(${SEQUENCE_LOCK}, $1::regclass::oid::int) OFFSET 0) AS locked`
+    const text = this.locked.has(name)
+      ? `SELECT ${draw}`
+      : `SELECT ${draw} FROM (SELECT pg_advisory_xact_lock(${SEQUENCE_LOCK}, $1::regclass::oid::int) OFFSET 0) AS locked`
     const { rows } = await this.run<{ first: number }>({ text, values: [sequence, count] })
     this.locked.add(name)
     return Number(rows[0]!.first)

@@ -94,9 +94,12 @@ async function loadNodeRedis(): Promise<typeof import('redis')> {
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code
     if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') {
-      throw new Error('redisLimiterStore: `url` needs the `redis` package (node-redis): `npm i redis`, or pass a client of your own as `client`', {
-        cause: error,
-      })
+      throw new Error(
+        'redisLimiterStore: `url` needs the `redis` package (node-redis): `npm i redis`, or pass a client of your own as `client`',
+        {
+          cause: error,
+        },
+      )
     }
     throw error
   }
@@ -167,7 +170,9 @@ export function redisLimiterStore(options: RedisLimiterStoreOptions): RedisLimit
             try {
               await owned.connect()
             } catch (error) {
-              throw new Error(`Redis at ${redactUrl(url!)} does not answer: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+              throw new Error(`Redis at ${redactUrl(url!)} does not answer: ${error instanceof Error ? error.message : String(error)}`, {
+                cause: error,
+              })
             }
           }
           const client = owned

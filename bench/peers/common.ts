@@ -34,7 +34,12 @@ export function peerKeys(): Map<string, Principal> {
 /** Our service's key store entries: the same key, user and workspace. */
 export const keyEntries = [{ key: KEY, userId: USER_ID, workspaceIds: [WORKSPACE] }]
 
-export const UNAUTHORIZED = { status: 401, code: 'invalid_api_key', message: 'Invalid API key. Please check your API key and try again. Send it in the x-auth-service header (or as Authorization: Bearer <key>).' }
+export const UNAUTHORIZED = {
+  status: 401,
+  code: 'invalid_api_key',
+  message:
+    'Invalid API key. Please check your API key and try again. Send it in the x-auth-service header (or as Authorization: Bearer <key>).',
+}
 export const FORBIDDEN = { status: 403, code: 'forbidden', message: 'You do not have access to this workspace' }
 export const RATE_LIMITED = { status: 429, code: 'rate_limited', message: 'Rate limit exceeded. Please retry later.' }
 export const notFound = (what: string) => ({ status: 404, code: 'not_found', message: `${what} not found` })

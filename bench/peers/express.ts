@@ -8,14 +8,40 @@ import { rateLimit } from 'express-rate-limit'
 import { body, checkExact, matchedData, query, validationResult, type ValidationChain, type ValidationError } from 'express-validator'
 import { REFERRAL_CODE } from '../../src/domain/link.js'
 import type { FieldError } from '../../src/errors.js'
-import { FORBIDDEN, listen, MESSAGES, notFound, PEER_LIMIT, peerKeys, RATE_LIMITED, sha256Hex, UNAUTHORIZED, validationFailed, type Principal, type Running } from './common.js'
+import {
+  FORBIDDEN,
+  listen,
+  MESSAGES,
+  notFound,
+  PEER_LIMIT,
+  peerKeys,
+  RATE_LIMITED,
+  sha256Hex,
+  UNAUTHORIZED,
+  validationFailed,
+  type Principal,
+  type Running,
+} from './common.js'
 import type { CommissionListQuery, Store } from './store.js'
 
 const toFieldErrors = (errors: ValidationError[]): FieldError[] =>
   errors.flatMap((error): FieldError[] => {
-    if (error.type === 'field') return [{ type: 'field', msg: `${error.path} ${String(error.msg)}`, path: error.path, location: error.location === 'body' ? 'body' : 'query' }]
+    if (error.type === 'field')
+      return [
+        {
+          type: 'field',
+          msg: `${error.path} ${String(error.msg)}`,
+          path: error.path,
+          location: error.location === 'body' ? 'body' : 'query',
+        },
+      ]
     if (error.type === 'unknown_fields') {
-      return error.fields.map((field) => ({ type: 'field', msg: `${field.path} is not a known field`, path: field.path, location: field.location === 'body' ? 'body' : 'query' }))
+      return error.fields.map((field) => ({
+        type: 'field',
+        msg: `${field.path} is not a known field`,
+        path: field.path,
+        location: field.location === 'body' ? 'body' : 'query',
+      }))
     }
     return []
   })
@@ -74,7 +100,8 @@ export function expressApp(store: Store): express.Express {
   api.get('/commissions/list', ...validate(listChains), async (req, res) => {
     const q = matchedData(req, { locations: ['query'] }) as CommissionListQuery
     const principal = principalOf(res)
-    if (q.workspaceId !== undefined && !principal.workspaceIds.includes(q.workspaceId.toLowerCase())) return void res.status(403).json(FORBIDDEN)
+    if (q.workspaceId !== undefined && !principal.workspaceIds.includes(q.workspaceId.toLowerCase()))
+      return void res.status(403).json(FORBIDDEN)
     res.json({ status: 200, message: MESSAGES.commissions, data: await store.commissions(principal.workspaceIds, q) })
   })
   api.post('/links/track', ...validate(trackChains), async (req, res) => {

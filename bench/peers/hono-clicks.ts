@@ -32,8 +32,12 @@ export function honoClickPeer(file: string, link: PeerLink): Server {
   db.prepare('INSERT INTO affiliates (id) VALUES (?)').run(affiliateId)
   db.prepare('INSERT INTO links (id, code, url, affiliate_id) VALUES (?, ?, ?, ?)').run(randomUUID(), link.code, link.url, affiliateId)
 
-  const findLink = db.prepare<[string], { id: string; url: string; affiliate_id: string }>('SELECT id, url, affiliate_id FROM links WHERE code = ?')
-  const latest = db.prepare<[string, number], { id: string }>('SELECT id FROM clicks WHERE visitor = ? AND created_at > ? ORDER BY created_at DESC LIMIT 1')
+  const findLink = db.prepare<[string], { id: string; url: string; affiliate_id: string }>(
+    'SELECT id, url, affiliate_id FROM links WHERE code = ?',
+  )
+  const latest = db.prepare<[string, number], { id: string }>(
+    'SELECT id FROM clicks WHERE visitor = ? AND created_at > ? ORDER BY created_at DESC LIMIT 1',
+  )
   const insertClick = db.prepare('INSERT INTO clicks (id, link_id, visitor, created_at) VALUES (?, ?, ?, ?)')
   const bumpLink = db.prepare('UPDATE links SET total_clicks = total_clicks + 1 WHERE id = ?')
   const bumpAffiliate = db.prepare('UPDATE affiliates SET total_clicks = total_clicks + 1 WHERE id = ?')
@@ -52,7 +56,10 @@ export function honoClickPeer(file: string, link: PeerLink): Server {
     const found = findLink.get(c.req.param('code'))
     if (!found) return c.json({ status: 404, message: 'Link not found' }, 404)
     const address = c.env.incoming.socket.remoteAddress ?? ''
-    const visitor = createHash('sha256').update(`${found.id}\n${address}\n${c.req.header('user-agent') ?? ''}`).digest('base64url').slice(0, 16)
+    const visitor = createHash('sha256')
+      .update(`${found.id}\n${address}\n${c.req.header('user-agent') ?? ''}`)
+      .digest('base64url')
+      .slice(0, 16)
     const clickId = record(found.id, found.affiliate_id, visitor, Date.now())
     const location = new URL(found.url)
     location.searchParams.set('clickId', clickId)

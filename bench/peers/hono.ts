@@ -9,7 +9,20 @@ import { z } from 'zod'
 import type { FieldError } from '../../src/errors.js'
 import { REFERRAL_CODE } from '../../src/domain/link.js'
 import type { Server } from 'node:http'
-import { FORBIDDEN, listen, MESSAGES, notFound, PEER_LIMIT, peerKeys, RATE_LIMITED, sha256Hex, UNAUTHORIZED, validationFailed, type Principal, type Running } from './common.js'
+import {
+  FORBIDDEN,
+  listen,
+  MESSAGES,
+  notFound,
+  PEER_LIMIT,
+  peerKeys,
+  RATE_LIMITED,
+  sha256Hex,
+  UNAUTHORIZED,
+  validationFailed,
+  type Principal,
+  type Running,
+} from './common.js'
 import type { Store } from './store.js'
 
 const uuid = z.uuid()

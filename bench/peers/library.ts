@@ -11,7 +11,11 @@ const built = (path: string) => import(new URL(path, import.meta.url).href)
 
 export async function library(): Promise<{ core: Core; node: Node; from: string }> {
   if (process.env.AFFILIATE_BENCH_DIST === '1') {
-    return { core: (await built('../../dist/index.js')) as Core, node: (await built('../../dist/adapters/node.js')) as Node, from: 'dist/ (npm run build)' }
+    return {
+      core: (await built('../../dist/index.js')) as Core,
+      node: (await built('../../dist/adapters/node.js')) as Node,
+      from: 'dist/ (npm run build)',
+    }
   }
   return { core: await import('../../src/index.js'), node: await import('../../adapters/node.js'), from: 'the TypeScript sources (tsx)' }
 }

@@ -8,5 +8,10 @@ export async function startOurs(store: Store): Promise<Running> {
   const { core, node, from } = await library()
   const service = core.createAffiliateService({ storage: store.storage, keyStore: core.memoryKeyStore(keyEntries), rateLimit: UNREACHED })
   const running = await node.serve(service, { port: 0 })
-  return { server: running.server, origin: new URL(running.url).origin, note: `served by serve() of affiliate-service/node, from ${from}`, close: running.close }
+  return {
+    server: running.server,
+    origin: new URL(running.url).origin,
+    note: `served by serve() of affiliate-service/node, from ${from}`,
+    close: running.close,
+  }
 }

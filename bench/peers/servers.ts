@@ -10,6 +10,12 @@ export async function startServer(name: ServerName, seed: Seed): Promise<Running
   const store = await openStore(seed)
   const fixture: Fixture = { campaignId: seed.campaignId, referralCode: seed.referralCode }
   const running =
-    name === 'ours' ? await startOurs(store) : name === 'hono' ? await startHono(store) : name === 'express' ? await startExpress(store) : await startBare(store, fixture)
+    name === 'ours'
+      ? await startOurs(store)
+      : name === 'hono'
+        ? await startHono(store)
+        : name === 'express'
+          ? await startExpress(store)
+          : await startBare(store, fixture)
   return { ...running, fixture, store }
 }

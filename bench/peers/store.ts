@@ -137,7 +137,16 @@ export async function openStore({ snapshot }: Seed): Promise<Store> {
         const now = Date.now()
         const at = new Date(now).toISOString()
         const field = event === 'open' ? 'totalOpens' : 'totalClicks'
-        await tx.insert('clicks', { id: timeUuid(now), linkId: link.id, event, visitor: timeUuid(now), address: '', device: '', paidAd: false, createdAt: at })
+        await tx.insert('clicks', {
+          id: timeUuid(now),
+          linkId: link.id,
+          event,
+          visitor: timeUuid(now),
+          address: '',
+          device: '',
+          paidAd: false,
+          createdAt: at,
+        })
         const updated = await tx.increment('links', link.id, { [field]: 1 })
         await tx.increment('affiliates', link.affiliateId, { [field]: 1 })
         await addToRollups(tx, [{ scope: link, at, deltas: { [event === 'open' ? 'opens' : 'clicks']: 1 } }])

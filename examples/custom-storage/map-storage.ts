@@ -24,7 +24,12 @@ const matches = (row: Row, where: DriverWhere | undefined): boolean =>
   Object.entries(where ?? {}).every(([field, condition]) => condition === undefined || conditionHolds(row[field], condition))
 
 const contains = (model: ModelName, row: Row, term: string | undefined): boolean =>
-  !term || models[model].search.some((field) => String(row[field] ?? '').toLowerCase().includes(term.toLowerCase()))
+  !term ||
+  models[model].search.some((field) =>
+    String(row[field] ?? '')
+      .toLowerCase()
+      .includes(term.toLowerCase()),
+  )
 
 const compare = (a: unknown, b: unknown): number =>
   a === b ? 0 : a === null || a === undefined ? -1 : b === null || b === undefined ? 1 : a < b ? -1 : 1

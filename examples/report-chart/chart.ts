@@ -30,7 +30,10 @@ function random(seed: number) {
  * A service in this process with 60 days of made-up traffic, written through the typed API as a host
  * would: clicks on three affiliates' links, sales dated through each day, a refund. Weekends are quieter.
  */
-export async function demoSeries(timezone = 'Europe/Berlin', interval: 'hour' | 'day' | 'week' | 'month' = 'day'): Promise<ReportTimeseries> {
+export async function demoSeries(
+  timezone = 'Europe/Berlin',
+  interval: 'hour' | 'day' | 'week' | 'month' = 'day',
+): Promise<ReportTimeseries> {
   let now = DEMO_NOW - 60 * DAY
   const service = createAffiliateService({
     storage: memoryStorage(),
@@ -40,7 +43,13 @@ export async function demoSeries(timezone = 'Europe/Berlin', interval: 'hour' | 
   })
   const { api } = service
   const next = random(18)
-  const campaign = await api.campaigns.create({ campaignName: 'Spring launch', workspaceId: WORKSPACE, commissionType: 'percentage', amount: 20, url: 'https://shop.example.com/' })
+  const campaign = await api.campaigns.create({
+    campaignName: 'Spring launch',
+    workspaceId: WORKSPACE,
+    commissionType: 'percentage',
+    amount: 20,
+    url: 'https://shop.example.com/',
+  })
   const codes: string[] = []
   const affiliates: string[] = []
   for (const name of ['ann', 'bob', 'cleo']) {
@@ -71,14 +80,32 @@ export async function demoSeries(timezone = 'Europe/Berlin', interval: 'hour' | 
     }
   }
   now = DEMO_NOW
-  return api.reports.timeseries({ workspaceId: WORKSPACE, from: new Date(DEMO_NOW - 60 * DAY).toISOString(), to: new Date(DEMO_NOW).toISOString(), interval, timezone })
+  return api.reports.timeseries({
+    workspaceId: WORKSPACE,
+    from: new Date(DEMO_NOW - 60 * DAY).toISOString(),
+    to: new Date(DEMO_NOW).toISOString(),
+    interval,
+    timezone,
+  })
 }
 
 /** The series of a running service, through the HTTP client: the 60 days up to now. */
-async function remoteSeries(baseUrl: string, apiKey: string, workspaceId: string, timezone: string, interval: 'hour' | 'day' | 'week' | 'month') {
+async function remoteSeries(
+  baseUrl: string,
+  apiKey: string,
+  workspaceId: string,
+  timezone: string,
+  interval: 'hour' | 'day' | 'week' | 'month',
+) {
   const client = createAffiliateClient({ baseUrl, apiKey })
   const to = new Date()
-  return client.reports.timeseries({ workspaceId, from: new Date(to.getTime() - 60 * DAY).toISOString(), to: to.toISOString(), interval, timezone })
+  return client.reports.timeseries({
+    workspaceId,
+    from: new Date(to.getTime() - 60 * DAY).toISOString(),
+    to: to.toISOString(),
+    interval,
+    timezone,
+  })
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
@@ -86,7 +113,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const timezone = process.env.AFFILIATE_TIMEZONE ?? 'Europe/Berlin'
   const interval = (process.env.AFFILIATE_INTERVAL ?? 'day') as 'hour' | 'day' | 'week' | 'month'
   const { AFFILIATE_URL: url, AFFILIATE_API_KEY: key, AFFILIATE_WORKSPACE_ID: workspace } = process.env
-  const series = url && key && workspace ? await remoteSeries(url, key, workspace, timezone, interval) : await demoSeries(timezone, interval)
+  const series =
+    url && key && workspace ? await remoteSeries(url, key, workspace, timezone, interval) : await demoSeries(timezone, interval)
   writeFileSync(out, seriesSvg(series, url ? 'Affiliate program: the last 60 days' : 'Affiliate program (demo data): 60 days'))
   console.log(`wrote ${out}: ${series.items.length} ${interval} buckets in ${series.timezone}`)
 }

@@ -35,7 +35,9 @@ export function seriesSvg(series: ReportTimeseries, title: string): string {
   const yMoney = (value: number) => MARGIN.top + plotHeight - (value / maxMoney) * plotHeight
   const yCount = (value: number) => MARGIN.top + plotHeight - (value / maxCount) * plotHeight
   const out: string[] = []
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="system-ui, sans-serif" font-size="12" fill="${COLORS.text}">`)
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="system-ui, sans-serif" font-size="12" fill="${COLORS.text}">`,
+  )
   out.push(`<rect width="${WIDTH}" height="${HEIGHT}" fill="#ffffff"/>`)
   out.push(`<text x="${MARGIN.left}" y="24" font-size="16" font-weight="600">${escapeXml(title)}</text>`)
   out.push(
@@ -44,7 +46,9 @@ export function seriesSvg(series: ReportTimeseries, title: string): string {
   for (let tick = 0; tick <= 4; tick++) {
     const y = MARGIN.top + plotHeight - (tick / 4) * plotHeight
     out.push(`<line x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${round(y)}" y2="${round(y)}" stroke="${COLORS.grid}"/>`)
-    out.push(`<text x="${MARGIN.left - 8}" y="${round(y + 4)}" text-anchor="end" fill="${COLORS.earnings}">${((maxMoney * tick) / 4).toFixed(0)}</text>`)
+    out.push(
+      `<text x="${MARGIN.left - 8}" y="${round(y + 4)}" text-anchor="end" fill="${COLORS.earnings}">${((maxMoney * tick) / 4).toFixed(0)}</text>`,
+    )
     out.push(`<text x="${WIDTH - MARGIN.right + 8}" y="${round(y + 4)}" fill="${COLORS.clicks}">${round((maxCount * tick) / 4)}</text>`)
   }
   items.forEach((item, i) => {
@@ -55,11 +59,17 @@ export function seriesSvg(series: ReportTimeseries, title: string): string {
   const points = items.map((item, i) => `${round(x(i) + column / 2)},${round(yCount(item.clicks))}`).join(' ')
   out.push(`<polyline class="clicks" points="${points}" fill="none" stroke="${COLORS.clicks}" stroke-width="2"/>`)
   items.forEach((item, i) => {
-    if (item.signups > 0) out.push(`<circle class="signups" cx="${round(x(i) + column / 2)}" cy="${round(yCount(item.signups))}" r="3.5" fill="${COLORS.signups}"/>`)
+    if (item.signups > 0)
+      out.push(
+        `<circle class="signups" cx="${round(x(i) + column / 2)}" cy="${round(yCount(item.signups))}" r="3.5" fill="${COLORS.signups}"/>`,
+      )
   })
   const every = Math.max(1, Math.ceil(items.length / 12))
   items.forEach((item, i) => {
-    if (i % every === 0) out.push(`<text x="${round(x(i) + column / 2)}" y="${HEIGHT - MARGIN.bottom + 18}" text-anchor="middle">${label(item.start, series.timezone)}</text>`)
+    if (i % every === 0)
+      out.push(
+        `<text x="${round(x(i) + column / 2)}" y="${HEIGHT - MARGIN.bottom + 18}" text-anchor="middle">${label(item.start, series.timezone)}</text>`,
+      )
   })
   const legend = [
     [COLORS.earnings, 'earnings (left axis)'],
@@ -68,7 +78,9 @@ export function seriesSvg(series: ReportTimeseries, title: string): string {
   ] as const
   legend.forEach(([color, text], i) => {
     const lx = MARGIN.left + i * 180
-    out.push(`<rect x="${lx}" y="${HEIGHT - 22}" width="12" height="12" fill="${color}"/><text x="${lx + 18}" y="${HEIGHT - 12}">${text}</text>`)
+    out.push(
+      `<rect x="${lx}" y="${HEIGHT - 22}" width="12" height="12" fill="${color}"/><text x="${lx + 18}" y="${HEIGHT - 12}">${text}</text>`,
+    )
   })
   out.push('</svg>')
   return `${out.join('\n')}\n`

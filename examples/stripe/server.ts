@@ -15,7 +15,13 @@ const service = createAffiliateService({
 
 // The signing secret `stripe listen` prints (or the dashboard endpoint's); a placeholder until then.
 const signingSecret = process.env.STRIPE_WEBHOOK_SECRET ?? 'whsec_replace_me'
-const integration = await service.api.integrations.create({ workspaceId, provider: 'stripe', signingSecret, livemode: false, description: 'Stripe (example)' })
+const integration = await service.api.integrations.create({
+  workspaceId,
+  provider: 'stripe',
+  signingSecret,
+  livemode: false,
+  description: 'Stripe (example)',
+})
 
 const running = await serve(service, { port: Number(process.env.PORT ?? 3000) })
 console.log(`affiliate-service (node:http) listening on ${running.url}`)

@@ -40,7 +40,13 @@ const SESSION_SECRET = /^[A-Za-z0-9_-]{43}$/
  * secret) ends every session, and signing out (deleting the record) ends it for every copy of the
  * cookie. Each sign-in deletes the sessions that have ended.
  */
-export function tokenSessions(storage: Storage, key: () => Promise<Uint8Array>, tokenHash: string, clock: Clock, sessionMs: number): SessionStore<AdminIdentity, []> {
+export function tokenSessions(
+  storage: Storage,
+  key: () => Promise<Uint8Array>,
+  tokenHash: string,
+  clock: Clock,
+  sessionMs: number,
+): SessionStore<AdminIdentity, []> {
   const idOf = async (secret: string) => keyedHash(await key(), `admin-session:${tokenHash}:${secret}`)
   return {
     async read(value) {
@@ -55,7 +61,13 @@ export function tokenSessions(storage: Storage, key: () => Promise<Uint8Array>, 
       await storage.transaction(async (tx) => {
         const now = isoAt(clock)
         await tx.deleteMany('adminSessions', { expiresAt: { lte: now } })
-        await tx.insert('adminSessions', { id, userId: TOKEN_ADMIN.userId, expiresAt: new Date(clock.now() + sessionMs).toISOString(), createdAt: now, updatedAt: now })
+        await tx.insert('adminSessions', {
+          id,
+          userId: TOKEN_ADMIN.userId,
+          expiresAt: new Date(clock.now() + sessionMs).toISOString(),
+          createdAt: now,
+          updatedAt: now,
+        })
       })
       return secret
     },
@@ -72,7 +84,10 @@ export async function authorized(config: ResolvedAdminOptions, request: Request)
   if (!config.authorize) return null
   const who = await config.authorize(request)
   if (who === null || who === undefined) return null
-  if (typeof who.userId !== 'string' || !(who.workspaceIds === '*' || (Array.isArray(who.workspaceIds) && who.workspaceIds.every(isUuid)))) {
+  if (
+    typeof who.userId !== 'string' ||
+    !(who.workspaceIds === '*' || (Array.isArray(who.workspaceIds) && who.workspaceIds.every(isUuid)))
+  ) {
     throw new TypeError('admin.authorize must answer { userId: string, workspaceIds: UUID[] | "*" } or null')
   }
   return who

@@ -15,14 +15,22 @@ import { table } from '../site/table.js'
 import { actionForm } from '../site/confirm.js'
 import { badge, confirmation, head, listQuery, pager, when, type Ctx, type Handler } from './ui.js'
 
-const STATUSES = [['', 'Any status'], ['active', 'Active'], ['pending', 'Awaiting approval'], ['banned', 'Banned']] as const
+const STATUSES = [
+  ['', 'Any status'],
+  ['active', 'Active'],
+  ['pending', 'Awaiting approval'],
+  ['banned', 'Banned'],
+] as const
 const statusOf = (a: Affiliate) => (a.isBanned ? 'banned' : a.isActive ? 'active' : 'awaiting-approval')
 
 async function affiliateOf(c: Ctx, id: string): Promise<Affiliate> {
   try {
     return await c.api.affiliates.get(id)
   } catch {
-    throw new PageError(404, 'Affiliate not found', 'There is no such affiliate in your workspaces.', { href: `${c.path}/affiliates`, label: 'Back to affiliates' })
+    throw new PageError(404, 'Affiliate not found', 'There is no such affiliate in your workspaces.', {
+      href: `${c.path}/affiliates`,
+      label: 'Back to affiliates',
+    })
   }
 }
 
@@ -42,13 +50,17 @@ export function joinAnswers(details: string | null): [question: string, answer: 
     return [['Details', details]]
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return [['Details', details]]
-  return Object.entries(parsed).flatMap(([key, value]) => (typeof value === 'string' && value.trim() ? [[QUESTIONS[key] ?? key, value.trim()] as [string, string]] : []))
+  return Object.entries(parsed).flatMap(([key, value]) =>
+    typeof value === 'string' && value.trim() ? [[QUESTIONS[key] ?? key, value.trim()] as [string, string]] : [],
+  )
 }
 
 /** The answers in full, as a definition list. */
 const answersList = (details: string | null): Html => {
   const answers = joinAnswers(details)
-  return answers.length ? html`<dl class="answers">${answers.map(([q, a]) => html`<dt>${q}</dt><dd>${paragraphs(a)}</dd>`)}</dl>` : html`<p class="muted">They answered nothing when they joined.</p>`
+  return answers.length
+    ? html`<dl class="answers">${answers.map(([q, a]) => html`<dt>${q}</dt><dd>${paragraphs(a)}</dd>`)}</dl>`
+    : html`<p class="muted">They answered nothing when they joined.</p>`
 }
 
 /** The answers on one line of a list: each shortened, the whole on their page. */
@@ -99,7 +111,15 @@ ${modelFields(promoCodeCreate, { values: form.values, errors: form.errors })}
 const deleteCodeText = (code: PromoCode) =>
   `Delete the promo code ${code.code}? The customers it brought stay attributed to this affiliate${code.stripePromotionCodeId ? `; its Stripe promotion code ${code.stripePromotionCodeId} is deactivated (when Stripe is connected with an API key)` : ''}.`
 
-async function detail(c: Ctx, a: Affiliate, values?: Record<string, string>, errors: FieldErrors = {}, problem?: string, status = 200, codeForm?: CodeForm) {
+async function detail(
+  c: Ctx,
+  a: Affiliate,
+  values?: Record<string, string>,
+  errors: FieldErrors = {},
+  problem?: string,
+  status = 200,
+  codeForm?: CodeForm,
+) {
   const [campaign, links, balance, commissions, payouts, codes] = await Promise.all([
     c.api.campaigns.get(a.campaignId),
     c.api.links.list({ affiliateId: a.id }),
@@ -123,11 +143,48 @@ async function detail(c: Ctx, a: Affiliate, values?: Record<string, string>, err
 <section class="card"><h2>${a.isActive || a.isBanned ? 'What they said when they joined' : 'Their application'}</h2>${answersList(a.details)}</section>
 <section class="card"><h2>Balance</h2><dl class="stats"><div><dt>Held</dt><dd>${moneyText(balance.held, cur)}</dd></div><div><dt>Due</dt><dd>${moneyText(balance.due, cur)}</dd></div>
 <div><dt>In payouts</dt><dd>${moneyText(balance.inPayout, cur)}</dd></div><div><dt>Paid out</dt><dd>${moneyText(balance.paidOut, cur)}</dd></div></dl></section></div>
-<section class="card"><h2>Links</h2>${links.items.length ? table(['Code', 'URL', ['Clicks', 'num'], ['Signups', 'num']], links.items.map((l) => [html`${l.referralCode}`, html`<span class="hint">${l.url}</span>`, html`${l.totalClicks}`, html`${l.totalSignups}`])) : html`<p class="muted">No links yet.</p>`}</section>
+<section class="card"><h2>Links</h2>${
+      links.items.length
+        ? table(
+            ['Code', 'URL', ['Clicks', 'num'], ['Signups', 'num']],
+            links.items.map((l) => [
+              html`${l.referralCode}`,
+              html`<span class="hint">${l.url}</span>`,
+              html`${l.totalClicks}`,
+              html`${l.totalSignups}`,
+            ]),
+          )
+        : html`<p class="muted">No links yet.</p>`
+    }</section>
 ${codesSection(c, a, codes.items, campaign, codeForm)}
-<section class="card"><h2>Commissions</h2>${commissions.items.length ? table(['Date', 'Customer', ['Amount', 'num'], 'Status', 'Kind'], commissions.items.map((m) => [html`<a href="${c.path}/commissions/detail?commissionId=${m.commissionId}">${when(m.commissionDate)}</a>`, html`${m.referredUser}`, html`${moneyText(m.amount, cur)}`, badge(m.status), html`${m.kind}`])) : html`<p class="muted">No commissions yet.</p>`}
+<section class="card"><h2>Commissions</h2>${
+      commissions.items.length
+        ? table(
+            ['Date', 'Customer', ['Amount', 'num'], 'Status', 'Kind'],
+            commissions.items.map((m) => [
+              html`<a href="${c.path}/commissions/detail?commissionId=${m.commissionId}">${when(m.commissionDate)}</a>`,
+              html`${m.referredUser}`,
+              html`${moneyText(m.amount, cur)}`,
+              badge(m.status),
+              html`${m.kind}`,
+            ]),
+          )
+        : html`<p class="muted">No commissions yet.</p>`
+    }
 <p><a href="${c.path}/commissions?affiliateId=${a.id}">All commissions of this affiliate</a></p></section>
-<section class="card"><h2>Payouts</h2>${payouts.items.length ? table([['Amount', 'num'], 'Method', 'Status', 'Created'], payouts.items.map((p) => [html`<a href="${c.path}/payouts/detail?payoutId=${p.payoutId}">${moneyText(p.amount, p.currency)}</a>`, html`${p.payoutMethod}`, badge(p.status), when(p.createdAt)])) : html`<p class="muted">No payouts yet.</p>`}</section>
+<section class="card"><h2>Payouts</h2>${
+      payouts.items.length
+        ? table(
+            [['Amount', 'num'], 'Method', 'Status', 'Created'],
+            payouts.items.map((p) => [
+              html`<a href="${c.path}/payouts/detail?payoutId=${p.payoutId}">${moneyText(p.amount, p.currency)}</a>`,
+              html`${p.payoutMethod}`,
+              badge(p.status),
+              when(p.createdAt),
+            ]),
+          )
+        : html`<p class="muted">No payouts yet.</p>`
+    }</section>
 ${editForm(c, a, values ?? formValues(affiliateUpdate, a), errors, problem)}`,
     status,
   )
@@ -137,10 +194,22 @@ ${editForm(c, a, values ?? formValues(affiliateUpdate, a), errors, problem)}`,
 async function decide(c: Ctx, verdict: 'approve' | 'reject'): Promise<Response> {
   const form = await c.form()
   const ids = form.all('affiliateId').filter(Boolean)
-  if (ids.length === 0) throw new PageError(400, 'Nobody selected', 'Select at least one applicant.', { href: `${c.path}/affiliates?status=pending`, label: 'Back to applicants' })
+  if (ids.length === 0)
+    throw new PageError(400, 'Nobody selected', 'Select at least one applicant.', {
+      href: `${c.path}/affiliates?status=pending`,
+      label: 'Back to applicants',
+    })
   const affiliates = await Promise.all(ids.slice(0, 100).map((id) => affiliateOf(c, id)))
   if (verdict === 'reject' && form.get('confirmed') !== 'yes') {
-    return confirmation(c, 'Reject applicants', `Reject ${affiliates.length} applicant${affiliates.length === 1 ? '' : 's'} (${affiliates.map((a) => a.email).join(', ')})? Their applications are deleted.`, `${c.path}/affiliates/reject`, { affiliateId: ids }, 'Reject', `${c.path}/affiliates?status=pending`)
+    return confirmation(
+      c,
+      'Reject applicants',
+      `Reject ${affiliates.length} applicant${affiliates.length === 1 ? '' : 's'} (${affiliates.map((a) => a.email).join(', ')})? Their applications are deleted.`,
+      `${c.path}/affiliates/reject`,
+      { affiliateId: ids },
+      'Reject',
+      `${c.path}/affiliates?status=pending`,
+    )
   }
   for (const a of affiliates) {
     try {
@@ -151,7 +220,10 @@ async function decide(c: Ctx, verdict: 'approve' | 'reject'): Promise<Response> 
       throw new PageError(status, 'Not done', `${a.email}: ${problem}`, { href: `${c.path}/affiliates`, label: 'Back to affiliates' })
     }
   }
-  const back = ids.length === 1 && verdict === 'approve' && form.get('from') === 'detail' ? `${c.path}/affiliates/detail?affiliateId=${ids[0]}&` : `${c.path}/affiliates?`
+  const back =
+    ids.length === 1 && verdict === 'approve' && form.get('from') === 'detail'
+      ? `${c.path}/affiliates/detail?affiliateId=${ids[0]}&`
+      : `${c.path}/affiliates?`
   return c.redirect(`${back}notice=${verdict === 'approve' ? 'approved' : 'rejected'}`)
 }
 
@@ -159,7 +231,15 @@ async function ban(c: Ctx, banned: boolean): Promise<Response> {
   const form = await c.form()
   const a = await affiliateOf(c, form.get('affiliateId'))
   if (banned && form.get('confirmed') !== 'yes') {
-    return confirmation(c, 'Ban affiliate', `Ban ${a.email}? Their links stop earning and they cannot sign in to the portal.`, `${c.path}/affiliates/ban`, { affiliateId: a.id }, 'Ban affiliate', `${c.path}/affiliates/detail?affiliateId=${a.id}`)
+    return confirmation(
+      c,
+      'Ban affiliate',
+      `Ban ${a.email}? Their links stop earning and they cannot sign in to the portal.`,
+      `${c.path}/affiliates/ban`,
+      { affiliateId: a.id },
+      'Ban affiliate',
+      `${c.path}/affiliates/detail?affiliateId=${a.id}`,
+    )
   }
   await c.api.affiliates.update(a.id, { isBanned: banned })
   return c.redirect(`${c.path}/affiliates/detail?affiliateId=${a.id}&notice=${banned ? 'banned' : 'unbanned'}`)
@@ -176,7 +256,9 @@ export const affiliatePages: Record<string, Handler> = {
     const [campaigns] = await Promise.all([c.api.campaigns.list({ workspaceId: c.workspaceId, limit: 100 })])
     const campaignOf = new Map(campaigns.items.map((m) => [m.id, m]))
     const rows = items.map((a) => [
-      a.isActive || a.isBanned ? '' : html`<input type="checkbox" name="affiliateId" value="${a.id}" aria-label="Select ${a.email}" form="bulk">`,
+      a.isActive || a.isBanned
+        ? ''
+        : html`<input type="checkbox" name="affiliateId" value="${a.id}" aria-label="Select ${a.email}" form="bulk">`,
       html`<a href="${c.path}/affiliates/detail?affiliateId=${a.id}">${a.email}</a>`,
       html`${[a.firstName, a.lastName].filter(Boolean).join(' ')}`,
       html`${campaignOf.get(a.campaignId)?.campaignName ?? ''}`,
@@ -218,7 +300,9 @@ ${rows.length ? table(['Select', 'E-mail', 'Name', 'Campaign', 'Status', ...(app
     } catch (error) {
       // Stripe failing (502) or the package missing (503) is told beside the form too: nothing was stored.
       const provider = error instanceof AffiliateError && error.status >= 500 && error.code.startsWith('provider_')
-      const { problem, errors, status } = provider ? { problem: (error as AffiliateError).message, errors: {}, status: (error as AffiliateError).status } : refusal(error, [...promoCodeCreate.fields])
+      const { problem, errors, status } = provider
+        ? { problem: (error as AffiliateError).message, errors: {}, status: (error as AffiliateError).status }
+        : refusal(error, [...promoCodeCreate.fields])
       return detail(c, a, undefined, {}, undefined, status, { values: typedValues(promoCodeCreate, form), errors, problem })
     }
     return c.redirect(`${c.path}/affiliates/detail?affiliateId=${a.id}&notice=promo-code-added#promo-codes`)
@@ -231,10 +315,21 @@ ${rows.length ? table(['Select', 'E-mail', 'Name', 'Campaign', 'Status', ...(app
     try {
       code = await c.api.promoCodes.get(form.get('promoCodeId'))
     } catch {
-      throw new PageError(404, 'Promo code not found', 'There is no such promo code in your workspaces.', { href: back, label: 'Back to the affiliate' })
+      throw new PageError(404, 'Promo code not found', 'There is no such promo code in your workspaces.', {
+        href: back,
+        label: 'Back to the affiliate',
+      })
     }
     if (form.get('confirmed') !== 'yes') {
-      return confirmation(c, 'Delete promo code', deleteCodeText(code), `${c.path}/affiliates/promo-codes/delete`, { promoCodeId: code.promoCodeId, affiliateId: a.id }, 'Delete promo code', back)
+      return confirmation(
+        c,
+        'Delete promo code',
+        deleteCodeText(code),
+        `${c.path}/affiliates/promo-codes/delete`,
+        { promoCodeId: code.promoCodeId, affiliateId: a.id },
+        'Delete promo code',
+        back,
+      )
     }
     try {
       await c.api.promoCodes.delete(code.promoCodeId)

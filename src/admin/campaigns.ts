@@ -11,7 +11,14 @@ import { table } from '../site/table.js'
 import { actionForm } from '../site/confirm.js'
 import { confirmation, head, listQuery, pager, type Ctx, type Handler } from './ui.js'
 
-function campaignForm(c: Ctx, action: string, values: Record<string, string>, errors: FieldErrors, problem: string | undefined, button: string) {
+function campaignForm(
+  c: Ctx,
+  action: string,
+  values: Record<string, string>,
+  errors: FieldErrors,
+  problem: string | undefined,
+  button: string,
+) {
   return html`${errorSummary(errors, problem)}<form method="post" action="${action}" novalidate>${csrfField(c.v.csrf)}
 ${modelFields(campaignCreate, { values, errors })}
 <div class="actions"><button type="submit">${button}</button><a href="${c.path}/campaigns">Cancel</a></div></form>`
@@ -22,12 +29,19 @@ const FORM_FIELDS = [...campaignCreate.fields]
 
 /** A campaign's reward rules in words: what a sale earns, for how long, how often, when it is paid. */
 export function rewardRules(m: Campaign): string[] {
-  const reward = m.commissionType === 'percentage' ? `${m.amount}% of each sale` : `${moneyText(m.amount, m.currency)} per sale (at most the sale)`
+  const reward =
+    m.commissionType === 'percentage' ? `${m.amount}% of each sale` : `${moneyText(m.amount, m.currency)} per sale (at most the sale)`
   const months =
-    m.recurringMonths === null ? 'every paid sale of a customer earns' : m.recurringMonths === 0 ? 'only a customer’s first paid sale earns' : `for ${m.recurringMonths} month${m.recurringMonths === 1 ? '' : 's'} from a customer’s first paid sale`
+    m.recurringMonths === null
+      ? 'every paid sale of a customer earns'
+      : m.recurringMonths === 0
+        ? 'only a customer’s first paid sale earns'
+        : `for ${m.recurringMonths} month${m.recurringMonths === 1 ? '' : 's'} from a customer’s first paid sale`
   return [
     `${reward}, ${months}`,
-    ...(m.maxCommissionsPerCustomer === null ? [] : [`at most ${m.maxCommissionsPerCustomer} commission${m.maxCommissionsPerCustomer === 1 ? '' : 's'} per customer`]),
+    ...(m.maxCommissionsPerCustomer === null
+      ? []
+      : [`at most ${m.maxCommissionsPerCustomer} commission${m.maxCommissionsPerCustomer === 1 ? '' : 's'} per customer`]),
     `clicks credited for ${m.attributionWindowDays} day${m.attributionWindowDays === 1 ? '' : 's'}`,
     m.payoutTerm === 0 ? 'payable at once' : `payable ${m.payoutTerm} days after the sale`,
     `minimum payout ${moneyText(m.minimumPayoutAmount, m.currency)}`,
@@ -70,14 +84,20 @@ async function campaignOf(c: Ctx, id: string): Promise<Campaign> {
   try {
     return await c.api.campaigns.get(id)
   } catch {
-    throw new PageError(404, 'Campaign not found', 'There is no such campaign in your workspaces.', { href: `${c.path}/campaigns`, label: 'Back to campaigns' })
+    throw new PageError(404, 'Campaign not found', 'There is no such campaign in your workspaces.', {
+      href: `${c.path}/campaigns`,
+      label: 'Back to campaigns',
+    })
   }
 }
 
 export const campaignPages: Record<string, Handler> = {
   async 'GET /campaigns'(c) {
     const contains = c.v.url.searchParams.get('contains') ?? ''
-    const [list, defaults] = await Promise.all([c.api.campaigns.list(listQuery(c, campaignList)), c.api.campaigns.list({ workspaceId: c.workspaceId, limit: 100 })])
+    const [list, defaults] = await Promise.all([
+      c.api.campaigns.list(listQuery(c, campaignList)),
+      c.api.campaigns.list({ workspaceId: c.workspaceId, limit: 100 }),
+    ])
     const program = defaults.items.find((m) => m.isDefault)?.campaignName
     const rows = list.items.map((m) => [
       html`<a href="${c.path}/campaigns/edit?campaignId=${m.id}">${m.campaignName}</a>${m.isDefault ? html` <span class="status">default</span>` : ''}`,
@@ -96,7 +116,10 @@ ${rows.length ? table(['Name', 'Reward', 'Currency', 'Joining', 'Actions'], rows
   },
   async 'GET /campaigns/new'(c) {
     const values = { ...defaultValues(campaignCreate), commissionType: 'percentage' }
-    return c.page('New campaign', html`${head('New campaign')}${campaignForm(c, `${c.path}/campaigns/new`, values, {}, undefined, 'Create campaign')}`)
+    return c.page(
+      'New campaign',
+      html`${head('New campaign')}${campaignForm(c, `${c.path}/campaigns/new`, values, {}, undefined, 'Create campaign')}`,
+    )
   },
   async 'POST /campaigns/new'(c) {
     const form = await c.form()
@@ -105,14 +128,23 @@ ${rows.length ? table(['Name', 'Reward', 'Currency', 'Joining', 'Actions'], rows
     } catch (error) {
       const { problem, errors, status } = refusal(error, FORM_FIELDS)
       const values = typedValues(campaignCreate, form)
-      return c.page('New campaign', html`${head('New campaign')}${campaignForm(c, `${c.path}/campaigns/new`, values, errors, problem, 'Create campaign')}`, status)
+      return c.page(
+        'New campaign',
+        html`${head('New campaign')}${campaignForm(c, `${c.path}/campaigns/new`, values, errors, problem, 'Create campaign')}`,
+        status,
+      )
     }
     return c.redirect(`${c.path}/campaigns?notice=campaign-created`)
   },
   async 'GET /campaigns/edit'(c) {
     const campaign = await campaignOf(c, c.v.url.searchParams.get('campaignId') ?? '')
-    const mails = c.notifications ? html`<a class="button quiet" href="${c.path}/campaigns/notifications?campaignId=${campaign.id}">E-mail notifications</a>` : undefined
-    return c.page(`Edit ${campaign.campaignName}`, html`${head(`Edit ${campaign.campaignName}`, mails)}${noticeBox(c.notice())}${campaignSummary(c, campaign)}${campaignForm(c, `${c.path}/campaigns/edit?campaignId=${campaign.id}`, formValues(campaignCreate, campaign), {}, undefined, 'Save campaign')}`)
+    const mails = c.notifications
+      ? html`<a class="button quiet" href="${c.path}/campaigns/notifications?campaignId=${campaign.id}">E-mail notifications</a>`
+      : undefined
+    return c.page(
+      `Edit ${campaign.campaignName}`,
+      html`${head(`Edit ${campaign.campaignName}`, mails)}${noticeBox(c.notice())}${campaignSummary(c, campaign)}${campaignForm(c, `${c.path}/campaigns/edit?campaignId=${campaign.id}`, formValues(campaignCreate, campaign), {}, undefined, 'Save campaign')}`,
+    )
   },
   async 'POST /campaigns/edit'(c) {
     const campaign = await campaignOf(c, c.v.url.searchParams.get('campaignId') ?? '')
@@ -122,7 +154,11 @@ ${rows.length ? table(['Name', 'Reward', 'Currency', 'Joining', 'Actions'], rows
     } catch (error) {
       const { problem, errors, status } = refusal(error, FORM_FIELDS)
       const values = typedValues(campaignCreate, form)
-      return c.page(`Edit ${campaign.campaignName}`, html`${head(`Edit ${campaign.campaignName}`)}${campaignForm(c, `${c.path}/campaigns/edit?campaignId=${campaign.id}`, values, errors, problem, 'Save campaign')}`, status)
+      return c.page(
+        `Edit ${campaign.campaignName}`,
+        html`${head(`Edit ${campaign.campaignName}`)}${campaignForm(c, `${c.path}/campaigns/edit?campaignId=${campaign.id}`, values, errors, problem, 'Save campaign')}`,
+        status,
+      )
     }
     return c.redirect(`${c.path}/campaigns/edit?campaignId=${campaign.id}&notice=campaign-saved`)
   },
@@ -136,7 +172,15 @@ ${rows.length ? table(['Name', 'Reward', 'Currency', 'Joining', 'Actions'], rows
     const form = await c.form()
     const campaign = await campaignOf(c, form.get('campaignId'))
     if (form.get('confirmed') !== 'yes') {
-      return confirmation(c, 'Delete campaign', `Delete the campaign ${campaign.campaignName}? This cannot be undone.`, `${c.path}/campaigns/delete`, { campaignId: campaign.id }, 'Delete campaign', `${c.path}/campaigns`)
+      return confirmation(
+        c,
+        'Delete campaign',
+        `Delete the campaign ${campaign.campaignName}? This cannot be undone.`,
+        `${c.path}/campaigns/delete`,
+        { campaignId: campaign.id },
+        'Delete campaign',
+        `${c.path}/campaigns`,
+      )
     }
     try {
       await c.api.campaigns.delete(campaign.id)

@@ -40,12 +40,24 @@ const REVIEW = {
 async function review(c: Ctx, action: keyof typeof REVIEW): Promise<Response> {
   const form = await c.form()
   const ids = form.all('commissionId').filter(Boolean)
-  const back = form.get('from') === 'detail' && ids.length === 1 ? `${c.path}/commissions/detail?commissionId=${ids[0]}` : `${c.path}/commissions?status=hold`
-  if (ids.length === 0) throw new PageError(400, 'Nothing selected', 'Select at least one held commission.', { href: back, label: 'Back to the review queue' })
+  const back =
+    form.get('from') === 'detail' && ids.length === 1
+      ? `${c.path}/commissions/detail?commissionId=${ids[0]}`
+      : `${c.path}/commissions?status=hold`
+  if (ids.length === 0)
+    throw new PageError(400, 'Nothing selected', 'Select at least one held commission.', { href: back, label: 'Back to the review queue' })
   const { verb, effect } = REVIEW[action]
   if (form.get('confirmed') !== 'yes') {
     const count = `${ids.length} commission${ids.length === 1 ? '' : 's'}`
-    return confirmation(c, `${verb} commissions`, `${verb} ${count}: ${effect}.`, `${c.path}/commissions/${action}`, { commissionId: ids, from: form.get('from') }, verb, back)
+    return confirmation(
+      c,
+      `${verb} commissions`,
+      `${verb} ${count}: ${effect}.`,
+      `${c.path}/commissions/${action}`,
+      { commissionId: ids, from: form.get('from') },
+      verb,
+      back,
+    )
   }
   try {
     await c.api.commissions[action]({ commissionIds: ids })
@@ -62,16 +74,24 @@ const DAY = 86_400_000
  * message names it. A period lists by the date of the sale, the order its index keeps.
  */
 function period(q: URLSearchParams): { from?: string; to?: string; orderType?: 'commissionDate' } {
-  const day = (text: string, plus: number) => (/^\d{4}-\d{2}-\d{2}$/.test(text) && Number.isFinite(Date.parse(text)) ? new Date(Date.parse(text) + plus).toISOString() : text)
+  const day = (text: string, plus: number) =>
+    /^\d{4}-\d{2}-\d{2}$/.test(text) && Number.isFinite(Date.parse(text)) ? new Date(Date.parse(text) + plus).toISOString() : text
   const [from, to] = [q.get('from') ?? '', q.get('to') ?? '']
-  return { ...(from ? { from: day(from, 0) } : {}), ...(to ? { to: day(to, DAY) } : {}), ...(from || to ? { orderType: 'commissionDate' } : {}) }
+  return {
+    ...(from ? { from: day(from, 0) } : {}),
+    ...(to ? { to: day(to, DAY) } : {}),
+    ...(from || to ? { orderType: 'commissionDate' } : {}),
+  }
 }
 
 async function commissionOf(c: Ctx, id: string): Promise<Commission> {
   try {
     return await c.api.commissions.get(id)
   } catch {
-    throw new PageError(404, 'Commission not found', 'There is no such commission in your workspaces.', { href: `${c.path}/commissions`, label: 'Back to commissions' })
+    throw new PageError(404, 'Commission not found', 'There is no such commission in your workspaces.', {
+      href: `${c.path}/commissions`,
+      label: 'Back to commissions',
+    })
   }
 }
 
@@ -113,7 +133,10 @@ export function refundSentence(m: Commission, preview: RefundPreview): string {
     return `Refund ${moneyText(taken, cur)} of ${moneyText(m.amount, cur)}: the commission ${why}, so a clawback of ${moneyText(preview.clawback.amount, cur)} goes into the affiliate’s next payout.${whole}`
   }
   const taken = formatMoney((parseMoney(m.amount) ?? 0) - (parseMoney(after.amount) ?? 0))
-  const drop = after.status === 'refunded' ? `the commission is refunded in full (${moneyText(m.amount, cur)} to ${moneyText(after.amount, cur)})` : `the commission drops from ${moneyText(m.amount, cur)} to ${moneyText(after.amount, cur)}`
+  const drop =
+    after.status === 'refunded'
+      ? `the commission is refunded in full (${moneyText(m.amount, cur)} to ${moneyText(after.amount, cur)})`
+      : `the commission drops from ${moneyText(m.amount, cur)} to ${moneyText(after.amount, cur)}`
   const change = preview.payoutChange
   const payout = !change
     ? ''
@@ -136,21 +159,29 @@ function historyOf(c: Ctx, m: Commission, clawbacks: readonly Commission[], payo
   const out: Moment[] = [
     {
       at: m.commissionDate,
-      what: m.kind === 'clawback'
-        ? html`Clawback of ${moneyText(m.amount, cur)} made by a refund after payment${m.reversesCommissionId ? html` of <a href="${c.path}/commissions/detail?commissionId=${m.reversesCommissionId}">the sale’s commission</a>` : ''}.`
-        : m.saleAmount
-          ? html`Sale of ${moneyText(m.saleAmount, cur)}${m.invoiceId ? html` (invoice <code>${m.invoiceId}</code>)` : ''} earned this commission.`
-          : html`Added by hand or through the API, without a sale.`,
+      what:
+        m.kind === 'clawback'
+          ? html`Clawback of ${moneyText(m.amount, cur)} made by a refund after payment${m.reversesCommissionId ? html` of <a href="${c.path}/commissions/detail?commissionId=${m.reversesCommissionId}">the sale’s commission</a>` : ''}.`
+          : m.saleAmount
+            ? html`Sale of ${moneyText(m.saleAmount, cur)}${m.invoiceId ? html` (invoice <code>${m.invoiceId}</code>)` : ''} earned this commission.`
+            : html`Added by hand or through the API, without a sale.`,
     },
   ]
   if (m.holdReasons.length) out.push({ at: m.updatedAt, what: html`Held for review: ${m.holdReasons.join(', ')}.` })
   for (const k of clawbacks) {
-    out.push({ at: k.commissionDate, what: html`Refunded after payment: <a href="${c.path}/commissions/detail?commissionId=${k.commissionId}">clawback of ${moneyText(k.amount, cur)}</a> (${k.status}${k.payoutId ? ', netted in a payout' : ', into the next payout'}).` })
+    out.push({
+      at: k.commissionDate,
+      what: html`Refunded after payment: <a href="${c.path}/commissions/detail?commissionId=${k.commissionId}">clawback of ${moneyText(k.amount, cur)}</a> (${k.status}${k.payoutId ? ', netted in a payout' : ', into the next payout'}).`,
+    })
   }
   if (payout) {
     const link = html`<a href="${c.path}/payouts/detail?payoutId=${payout.payoutId}">payout of ${moneyText(payout.amount, payout.currency)}</a>`
     out.push({ at: payout.createdAt, what: html`Put in a ${link}.` })
-    if (payout.paidAt) out.push({ at: payout.paidAt, what: html`Paid out${payout.externalReference ? html` (reference <code>${payout.externalReference}</code>)` : ''}.` })
+    if (payout.paidAt)
+      out.push({
+        at: payout.paidAt,
+        what: html`Paid out${payout.externalReference ? html` (reference <code>${payout.externalReference}</code>)` : ''}.`,
+      })
   }
   if (m.status === 'refunded' && m.kind === 'sale') out.push({ at: m.updatedAt, what: html`Refunded in full.` })
   return out.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0))
@@ -165,11 +196,20 @@ export const commissionPages: Record<string, Handler> = {
       c.api.campaigns.list({ workspaceId: c.workspaceId, limit: 100 }),
     ])
     const items = list.items
-    const emails = await affiliateEmails(c, items.map((m) => m.affiliateId))
+    const emails = await affiliateEmails(
+      c,
+      items.map((m) => m.affiliateId),
+    )
     // The review queue: held commissions can be selected, released or voided together, their reasons shown.
     const queue = items.some((m) => m.status === 'hold')
     const rows = items.map((m) => [
-      ...(queue ? [m.status === 'hold' ? html`<input type="checkbox" name="commissionId" value="${m.commissionId}" aria-label="Select the commission of ${m.referredUser}" form="review">` : ''] : []),
+      ...(queue
+        ? [
+            m.status === 'hold'
+              ? html`<input type="checkbox" name="commissionId" value="${m.commissionId}" aria-label="Select the commission of ${m.referredUser}" form="review">`
+              : '',
+          ]
+        : []),
       html`<a href="${c.path}/commissions/detail?commissionId=${m.commissionId}">${when(m.commissionDate)}</a>`,
       affiliateLink(c, m.affiliateId, emails),
       html`${m.referredUser}`,
@@ -177,7 +217,9 @@ export const commissionPages: Record<string, Handler> = {
       html`${moneyText(m.amount, m.currency)}`,
       m.status === 'hold' ? html`${badge(m.status)} <span class="hint">${reasonsText(m.holdReasons)}</span>` : badge(m.status),
       html`${m.kind}`,
-      m.status === 'refunded' || m.status === 'voided' || m.kind === 'clawback' ? '' : html`<a href="${c.path}/commissions/refund?commissionId=${m.commissionId}" aria-label="Refund the commission of ${m.referredUser} dated ${m.commissionDate.slice(0, 10)}">Refund</a>`,
+      m.status === 'refunded' || m.status === 'voided' || m.kind === 'clawback'
+        ? ''
+        : html`<a href="${c.path}/commissions/refund?commissionId=${m.commissionId}" aria-label="Refund the commission of ${m.referredUser} dated ${m.commissionDate.slice(0, 10)}">Refund</a>`,
     ])
     const select = (name: string, label: string, options: readonly (readonly [string, string])[]) =>
       html`<div><label for="${name}">${label}</label><select id="${name}" name="${name}">${options.map(([value, text]) => html`<option value="${value}"${value === filter[name] ? html` selected` : ''}>${text}</option>`)}</select></div>`
@@ -188,7 +230,11 @@ export const commissionPages: Record<string, Handler> = {
 <p><a href="${c.path}/commissions?status=hold">Review queue</a>: commissions the fraud rules held, to release or void.</p>
 <form class="filters card" method="get">
 ${select('status', 'Status', [['', 'Any'], ...COMMISSION_STATUSES.map((s) => [s, s] as const)])}
-${select('kind', 'Kind', [['', 'Any'], ['sale', 'sale'], ['clawback', 'clawback']])}
+${select('kind', 'Kind', [
+  ['', 'Any'],
+  ['sale', 'sale'],
+  ['clawback', 'clawback'],
+])}
 ${select('campaignId', 'Campaign', [['', 'Any'], ...campaigns.items.map((m) => [m.id, m.campaignName] as const)])}
 <div><label for="affiliateId">Affiliate ID</label><input id="affiliateId" name="affiliateId" value="${filter.affiliateId}"></div>
 <div><label for="from">From</label><input id="from" name="from" type="date" value="${filter.from}"></div>
@@ -204,7 +250,11 @@ ${rows.length ? table([...(queue ? ['Select'] : []), 'Date', 'Affiliate', 'Custo
     const [emails, clawbacks, customer, payout] = await Promise.all([
       affiliateEmails(c, [m.affiliateId]),
       // In the order they were made, through the index of the workspace's clawbacks (ordering by date would walk every commission).
-      m.kind === 'sale' ? c.api.commissions.list({ workspaceId: m.workspaceId, reversesCommissionId: m.commissionId, orderValue: 'ASC', limit: 100 }).then((page) => page.items) : [],
+      m.kind === 'sale'
+        ? c.api.commissions
+            .list({ workspaceId: m.workspaceId, reversesCommissionId: m.commissionId, orderValue: 'ASC', limit: 100 })
+            .then((page) => page.items)
+        : [],
       m.customerId ? c.api.customers.get(m.customerId).catch(() => null) : null,
       m.payoutId ? c.api.payouts.get(m.payoutId).catch(() => null) : null,
     ])
@@ -213,7 +263,9 @@ ${rows.length ? table([...(queue ? ['Select'] : []), 'Date', 'Affiliate', 'Custo
       html`<form method="post" action="${c.path}/commissions/${action}">${csrfField(c.v.csrf)}<input type="hidden" name="commissionId" value="${m.commissionId}"><input type="hidden" name="from" value="detail"><button type="submit"${action === 'void' ? html` class="danger"` : ''}>${REVIEW[action].verb}</button></form>`
     const item = (label: string, value: Html | string | null) => html`<div><dt>${label}</dt><dd class="hint">${value ?? '—'}</dd></div>`
     const code = (id: string | null) => (id ? html`<code>${id}</code>` : null)
-    const customerText = customer ? html`${customer.name ? `${customer.name} · ` : ''}${customer.email}${customer.externalId ? html` <span class="muted">(id <code>${customer.externalId}</code>)</span>` : ''}` : html`${m.referredUser}`
+    const customerText = customer
+      ? html`${customer.name ? `${customer.name} · ` : ''}${customer.email}${customer.externalId ? html` <span class="muted">(id <code>${customer.externalId}</code>)</span>` : ''}`
+      : html`${m.referredUser}`
     return c.page(
       'Commission',
       html`${head(`Commission ${moneyText(m.amount, m.currency)}`, refundable ? html`<a class="button" href="${c.path}/commissions/refund?commissionId=${m.commissionId}">Refund</a>` : undefined)}${noticeBox(c.notice())}
@@ -241,7 +293,12 @@ ${m.status === 'hold' ? html`<section class="card"><h2>Under review</h2><p>The f
 <p><a href="${c.path}/commissions">Back to commissions</a></p>`,
     )
   },
-  'GET /commissions/new': (c) => newForm(c, { campaignId: c.v.url.searchParams.get('campaignId') ?? '', affiliateId: c.v.url.searchParams.get('affiliateId') ?? '' }, {}),
+  'GET /commissions/new': (c) =>
+    newForm(
+      c,
+      { campaignId: c.v.url.searchParams.get('campaignId') ?? '', affiliateId: c.v.url.searchParams.get('affiliateId') ?? '' },
+      {},
+    ),
   async 'POST /commissions/new'(c) {
     const form = await c.form()
     try {
@@ -267,7 +324,15 @@ ${m.status === 'hold' ? html`<section class="card"><h2>Under review</h2><p>The f
         // The API's dry run says what the refund will do: the sentence never guesses.
         const preview = await c.api.commissions.refund(m.commissionId, { ...asked, dryRun: true })
         if (!('clawback' in preview)) throw new Error('A dry run of a refund answered a commission')
-        return confirmation(c, 'Confirm refund', refundSentence(m, preview), `${c.path}/commissions/refund`, { commissionId: m.commissionId, amount }, 'Refund', `${c.path}/commissions/detail?commissionId=${m.commissionId}`)
+        return confirmation(
+          c,
+          'Confirm refund',
+          refundSentence(m, preview),
+          `${c.path}/commissions/refund`,
+          { commissionId: m.commissionId, amount },
+          'Refund',
+          `${c.path}/commissions/detail?commissionId=${m.commissionId}`,
+        )
       }
       await c.api.commissions.refund(m.commissionId, asked)
     } catch (error) {
@@ -280,6 +345,13 @@ ${m.status === 'hold' ? html`<section class="card"><h2>Under review</h2><p>The f
     const q = c.v.url.searchParams
     const { orderType: _listed, ...dates } = period(q)
     const file = await c.api.exports.commissions(listQuery(c, commissionExport, dates))
-    return new Response(file.body, { headers: { 'content-type': file.contentType, 'content-disposition': `attachment; filename="${file.filename}"`, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' } })
+    return new Response(file.body, {
+      headers: {
+        'content-type': file.contentType,
+        'content-disposition': `attachment; filename="${file.filename}"`,
+        'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
+      },
+    })
   },
 }

@@ -67,7 +67,8 @@ const NOTICES = {
   'integration-connected': 'Stripe connected. Paste its endpoint URL into Stripe’s dashboard (Developers → Webhooks).',
   'integration-secret': 'Signing secret replaced.',
   'integration-disconnected': 'Stripe disconnected.',
-  'paddle-connected': 'Paddle Billing connected. Add its endpoint URL as a notification destination in Paddle (Developer tools → Notifications).',
+  'paddle-connected':
+    'Paddle Billing connected. Add its endpoint URL as a notification destination in Paddle (Developer tools → Notifications).',
   'paddle-disconnected': 'Paddle Billing disconnected.',
   'lemonsqueezy-connected': 'Lemon Squeezy connected. Add its endpoint URL as a webhook in Lemon Squeezy (Settings → Webhooks).',
   'lemonsqueezy-disconnected': 'Lemon Squeezy disconnected.',
@@ -92,9 +93,15 @@ export function createAdmin(options: AdminOptions, deps: AdminDeps): Site {
   const { path, tokenHash } = config
   const key = madeOnce(async () => new TextEncoder().encode(config.secret ?? (await storedAdminSecret(deps.storage, deps.clock))))
   const notifications = deps.notifying
-    ? { preferences: notificationPreferences(deps.storage, deps.clock), mailbox: deps.mailbox ?? null, fixedOwners: deps.notifyOwners ?? null }
+    ? {
+        preferences: notificationPreferences(deps.storage, deps.clock),
+        mailbox: deps.mailbox ?? null,
+        fixedOwners: deps.notifyOwners ?? null,
+      }
     : null
-  const sessions = tokenHash ? sessionCookie(SESSION_COOKIE, config.sessionMs, tokenSessions(deps.storage, key, tokenHash, deps.clock, config.sessionMs)) : null
+  const sessions = tokenHash
+    ? sessionCookie(SESSION_COOKIE, config.sessionMs, tokenSessions(deps.storage, key, tokenHash, deps.clock, config.sessionMs))
+    : null
   const countSignIn = formThrottle(config.signInLimit, deps.clock, 'shared')
 
   /** A page outside the workspaces (signing in, a message): no navigation. */
@@ -132,12 +139,18 @@ export function createAdmin(options: AdminOptions, deps: AdminDeps): Site {
     const workspaceId = picked && (workspaces.includes(picked) || (who.workspaceIds === '*' && isUuid(picked))) ? picked : workspaces[0]
     if (picked && workspaceId === picked && !workspaces.includes(picked)) workspaces.push(picked)
     const rest = v.url.pathname.slice(path.length).replace(/\/+$/, '')
-    const current = [...NAV.map(([href]) => href as string)].reverse().find((href) => (href === '' ? rest === '' : rest === href || rest.startsWith(`${href}/`))) ?? (rest.startsWith('/settings/') ? '/settings/integrations' : '')
-    const frame = (title: string, main: Html, ws: string | null) => adminLayout({ path, site: config.title, csrf: v.csrf, current, workspaceId: ws, workspaces }, title, main)
+    const current =
+      [...NAV.map(([href]) => href as string)]
+        .reverse()
+        .find((href) => (href === '' ? rest === '' : rest === href || rest.startsWith(`${href}/`))) ??
+      (rest.startsWith('/settings/') ? '/settings/integrations' : '')
+    const frame = (title: string, main: Html, ws: string | null) =>
+      adminLayout({ path, site: config.title, csrf: v.csrf, current, workspaceId: ws, workspaces }, title, main)
     if (workspaceId === undefined) return chooser(v, who, workspaces)
     return {
       v,
-      api: who.workspaceIds === '*' ? deps.api : deps.api.as({ keyId: `admin:${who.userId}`, userId: who.userId, workspaceIds: workspaces }),
+      api:
+        who.workspaceIds === '*' ? deps.api : deps.api.as({ keyId: `admin:${who.userId}`, userId: who.userId, workspaceIds: workspaces }),
       who,
       workspaceId,
       workspaces,
@@ -166,19 +179,26 @@ export function createAdmin(options: AdminOptions, deps: AdminDeps): Site {
       const { items, pagination } = campaigns[i]!
       const names = items.map((campaign) => campaign.campaignName).join(', ')
       const more = pagination.total > items.length ? ` and ${pagination.total - items.length} more` : ''
-      const what = pagination.total === 0 ? 'No campaigns yet' : `${pagination.total === 1 ? '1 campaign' : `${pagination.total} campaigns`}: ${names}${more}`
+      const what =
+        pagination.total === 0
+          ? 'No campaigns yet'
+          : `${pagination.total === 1 ? '1 campaign' : `${pagination.total} campaigns`}: ${names}${more}`
       return html`<li><form class="card" method="post" action="${path}/workspace">${csrfField(v.csrf)}<input type="hidden" name="workspaceId" value="${id}">
 <p><strong>${what}</strong><span class="hint">Workspace ${id}</span>${id === current ? html` <span class="muted">(open now)</span>` : ''}</p>
 <button type="submit" aria-label="Open workspace ${id}">Open</button></form></li>`
     })
-    const list = rows.length ? html`<ul class="workspaces">${rows}</ul>` : html`<p class="card">${who.workspaceIds === '*' ? 'There are no workspaces yet: start a new one.' : 'Your account has no workspaces. Ask the owner of the program to add you to one.'}</p>`
+    const list = rows.length
+      ? html`<ul class="workspaces">${rows}</ul>`
+      : html`<p class="card">${who.workspaceIds === '*' ? 'There are no workspaces yet: start a new one.' : 'Your account has no workspaces. Ask the owner of the program to add you to one.'}</p>`
     const fresh =
       who.workspaceIds === '*'
         ? html`<form class="card" method="post" action="${path}/workspace">${csrfField(v.csrf)}<input type="hidden" name="workspaceId" value="new">
 <p>A workspace keeps a program apart from the others: its campaigns, affiliates, keys and webhooks.</p><button type="submit">New workspace</button></form>`
         : ''
     const main = html`<div class="narrow"><h1>Workspaces</h1>${noticeBox(v.notice())}${list}${fresh}</div>`
-    return v.page(adminLayout({ path, site: config.title, csrf: v.csrf, current: 'message', workspaceId: null, workspaces: [] }, 'Workspaces', main))
+    return v.page(
+      adminLayout({ path, site: config.title, csrf: v.csrf, current: 'message', workspaceId: null, workspaces: [] }, 'Workspaces', main),
+    )
   }
 
   const router = siteRouter(path, 'Go to the overview')
@@ -214,12 +234,24 @@ export function createAdmin(options: AdminOptions, deps: AdminDeps): Site {
         return v.redirect(`${path}/campaigns?notice=workspace-created`)
       }
       const mine = who.workspaceIds === '*' || (await workspacesOf(who, deps.keyStore, deps.storage)).includes(chosen)
-      if (!isUuid(chosen) || !mine) throw new PageError(404, 'Not found', 'There is no such workspace for your account.', { href: `${path}/workspaces`, label: 'Back to the workspaces' })
+      if (!isUuid(chosen) || !mine)
+        throw new PageError(404, 'Not found', 'There is no such workspace for your account.', {
+          href: `${path}/workspaces`,
+          label: 'Back to the workspaces',
+        })
       v.cookie(WORKSPACE_COOKIE, chosen)
       return v.redirect(path)
     },
   })
-  router.guarded(inWorkspace, { ...overviewPages, ...campaignPages, ...affiliatePages, ...commissionPages, ...payoutPages, ...settingsPages, ...mailPages })
+  router.guarded(inWorkspace, {
+    ...overviewPages,
+    ...campaignPages,
+    ...affiliatePages,
+    ...commissionPages,
+    ...payoutPages,
+    ...settingsPages,
+    ...mailPages,
+  })
   router.otherwise(inWorkspace)
 
   return createSite({

@@ -14,7 +14,10 @@ const ADDRESS = /^[^\s@<>,]+@[^\s@<>,]+\.[^\s@<>,]+$/
 
 function notifying(c: Ctx) {
   if (!c.notifications) {
-    throw new PageError(404, 'E-mail is off', 'This service sends no notifications: it was created without the notify option.', { href: `${c.path}/settings/integrations`, label: 'Back to settings' })
+    throw new PageError(404, 'E-mail is off', 'This service sends no notifications: it was created without the notify option.', {
+      href: `${c.path}/settings/integrations`,
+      label: 'Back to settings',
+    })
   }
   return c.notifications
 }
@@ -56,7 +59,11 @@ export const mailPages: Record<string, Handler> = {
     const value = form.get('owners')
     const owners = value.split(/[\s,;]+/).filter(Boolean)
     const wrong = owners.find((o) => !ADDRESS.test(o) || o.length > 254)
-    if (n.fixedOwners) throw new PageError(409, 'Set by the host', 'The owners’ addresses are set by the host (notify.owners).', { href: `${c.path}${PAGE}`, label: 'Back' })
+    if (n.fixedOwners)
+      throw new PageError(409, 'Set by the host', 'The owners’ addresses are set by the host (notify.owners).', {
+        href: `${c.path}${PAGE}`,
+        label: 'Back',
+      })
     if (wrong !== undefined || owners.length > 20) {
       const message = wrong !== undefined ? `${wrong} is not an e-mail address` : 'At most 20 addresses'
       return mailPage(c, { values: value, errors: { owners: message } }, 400)
@@ -84,7 +91,10 @@ export const mailPages: Record<string, Handler> = {
     const n = notifying(c)
     const campaign = await campaignOf(c)
     const sends = (await c.form()).all('sends')
-    await n.preferences.setCampaign({ id: campaign.id, workspaceId: campaign.workspaceId }, CAMPAIGN_KINDS.filter((kind) => sends.includes(kind)))
+    await n.preferences.setCampaign(
+      { id: campaign.id, workspaceId: campaign.workspaceId },
+      CAMPAIGN_KINDS.filter((kind) => sends.includes(kind)),
+    )
     return c.redirect(`${c.path}/campaigns/notifications?campaignId=${campaign.id}&notice=mail-saved`)
   },
 }
@@ -93,6 +103,9 @@ async function campaignOf(c: Ctx) {
   try {
     return await c.api.campaigns.get(c.v.url.searchParams.get('campaignId') ?? '')
   } catch {
-    throw new PageError(404, 'Campaign not found', 'There is no such campaign in your workspaces.', { href: `${c.path}/campaigns`, label: 'Back to campaigns' })
+    throw new PageError(404, 'Campaign not found', 'There is no such campaign in your workspaces.', {
+      href: `${c.path}/campaigns`,
+      label: 'Back to campaigns',
+    })
   }
 }

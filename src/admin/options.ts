@@ -60,17 +60,24 @@ export interface ResolvedAdminOptions {
 /** Checks the options once, at start: a wrong one throws a TypeError naming it. */
 export function resolveAdminOptions(options: AdminOptions, basePath: string, portalPath: string | null): ResolvedAdminOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('admin must be an object: { authorize, signInUrl? }')
-  if (options.authorize !== undefined && typeof options.authorize !== 'function') throw new TypeError('admin.authorize must be a function (request) => { userId, workspaceIds } | null')
-  if (options.tokenHash !== undefined && !/^[0-9a-f]{64}$/.test(options.tokenHash)) throw new TypeError('admin.tokenHash must be the SHA-256 of the admin token, 64 lowercase hex digits')
+  if (options.authorize !== undefined && typeof options.authorize !== 'function')
+    throw new TypeError('admin.authorize must be a function (request) => { userId, workspaceIds } | null')
+  if (options.tokenHash !== undefined && !/^[0-9a-f]{64}$/.test(options.tokenHash))
+    throw new TypeError('admin.tokenHash must be the SHA-256 of the admin token, 64 lowercase hex digits')
   if (!options.authorize && !options.tokenHash) throw new TypeError('admin needs authorize (your own auth) or tokenHash (a token sign-in)')
-  const beside = [{ path: basePath, what: `basePath (${basePath || '/'}), not in or around it` }, ...(portalPath === null ? [] : [{ path: portalPath, what: `the portal (${portalPath})` }])]
+  const beside = [
+    { path: basePath, what: `basePath (${basePath || '/'}), not in or around it` },
+    ...(portalPath === null ? [] : [{ path: portalPath, what: `the portal (${portalPath})` }]),
+  ]
   const site = resolveSiteOptions('admin', options, { path: '/admin', title: 'Affiliate admin' }, beside)
   if (options.signInUrl !== undefined && (typeof options.signInUrl !== 'string' || !/^(https?:\/\/|\/)/.test(options.signInUrl))) {
     throw new TypeError('admin.signInUrl must be an http(s) URL or a path starting with "/"')
   }
-  if (options.secret !== undefined && (typeof options.secret !== 'string' || options.secret.length < 32)) throw new TypeError('admin.secret must be a string of at least 32 characters')
+  if (options.secret !== undefined && (typeof options.secret !== 'string' || options.secret.length < 32))
+    throw new TypeError('admin.secret must be a string of at least 32 characters')
   const hours = options.sessionHours ?? 12
-  if (typeof hours !== 'number' || !Number.isFinite(hours) || hours <= 0 || hours > 24 * 31) throw new TypeError('admin.sessionHours must be a number of hours above 0, at most 744')
+  if (typeof hours !== 'number' || !Number.isFinite(hours) || hours <= 0 || hours > 24 * 31)
+    throw new TypeError('admin.sessionHours must be a number of hours above 0, at most 744')
   return {
     authorize: options.authorize ?? null,
     signInUrl: options.signInUrl ?? null,

@@ -24,12 +24,18 @@ function periodOf(url: URL, now: number): { from: string; to: string; days: stri
   const preset = PERIODS.find((d) => String(d) === url.searchParams.get('days'))
   // Dates count unless a preset was chosen with them ("Custom" sends days="").
   if (preset === undefined && (typed.from || typed.to)) {
-    const asDay = (text: string, plus: number) => (/^\d{4}-\d{2}-\d{2}$/.test(text) && Number.isFinite(Date.parse(text)) ? new Date(Date.parse(text) + plus).toISOString() : text)
+    const asDay = (text: string, plus: number) =>
+      /^\d{4}-\d{2}-\d{2}$/.test(text) && Number.isFinite(Date.parse(text)) ? new Date(Date.parse(text) + plus).toISOString() : text
     return { from: asDay(typed.from, 0), to: asDay(typed.to, DAY), days: 'custom', typed }
   }
   const end = Math.floor(now / DAY) * DAY + DAY
   const days = preset ?? 30
-  return { from: new Date(end - days * DAY).toISOString(), to: new Date(end).toISOString(), days: String(days), typed: { from: '', to: '' } }
+  return {
+    from: new Date(end - days * DAY).toISOString(),
+    to: new Date(end).toISOString(),
+    days: String(days),
+    typed: { from: '', to: '' },
+  }
 }
 
 /** Buckets a chart can draw: days up to four months, then weeks up to two years, then months. */
@@ -51,7 +57,8 @@ function chart(points: SeriesPoint[], currency: string, interval: Interval, titl
   const step = (W - 2 * pad) / Math.max(1, points.length)
   const y = (value: number, max: number) => H - pad - (value / max) * (H - 2 * pad)
   const bars = points.map(
-    (p, i) => html`<rect x="${(pad + i * step + step * 0.15).toFixed(1)}" y="${y(p.clicks, maxClicks).toFixed(1)}" width="${(step * 0.7).toFixed(1)}" height="${(H - pad - y(p.clicks, maxClicks)).toFixed(1)}" fill="#1f5fbf"><title>${p.start.slice(0, 10)}: ${p.clicks} clicks, ${moneyText(p.earnings, currency)}</title></rect>`,
+    (p, i) =>
+      html`<rect x="${(pad + i * step + step * 0.15).toFixed(1)}" y="${y(p.clicks, maxClicks).toFixed(1)}" width="${(step * 0.7).toFixed(1)}" height="${(H - pad - y(p.clicks, maxClicks)).toFixed(1)}" fill="#1f5fbf"><title>${p.start.slice(0, 10)}: ${p.clicks} clicks, ${moneyText(p.earnings, currency)}</title></rect>`,
   )
   const line = points.map((p, i) => `${(pad + i * step + step / 2).toFixed(1)},${y(Number(p.earnings), maxEarn).toFixed(1)}`).join(' ')
   return html`<figure class="chart card"><figcaption><strong>${title} per ${interval}</strong> <span class="muted">(bars: clicks, left axis; line: earnings in ${currency}, right axis)</span></figcaption>
@@ -77,7 +84,10 @@ const plus = (a: string, b: string): string => formatMoney((parseMoney(a) ?? 0) 
 
 /** Two summaries of campaigns of one currency, added. */
 function addSummaries(a: ReportSummary, b: ReportSummary): ReportSummary {
-  const pair = (x: { count: number; amount: string }, y: { count: number; amount: string }) => ({ count: x.count + y.count, amount: plus(x.amount, y.amount) })
+  const pair = (x: { count: number; amount: string }, y: { count: number; amount: string }) => ({
+    count: x.count + y.count,
+    amount: plus(x.amount, y.amount),
+  })
   return {
     ...a,
     opens: a.opens + b.opens,
@@ -102,7 +112,14 @@ function addSummaries(a: ReportSummary, b: ReportSummary): ReportSummary {
 const addSeries = (a: SeriesPoint[], b: SeriesPoint[]): SeriesPoint[] =>
   a.map((p, i) => {
     const q = b[i]!
-    return { ...p, opens: p.opens + q.opens, clicks: p.clicks + q.clicks, signups: p.signups + q.signups, commissionCount: p.commissionCount + q.commissionCount, earnings: plus(p.earnings, q.earnings) }
+    return {
+      ...p,
+      opens: p.opens + q.opens,
+      clicks: p.clicks + q.clicks,
+      signups: p.signups + q.signups,
+      commissionCount: p.commissionCount + q.commissionCount,
+      earnings: plus(p.earnings, q.earnings),
+    }
   })
 
 /**
@@ -133,10 +150,20 @@ async function figuresPerCurrency(
     return [{ currency: [...byCurrency.keys()][0] ?? 'USD', ...workspace, series: series.items }]
   }
   return Promise.all(
-    [...byCurrency].sort(([a], [b]) => (a < b ? -1 : 1)).map(async ([currency, ids]) => {
-      const each = await Promise.all(ids.map((id) => read(id)))
-      return each.slice(1).reduce((sum, one) => ({ currency, now: addSummaries(sum.now, one.now), before: addSummaries(sum.before, one.before), series: addSeries(sum.series, one.series) }), { currency, ...each[0]! })
-    }),
+    [...byCurrency]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(async ([currency, ids]) => {
+        const each = await Promise.all(ids.map((id) => read(id)))
+        return each.slice(1).reduce(
+          (sum, one) => ({
+            currency,
+            now: addSummaries(sum.now, one.now),
+            before: addSummaries(sum.before, one.before),
+            series: addSeries(sum.series, one.series),
+          }),
+          { currency, ...each[0]! },
+        )
+      }),
   )
 }
 
@@ -160,7 +187,11 @@ export const overviewPages: Record<string, Handler> = {
     } catch (error) {
       const { problem, errors, status } = refusal(error, [...reportSummary.fields])
       const text = Object.values(errors).join(' ') || problem
-      return c.page('Overview', html`${head('Overview', action)}<div class="alert" role="alert"><strong>That period cannot be shown:</strong> ${text}</div>${picker(c, days, typed)}`, status)
+      return c.page(
+        'Overview',
+        html`${head('Overview', action)}<div class="alert" role="alert"><strong>That period cannot be shown:</strong> ${text}</div>${picker(c, days, typed)}`,
+        status,
+      )
     }
     const fromMs = Date.parse(now.from)
     const span = Date.parse(now.to) - fromMs
@@ -175,8 +206,12 @@ export const overviewPages: Record<string, Handler> = {
     ])
     const money = await figuresPerCurrency(c, campaigns.items, range, interval, { now, before })
     const currencyOf = new Map(campaigns.items.map((m) => [m.id, m.currency]))
-    const emails = await affiliateEmails(c, latest.items.map((m) => m.affiliateId))
-    const card = (label: string, value: string, a: number, b: number) => html`<div><dt>${label}</dt><dd>${value} <span class="change">${change(a, b)}</span></dd></div>`
+    const emails = await affiliateEmails(
+      c,
+      latest.items.map((m) => m.affiliateId),
+    )
+    const card = (label: string, value: string, a: number, b: number) =>
+      html`<div><dt>${label}</dt><dd>${value} <span class="change">${change(a, b)}</span></dd></div>`
     // A money card: one line per currency, each with its own change; never a sum across currencies.
     const moneyCard = (label: string, pick: (s: ReportSummary) => string) =>
       html`<div><dt>${label}</dt>${money.map((f) => html`<dd>${moneyText(pick(f.now), f.currency)} <span class="change">${change(Number(pick(f.now)), Number(pick(f.before)))}</span></dd>`)}</div>`
@@ -193,8 +228,20 @@ ${moneyCard('Paid out', (s) => s.paidOut.amount)}
     const charts = money.map((f) => {
       const title = money.length > 1 ? `${f.currency} campaigns: clicks and earnings` : 'Clicks and earnings'
       const figures = table(
-        [interval === 'day' ? 'Day' : interval === 'week' ? 'Week of' : 'Month', ['Clicks', 'num'], ['Signups', 'num'], ['Sales', 'num'], ['Earnings', 'num']],
-        f.series.map((p) => [html`${interval === 'month' ? p.start.slice(0, 7) : p.start.slice(0, 10)}`, html`${p.clicks}`, html`${p.signups}`, html`${p.commissionCount}`, html`${moneyText(p.earnings, f.currency)}`]),
+        [
+          interval === 'day' ? 'Day' : interval === 'week' ? 'Week of' : 'Month',
+          ['Clicks', 'num'],
+          ['Signups', 'num'],
+          ['Sales', 'num'],
+          ['Earnings', 'num'],
+        ],
+        f.series.map((p) => [
+          html`${interval === 'month' ? p.start.slice(0, 7) : p.start.slice(0, 10)}`,
+          html`${p.clicks}`,
+          html`${p.signups}`,
+          html`${p.commissionCount}`,
+          html`${moneyText(p.earnings, f.currency)}`,
+        ]),
         `Figures per ${interval}${money.length > 1 ? ` (${f.currency} campaigns)` : ''}`,
       )
       return html`${chart(f.series, f.currency, interval, title)}<details class="card"><summary>The chart’s figures as a table${money.length > 1 ? ` (${f.currency})` : ''}</summary>${figures}</details>`
@@ -202,13 +249,23 @@ ${moneyCard('Paid out', (s) => s.paidOut.amount)}
     const topTable = top.items.length
       ? table(
           ['Affiliate', ['Clicks', 'num'], ['Signups', 'num'], ['Earnings', 'num']],
-          top.items.map((a) => [html`<a href="${c.path}/affiliates/detail?affiliateId=${a.id}">${a.email}</a>`, html`${a.totalClicks}`, html`${a.totalSignups}`, html`${moneyText(a.totalEarnings, currencyOf.get(a.campaignId) ?? '')}`]),
+          top.items.map((a) => [
+            html`<a href="${c.path}/affiliates/detail?affiliateId=${a.id}">${a.email}</a>`,
+            html`${a.totalClicks}`,
+            html`${a.totalSignups}`,
+            html`${moneyText(a.totalEarnings, currencyOf.get(a.campaignId) ?? '')}`,
+          ]),
         )
       : html`<p class="muted">No affiliates yet.</p>`
     const latestTable = latest.items.length
       ? table(
           ['Date', 'Affiliate', ['Amount', 'num'], 'Status'],
-          latest.items.map((m) => [day(m.commissionDate), affiliateLink(c, m.affiliateId, emails), html`<a href="${c.path}/commissions/detail?commissionId=${m.commissionId}">${moneyText(m.amount, m.currency)}</a>`, badge(m.status)]),
+          latest.items.map((m) => [
+            day(m.commissionDate),
+            affiliateLink(c, m.affiliateId, emails),
+            html`<a href="${c.path}/commissions/detail?commissionId=${m.commissionId}">${moneyText(m.amount, m.currency)}</a>`,
+            badge(m.status),
+          ]),
         )
       : html`<p class="muted">No commissions yet. Record a sale through the API, connect Stripe in <a href="${c.path}/settings/integrations#providers">Settings → Integrations</a> or add one in <a href="${c.path}/commissions/new">Commissions</a>.</p>`
     return c.page(

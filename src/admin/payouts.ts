@@ -13,7 +13,8 @@ import { parseForm } from '../site/parse-form.js'
 import { affiliateEmails, affiliateLink, badge, confirmation, head, listQuery, pager, when, type Ctx, type Handler } from './ui.js'
 
 /** What the payouts come to, summed exactly (in cents). */
-const totalOf = (payouts: readonly { amount: string }[]): string => formatMoney(payouts.reduce((sum, p) => sum + (parseMoney(p.amount) ?? 0), 0))
+const totalOf = (payouts: readonly { amount: string }[]): string =>
+  formatMoney(payouts.reduce((sum, p) => sum + (parseMoney(p.amount) ?? 0), 0))
 
 const SKIPS: Record<string, string> = {
   banned: 'the affiliate is banned',
@@ -26,7 +27,10 @@ async function payoutOf(c: Ctx, id: string): Promise<Payout> {
   try {
     return await c.api.payouts.get(id)
   } catch {
-    throw new PageError(404, 'Payout not found', 'There is no such payout in your workspaces.', { href: `${c.path}/payouts`, label: 'Back to payouts' })
+    throw new PageError(404, 'Payout not found', 'There is no such payout in your workspaces.', {
+      href: `${c.path}/payouts`,
+      label: 'Back to payouts',
+    })
   }
 }
 
@@ -36,12 +40,39 @@ async function preview(c: Ctx): Promise<Response> {
   const input_ = { workspaceId: c.workspaceId, ...(campaignId ? { campaignId } : {}) }
   const run = await c.api.payouts.run({ ...input_, dryRun: true })
   const currency = run.payouts[0]?.currency ?? ''
-  const emails = await affiliateEmails(c, [...run.payouts, ...run.skipped].map((p) => p.affiliateId))
+  const emails = await affiliateEmails(
+    c,
+    [...run.payouts, ...run.skipped].map((p) => p.affiliateId),
+  )
   return c.page(
     'Payout preview',
     html`${head('Payout preview')}<p>A dry run: nothing is written until you run it.</p>
-<section class="card"><h2>Would be paid</h2>${run.payouts.length ? table(['Affiliate', ['Amount', 'num'], 'Method', 'Payout e-mail', ['Commissions', 'num']], run.payouts.map((p) => [affiliateLink(c, p.affiliateId, emails), html`${moneyText(p.amount, p.currency)}`, html`${p.payoutMethod}`, html`${p.payoutEmail}`, html`${p.commissionCount}`])) : html`<p class="muted">Nothing is due now.</p>`}</section>
-<section class="card"><h2>Skipped</h2>${run.skipped.length ? table(['Affiliate', 'Why', ['Amount', 'num']], run.skipped.map((s) => [affiliateLink(c, s.affiliateId, emails), html`${SKIPS[s.reason] ?? s.reason}`, html`${amountText(s.amount)}`])) : html`<p class="muted">Nobody skipped.</p>`}</section>
+<section class="card"><h2>Would be paid</h2>${
+      run.payouts.length
+        ? table(
+            ['Affiliate', ['Amount', 'num'], 'Method', 'Payout e-mail', ['Commissions', 'num']],
+            run.payouts.map((p) => [
+              affiliateLink(c, p.affiliateId, emails),
+              html`${moneyText(p.amount, p.currency)}`,
+              html`${p.payoutMethod}`,
+              html`${p.payoutEmail}`,
+              html`${p.commissionCount}`,
+            ]),
+          )
+        : html`<p class="muted">Nothing is due now.</p>`
+    }</section>
+<section class="card"><h2>Skipped</h2>${
+      run.skipped.length
+        ? table(
+            ['Affiliate', 'Why', ['Amount', 'num']],
+            run.skipped.map((s) => [
+              affiliateLink(c, s.affiliateId, emails),
+              html`${SKIPS[s.reason] ?? s.reason}`,
+              html`${amountText(s.amount)}`,
+            ]),
+          )
+        : html`<p class="muted">Nobody skipped.</p>`
+    }</section>
 ${run.payouts.length ? html`<form method="post" action="${c.path}/payouts/run" data-confirm="${`Run payouts: ${run.payouts.length} payout(s), ${moneyText(totalOf(run.payouts), currency)} in total?`}">${csrfField(c.v.csrf)}${campaignId ? html`<input type="hidden" name="campaignId" value="${campaignId}">` : ''}<div class="actions"><button type="submit">Run payouts</button></div></form>` : ''}`,
   )
 }
@@ -61,7 +92,15 @@ async function detail(c: Ctx, p: Payout, values?: Record<string, string>, errors
 <section class="card"><dl class="stats"><div><dt>Status</dt><dd>${badge(p.status)}</dd></div><div><dt>Affiliate</dt><dd class="hint">${affiliateLink(c, p.affiliateId, emails)}</dd></div>
 <div><dt>Paid to</dt><dd class="hint">${p.payoutEmail}</dd></div><div><dt>Method</dt><dd class="hint">${p.payoutMethod}</dd></div><div><dt>Reference</dt><dd class="hint">${p.externalReference ?? '—'}</dd></div><div><dt>Created</dt><dd class="hint">${when(p.createdAt)}</dd></div></dl></section>
 ${final ? '' : markForm(c, p, values, errors, problem)}
-<section class="card"><h2>Commissions in it</h2>${table(['Date', 'Customer', ['Amount', 'num'], 'Kind'], items.items.map((m) => [html`<a href="${c.path}/commissions/detail?commissionId=${m.commissionId}">${when(m.commissionDate)}</a>`, html`${m.referredUser}`, html`${moneyText(m.amount, p.currency)}`, html`${m.kind}`]))}</section>`,
+<section class="card"><h2>Commissions in it</h2>${table(
+      ['Date', 'Customer', ['Amount', 'num'], 'Kind'],
+      items.items.map((m) => [
+        html`<a href="${c.path}/commissions/detail?commissionId=${m.commissionId}">${when(m.commissionDate)}</a>`,
+        html`${m.referredUser}`,
+        html`${moneyText(m.amount, p.currency)}`,
+        html`${m.kind}`,
+      ]),
+    )}</section>`,
     status,
   )
 }
@@ -71,7 +110,10 @@ export const payoutPages: Record<string, Handler> = {
     const q = c.v.url.searchParams
     const status = q.get('status') ?? ''
     const list = await c.api.payouts.list(listQuery(c, payoutList))
-    const emails = await affiliateEmails(c, list.items.map((p) => p.affiliateId))
+    const emails = await affiliateEmails(
+      c,
+      list.items.map((p) => p.affiliateId),
+    )
     const rows = list.items.map((p) => [
       affiliateLink(c, p.affiliateId, emails),
       html`<a href="${c.path}/payouts/detail?payoutId=${p.payoutId}">${moneyText(p.amount, p.currency)}</a>`,
@@ -95,7 +137,15 @@ ${rows.length ? table(['Affiliate', ['Amount', 'num'], 'Method', 'Status', 'Crea
     const campaignId = form.get('campaignId')
     if (form.get('confirmed') !== 'yes') {
       const run = await c.api.payouts.run({ workspaceId: c.workspaceId, ...(campaignId ? { campaignId } : {}), dryRun: true })
-      return confirmation(c, 'Run payouts', `Run payouts: ${run.payouts.length} payout(s), ${moneyText(totalOf(run.payouts), run.payouts[0]?.currency ?? '')} in total. Their commissions move to processing.`, `${c.path}/payouts/run`, campaignId ? { campaignId } : {}, 'Run payouts', `${c.path}/payouts`)
+      return confirmation(
+        c,
+        'Run payouts',
+        `Run payouts: ${run.payouts.length} payout(s), ${moneyText(totalOf(run.payouts), run.payouts[0]?.currency ?? '')} in total. Their commissions move to processing.`,
+        `${c.path}/payouts/run`,
+        campaignId ? { campaignId } : {},
+        'Run payouts',
+        `${c.path}/payouts`,
+      )
     }
     await c.api.payouts.run({ workspaceId: c.workspaceId, ...(campaignId ? { campaignId } : {}) })
     return c.redirect(`${c.path}/payouts?notice=payouts-run`)
@@ -108,10 +158,19 @@ ${rows.length ? table(['Affiliate', ['Amount', 'num'], 'Method', 'Status', 'Crea
     const p = await payoutOf(c, form.get('payoutId'))
     const values = typedValues(payoutUpdate, form)
     if (form.get('confirmed') !== 'yes' && (values.status === 'paid' || values.status === 'canceled')) {
-      const sentence = values.status === 'paid'
-        ? `Mark ${moneyText(p.amount, p.currency)} to ${p.payoutEmail} paid${values.externalReference ? ` with reference ${values.externalReference}` : ''}? Its ${p.commissionCount} commission(s) become paid.`
-        : `Cancel the payout of ${moneyText(p.amount, p.currency)} to ${p.payoutEmail}? Its commissions are released for the next run.`
-      return confirmation(c, 'Confirm', sentence, `${c.path}/payouts/mark`, { payoutId: p.payoutId, ...values }, values.status === 'paid' ? 'Mark paid' : 'Cancel payout', `${c.path}/payouts/detail?payoutId=${p.payoutId}`)
+      const sentence =
+        values.status === 'paid'
+          ? `Mark ${moneyText(p.amount, p.currency)} to ${p.payoutEmail} paid${values.externalReference ? ` with reference ${values.externalReference}` : ''}? Its ${p.commissionCount} commission(s) become paid.`
+          : `Cancel the payout of ${moneyText(p.amount, p.currency)} to ${p.payoutEmail}? Its commissions are released for the next run.`
+      return confirmation(
+        c,
+        'Confirm',
+        sentence,
+        `${c.path}/payouts/mark`,
+        { payoutId: p.payoutId, ...values },
+        values.status === 'paid' ? 'Mark paid' : 'Cancel payout',
+        `${c.path}/payouts/detail?payoutId=${p.payoutId}`,
+      )
     }
     try {
       await c.api.payouts.update(p.payoutId, parseForm(payoutUpdate, form))
@@ -123,6 +182,13 @@ ${rows.length ? table(['Affiliate', ['Amount', 'num'], 'Method', 'Status', 'Crea
   },
   async 'GET /payouts/export'(c) {
     const file = await c.api.payouts.export(listQuery(c, payoutExport))
-    return new Response(file.body, { headers: { 'content-type': file.contentType, 'content-disposition': `attachment; filename="${file.filename}"`, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' } })
+    return new Response(file.body, {
+      headers: {
+        'content-type': file.contentType,
+        'content-disposition': `attachment; filename="${file.filename}"`,
+        'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
+      },
+    })
   },
 }

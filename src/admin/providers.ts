@@ -28,25 +28,29 @@ const PROVIDER_COPY: Record<ProviderName, { label: string; where: string; secret
     where: 'Stripe’s dashboard (Developers → Webhooks)',
     secret: 'Stripe’s whsec_… secret of this endpoint.',
     events: 'checkout.session.completed, customer.created, customer.updated, invoice.paid, invoice_payment.paid, charge.refunded',
-    empty: 'No events yet. Add the endpoint URL in Stripe’s dashboard (Developers → Webhooks), or send one with stripe trigger invoice.paid.',
+    empty:
+      'No events yet. Add the endpoint URL in Stripe’s dashboard (Developers → Webhooks), or send one with stripe trigger invoice.paid.',
   },
   paddle: {
     label: 'Paddle Billing',
     where: 'Paddle (Developer tools → Notifications → New destination)',
     secret: 'The secret key Paddle shows for this notification destination.',
     events: 'transaction.completed, adjustment.created, adjustment.updated, customer.created, customer.updated',
-    empty: 'No events yet. Add the endpoint URL as a notification destination in Paddle (Developer tools → Notifications), or send a test one from there.',
+    empty:
+      'No events yet. Add the endpoint URL as a notification destination in Paddle (Developer tools → Notifications), or send a test one from there.',
   },
   lemonsqueezy: {
     label: 'Lemon Squeezy',
     where: 'Lemon Squeezy (Settings → Webhooks)',
     secret: 'The signing secret typed into this webhook in Lemon Squeezy (6 to 40 characters).',
     events: 'order_created, order_refunded, subscription_payment_success, subscription_payment_refunded',
-    empty: 'No events yet. Add the endpoint URL as a webhook in Lemon Squeezy (Settings → Webhooks), or resend one from its list of recent events.',
+    empty:
+      'No events yet. Add the endpoint URL as a webhook in Lemon Squeezy (Settings → Webhooks), or resend one from its list of recent events.',
   },
 }
 
-const isProvider = (value: string | null | undefined): value is ProviderName => (INTEGRATION_PROVIDERS as readonly string[]).includes(value ?? '')
+const isProvider = (value: string | null | undefined): value is ProviderName =>
+  (INTEGRATION_PROVIDERS as readonly string[]).includes(value ?? '')
 const copyOf = (provider: string) => PROVIDER_COPY[isProvider(provider) ? provider : 'stripe']
 
 export interface ConnectState {
@@ -56,7 +60,8 @@ export interface ConnectState {
 }
 
 /** Where the provider posts this integration's events: this request's origin, the API's base path, the events route. */
-export const endpointUrl = (c: Ctx, integrationId: string): string => `${c.origin}${c.basePath}${PROVIDER_EVENTS_PATH.replace(':integrationId', integrationId)}`
+export const endpointUrl = (c: Ctx, integrationId: string): string =>
+  `${c.origin}${c.basePath}${PROVIDER_EVENTS_PATH.replace(':integrationId', integrationId)}`
 
 const nameOf = (i: Integration): string => `${copyOf(i.provider).label}${i.description ? ` ${i.description}` : ''}`
 
@@ -68,7 +73,10 @@ async function integrationOf(c: Ctx, id: string): Promise<Integration> {
   try {
     return await c.api.integrations.get(id)
   } catch {
-    throw new PageError(404, 'Integration not found', 'There is no such integration in your workspaces.', { href: `${c.path}${PAGE}#providers`, label: 'Back to integrations' })
+    throw new PageError(404, 'Integration not found', 'There is no such integration in your workspaces.', {
+      href: `${c.path}${PAGE}#providers`,
+      label: 'Back to integrations',
+    })
   }
 }
 
@@ -86,7 +94,9 @@ export async function providersSection(c: Ctx, state: ConnectState = {}): Promis
   ])
   const campaignName = new Map(campaigns.items.map((m) => [m.id, m.campaignName]))
   const connected = list.items.map(
-    (i) => html`<li><h3>${nameOf(i)}</h3><p class="muted">${i.livemode ? 'Live mode' : 'Test mode'} · ${i.campaignId ? (campaignName.get(i.campaignId) ?? i.campaignId) : 'any campaign'} · connected ${when(i.createdAt)}</p>
+    (
+      i,
+    ) => html`<li><h3>${nameOf(i)}</h3><p class="muted">${i.livemode ? 'Live mode' : 'Test mode'} · ${i.campaignId ? (campaignName.get(i.campaignId) ?? i.campaignId) : 'any campaign'} · connected ${when(i.createdAt)}</p>
 ${endpointField(c, i)}
 <p class="muted">Events to send: ${copyOf(i.provider).events}</p>
 <div class="actions"><a href="${c.path}${PAGE}/events?integrationId=${i.integrationId}" aria-label="Event log of ${nameOf(i)}">Event log</a><a href="${c.path}${PAGE}/secret?integrationId=${i.integrationId}" aria-label="Replace secret of ${nameOf(i)}">Replace secret</a>${actionForm(
@@ -118,7 +128,9 @@ ${modelFields(integrationCreate, { values, errors, idPrefix: 'connect-', choices
 const disconnectSentence = (i: Integration): string =>
   `Disconnect ${nameOf(i)}? Its endpoint refuses ${copyOf(i.provider).label}’s events from now on and its event log is deleted; the sales and commissions it made stay.`
 
-export const providerPages = (integrations: (c: Ctx, connect: ConnectState, status: number) => Promise<Response>): Record<string, Handler> => ({
+export const providerPages = (
+  integrations: (c: Ctx, connect: ConnectState, status: number) => Promise<Response>,
+): Record<string, Handler> => ({
   async [`POST ${PAGE}/connect`](c) {
     const form = await c.form()
     // The secret and the Stripe key are typed again after a refusal: no page ever shows them.
@@ -150,10 +162,20 @@ export const providerPages = (integrations: (c: Ctx, connect: ConnectState, stat
     const form = await c.form()
     const integration = await integrationOf(c, form.get('integrationId'))
     if (form.get('confirmed') !== 'yes') {
-      return confirmation(c, `Disconnect ${copyOf(integration.provider).label}`, disconnectSentence(integration), `${c.path}${PAGE}/disconnect`, { integrationId: integration.integrationId }, 'Disconnect', `${c.path}${PAGE}#providers`)
+      return confirmation(
+        c,
+        `Disconnect ${copyOf(integration.provider).label}`,
+        disconnectSentence(integration),
+        `${c.path}${PAGE}/disconnect`,
+        { integrationId: integration.integrationId },
+        'Disconnect',
+        `${c.path}${PAGE}#providers`,
+      )
     }
     await c.api.integrations.delete(integration.integrationId)
-    return c.redirect(`${c.path}${PAGE}?notice=${integration.provider === 'stripe' ? 'integration' : integration.provider}-disconnected#providers`)
+    return c.redirect(
+      `${c.path}${PAGE}?notice=${integration.provider === 'stripe' ? 'integration' : integration.provider}-disconnected#providers`,
+    )
   },
   async [`GET ${PAGE}/events`](c) {
     const q = c.v.url.searchParams

@@ -20,7 +20,17 @@ const secretBox = (what: string, secret: string): Html =>
 function keyForm(errors: FieldErrors, values: Record<string, string>, c: Ctx, problem?: string) {
   return html`${errorSummary(errors, problem)}<form method="post" action="${c.path}/settings/keys/create" novalidate>${csrfField(c.v.csrf)}
 ${input({ name: 'label', label: 'Label', value: values.label, errors, hint: 'Where the key is used, e.g. billing backend.', maxLength: 200 })}
-${input({ name: 'kind', label: 'Kind', value: values.kind ?? 'secret', errors, required: true, options: [['secret', 'Secret (the API)'], ['publishable', 'Publishable (the tracking beacon only)']] })}
+${input({
+  name: 'kind',
+  label: 'Kind',
+  value: values.kind ?? 'secret',
+  errors,
+  required: true,
+  options: [
+    ['secret', 'Secret (the API)'],
+    ['publishable', 'Publishable (the tracking beacon only)'],
+  ],
+})}
 ${input({ name: 'allowedOrigins', label: 'Allowed origins', value: values.allowedOrigins, errors, hint: 'Publishable keys: the sites the beacon answers, one per line or comma-separated, e.g. https://shop.example.com.', textarea: true })}
 <div class="actions"><button type="submit">Create API key</button></div></form>`
 }
@@ -54,7 +64,13 @@ async function integrations(c: Ctx, extra: PageState = {}, status = 200) {
     html`${k.kind}`,
     when(k.createdAt),
     k.lastUsedAt ? when(k.lastUsedAt) : 'never',
-    k.revokedAt ? badge('revoked') : actionForm(c.v.csrf, `${c.path}/settings/keys/revoke`, { keyId: k.keyId }, 'Revoke', { danger: true, confirm: `Revoke the key ${k.label || k.prefix}? Requests with it are refused at once.`, label: `Revoke ${k.label || k.prefix}` }),
+    k.revokedAt
+      ? badge('revoked')
+      : actionForm(c.v.csrf, `${c.path}/settings/keys/revoke`, { keyId: k.keyId }, 'Revoke', {
+          danger: true,
+          confirm: `Revoke the key ${k.label || k.prefix}? Requests with it are refused at once.`,
+          label: `Revoke ${k.label || k.prefix}`,
+        }),
   ])
   const hookRows = hooks.items.map((w) => [
     html`<span class="hint">${w.url}</span>`,
@@ -79,7 +95,11 @@ ${webhookForm(extra.hookErrors ?? {}, extra.hookValues ?? {}, c, extra.hookProbl
 async function keyOf(c: Ctx, keyId: string): Promise<KeyInfo> {
   const keys = c.keys && managesKeys(c.keys) ? await c.keys.list({ workspaceId: c.workspaceId }) : []
   const found = keys.find((k) => k.keyId === keyId && k.workspaceIds.every((id) => c.workspaces.includes(id)))
-  if (!found) throw new PageError(404, 'Key not found', 'There is no such key in your workspaces.', { href: `${c.path}${PAGE}`, label: 'Back to integrations' })
+  if (!found)
+    throw new PageError(404, 'Key not found', 'There is no such key in your workspaces.', {
+      href: `${c.path}${PAGE}`,
+      label: 'Back to integrations',
+    })
   return found
 }
 
@@ -98,7 +118,12 @@ export const settingsPages: Record<string, Handler> = {
     if (!c.keys || !managesKeys(c.keys)) throw new PageError(404, 'Not available', 'This key store does not manage keys.')
     if (Object.keys(errors).length === 0) {
       try {
-        const { key, info } = await c.keys.create({ workspaceIds: [c.workspaceId], label: values.label, kind: values.kind as 'secret', ...(values.kind === 'publishable' ? { allowedOrigins: origins } : {}) })
+        const { key, info } = await c.keys.create({
+          workspaceIds: [c.workspaceId],
+          label: values.label,
+          kind: values.kind as 'secret',
+          ...(values.kind === 'publishable' ? { allowedOrigins: origins } : {}),
+        })
         return integrations(c, { top: secretBox(`Your new ${info.kind} key “${info.label || info.prefix}”.`, key) })
       } catch (error) {
         if (!(error instanceof TypeError)) throw error
@@ -111,7 +136,15 @@ export const settingsPages: Record<string, Handler> = {
     const form = await c.form()
     const key = await keyOf(c, form.get('keyId'))
     if (form.get('confirmed') !== 'yes') {
-      return confirmation(c, 'Revoke API key', `Revoke the key ${key.label || key.prefix} (${key.prefix}…)? Every request with it is refused at once, on every instance.`, `${c.path}/settings/keys/revoke`, { keyId: key.keyId }, 'Revoke key', `${c.path}${PAGE}`)
+      return confirmation(
+        c,
+        'Revoke API key',
+        `Revoke the key ${key.label || key.prefix} (${key.prefix}…)? Every request with it is refused at once, on every instance.`,
+        `${c.path}/settings/keys/revoke`,
+        { keyId: key.keyId },
+        'Revoke key',
+        `${c.path}${PAGE}`,
+      )
     }
     if (c.keys && managesKeys(c.keys)) await c.keys.revoke(key.keyId)
     return c.redirect(`${c.path}${PAGE}?notice=key-revoked#keys`)
@@ -129,7 +162,9 @@ export const settingsPages: Record<string, Handler> = {
   async 'POST /settings/webhooks/rotate'(c) {
     const form = await c.form()
     const hook = await c.api.webhooks.rotateSecret(form.get('webhookId'))
-    return integrations(c, { top: secretBox(`The new signing secret of ${hook.url} (the previous one also signs for 24 hours).`, hook.secret) })
+    return integrations(c, {
+      top: secretBox(`The new signing secret of ${hook.url} (the previous one also signs for 24 hours).`, hook.secret),
+    })
   },
   async 'POST /settings/webhooks/test'(c) {
     const form = await c.form()
@@ -146,7 +181,9 @@ export const settingsPages: Record<string, Handler> = {
       badge(d.status),
       html`${d.attempts}`,
       html`${d.lastStatusCode ?? ''} ${d.lastError ?? ''}`,
-      d.status === 'failed' || d.status === 'dead' ? actionForm(c.v.csrf, `${c.path}/settings/webhooks/retry`, { deliveryId: d.deliveryId, webhookId: hook.webhookId }, 'Retry') : '',
+      d.status === 'failed' || d.status === 'dead'
+        ? actionForm(c.v.csrf, `${c.path}/settings/webhooks/retry`, { deliveryId: d.deliveryId, webhookId: hook.webhookId }, 'Retry')
+        : '',
     ])
     return c.page(
       'Deliveries',
@@ -156,6 +193,8 @@ export const settingsPages: Record<string, Handler> = {
   async 'POST /settings/webhooks/retry'(c) {
     const form = await c.form()
     await c.api.webhooks.retryDelivery(form.get('deliveryId'))
-    return c.redirect(`${c.path}/settings/webhooks/deliveries?webhookId=${encodeURIComponent(form.get('webhookId'))}&notice=delivery-retried`)
+    return c.redirect(
+      `${c.path}/settings/webhooks/deliveries?webhookId=${encodeURIComponent(form.get('webhookId'))}&notice=delivery-retried`,
+    )
   },
 }

@@ -124,7 +124,11 @@ fieldset#events .check{break-inside:avoid;margin:.3rem 0}
 
 export const ADMIN_CSS = `${STYLE}\n${ADMIN_STYLE}`
 
-export function adminLayout(c: { path: string; site: string; csrf: string; current: string; workspaceId: string | null; workspaces: string[] }, title: string, main: Html): string {
+export function adminLayout(
+  c: { path: string; site: string; csrf: string; current: string; workspaceId: string | null; workspaces: string[] },
+  title: string,
+  main: Html,
+): string {
   const nav = NAV.map(
     ([href, label]) => html`<li><a href="${c.path}${href}"${c.current === href ? html` aria-current="page"` : ''}>${label}</a></li>`,
   )
@@ -152,12 +156,20 @@ ${main}
 }
 
 /** The page head: the title and, at its right, the page's one primary action. */
-export const head = (title: string, action?: Html): Html => html`<div class="head"><h1>${title}</h1>${action ? html`<div class="head-actions">${action}</div>` : ''}</div>`
+export const head = (title: string, action?: Html): Html =>
+  html`<div class="head"><h1>${title}</h1>${action ? html`<div class="head-actions">${action}</div>` : ''}</div>`
 
 /** The e-mail of each affiliate of `ids` that still exists (one read each: callers pass a page's worth). */
 export async function affiliateEmails(c: Ctx, ids: Iterable<string>): Promise<Map<string, string>> {
   const unique = [...new Set(ids)]
-  const emails = await Promise.all(unique.map((id) => c.api.affiliates.get(id).then((affiliate) => affiliate.email, () => null)))
+  const emails = await Promise.all(
+    unique.map((id) =>
+      c.api.affiliates.get(id).then(
+        (affiliate) => affiliate.email,
+        () => null,
+      ),
+    ),
+  )
   return new Map(unique.flatMap((id, i) => (emails[i] ? [[id, emails[i]] as const] : [])))
 }
 
@@ -173,7 +185,8 @@ export const when = (iso: string | null | undefined): Html | '' =>
 export const day = (iso: string | null | undefined): Html | '' => (iso ? html`<time datetime="${iso}">${iso.slice(0, 10)}</time>` : '')
 
 /** A status as a word with a colour (the word is the signal, the colour a help). */
-export const badge = (status: string): Html => html`<span class="status st-${status.replace(/[^a-z-]/g, '')}">${status.replace(/-/g, ' ')}</span>`
+export const badge = (status: string): Html =>
+  html`<span class="status st-${status.replace(/[^a-z-]/g, '')}">${status.replace(/-/g, ' ')}</span>`
 
 /** "41-60 of 1,203" with previous and next links keeping the query. */
 export function pager(url: URL, p: Pagination): Html {
@@ -192,9 +205,20 @@ export function pager(url: URL, p: Pagination): Html {
 }
 
 /** A confirmation page: what will happen, and the same form again with `confirmed=yes`. */
-export function confirmation(c: Ctx, title: string, sentence: string, action: string, fields: Record<string, string | string[]>, button: string, back: string): Response {
-  return c.page(title, html`${head(title)}<div class="card"><p>${sentence}</p>
-${confirmForm(c.v.csrf, action, fields, button, back)}</div>`)
+export function confirmation(
+  c: Ctx,
+  title: string,
+  sentence: string,
+  action: string,
+  fields: Record<string, string | string[]>,
+  button: string,
+  back: string,
+): Response {
+  return c.page(
+    title,
+    html`${head(title)}<div class="card"><p>${sentence}</p>
+${confirmForm(c.v.csrf, action, fields, button, back)}</div>`,
+  )
 }
 
 /** One page or form of the admin. */
@@ -212,6 +236,9 @@ export function listQuery<T>(c: Ctx, schema: Schema<T>, fixed: Record<string, un
     return parseQuery(schema, c.v.url.searchParams, { ...paged, workspaceId: c.workspaceId, ...fixed })
   } catch (error) {
     const { problem, status } = refusal(error, [])
-    throw new PageError(status, 'Filter not understood', problem, { href: `${c.v.url.pathname}${fixed.integrationId ? `?integrationId=${String(fixed.integrationId)}` : ''}`, label: 'Clear the filters' })
+    throw new PageError(status, 'Filter not understood', problem, {
+      href: `${c.v.url.pathname}${fixed.integrationId ? `?integrationId=${String(fixed.integrationId)}` : ''}`,
+      label: 'Clear the filters',
+    })
   }
 }

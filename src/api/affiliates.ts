@@ -90,7 +90,10 @@ export function affiliateOperations({ storage, clock, notices }: Deps) {
         }
         // Deleting a promo code deactivates its Stripe promotion code: that is done one code at a time, first.
         if ((await tx.count('promoCodes', { where: { affiliateId: current.id } })) > 0) {
-          throw unprocessable('This affiliate still has promo codes; delete them first (their Stripe promotion codes are deactivated then)', 'has_dependents')
+          throw unprocessable(
+            'This affiliate still has promo codes; delete them first (their Stripe promotion codes are deactivated then)',
+            'has_dependents',
+          )
         }
         await tx.deleteMany('links', { affiliateId: current.id })
         await tx.delete('affiliates', current.id)
@@ -136,11 +139,7 @@ export function affiliateOperations({ storage, clock, notices }: Deps) {
         ...affiliateStatusWhere(q.status),
       }
       const orderField = storedField(affiliates, q.orderType ?? 'createdAt')
-      return inTransaction(
-        storage,
-        (tx) => listPage(tx, 'affiliates', { ...q, where, orderField }, toAffiliate),
-        readOnly,
-      )
+      return inTransaction(storage, (tx) => listPage(tx, 'affiliates', { ...q, where, orderField }, toAffiliate), readOnly)
     },
   }
 }

@@ -80,7 +80,14 @@ export function campaignOperations({ storage, clock }: Deps) {
       const workspaceId = input.workspaceId.toLowerCase()
       requireWorkspace(access, workspaceId)
       const now = isoAt(clock)
-      const record: CampaignRecord = { ...createValues(campaigns, input), id: newId(), workspaceId, payoutId: newId(), createdAt: now, updatedAt: now }
+      const record: CampaignRecord = {
+        ...createValues(campaigns, input),
+        id: newId(),
+        workspaceId,
+        payoutId: newId(),
+        createdAt: now,
+        updatedAt: now,
+      }
       return inTransaction(storage, async (tx) => {
         if (record.isDefault) await clearDefault(tx, workspaceId, record.id, now)
         await tx.insert('campaigns', record)
@@ -101,7 +108,11 @@ export function campaignOperations({ storage, clock }: Deps) {
         const patch: Partial<CampaignRecord> = { ...patchOf(campaigns, input), updatedAt: isoAt(clock) }
         checkPercentage(patch.commissionType ?? current.commissionType, patch.amountMinor ?? current.amountMinor)
         // Money already earned is in the campaign's currency: it cannot change under it.
-        if (patch.currency !== undefined && patch.currency !== current.currency && (await tx.count('commissions', { where: { campaignId: current.id } })) > 0) {
+        if (
+          patch.currency !== undefined &&
+          patch.currency !== current.currency &&
+          (await tx.count('commissions', { where: { campaignId: current.id } })) > 0
+        ) {
           throw unprocessable('The currency of a campaign cannot change once it has commissions', 'currency_locked')
         }
         if (patch.isDefault) await clearDefault(tx, current.workspaceId, current.id, patch.updatedAt!)

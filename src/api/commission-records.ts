@@ -1,9 +1,26 @@
 import { isoAt, type Clock } from '../clock.js'
 import { newId } from '../crypto.js'
-import { bannedChangeError, deletionError, earnedMinor, REVIEW_STATUS, reviewError, reviewMoveError, statusChangeError, type ReviewAction } from '../domain/commission-status.js'
+import {
+  bannedChangeError,
+  deletionError,
+  earnedMinor,
+  REVIEW_STATUS,
+  reviewError,
+  reviewMoveError,
+  statusChangeError,
+  type ReviewAction,
+} from '../domain/commission-status.js'
 import { DAY_MS, dueAt } from '../domain/due.js'
 import { commissionEffect, payoutAfterRemoval } from '../domain/payout-status.js'
-import type { AffiliateRecord, CampaignRecord, CommissionRecord, CommissionStatus, LinkRecord, PayoutRecord, PayoutStatus } from '../domain/records.js'
+import type {
+  AffiliateRecord,
+  CampaignRecord,
+  CommissionRecord,
+  CommissionStatus,
+  LinkRecord,
+  PayoutRecord,
+  PayoutStatus,
+} from '../domain/records.js'
 import { planRefund, refundableMinor, type RefundPlan } from '../domain/refund.js'
 import { formatMoney } from '../domain/money.js'
 import { notFound, unprocessable } from '../errors.js'
@@ -95,22 +112,40 @@ async function countRecord(tx: StorageTransaction, record: CommissionRecord, dir
  * one is), not after `commissionDate` (a sale cannot come from a later click) and no older at
  * `commissionDate` than its campaign's `attributionWindowDays`.
  */
-export async function clickedLink(tx: StorageTransaction, access: Access, input: NewCommission, clickId: string, commissionDate: string): Promise<LinkRecord> {
+export async function clickedLink(
+  tx: StorageTransaction,
+  access: Access,
+  input: NewCommission,
+  clickId: string,
+  commissionDate: string,
+): Promise<LinkRecord> {
   const click = await tx.get('clicks', clickId.toLowerCase())
   const link = click && (await tx.get('links', click.linkId))
   if (!click || !link || !canSee(access, link.workspaceId)) {
-    throw unprocessable('Unknown clickId: no such click is kept (clicks are kept for the longest attribution window of the campaigns)', 'unknown_click')
+    throw unprocessable(
+      'Unknown clickId: no such click is kept (clicks are kept for the longest attribution window of the campaigns)',
+      'unknown_click',
+    )
   }
-  if (input.affiliateId !== undefined && input.affiliateId.toLowerCase() !== link.affiliateId) throw unprocessable('The clickId belongs to another affiliate', 'attribution_mismatch')
-  if (input.referralCode !== undefined && input.referralCode !== link.referralCode) throw unprocessable('The referralCode is not the link of the clickId', 'attribution_mismatch')
+  if (input.affiliateId !== undefined && input.affiliateId.toLowerCase() !== link.affiliateId)
+    throw unprocessable('The clickId belongs to another affiliate', 'attribution_mismatch')
+  if (input.referralCode !== undefined && input.referralCode !== link.referralCode)
+    throw unprocessable('The referralCode is not the link of the clickId', 'attribution_mismatch')
   const campaign = await campaignOf(tx, link.campaignId)
   const sinceClick = Date.parse(commissionDate) - Date.parse(click.createdAt)
-  if (sinceClick < 0) throw unprocessable('Click is outside the attribution window: commissionDate is before the click', 'attribution_window')
-  if (sinceClick > campaign.attributionWindowDays * DAY_MS) throw unprocessable('Click is outside the attribution window', 'attribution_window')
+  if (sinceClick < 0)
+    throw unprocessable('Click is outside the attribution window: commissionDate is before the click', 'attribution_window')
+  if (sinceClick > campaign.attributionWindowDays * DAY_MS)
+    throw unprocessable('Click is outside the attribution window', 'attribution_window')
   return link
 }
 
-export async function insertCommission(tx: StorageTransaction, access: Access, clock: Clock, input: NewCommission): Promise<CommissionRecord> {
+export async function insertCommission(
+  tx: StorageTransaction,
+  access: Access,
+  clock: Clock,
+  input: NewCommission,
+): Promise<CommissionRecord> {
   const now = isoAt(clock)
   const commissionDate = input.commissionDate ?? now
   const clicked = input.clickId === undefined ? null : await clickedLink(tx, access, input, input.clickId, commissionDate)
@@ -118,7 +153,8 @@ export async function insertCommission(tx: StorageTransaction, access: Access, c
   if (affiliateId === undefined) throw new Error('insertCommission: affiliateId or clickId is required (the schema checks it)')
   const campaign = input.known?.campaign ?? (input.campaignId === undefined ? null : await findCampaign(tx, access, input.campaignId))
   const affiliate = input.known?.affiliate ?? (await findAffiliate(tx, access, affiliateId))
-  if (campaign && affiliate.campaignId !== campaign.id) throw unprocessable('The affiliate does not belong to this campaign', 'attribution_mismatch')
+  if (campaign && affiliate.campaignId !== campaign.id)
+    throw unprocessable('The affiliate does not belong to this campaign', 'attribution_mismatch')
   if (input.workspaceId !== undefined && input.workspaceId !== affiliate.workspaceId) {
     throw unprocessable("workspaceId does not match the affiliate's workspace", 'workspace_mismatch')
   }
@@ -174,7 +210,17 @@ export async function insertCommission(tx: StorageTransaction, access: Access, c
 export type CommissionPatch = Partial<
   Pick<
     CommissionRecord,
-    'amountMinor' | 'adminEarnedMinor' | 'status' | 'commissionDate' | 'remarks' | 'payoutDate' | 'name' | 'isWalletPayment' | 'chargeId' | 'invoiceId' | 'stripeSubscriptionId'
+    | 'amountMinor'
+    | 'adminEarnedMinor'
+    | 'status'
+    | 'commissionDate'
+    | 'remarks'
+    | 'payoutDate'
+    | 'name'
+    | 'isWalletPayment'
+    | 'chargeId'
+    | 'invoiceId'
+    | 'stripeSubscriptionId'
   >
 >
 
@@ -186,10 +232,16 @@ async function moveEarnings(tx: StorageTransaction, before: CommissionRecord, af
   if (before.linkId !== null) await tx.increment('links', before.linkId, { totalEarningsMinor: delta })
 }
 
-export async function updateCommission(tx: EventTransaction, clock: Clock, current: CommissionRecord, patch: CommissionPatch): Promise<CommissionRecord> {
+export async function updateCommission(
+  tx: EventTransaction,
+  clock: Clock,
+  current: CommissionRecord,
+  patch: CommissionPatch,
+): Promise<CommissionRecord> {
   const status = patch.status ?? current.status
   const amountMinor = patch.amountMinor ?? current.amountMinor
-  const amountsChange = amountMinor !== current.amountMinor || (patch.adminEarnedMinor ?? current.adminEarnedMinor) !== current.adminEarnedMinor
+  const amountsChange =
+    amountMinor !== current.amountMinor || (patch.adminEarnedMinor ?? current.adminEarnedMinor) !== current.adminEarnedMinor
   const redates = patch.commissionDate !== undefined && patch.commissionDate !== current.commissionDate
   if (current.kind === 'clawback' && (status !== current.status || amountsChange || redates)) {
     throw unprocessable('A clawback changes only through payouts: its status, amounts and commissionDate cannot be set', 'money_history')
@@ -208,7 +260,8 @@ export async function updateCommission(tx: EventTransaction, clock: Clock, curre
       const refunded = await refundCommission(tx, clock, current, undefined)
       return Object.keys(rest).length ? updateCommission(tx, clock, refunded, rest) : refunded
     }
-    if (current.refundedMinor > 0) throw unprocessable('Nothing is left to refund on this commission: its refunds after payment took all of it', 'refund_refused')
+    if (current.refundedMinor > 0)
+      throw unprocessable('Nothing is left to refund on this commission: its refunds after payment took all of it', 'refund_refused')
   }
   if (current.payoutId !== null && status !== current.status) {
     throw unprocessable('A commission in a payout cannot have its status set: refund it, or move the payout', 'amount_locked')
@@ -224,11 +277,15 @@ export async function updateCommission(tx: EventTransaction, clock: Clock, curre
     throw unprocessable('The amounts of a commission in a payout cannot change: refund it instead', 'amount_locked')
   }
   if (amountsChange && amountMinor < current.refundedMinor) {
-    throw unprocessable(`The amount cannot go below what refunds after payment took back (${current.refundedMinor} minor units)`, 'amount_locked')
+    throw unprocessable(
+      `The amount cannot go below what refunds after payment took back (${current.refundedMinor} minor units)`,
+      'amount_locked',
+    )
   }
   // A banned affiliate earns nothing: read it only when the change could make it earn.
   const bannedRefusal = bannedChangeError(current, { status, amountMinor })
-  if (bannedRefusal !== null && (await tx.get('affiliates', current.affiliateId))?.isBanned) throw unprocessable(bannedRefusal, 'affiliate_banned')
+  if (bannedRefusal !== null && (await tx.get('affiliates', current.affiliateId))?.isBanned)
+    throw unprocessable(bannedRefusal, 'affiliate_banned')
   // Setting what is already there (the same status above all) is a no-op: not even updatedAt moves.
   const changes: Partial<CommissionRecord> = Object.fromEntries(
     Object.entries(patch).filter(([field, value]) => value !== undefined && value !== current[field as keyof CommissionRecord]),
@@ -249,7 +306,12 @@ export async function updateCommission(tx: EventTransaction, clock: Clock, curre
  * nothing, kept for history); either empties its `holdReasons`. Earnings and rollups move with it.
  * 422 (`not_under_review`) unless it is `hold`.
  */
-export async function reviewCommission(tx: StorageTransaction, clock: Clock, current: CommissionRecord, action: ReviewAction): Promise<CommissionRecord> {
+export async function reviewCommission(
+  tx: StorageTransaction,
+  clock: Clock,
+  current: CommissionRecord,
+  action: ReviewAction,
+): Promise<CommissionRecord> {
   const refusal = reviewError(current.status, action)
   if (refusal) throw unprocessable(refusal, 'not_under_review')
   const updated = (await tx.update('commissions', current.id, { status: REVIEW_STATUS[action], holdReasons: [], updatedAt: isoAt(clock) }))!
@@ -262,7 +324,12 @@ export async function reviewCommission(tx: StorageTransaction, clock: Clock, cur
  * What a refund planned by `planRefund` makes of a commission at `now`: the fields it changes, and
  * the clawback (with id `clawbackId`) a refund after payment makes. Shared by the refund and its dry run.
  */
-export function refundOutcome(current: CommissionRecord, plan: RefundPlan, now: string, clawbackId: string): { patch: Partial<CommissionRecord>; clawback: CommissionRecord | null } {
+export function refundOutcome(
+  current: CommissionRecord,
+  plan: RefundPlan,
+  now: string,
+  clawbackId: string,
+): { patch: Partial<CommissionRecord>; clawback: CommissionRecord | null } {
   if (plan.type === 'unpaid') {
     return { patch: { amountMinor: plan.amountMinor, status: plan.status, payoutId: plan.payoutId, updatedAt: now }, clawback: null }
   }
@@ -320,7 +387,8 @@ export async function refundCommission(
     await moveCommission(tx, null, clawback)
     await announce(tx, clock, 'commission.clawback_created', toCommission(clawback))
   }
-  if (plan.type === 'unpaid' && payout && plan.leavesPayoutId !== null) await removeFromPayout(tx, clock, payout, plan.removedFromPayoutMinor, now)
+  if (plan.type === 'unpaid' && payout && plan.leavesPayoutId !== null)
+    await removeFromPayout(tx, clock, payout, plan.removedFromPayoutMinor, now)
   return updated
 }
 
@@ -342,7 +410,12 @@ export interface PayoutChange {
 }
 
 /** `refundCommission` without a write: what it would do, from the same plan and the same records. */
-export async function previewRefund(tx: StorageTransaction, clock: Clock, current: CommissionRecord, amountMinor: number | undefined): Promise<RefundPreview> {
+export async function previewRefund(
+  tx: StorageTransaction,
+  clock: Clock,
+  current: CommissionRecord,
+  amountMinor: number | undefined,
+): Promise<RefundPreview> {
   const now = isoAt(clock)
   const { plan, payout } = await plannedRefund(tx, current, amountMinor, now)
   const { patch, clawback } = refundOutcome(current, plan, now, newId())
@@ -365,7 +438,13 @@ export async function previewRefund(tx: StorageTransaction, clock: Clock, curren
  * the rest) at zero or less or below its campaign's minimum; `payout.updated` or
  * `payout.status_changed` tells of it in the same transaction.
  */
-async function removeFromPayout(tx: EventTransaction, clock: Clock, payout: PayoutRecord, removedMinor: number, now: string): Promise<void> {
+async function removeFromPayout(
+  tx: EventTransaction,
+  clock: Clock,
+  payout: PayoutRecord,
+  removedMinor: number,
+  now: string,
+): Promise<void> {
   const campaign = await campaignOf(tx, payout.campaignId)
   const next = payoutAfterRemoval(payout, removedMinor, campaign.minimumPayoutMinor)
   const updated = (await tx.update('payouts', payout.id, { ...next, updatedAt: now }))!
@@ -382,9 +461,22 @@ async function removeFromPayout(tx: EventTransaction, clock: Clock, payout: Payo
  * the signups it counts in (the affiliate's and link's, and the report rollups) as a delete of the
  * record and an insert of the renamed one would. Its money stays where it is.
  */
-export async function renameReferredUser(tx: StorageTransaction, clock: Clock, current: CommissionRecord, referredUser: string): Promise<CommissionRecord> {
-  const renamed = (await tx.update('commissions', current.id, { referredUser, referredUserKey: referredUser.toLowerCase(), name: null, updatedAt: isoAt(clock) }))!
-  for (const [record, direction] of [[current, -1], [renamed, 1]] as const) {
+export async function renameReferredUser(
+  tx: StorageTransaction,
+  clock: Clock,
+  current: CommissionRecord,
+  referredUser: string,
+): Promise<CommissionRecord> {
+  const renamed = (await tx.update('commissions', current.id, {
+    referredUser,
+    referredUserKey: referredUser.toLowerCase(),
+    name: null,
+    updatedAt: isoAt(clock),
+  }))!
+  for (const [record, direction] of [
+    [current, -1],
+    [renamed, 1],
+  ] as const) {
     for (const by of ['affiliateId', 'linkId'] as const) {
       const holder = record[by]
       if (holder === null) continue

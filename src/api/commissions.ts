@@ -3,7 +3,14 @@ import { toCommission, type Commission } from '../domain/commission.js'
 import { commissions } from '../domain/descriptions/commissions.js'
 import { parseMoney } from '../domain/money.js'
 import type { CommissionRecord } from '../domain/records.js'
-import { commissionCreate, commissionId, commissionList, commissionRefund, commissionReview, commissionUpdate } from '../schemas/commissions.js'
+import {
+  commissionCreate,
+  commissionId,
+  commissionList,
+  commissionRefund,
+  commissionReview,
+  commissionUpdate,
+} from '../schemas/commissions.js'
 import { patchOf, storedField } from '../schemas/model-schemas.js'
 import { parse, parseBody } from '../schemas/validate.js'
 import type { Access } from './access.js'
@@ -35,14 +42,23 @@ export const minor = (amount: number | string): number => parseMoney(amount)!
 export const commissionPatch = (input: object): CommissionPatch => patchOf(commissions, input)
 
 /** Lists commission records of the caller's workspaces, shaped by `map`. Shared with referred users. */
-export function listCommissions<T>({ storage }: Deps, access: Access, q: ListQuery, map: (record: CommissionRecord) => T): Promise<Page<T>> {
+export function listCommissions<T>(
+  { storage }: Deps,
+  access: Access,
+  q: ListQuery,
+  map: (record: CommissionRecord) => T,
+): Promise<Page<T>> {
   const where = { ...listWhere(access, q), ...periodWhere(q) }
   const orderField = storedField(commissions, q.orderType ?? 'createdAt')
   return inTransaction(storage, (tx) => listPage(tx, 'commissions', { ...q, where, orderField }, map), readOnly)
 }
 
 /** The events of a change to a commission record (either route family). */
-export const COMMISSION_EVENTS = { updated: 'commission.updated', statusChanged: 'commission.status_changed', refunded: 'commission.refunded' } as const
+export const COMMISSION_EVENTS = {
+  updated: 'commission.updated',
+  statusChanged: 'commission.status_changed',
+  refunded: 'commission.refunded',
+} as const
 
 /** The event each review writes. */
 const REVIEW_EVENTS = { release: 'commission.released', void: 'commission.voided' } as const
@@ -63,7 +79,11 @@ export function commissionOperations(deps: Deps) {
       for (const id of ids) {
         const current = await findCommission(tx, access, id, 'Commission')
         const reviewed = toCommission(await reviewCommission(tx, clock, current, action))
-        await emit(tx, clock, REVIEW_EVENTS[action], reviewed.workspaceId, { ...reviewed, previousStatus: current.status, previousHoldReasons: current.holdReasons })
+        await emit(tx, clock, REVIEW_EVENTS[action], reviewed.workspaceId, {
+          ...reviewed,
+          previousStatus: current.status,
+          previousHoldReasons: current.holdReasons,
+        })
         items.push(reviewed)
       }
       return { items }
@@ -76,19 +96,24 @@ export function commissionOperations(deps: Deps) {
       // A click answered by the redirect may still wait in its batch.
       if (input.clickId !== undefined) await deps.clickWritten?.(input.clickId.toLowerCase())
       return inTransaction(storage, async (tx) =>
-        announce(tx, clock, 'commission.created', toCommission(
-          await insertCommission(tx, access, clock, {
-            ...commissionPatch(input),
-            campaignId: input.campaignId,
-            affiliateId: input.affiliateId,
-            referralCode: input.referralCode,
-            clickId: input.clickId,
-            referredUser: input.referredUser,
-            amountMinor: minor(input.amount),
-            adminEarnedMinor: minor(input.adminEarnedAmount ?? 0),
-            status: input.status ?? 'pending',
-          }),
-        )),
+        announce(
+          tx,
+          clock,
+          'commission.created',
+          toCommission(
+            await insertCommission(tx, access, clock, {
+              ...commissionPatch(input),
+              campaignId: input.campaignId,
+              affiliateId: input.affiliateId,
+              referralCode: input.referralCode,
+              clickId: input.clickId,
+              referredUser: input.referredUser,
+              amountMinor: minor(input.amount),
+              adminEarnedMinor: minor(input.adminEarnedAmount ?? 0),
+              status: input.status ?? 'pending',
+            }),
+          ),
+        ),
       )
     },
 
@@ -126,7 +151,11 @@ export function commissionOperations(deps: Deps) {
       const input = parseBody(commissionRefund, body, query)
       const amountMinor = input.amount === undefined ? undefined : minor(input.amount)
       if (input.dryRun) {
-        return inTransaction(storage, async (tx) => previewRefund(tx, clock, await findCommission(tx, access, input.commissionId, 'Commission'), amountMinor), readOnly)
+        return inTransaction(
+          storage,
+          async (tx) => previewRefund(tx, clock, await findCommission(tx, access, input.commissionId, 'Commission'), amountMinor),
+          readOnly,
+        )
       }
       return inTransaction(storage, async (tx) => {
         const current = await findCommission(tx, access, input.commissionId, 'Commission')

@@ -41,7 +41,12 @@ interface Attribution {
  * The ways of naming who brought a customer that a request may give; a promo code comes found
  * (`promo`, see `usePromoCode`), since what an unknown one means depends on the caller.
  */
-type AttributionInput = { clickId?: string | undefined; referralCode?: string | undefined; promo?: PromoCodeRecord | null | undefined; affiliateId?: string | undefined }
+type AttributionInput = {
+  clickId?: string | undefined
+  referralCode?: string | undefined
+  promo?: PromoCodeRecord | null | undefined
+  affiliateId?: string | undefined
+}
 
 /**
  * The workspace's promo code a lead or sale names (any case), with one more use counted on it in
@@ -58,7 +63,13 @@ async function usePromoCode(tx: StorageTransaction, workspaceId: string, code: s
  * attribution window at `at`, or at the click when `at` is before it: 422 outside it), a referral
  * code, a promo code (found already) or an affiliate id; null when none is given.
  */
-async function attribute(tx: StorageTransaction, access: Access, workspaceId: string, input: AttributionInput, at: string): Promise<Attribution | null> {
+async function attribute(
+  tx: StorageTransaction,
+  access: Access,
+  workspaceId: string,
+  input: AttributionInput,
+  at: string,
+): Promise<Attribution | null> {
   let link: LinkRecord | null = null
   let clickedAt: string | null = null
   let clickFacts: Attribution['clickFacts'] = { clickAddress: '', clickDevice: '', clickPaidAd: false }
@@ -68,7 +79,13 @@ async function attribute(tx: StorageTransaction, access: Access, workspaceId: st
     if (click) clickFacts = { clickAddress: click.address, clickDevice: click.device, clickPaidAd: click.paidAd }
     // A sale paid before its click is no refusal: it is the customer's, and earns nothing (`before_attribution`).
     const checkedAt = clickedAt !== null && at < clickedAt ? clickedAt : at
-    link = await clickedLink(tx, access, { referralCode: input.referralCode, referredUser: '', amountMinor: 0, adminEarnedMinor: 0, status: 'pending' }, input.clickId, checkedAt)
+    link = await clickedLink(
+      tx,
+      access,
+      { referralCode: input.referralCode, referredUser: '', amountMinor: 0, adminEarnedMinor: 0, status: 'pending' },
+      input.clickId,
+      checkedAt,
+    )
   } else if (input.referralCode !== undefined) {
     link = await findLinkByCode(tx, access, input.referralCode)
     if (!link || link.workspaceId !== workspaceId) throw notFound('Link')
@@ -86,7 +103,12 @@ async function attribute(tx: StorageTransaction, access: Access, workspaceId: st
  * it), or is refused, answers `replay()` instead. When there is nothing to replay, `work` runs once more (what it
  * collided with is now there to be found) before the violation is answered as a 422.
  */
-async function orReplay<T>(storage: EventStorage, constraints: readonly string[], work: (tx: EventTransaction) => Promise<T>, replay: () => Promise<T | null>): Promise<T> {
+async function orReplay<T>(
+  storage: EventStorage,
+  constraints: readonly string[],
+  work: (tx: EventTransaction) => Promise<T>,
+  replay: () => Promise<T | null>,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await storage.transaction(work)
@@ -108,7 +130,10 @@ async function orReplay<T>(storage: EventStorage, constraints: readonly string[]
 
 /** The refusal of a lead a blocking fraud rule stopped: 422 with the rule's code (`fraud_<rule>`), which a provider's event is recorded `ignored` with. */
 const FRAUD_REFUSALS: { [R in FraudRule]: [code: `fraud_${R}`, why: string] } = {
-  self_referral: ['fraud_self_referral', "the customer is the affiliate (the affiliate's own e-mail, or the device the affiliate uses the portal from)"],
+  self_referral: [
+    'fraud_self_referral',
+    "the customer is the affiliate (the affiliate's own e-mail, or the device the affiliate uses the portal from)",
+  ],
   disposable_email: ['fraud_disposable_email', "the customer's e-mail is at a disposable-mail domain"],
   paid_ad_click: ['fraud_paid_ad_click', 'the click came from a paid ad'],
   address_burst: ['fraud_address_burst', 'more than 3 customers of this affiliate came from one address within 24 hours'],
@@ -125,7 +150,12 @@ export function parseLead(body: unknown, query: unknown = {}): ConversionLeadInp
   const given = ATTRIBUTIONS.filter((name) => input[name] !== undefined)
   if (given.length > 1) {
     throw validationError([
-      { type: 'field', msg: `${given[1]} cannot be given with ${given[0]}: give one of clickId, referralCode, promoCode or affiliateId`, path: given[1]!, location: 'body' },
+      {
+        type: 'field',
+        msg: `${given[1]} cannot be given with ${given[0]}: give one of clickId, referralCode, promoCode or affiliateId`,
+        path: given[1]!,
+        location: 'body',
+      },
     ])
   }
   return input
@@ -136,7 +166,14 @@ export function parseSale(body: unknown, query: unknown = {}): ConversionSaleInp
   const input = parseBody(conversionSale, body, query)
   const other = input.clickId !== undefined ? 'clickId' : input.referralCode !== undefined ? 'referralCode' : null
   if (input.promoCode !== undefined && other !== null) {
-    throw validationError([{ type: 'field', msg: `promoCode cannot be given with ${other}: give one of clickId, referralCode or promoCode`, path: 'promoCode', location: 'body' }])
+    throw validationError([
+      {
+        type: 'field',
+        msg: `promoCode cannot be given with ${other}: give one of clickId, referralCode or promoCode`,
+        path: 'promoCode',
+        location: 'body',
+      },
+    ])
   }
   return input
 }
@@ -214,7 +251,13 @@ export function conversionSteps({ clock, disposableDomains }: Pick<Deps, 'clock'
       const externalId = input.externalId ?? input.email!.toLowerCase()
       customer = await customerByExternalId(tx, workspaceId, externalId)
       if (!customer) {
-        const attribution = await attribute(tx, access, workspaceId, { clickId: input.clickId, referralCode: input.referralCode, promo }, paidAt)
+        const attribution = await attribute(
+          tx,
+          access,
+          workspaceId,
+          { clickId: input.clickId, referralCode: input.referralCode, promo },
+          paidAt,
+        )
         if (attribution) {
           customer = await insertCustomer(tx, clock, {
             workspaceId,
@@ -288,7 +331,13 @@ export function conversionSteps({ clock, disposableDomains }: Pick<Deps, 'clock'
       const { blockedBy } = await checkConversion(
         tx,
         disposableDomains,
-        { campaign, affiliate: attribution.affiliate, customer: { email: input.email, ...attribution.clickFacts, clickAddressCount }, at: now, now },
+        {
+          campaign,
+          affiliate: attribution.affiliate,
+          customer: { email: input.email, ...attribution.clickFacts, clickAddressCount },
+          at: now,
+          now,
+        },
         { lead: true },
       )
       if (blockedBy !== null) throw fraudBlocked(blockedBy)
@@ -345,13 +394,17 @@ async function refundedSale(tx: StorageTransaction, input: ConversionRefundInput
 export function conversionOperations(deps: Deps) {
   const { storage } = deps
   const { leadIn, saleIn, refundIn } = conversionSteps(deps)
-  const storedAnswer = async <T extends object>(read: (tx: StorageTransaction) => Promise<{ answer: string } | null>): Promise<T | null> => {
+  const storedAnswer = async <T extends object>(
+    read: (tx: StorageTransaction) => Promise<{ answer: string } | null>,
+  ): Promise<T | null> => {
     const found = await storage.transaction(read, readOnly)
     return found ? (JSON.parse(found.answer) as T) : null
   }
   /** The first answer of a sale with this `invoiceId`, answered again with 200. */
   const saleByInvoice = async (workspaceId: string, invoiceId: string) => {
-    const first = await storedAnswer<SaleResult>(async (tx) => (await tx.find('sales', { where: { workspaceId, invoiceId }, limit: 1 }))[0] ?? null)
+    const first = await storedAnswer<SaleResult>(
+      async (tx) => (await tx.find('sales', { where: { workspaceId, invoiceId }, limit: 1 }))[0] ?? null,
+    )
     return first && answered(first, 200)
   }
   /** The first answer of a refund with this `refundId`: refused (422) when it was of another sale than `input` names. */
@@ -359,7 +412,8 @@ export function conversionOperations(deps: Deps) {
     storedAnswer<SaleRefundResult>(async (tx) => {
       const [first] = await tx.find('saleRefunds', { where: { workspaceId: input.workspaceId.toLowerCase(), refundId }, limit: 1 })
       if (!first) return null
-      if ((await refundedSale(tx, input))?.id !== first.saleId) throw unprocessable('This refundId was already used for another sale', 'duplicate')
+      if ((await refundedSale(tx, input))?.id !== first.saleId)
+        throw unprocessable('This refundId was already used for another sale', 'duplicate')
       return first
     })
 

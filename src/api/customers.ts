@@ -25,13 +25,21 @@ export const findCustomer = async (tx: StorageTransaction, access: Access, id: s
   visible(access, await tx.get('customers', id.toLowerCase()), 'Customer')
 
 /** The customer a Stripe customer is bound to in the workspace, if any (one at most: a unique index). */
-export async function customerByStripeId(tx: StorageTransaction, workspaceId: string, stripeCustomerId: string): Promise<CustomerRecord | null> {
+export async function customerByStripeId(
+  tx: StorageTransaction,
+  workspaceId: string,
+  stripeCustomerId: string,
+): Promise<CustomerRecord | null> {
   const [found] = await tx.find('customers', { where: { workspaceId, stripeCustomerId }, limit: 1 })
   return found ?? null
 }
 
 /** The customer the host knows by `externalId` in the workspace, if any. */
-export async function customerByExternalId(tx: StorageTransaction, workspaceId: string, externalId: string): Promise<CustomerRecord | null> {
+export async function customerByExternalId(
+  tx: StorageTransaction,
+  workspaceId: string,
+  externalId: string,
+): Promise<CustomerRecord | null> {
   const [found] = await tx.find('customers', { where: { workspaceId, externalId }, limit: 1 })
   return found ?? null
 }
@@ -39,7 +47,11 @@ export async function customerByExternalId(tx: StorageTransaction, workspaceId: 
 /** Moves the signups of the customer's affiliate and link for a customer (its e-mail) that arrived (+1) or left (-1). */
 async function countCustomer(tx: StorageTransaction, customer: CustomerRecord, direction: 1 | -1): Promise<void> {
   if (customer.emailKey === '') return
-  const affiliate = signupDelta(customer.emailKey, direction, await signupHolders(tx, 'affiliateId', customer.affiliateId, customer.emailKey))
+  const affiliate = signupDelta(
+    customer.emailKey,
+    direction,
+    await signupHolders(tx, 'affiliateId', customer.affiliateId, customer.emailKey),
+  )
   if (affiliate !== 0) await tx.increment('affiliates', customer.affiliateId, { totalSignups: affiliate })
   if (customer.linkId === null) return
   const link = signupDelta(customer.emailKey, direction, await signupHolders(tx, 'linkId', customer.linkId, customer.emailKey))
@@ -48,7 +60,16 @@ async function countCustomer(tx: StorageTransaction, customer: CustomerRecord, d
 
 export type NewCustomer = Pick<
   CustomerRecord,
-  'workspaceId' | 'campaignId' | 'affiliateId' | 'linkId' | 'clickId' | 'attributedAt' | 'externalId' | 'email' | 'name' | 'stripeCustomerId'
+  | 'workspaceId'
+  | 'campaignId'
+  | 'affiliateId'
+  | 'linkId'
+  | 'clickId'
+  | 'attributedAt'
+  | 'externalId'
+  | 'email'
+  | 'name'
+  | 'stripeCustomerId'
 > &
   Partial<Pick<CustomerRecord, 'clickAddress' | 'clickDevice' | 'clickPaidAd' | 'clickAddressCount'>>
 
@@ -114,7 +135,11 @@ export function customerOperations({ storage, clock, disposableDomains }: Deps) 
     list(access: Access, query: unknown): Promise<Page<Customer>> {
       const q = parse([customerList, query]).query
       const where = listWhere(access, q)
-      return inTransaction(storage, (tx) => listPage(tx, 'customers', { ...q, where, orderField: storedField(customers, q.orderType ?? 'createdAt') }, toCustomer), readOnly)
+      return inTransaction(
+        storage,
+        (tx) => listPage(tx, 'customers', { ...q, where, orderField: storedField(customers, q.orderType ?? 'createdAt') }, toCustomer),
+        readOnly,
+      )
     },
 
     /**
@@ -130,13 +155,25 @@ export function customerOperations({ storage, clock, disposableDomains }: Deps) 
         const patch: Partial<CustomerRecord> = {}
         if (input.affiliateId !== undefined && input.affiliateId.toLowerCase() !== current.affiliateId) {
           const affiliate = await findAffiliate(tx, access, input.affiliateId)
-          if (affiliate.workspaceId !== current.workspaceId) throw unprocessable("The affiliate is not in the customer's workspace", 'workspace_mismatch')
+          if (affiliate.workspaceId !== current.workspaceId)
+            throw unprocessable("The affiliate is not in the customer's workspace", 'workspace_mismatch')
           // The link and click it came through were the previous affiliate's.
-          Object.assign(patch, { affiliateId: affiliate.id, campaignId: affiliate.campaignId, linkId: null, clickId: null, clickAddress: '', clickDevice: '', clickPaidAd: false, clickAddressCount: 0 })
+          Object.assign(patch, {
+            affiliateId: affiliate.id,
+            campaignId: affiliate.campaignId,
+            linkId: null,
+            clickId: null,
+            clickAddress: '',
+            clickDevice: '',
+            clickPaidAd: false,
+            clickAddressCount: 0,
+          })
         }
-        if (input.email !== undefined && input.email !== current.email) Object.assign(patch, { email: input.email, emailKey: input.email.toLowerCase() })
+        if (input.email !== undefined && input.email !== current.email)
+          Object.assign(patch, { email: input.email, emailKey: input.email.toLowerCase() })
         if (input.name !== undefined && input.name !== current.name) patch.name = input.name
-        const stripeCustomerId = input.stripeCustomerId === undefined || input.stripeCustomerId === current.stripeCustomerId ? undefined : input.stripeCustomerId
+        const stripeCustomerId =
+          input.stripeCustomerId === undefined || input.stripeCustomerId === current.stripeCustomerId ? undefined : input.stripeCustomerId
         if (stripeCustomerId !== undefined) patch.stripeCustomerId = stripeCustomerId
         if (Object.keys(patch).length === 0) return toCustomer(current)
         const updated = (await tx.update('customers', current.id, { ...patch, updatedAt: isoAt(clock) }))!
@@ -158,7 +195,15 @@ export function customerOperations({ storage, clock, disposableDomains }: Deps) 
       const { customerId: id } = parse([customerId, query]).query
       return inTransaction(storage, async (tx) => {
         const current = await findCustomer(tx, access, id)
-        const forgotten = (await tx.update('customers', current.id, { email: '', emailKey: '', name: null, externalId: current.id, clickAddress: '', clickDevice: '', updatedAt: isoAt(clock) }))!
+        const forgotten = (await tx.update('customers', current.id, {
+          email: '',
+          emailKey: '',
+          name: null,
+          externalId: current.id,
+          clickAddress: '',
+          clickDevice: '',
+          updatedAt: isoAt(clock),
+        }))!
         await countCustomer(tx, current, -1)
         await eraseTraces(tx, clock, forgotten)
         await announce(tx, clock, 'customer.deleted', toCustomer(forgotten))

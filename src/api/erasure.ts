@@ -104,14 +104,17 @@ export async function eraseTraces(tx: EventTransaction, clock: Clock, customer: 
   }
   const inOrder = { field: 'createdAt', direction: 'ASC' } as const
   await eraseInPages(
-    async (offset) => (await tx.select('idempotency', ['body'], { orderBy: inOrder, offset, limit: PAGE })).map((r) => ({ id: r.id, text: r.body })),
+    async (offset) =>
+      (await tx.select('idempotency', ['body'], { orderBy: inOrder, offset, limit: PAGE })).map((r) => ({ id: r.id, text: r.body })),
     (id, body) => tx.update('idempotency', id, { body }),
     customer.id,
     commissionIds,
   )
   await eraseInPages(
     async (offset) =>
-      (await tx.select('events', ['data'], { where: { workspaceId: customer.workspaceId }, orderBy: inOrder, offset, limit: PAGE })).map((r) => ({ id: r.id, text: r.data })),
+      (await tx.select('events', ['data'], { where: { workspaceId: customer.workspaceId }, orderBy: inOrder, offset, limit: PAGE })).map(
+        (r) => ({ id: r.id, text: r.data }),
+      ),
     (id, data) => tx.update('events', id, { data }),
     customer.id,
     commissionIds,

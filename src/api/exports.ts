@@ -45,7 +45,12 @@ export function exportOperations(deps: Deps) {
     async commissions(access: Access, query: unknown): Promise<CsvExport> {
       const q = parse([commissionExport, query]).query
       const columns = commissionColumnsOf()
-      const next = recordPages(deps, 'commissions', { where: { ...listWhere(access, q), ...periodWhere(q) }, contains: q.contains || undefined }, namesOf)
+      const next = recordPages(
+        deps,
+        'commissions',
+        { where: { ...listWhere(access, q), ...periodWhere(q) }, contains: q.contains || undefined },
+        namesOf,
+      )
       const body = await csvStream(columns.header, async () => {
         const page = await next()
         return page && page.records.map((record) => columns.row(record, page.extra))
@@ -56,8 +61,18 @@ export function exportOperations(deps: Deps) {
     async affiliates(access: Access, query: unknown): Promise<CsvExport> {
       const q = parse([affiliateExport, query]).query
       const columns = affiliateColumnsOf()
-      const next = recordPages(deps, 'affiliates', { where: { ...listWhere(access, { ...q, status: undefined }), ...affiliateStatusWhere(q.status) }, contains: q.contains || undefined }, (tx, records) =>
-        namesOf(tx, records.map(({ campaignId }) => ({ campaignId }))),
+      const next = recordPages(
+        deps,
+        'affiliates',
+        {
+          where: { ...listWhere(access, { ...q, status: undefined }), ...affiliateStatusWhere(q.status) },
+          contains: q.contains || undefined,
+        },
+        (tx, records) =>
+          namesOf(
+            tx,
+            records.map(({ campaignId }) => ({ campaignId })),
+          ),
       )
       const body = await csvStream(columns.header, async () => {
         const page = await next()

@@ -114,7 +114,8 @@ export async function refundHistory(
     earlierSales += row.saleCount
     earlierRefunded += row.refundedCount
   }
-  if (now.slice(0, 10) === dayText) await tx.update('affiliates', affiliate.id, { refundWindow: [dayText, String(earlierSales), String(earlierRefunded)] })
+  if (now.slice(0, 10) === dayText)
+    await tx.update('affiliates', affiliate.id, { refundWindow: [dayText, String(earlierSales), String(earlierRefunded)] })
   sales += earlierSales
   refunded += earlierRefunded
   return { sales, refunded }
@@ -133,7 +134,12 @@ function monthsBetween(first: string, last: string): string[] {
 }
 
 /** Whether `rule` fires on `conversion`: its facts gathered, then its pure function asked. */
-async function fires(tx: StorageTransaction, disposableDomains: DisposableDomains, rule: FraudRule, conversion: Conversion): Promise<boolean> {
+async function fires(
+  tx: StorageTransaction,
+  disposableDomains: DisposableDomains,
+  rule: FraudRule,
+  conversion: Conversion,
+): Promise<boolean> {
   const { affiliate, customer } = conversion
   switch (rule) {
     case 'self_referral':
@@ -162,7 +168,12 @@ const blockingOnly = (rules: FraudRules): FraudRules =>
  * The campaign's fraud rules applied to `conversion` in `tx`: the first blocking rule that fires,
  * and the flagging ones that fire. A lead (`lead: true`) checks only the blocking rules.
  */
-export function checkConversion(tx: StorageTransaction, disposableDomains: DisposableDomains, conversion: Conversion, { lead = false } = {}): Promise<FraudVerdict> {
+export function checkConversion(
+  tx: StorageTransaction,
+  disposableDomains: DisposableDomains,
+  conversion: Conversion,
+  { lead = false } = {},
+): Promise<FraudVerdict> {
   const rules = fraudRulesOf(conversion.campaign.fraudRules)
   return judge(lead ? blockingOnly(rules) : rules, (rule) => fires(tx, disposableDomains, rule, conversion))
 }

@@ -1,29 +1,20 @@
-
 import type { Storage } from '../storage/types.js'
-import { affiliateOperations, } from './affiliates.js'
-import { campaignOperations, } from './campaigns.js'
-import {
-  commissionOperations,
-} from './commissions.js'
-import { linkOperations, } from './links.js'
-import { payoutExportOperation, } from './payout-export.js'
-import { payoutOperations, } from './payouts.js'
-import {
-  referredUserOperations,
-} from './referred-users.js'
+import { affiliateOperations } from './affiliates.js'
+import { campaignOperations } from './campaigns.js'
+import { commissionOperations } from './commissions.js'
+import { linkOperations } from './links.js'
+import { payoutExportOperation } from './payout-export.js'
+import { payoutOperations } from './payouts.js'
+import { referredUserOperations } from './referred-users.js'
 import type { Deps } from './shared.js'
 import { customerOperations } from './customers.js'
 import { conversionOperations } from './conversions.js'
 import { integrationOperations } from './integrations.js'
 import { promoCodeOperations } from './promo-codes.js'
-import { eventOperations, } from './events.js'
-import {
-  webhookOperations,
-} from './webhooks.js'
-import { exportOperations, } from './exports.js'
-import {
-  reportOperations,
-} from './reports.js'
+import { eventOperations } from './events.js'
+import { webhookOperations } from './webhooks.js'
+import { exportOperations } from './exports.js'
+import { reportOperations } from './reports.js'
 
 export type Operations = ReturnType<typeof createOperations>
 

@@ -24,7 +24,12 @@ export const findIntegration = async (tx: StorageTransaction, access: Access, id
   visible(access, await tx.get('integrations', id.toLowerCase()), 'Integration')
 
 /** The campaign, when given, must be in the integration's workspace. */
-async function campaignOf(tx: StorageTransaction, access: Access, workspaceId: string, campaignId: string | undefined): Promise<string | null> {
+async function campaignOf(
+  tx: StorageTransaction,
+  access: Access,
+  workspaceId: string,
+  campaignId: string | undefined,
+): Promise<string | null> {
   if (campaignId === undefined) return null
   const campaign = await findCampaign(tx, access, campaignId)
   if (campaign.workspaceId !== workspaceId) throw unprocessable("The campaign is not in the integration's workspace", 'workspace_mismatch')
@@ -64,7 +69,12 @@ export function integrationOperations(deps: Deps) {
     list(access: Access, query: unknown): Promise<Page<Integration>> {
       const q = parse([integrationList, query]).query
       const where = workspaceScope(access, q.workspaceId?.toLowerCase())
-      return inTransaction(storage, (tx) => listPage(tx, 'integrations', { ...q, where, orderField: storedField(integrations, q.orderType ?? 'createdAt') }, toIntegration), readOnly)
+      return inTransaction(
+        storage,
+        (tx) =>
+          listPage(tx, 'integrations', { ...q, where, orderField: storedField(integrations, q.orderType ?? 'createdAt') }, toIntegration),
+        readOnly,
+      )
     },
 
     /** Changes the campaign, livemode or description, or replaces the signing secret. */
@@ -114,7 +124,11 @@ export function integrationOperations(deps: Deps) {
         ...(q.integrationId === undefined ? {} : { integrationId: q.integrationId.toLowerCase() }),
         ...(q.status === undefined ? {} : { status: q.status }),
       }
-      return inTransaction(storage, (tx) => listPage(tx, 'providerEvents', { ...q, where, orderField: 'createdAt' }, toProviderEvent), readOnly)
+      return inTransaction(
+        storage,
+        (tx) => listPage(tx, 'providerEvents', { ...q, where, orderField: 'createdAt' }, toProviderEvent),
+        readOnly,
+      )
     },
   }
 }

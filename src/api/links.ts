@@ -42,7 +42,12 @@ export function linkOperations({ storage, clock, clickCapture, clickWritten }: D
     if (!campaign.allowedUrlParameters.includes(parameter)) {
       const allowed = campaign.allowedUrlParameters.join(', ')
       throw validationError([
-        { type: 'field', msg: `urlParameter must be one of the campaign's allowedUrlParameters: ${allowed}`, path: 'urlParameter', location: 'body' },
+        {
+          type: 'field',
+          msg: `urlParameter must be one of the campaign's allowedUrlParameters: ${allowed}`,
+          path: 'urlParameter',
+          location: 'body',
+        },
       ])
     }
     if ((await tx.count('links', { where: { affiliateId: affiliate.id } })) >= MAX_LINKS_PER_AFFILIATE) {

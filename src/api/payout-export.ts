@@ -37,10 +37,21 @@ const METHODS: Record<PayoutExportFormat, PayoutMethod | undefined> = { csv: und
  */
 let csvColumns: string[] | undefined
 const payoutColumns = () =>
-  (csvColumns ??= Object.keys(answerJsonSchema('payouts', 'payout').properties as object).flatMap((name) => (name === 'affiliateId' ? [name, 'affiliateEmail'] : [name])))
+  (csvColumns ??= Object.keys(answerJsonSchema('payouts', 'payout').properties as object).flatMap((name) =>
+    name === 'affiliateId' ? [name, 'affiliateEmail'] : [name],
+  ))
 
 /** Wise's "send by email" batch template, header spellings as Wise writes them. */
-export const WISE_COLUMNS = ['name', 'recipientEmail', 'paymentReference', 'receiverType', 'amountCurrency', 'amount', 'sourceCurrency', 'targetCurrency'] as const
+export const WISE_COLUMNS = [
+  'name',
+  'recipientEmail',
+  'paymentReference',
+  'receiverType',
+  'amountCurrency',
+  'amount',
+  'sourceCurrency',
+  'targetCurrency',
+] as const
 
 /**
  * Wise sends the reference with the bank transfer and cuts it per currency (USD 10 characters,
@@ -53,18 +64,22 @@ export const paypalNote = (payout: Payout): string => `Affiliate commissions due
 
 /** Wise's `name`: the affiliate's first and last name, or its e-mail when it has neither. */
 function wiseName(affiliate: AffiliateRecord | undefined, payout: Payout): string {
-  const name = [affiliate?.firstName ?? '', affiliate?.lastName ?? ''].map((part) => part.trim()).filter(Boolean).join(' ')
+  const name = [affiliate?.firstName ?? '', affiliate?.lastName ?? '']
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .join(' ')
   return name || affiliate?.email || payout.payoutEmail
 }
 
 /** The header row of a format; PayPal's upload takes none (its first row is the first payment). */
-const headerOf = (format: PayoutExportFormat): Row | null =>
-  format === 'csv' ? payoutColumns() : format === 'wise' ? WISE_COLUMNS : null
+const headerOf = (format: PayoutExportFormat): Row | null => (format === 'csv' ? payoutColumns() : format === 'wise' ? WISE_COLUMNS : null)
 
 function rowOf(format: PayoutExportFormat, payout: Payout, affiliates: ReadonlyMap<string, AffiliateRecord>): Row {
   switch (format) {
     case 'csv':
-      return Object.entries(payout).flatMap(([name, value]) => (name === 'affiliateId' ? [value, affiliates.get(payout.affiliateId)?.email ?? null] : [value])) as Row
+      return Object.entries(payout).flatMap(([name, value]) =>
+        name === 'affiliateId' ? [value, affiliates.get(payout.affiliateId)?.email ?? null] : [value],
+      ) as Row
     case 'paypal':
       // PayPal's columns: recipient, amount, currency, customer ID (our reference), note, wallet.
       return [payout.payoutEmail, payout.amount, payout.currency, payout.payoutId, paypalNote(payout), 'PAYPAL']

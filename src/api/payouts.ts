@@ -39,7 +39,18 @@ async function byIds<M extends 'affiliates' | 'campaigns', F extends keyof Recor
 }
 
 /** What a run reads of each due commission: what the plan and the rollups look at. */
-const RUN_FIELDS = ['workspaceId', 'affiliateId', 'campaignId', 'kind', 'status', 'amountMinor', 'refundedMinor', 'dueAt', 'payoutId', 'commissionDate'] as const
+const RUN_FIELDS = [
+  'workspaceId',
+  'affiliateId',
+  'campaignId',
+  'kind',
+  'status',
+  'amountMinor',
+  'refundedMinor',
+  'dueAt',
+  'payoutId',
+  'commissionDate',
+] as const
 type RunRecord = Pick<CommissionRecord, (typeof RUN_FIELDS)[number] | 'id'>
 
 /** A commission whose refunds after payment (made while its payout was frozen) took all of it: paid, it is `refunded`. */
@@ -84,19 +95,27 @@ async function makePayouts(
   commissions: ReadonlyMap<string, RunRecord>,
 ): Promise<void> {
   if (made.length === 0) return
-  await tx.insertMany('payouts', made.map(({ record }) => record))
+  await tx.insertMany(
+    'payouts',
+    made.map(({ record }) => record),
+  )
   const effect = commissionEffect('enter')
   const claims = made.flatMap(({ record, commissionIds }) =>
     commissionIds.map((id) => ({ id, patch: { status: effect.status!, payoutId: record.id, updatedAt: record.createdAt } })),
   )
   const claimed = await tx.updateEach('commissions', claims, { status: 'pending', payoutId: null })
   if (claimed !== claims.length) {
-    throw new AffiliateError(409, 'Another payout run took some of these commissions at the same time; run again', { code: 'payout_run_conflict' })
+    throw new AffiliateError(409, 'Another payout run took some of these commissions at the same time; run again', {
+      code: 'payout_run_conflict',
+    })
   }
-  await moveCommissionStatus(tx, claims.map(({ id }) => commissions.get(id)!), effect.status!)
+  await moveCommissionStatus(
+    tx,
+    claims.map(({ id }) => commissions.get(id)!),
+    effect.status!,
+  )
   await emitEach(tx, clock, 'payout.created', workspaceId, answers)
 }
-
 
 export function payoutOperations({ storage, clock }: Deps) {
   return {
@@ -111,18 +130,35 @@ export function payoutOperations({ storage, clock }: Deps) {
         let campaignId: string | undefined
         if (input.campaignId !== undefined) {
           const campaign = await findCampaign(tx, access, input.campaignId)
-          if (campaign.workspaceId !== workspaceId) throw unprocessable("campaignId is not in this workspace", 'workspace_mismatch')
+          if (campaign.workspaceId !== workspaceId) throw unprocessable('campaignId is not in this workspace', 'workspace_mismatch')
           campaignId = campaign.id
         }
         const commissions = await tx.select('commissions', RUN_FIELDS, {
           where: { workspaceId, status: 'pending', payoutId: null, ...(campaignId ? { campaignId } : {}) },
           orderBy: { field: 'id', direction: 'ASC' },
         })
-        const affiliates = await byIds(tx, 'affiliates', ['isBanned', 'payoutMethod', 'payoutEmail'], [...new Set(commissions.map((c) => c.affiliateId))])
-        const campaigns = await byIds(tx, 'campaigns', ['minimumPayoutMinor', 'currency'], [...new Set(commissions.map((c) => c.campaignId))])
+        const affiliates = await byIds(
+          tx,
+          'affiliates',
+          ['isBanned', 'payoutMethod', 'payoutEmail'],
+          [...new Set(commissions.map((c) => c.affiliateId))],
+        )
+        const campaigns = await byIds(
+          tx,
+          'campaigns',
+          ['minimumPayoutMinor', 'currency'],
+          [...new Set(commissions.map((c) => c.campaignId))],
+        )
         const plan = planPayoutRun({ commissions, affiliates, campaigns, asOf })
-        const skipped = plan.skipped.map(({ affiliateId, reason, amountMinor }) => ({ affiliateId, reason, amount: formatMoney(amountMinor) }))
-        const made = plan.payouts.map((planned) => ({ record: draft(planned, workspaceId, asOf, now), commissionIds: planned.commissionIds }))
+        const skipped = plan.skipped.map(({ affiliateId, reason, amountMinor }) => ({
+          affiliateId,
+          reason,
+          amount: formatMoney(amountMinor),
+        }))
+        const made = plan.payouts.map((planned) => ({
+          record: draft(planned, workspaceId, asOf, now),
+          commissionIds: planned.commissionIds,
+        }))
         const payouts: Payout[] = made.map(({ record }) => toPayout(record))
         // A dry run shows each payout as it would be made; nothing is written and the ids are not kept.
         if (!input.dryRun) await makePayouts(tx, clock, workspaceId, made, payouts, new Map(commissions.map((c) => [c.id, c])))
@@ -150,7 +186,10 @@ export function payoutOperations({ storage, clock }: Deps) {
         if (moves && (input.status === 'processing' || input.status === 'paid')) {
           const affiliate = await tx.get('affiliates', current.affiliateId)
           if (affiliate?.isBanned) {
-            throw unprocessable(`This affiliate is banned: its payout cannot move to ${input.status}; fail or cancel it`, 'affiliate_banned')
+            throw unprocessable(
+              `This affiliate is banned: its payout cannot move to ${input.status}; fail or cancel it`,
+              'affiliate_banned',
+            )
           }
         }
         const now = isoAt(clock)
@@ -160,7 +199,8 @@ export function payoutOperations({ storage, clock }: Deps) {
         if (moves) {
           patch.status = input.status
           if (input.status === 'paid') patch.paidAt = now
-          if (input.status === 'paid') await addToRollups(tx, [{ scope: current, at: now, deltas: { payoutCount: 1, paidOutMinor: current.amountMinor } }])
+          if (input.status === 'paid')
+            await addToRollups(tx, [{ scope: current, at: now, deltas: { payoutCount: 1, paidOutMinor: current.amountMinor } }])
           const effect = commissionEffect(input.status)
           if (effect.status !== null) {
             const commissions: Partial<CommissionRecord> = { status: effect.status, updatedAt: now }
@@ -169,11 +209,18 @@ export function payoutOperations({ storage, clock }: Deps) {
             const items = await tx.find('commissions', { where: { payoutId: current.id } })
             // Refunded in full while the payout was frozen: paid, and nothing of it left (its clawbacks took it all).
             const spent = effect.status === 'paid' ? items.filter(fullyRefunded) : []
-            await moveCommissionStatus(tx, items.filter((c) => !spent.includes(c)), effect.status)
+            await moveCommissionStatus(
+              tx,
+              items.filter((c) => !spent.includes(c)),
+              effect.status,
+            )
             await tx.updateMany('commissions', { payoutId: current.id }, commissions)
             if (spent.length > 0) {
               await moveCommissionStatus(tx, spent, 'refunded')
-              await tx.updateEach('commissions', spent.map((c) => ({ id: c.id, patch: { status: 'refunded' as const } })))
+              await tx.updateEach(
+                'commissions',
+                spent.map((c) => ({ id: c.id, patch: { status: 'refunded' as const } })),
+              )
             }
           }
         }
@@ -198,7 +245,12 @@ export function payoutOperations({ storage, clock }: Deps) {
         storage,
         async (tx) => {
           const payout = await findPayout(tx, access, q.payoutId)
-          return listPage(tx, 'commissions', { ...q, where: { payoutId: payout.id }, orderField: 'createdAt', orderValue: 'ASC' }, toCommission)
+          return listPage(
+            tx,
+            'commissions',
+            { ...q, where: { payoutId: payout.id }, orderField: 'createdAt', orderValue: 'ASC' },
+            toCommission,
+          )
         },
         readOnly,
       )

@@ -30,7 +30,11 @@ export async function promoCodeByCode(tx: StorageTransaction, workspaceId: strin
 }
 
 /** The workspace's promo code whose Stripe promotion code (`promo_…`) this is; null when there is none. */
-export async function promoCodeByStripeId(tx: StorageTransaction, workspaceId: string, stripePromotionCodeId: string): Promise<PromoCodeRecord | null> {
+export async function promoCodeByStripeId(
+  tx: StorageTransaction,
+  workspaceId: string,
+  stripePromotionCodeId: string,
+): Promise<PromoCodeRecord | null> {
   const [found] = await tx.find('promoCodes', { where: { workspaceId, stripePromotionCodeId }, limit: 1 })
   return found ?? null
 }
@@ -68,7 +72,8 @@ export function promoCodeOperations(deps: Deps) {
           const affiliate = await findAffiliate(tx, access, input.affiliateId)
           const campaign = await findCampaign(tx, access, affiliate.campaignId)
           // Read first so a taken code is refused before Stripe is asked; the insert's constraint still decides a race.
-          if (await promoCodeByCode(tx, affiliate.workspaceId, code)) throw duplicateOf(new UniqueViolationError('promo_codes_workspace_code'))
+          if (await promoCodeByCode(tx, affiliate.workspaceId, code))
+            throw duplicateOf(new UniqueViolationError('promo_codes_workspace_code'))
           const stripeId = input.stripePromotionCodeId
           if (stripeId !== undefined && (await promoCodeByStripeId(tx, affiliate.workspaceId, stripeId))) {
             throw duplicateOf(new UniqueViolationError('promo_codes_workspace_stripe'))
@@ -82,7 +87,13 @@ export function promoCodeOperations(deps: Deps) {
       const made =
         apiKey === null
           ? null
-          : await createPromotionCode(apiKey, stripeApi, { promoCodeId: id, workspaceId: affiliate.workspaceId, affiliateId: affiliate.id, code, couponId })
+          : await createPromotionCode(apiKey, stripeApi, {
+              promoCodeId: id,
+              workspaceId: affiliate.workspaceId,
+              affiliateId: affiliate.id,
+              code,
+              couponId,
+            })
       try {
         return await inTransaction(storage, async (tx) => {
           const now = isoAt(clock)
@@ -120,7 +131,11 @@ export function promoCodeOperations(deps: Deps) {
         ...(q.affiliateId === undefined ? {} : { affiliateId: q.affiliateId.toLowerCase() }),
         ...(q.campaignId === undefined ? {} : { campaignId: q.campaignId.toLowerCase() }),
       }
-      return inTransaction(storage, (tx) => listPage(tx, 'promoCodes', { ...q, where, orderField: storedField(promoCodes, q.orderType ?? 'createdAt') }, toPromoCode), readOnly)
+      return inTransaction(
+        storage,
+        (tx) => listPage(tx, 'promoCodes', { ...q, where, orderField: storedField(promoCodes, q.orderType ?? 'createdAt') }, toPromoCode),
+        readOnly,
+      )
     },
 
     /**
@@ -133,11 +148,18 @@ export function promoCodeOperations(deps: Deps) {
         storage,
         async (tx) => {
           const current = await findPromoCode(tx, access, id)
-          return { current, apiKey: current.stripePromotionCodeId === null ? null : await stripeKeyFor(tx, { id: current.campaignId, workspaceId: current.workspaceId }) }
+          return {
+            current,
+            apiKey:
+              current.stripePromotionCodeId === null
+                ? null
+                : await stripeKeyFor(tx, { id: current.campaignId, workspaceId: current.workspaceId }),
+          }
         },
         readOnly,
       )
-      if (apiKey !== null && current.stripePromotionCodeId !== null) await deactivatePromotionCode(apiKey, stripeApi, current.id, current.stripePromotionCodeId)
+      if (apiKey !== null && current.stripePromotionCodeId !== null)
+        await deactivatePromotionCode(apiKey, stripeApi, current.id, current.stripePromotionCodeId)
       return inTransaction(storage, async (tx) => {
         const still = await findPromoCode(tx, access, current.id)
         await tx.delete('promoCodes', still.id)

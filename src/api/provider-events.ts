@@ -3,7 +3,16 @@ import { isoAt } from '../clock.js'
 import { newId } from '../crypto.js'
 import type { IntegrationRecord, LinkRecord, ProviderEventRecord } from '../domain/records.js'
 import { AffiliateError } from '../errors.js'
-import { invalidSignature, paymentOf, type Buyer, type PaymentFacts, type ProviderPlan, type Referral, type SaleFacts, type VerifiedEvent } from '../integrations/contract.js'
+import {
+  invalidSignature,
+  paymentOf,
+  type Buyer,
+  type PaymentFacts,
+  type ProviderPlan,
+  type Referral,
+  type SaleFacts,
+  type VerifiedEvent,
+} from '../integrations/contract.js'
 import { PROVIDERS } from '../integrations/index.js'
 import { UniqueViolationError, type StorageTransaction } from '../storage/types.js'
 import { isUuid } from '../uuid.js'
@@ -74,7 +83,11 @@ async function promotionReferral(tx: StorageTransaction, workspaceId: string, pr
  * `externalId`), else makes the lead of the click or code it names. A Stripe customer already bound
  * stays bound (the first attribution wins); either way its sales recorded before are attributed now.
  */
-async function attributeIn(tx: EventTransaction, { deps, steps, integration }: Context, plan: Extract<ProviderPlan, { kind: 'attribute' }>): Promise<Outcome> {
+async function attributeIn(
+  tx: EventTransaction,
+  { deps, steps, integration }: Context,
+  plan: Extract<ProviderPlan, { kind: 'attribute' }>,
+): Promise<Outcome> {
   const { workspaceId, campaignId: onlyCampaign } = integration
   const stripeCustomerId = plan.stripeCustomerId
   if (stripeCustomerId === null) return ignored(plan.knownAs.length > 0 || plan.referral ? 'no_stripe_customer' : 'not_attributed')
@@ -88,7 +101,8 @@ async function attributeIn(tx: EventTransaction, { deps, steps, integration }: C
     return processed()
   }
   // The metadata's click or code first, then a promo code the checkout's or customer's discount names, then `client_reference_id`.
-  const referral = plan.referral?.from === 'metadata' ? plan.referral : ((await promotionReferral(tx, workspaceId, plan.promotionCodes)) ?? plan.referral)
+  const referral =
+    plan.referral?.from === 'metadata' ? plan.referral : ((await promotionReferral(tx, workspaceId, plan.promotionCodes)) ?? plan.referral)
   if (!referral) return ignored('not_attributed')
   const campaignId = await referredCampaign(tx, workspaceId, referral)
   // `client_reference_id` is often the host's own id of a user no one referred: no click or code is no refusal there.
@@ -114,7 +128,11 @@ async function knownCustomer(tx: StorageTransaction, workspaceId: string, knownA
  * customer known by the ids it names stays as it is (the first attribution wins); else the click
  * or code its custom data names makes the lead.
  */
-async function leadIn(tx: EventTransaction, { steps, integration }: Context, plan: Extract<ProviderPlan, { kind: 'lead' }>): Promise<Outcome> {
+async function leadIn(
+  tx: EventTransaction,
+  { steps, integration }: Context,
+  plan: Extract<ProviderPlan, { kind: 'lead' }>,
+): Promise<Outcome> {
   const { workspaceId, campaignId: onlyCampaign } = integration
   if (await knownCustomer(tx, workspaceId, plan.knownAs)) return ignored('already_attributed')
   const referral = plan.referral
@@ -199,12 +217,16 @@ async function effectsIn(tx: EventTransaction, context: Context, plan: ProviderP
       const sale = await saleOfPayment(tx, workspaceId, plan)
       if (!sale) {
         // Its sale may still come: every paid order makes one, and a Stripe customer's when a customer is bound to it; else no commission ever will.
-        const comes = plan.waitsFor === 'sale' || (plan.stripeCustomerId !== null && (await customerByStripeId(tx, workspaceId, plan.stripeCustomerId)) !== null)
+        const comes =
+          plan.waitsFor === 'sale' ||
+          (plan.stripeCustomerId !== null && (await customerByStripeId(tx, workspaceId, plan.stripeCustomerId)) !== null)
         return comes ? waiting() : ignored('no_commission')
       }
       const settled = await settlePayment(tx, clock, await linkSale(tx, clock, sale, plan), null)
       if (settled.commissionId === null) return ignored('no_commission')
-      return settled.refundedMinor > sale.refundedMinor ? processed(settled.commissionId) : ignored('nothing_refunded', settled.commissionId)
+      return settled.refundedMinor > sale.refundedMinor
+        ? processed(settled.commissionId)
+        : ignored('nothing_refunded', settled.commissionId)
     }
     case 'refund_part': {
       const [sale] = await tx.find('sales', { where: { workspaceId, invoiceId: plan.invoiceId }, limit: 1 })
@@ -227,7 +249,13 @@ async function effectsIn(tx: EventTransaction, context: Context, plan: ProviderP
  * collision rolls it all back and it is tried again, up to `ATTEMPTS` times; then it is the
  * operations' 422 (`duplicate`).
  */
-async function recordOnce(deps: Deps, integration: IntegrationRecord, event: VerifiedEvent, facts: PaymentFacts, effects: (tx: EventTransaction) => Promise<Outcome>): Promise<number> {
+async function recordOnce(
+  deps: Deps,
+  integration: IntegrationRecord,
+  event: VerifiedEvent,
+  facts: PaymentFacts,
+  effects: (tx: EventTransaction) => Promise<Outcome>,
+): Promise<number> {
   const { storage, clock } = deps
   const eventId = typeof event.id === 'string' ? event.id : ''
   for (let attempt = 1; ; attempt++) {
@@ -241,8 +269,16 @@ async function recordOnce(deps: Deps, integration: IntegrationRecord, event: Ver
         if (seen) await tx.update('providerEvents', id, facts)
         else {
           await tx.insert('providerEvents', {
-            id, workspaceId: integration.workspaceId, integrationId: integration.id, eventId, type: typeof event.type === 'string' ? event.type : '',
-            ...unfinished(), ...facts, receivedAt: now, createdAt: now, updatedAt: now,
+            id,
+            workspaceId: integration.workspaceId,
+            integrationId: integration.id,
+            eventId,
+            type: typeof event.type === 'string' ? event.type : '',
+            ...unfinished(),
+            ...facts,
+            receivedAt: now,
+            createdAt: now,
+            updatedAt: now,
           })
         }
         const outcome = await effects(tx)
@@ -275,7 +311,12 @@ export async function receiveProviderEvent(deps: Deps, integrationId: string, ra
   const { event, plan: planOf } = await PROVIDERS[integration.provider].open(rawBody, headers, integration.signingSecret, clock.now())
   const plan = planOf(integration)
   // A click the redirect answered may still wait in its batch: the lead waits for it, outside the transaction.
-  const referral = plan.kind === 'attribute' || plan.kind === 'lead' ? plan.referral : plan.kind === 'sale' && plan.buyer.by === 'custom_data' ? plan.buyer.referral : null
+  const referral =
+    plan.kind === 'attribute' || plan.kind === 'lead'
+      ? plan.referral
+      : plan.kind === 'sale' && plan.buyer.by === 'custom_data'
+        ? plan.buyer.referral
+        : null
   if (referral && 'clickId' in referral.by) await deps.clickWritten?.(referral.by.clickId.toLowerCase())
   const context: Context = { deps, steps: conversionSteps(deps), integration }
   try {

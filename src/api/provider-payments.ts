@@ -66,7 +66,12 @@ export async function linkSale(tx: EventTransaction, clock: Clock, sale: SaleRec
     if (patch.chargeId && commission.chargeId === null) carried.chargeId = patch.chargeId
     if (patch.paymentIntentId && commission.paymentIntentId === null) carried.paymentIntentId = patch.paymentIntentId
     if (Object.keys(carried).length > 0) {
-      await announce(tx, clock, 'commission.updated', toCommission((await tx.update('commissions', commission.id, { ...carried, updatedAt: now }))!))
+      await announce(
+        tx,
+        clock,
+        'commission.updated',
+        toCommission((await tx.update('commissions', commission.id, { ...carried, updatedAt: now }))!),
+      )
     }
   }
   return linked
@@ -93,10 +98,14 @@ type Outcome = Pick<ProviderEventRecord, 'status' | 'reason' | 'commissionId'>
  * it was attributed since, or why it made none; an invoice's payment that waited: linked.
  */
 function refreshed(sale: SaleRecord, event: ProviderEventRecord, skipped: string | null): Outcome | null {
-  const open = event.status === 'waiting' || (event.status === 'ignored' && (event.reason === 'no_commission' || event.reason === 'not_attributed'))
+  const open =
+    event.status === 'waiting' || (event.status === 'ignored' && (event.reason === 'no_commission' || event.reason === 'not_attributed'))
   if (!open) return null
   const made = sale.commissionId
-  if (event.refundedMinor > 0) return made ? { status: 'processed', reason: null, commissionId: made } : { status: 'ignored', reason: 'no_commission', commissionId: null }
+  if (event.refundedMinor > 0)
+    return made
+      ? { status: 'processed', reason: null, commissionId: made }
+      : { status: 'ignored', reason: 'no_commission', commissionId: null }
   if (event.reason === 'not_attributed') {
     if (event.invoiceId !== sale.invoiceId) return null
     if (made) return { status: 'processed', reason: null, commissionId: made }

@@ -26,20 +26,25 @@ export function referredUserOperations(deps: Deps) {
       // A click answered by the redirect may still wait in its batch.
       if (input.clickId !== undefined) await deps.clickWritten?.(input.clickId.toLowerCase())
       return inTransaction(storage, async (tx) =>
-        announce(tx, clock, 'referred_user.created', toReferredUser(
-          await insertCommission(tx, access, clock, {
-            ...commissionPatch(fields),
-            affiliateId,
-            campaignId,
-            workspaceId: workspaceId?.toLowerCase(),
-            referralCode,
-            clickId,
-            referredUser: referredTo,
-            amountMinor: minor(input.amount ?? 0),
-            adminEarnedMinor: minor(input.adminEarnedAmount ?? 0),
-            status: input.status ?? 'pending',
-          }),
-        )),
+        announce(
+          tx,
+          clock,
+          'referred_user.created',
+          toReferredUser(
+            await insertCommission(tx, access, clock, {
+              ...commissionPatch(fields),
+              affiliateId,
+              campaignId,
+              workspaceId: workspaceId?.toLowerCase(),
+              referralCode,
+              clickId,
+              referredUser: referredTo,
+              amountMinor: minor(input.amount ?? 0),
+              adminEarnedMinor: minor(input.adminEarnedAmount ?? 0),
+              status: input.status ?? 'pending',
+            }),
+          ),
+        ),
       )
     },
 

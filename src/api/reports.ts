@@ -80,7 +80,13 @@ export interface ReportTopAffiliates extends ReportPeriod {
 const queryError = (field: ReportInputField | 'campaignId', msg: string) =>
   validationError([{ type: 'field', msg: `${field} ${msg}`, path: field, location: 'query' }])
 
-type Filters = { workspaceId: string; campaignId?: string | undefined; affiliateId?: string | undefined; from?: string | undefined; to?: string | undefined }
+type Filters = {
+  workspaceId: string
+  campaignId?: string | undefined
+  affiliateId?: string | undefined
+  from?: string | undefined
+  to?: string | undefined
+}
 
 /** The period asked for, in epoch ms: `to` defaults to now, `from` to 30 days before `to`. */
 function periodOf(q: Filters, now: number): { fromMs: number; toMs: number } {
@@ -107,7 +113,8 @@ async function scopeOf(tx: StorageTransaction, access: Access, q: Filters): Prom
   if (q.affiliateId !== undefined) {
     const affiliate = await findAffiliate(tx, access, q.affiliateId)
     if (affiliate.workspaceId !== workspaceId) throw unprocessable('affiliateId is not in this workspace', 'workspace_mismatch')
-    if (scope.campaignId !== undefined && affiliate.campaignId !== scope.campaignId) throw unprocessable('The affiliate does not belong to this campaign', 'attribution_mismatch')
+    if (scope.campaignId !== undefined && affiliate.campaignId !== scope.campaignId)
+      throw unprocessable('The affiliate does not belong to this campaign', 'attribution_mismatch')
     scope.affiliateId = affiliate.id
   }
   return scope
@@ -159,7 +166,12 @@ export function reportOperations({ storage, clock }: Deps) {
         storage,
         async (tx) => {
           const scope = await scopeOf(tx, access, q)
-          return { ...periodAnswer(scope, fromMs, toMs), interval, timezone, items: await seriesOf(tx, scope, fromMs, toMs, interval, timezone) }
+          return {
+            ...periodAnswer(scope, fromMs, toMs),
+            interval,
+            timezone,
+            items: await seriesOf(tx, scope, fromMs, toMs, interval, timezone),
+          }
         },
         readOnly,
       )

@@ -17,7 +17,10 @@ import { fraudSkipReason, type FraudRule } from '../domain/fraud-rules.js'
 // the API and from every provider, earns here and nowhere else.
 
 /** The sale's fields the rules and its commission read. */
-export type EarningSale = Pick<SaleRecord, 'workspaceId' | 'invoiceId' | 'chargeId' | 'paymentIntentId' | 'subscriptionId' | 'amountMinor' | 'currency' | 'paidAt'>
+export type EarningSale = Pick<
+  SaleRecord,
+  'workspaceId' | 'invoiceId' | 'chargeId' | 'paymentIntentId' | 'subscriptionId' | 'amountMinor' | 'currency' | 'paidAt'
+>
 
 export interface Earned {
   /** The customer as now stored (its history moved), or null when the sale has none. */
@@ -48,7 +51,13 @@ export async function earnIn(
   let outcome = reward(campaign, affiliate, customer, sale)
   let holdReasons: FraudRule[] = []
   if (outcome.type === 'commission') {
-    const verdict = await checkConversion(tx, disposableDomains, { campaign: campaign!, affiliate: affiliate!, customer: customer!, at: sale.paidAt, now: isoAt(clock) })
+    const verdict = await checkConversion(tx, disposableDomains, {
+      campaign: campaign!,
+      affiliate: affiliate!,
+      customer: customer!,
+      at: sale.paidAt,
+      now: isoAt(clock),
+    })
     if (verdict.blockedBy !== null) outcome = { type: 'skipped', reason: fraudSkipReason(verdict.blockedBy) }
     holdReasons = verdict.holdReasons
   }
@@ -75,7 +84,10 @@ export async function earnIn(
   }
   let after = customer
   if (customer && countsInHistory(outcome)) {
-    after = (await tx.update('customers', customer.id, { ...afterSale(customer, sale.paidAt, commission !== null), updatedAt: isoAt(clock) }))!
+    after = (await tx.update('customers', customer.id, {
+      ...afterSale(customer, sale.paidAt, commission !== null),
+      updatedAt: isoAt(clock),
+    }))!
   }
   return { customer: after, commission, skipped: outcome.type === 'skipped' ? outcome.reason : null }
 }
@@ -108,14 +120,21 @@ export async function claimSales(
     let commission = earned.commission
     let taken = 0
     if (commission && sale.refundedMinor > 0) {
-      taken = Math.min(refundShare({ ...sale, commissionMinor: commission.amountMinor, refundedMinor: 0, commissionRefundedMinor: 0 }, sale.refundedMinor), commission.amountMinor)
+      taken = Math.min(
+        refundShare({ ...sale, commissionMinor: commission.amountMinor, refundedMinor: 0, commissionRefundedMinor: 0 }, sale.refundedMinor),
+        commission.amountMinor,
+      )
       if (taken > 0) {
         const refunded = await refundCommission(tx, clock, commission, taken)
         await emitChange(tx, clock, 'commission.refunded', commission, refunded, toCommission(refunded))
         commission = refunded
       }
     }
-    const answer: SaleResult = { customer: toCustomer(current), commission: commission && toCommission(commission), skipped: earned.skipped }
+    const answer: SaleResult = {
+      customer: toCustomer(current),
+      commission: commission && toCommission(commission),
+      skipped: earned.skipped,
+    }
     const claimed = (await tx.update('sales', sale.id, {
       customerId: current.id,
       commissionId: earned.commission?.id ?? null,

@@ -28,12 +28,26 @@ export async function refundSaleIn(
 ): Promise<SaleRefundResult> {
   const now = isoAt(clock)
   const left = sale.amountMinor - sale.refundedMinor
-  const refundRecord = { id: newId(), workspaceId: sale.workspaceId, saleId: sale.id, refundId, amountMinor: refundMinor, commissionMinor: 0, answer: '', createdAt: now, updatedAt: now }
+  const refundRecord = {
+    id: newId(),
+    workspaceId: sale.workspaceId,
+    saleId: sale.id,
+    refundId,
+    amountMinor: refundMinor,
+    commissionMinor: 0,
+    answer: '',
+    createdAt: now,
+    updatedAt: now,
+  }
   await tx.insert('saleRefunds', refundRecord)
   if (left === 0) throw unprocessable('This sale is already refunded in full', 'refund_refused')
-  if (refundMinor > left) throw unprocessable(`The refund amount is more than what is left of the sale (${left} minor units)`, 'refund_refused')
+  if (refundMinor > left)
+    throw unprocessable(`The refund amount is more than what is left of the sale (${left} minor units)`, 'refund_refused')
   // Its share, but never more than the commission still holds (the host may have refunded it by hand; a voided one holds nothing).
-  const share = Math.min(refundShare(sale, refundMinor), current.status === 'refunded' || current.status === 'voided' ? 0 : refundableMinor(current))
+  const share = Math.min(
+    refundShare(sale, refundMinor),
+    current.status === 'refunded' || current.status === 'voided' ? 0 : refundableMinor(current),
+  )
   let commission = current
   let clawback: CommissionRecord | null = null
   if (share > 0) {

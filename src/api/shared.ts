@@ -1,7 +1,14 @@
 import type { DisposableDomains } from './fraud-checks.js'
 import type { Clock } from '../clock.js'
 import { AffiliateError, unprocessable } from '../errors.js'
-import { UniqueViolationError, type FindQuery, type ModelName, type RecordOf, type StorageTransaction, type TransactionOptions } from '../storage/types.js'
+import {
+  UniqueViolationError,
+  type FindQuery,
+  type ModelName,
+  type RecordOf,
+  type StorageTransaction,
+  type TransactionOptions,
+} from '../storage/types.js'
 import type { EventStorage, EventTransaction } from '../events/outbox.js'
 import type { Tracker } from '../tracking/tracker.js'
 import type { AffiliateRecord, EventRecord } from '../domain/records.js'
@@ -156,7 +163,12 @@ export interface ListFilters {
 /** Commissions and referred users: `commissionDate` from `from` (inclusive) to `to` (exclusive), as stored (UTC ISO). */
 export function periodWhere(q: { from?: string | undefined; to?: string | undefined }): { commissionDate?: { gte?: string; lt?: string } } {
   if (q.from === undefined && q.to === undefined) return {}
-  return { commissionDate: { ...(q.from === undefined ? {} : { gte: new Date(q.from).toISOString() }), ...(q.to === undefined ? {} : { lt: new Date(q.to).toISOString() }) } }
+  return {
+    commissionDate: {
+      ...(q.from === undefined ? {} : { gte: new Date(q.from).toISOString() }),
+      ...(q.to === undefined ? {} : { lt: new Date(q.to).toISOString() }),
+    },
+  }
 }
 
 /** Affiliates by standing: `active`, `pending` (awaiting approval) or `banned`, as their two flags say it. */
@@ -174,6 +186,8 @@ export function listWhere(access: Access, q: ListFilters) {
     ...(q.status === undefined ? {} : { status: q.status }),
     ...(q.kind === undefined ? {} : { kind: q.kind }),
     // A sale's clawbacks: read through the index of the workspace's clawbacks.
-    ...(q.reversesCommissionId === undefined ? {} : { kind: q.kind ?? 'clawback', reversesCommissionId: q.reversesCommissionId.toLowerCase() }),
+    ...(q.reversesCommissionId === undefined
+      ? {}
+      : { kind: q.kind ?? 'clawback', reversesCommissionId: q.reversesCommissionId.toLowerCase() }),
   }
 }

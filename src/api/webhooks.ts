@@ -6,7 +6,16 @@ import type { WebhookRecord } from '../domain/records.js'
 import { toDelivery, toWebhook, type Webhook, type WebhookDelivery, type WebhookWithSecret } from '../domain/webhook.js'
 import { unprocessable, validationError } from '../errors.js'
 import { emit } from '../events/outbox.js'
-import { deliveryList, deliveryRetry, webhookCreate, webhookId, webhookList, webhookRotate, webhookTest, webhookUpdate } from '../schemas/webhooks.js'
+import {
+  deliveryList,
+  deliveryRetry,
+  webhookCreate,
+  webhookId,
+  webhookList,
+  webhookRotate,
+  webhookTest,
+  webhookUpdate,
+} from '../schemas/webhooks.js'
 import { createValues, patchOf, storedField } from '../schemas/model-schemas.js'
 import { parse, parseBody } from '../schemas/validate.js'
 import type { StorageTransaction } from '../storage/types.js'
@@ -82,7 +91,11 @@ export function webhookOperations({ storage, clock, webhooks: policy }: Deps) {
     async list(access: Access, query: unknown): Promise<Page<Webhook>> {
       const q = parse([webhookList, query]).query
       const where = workspaceScope(access, q.workspaceId?.toLowerCase())
-      return inTransaction(storage, (tx) => listPage(tx, 'webhooks', { ...q, where, orderField: storedField(webhooks, q.orderType ?? 'createdAt') }, toWebhook), readOnly)
+      return inTransaction(
+        storage,
+        (tx) => listPage(tx, 'webhooks', { ...q, where, orderField: storedField(webhooks, q.orderType ?? 'createdAt') }, toWebhook),
+        readOnly,
+      )
     },
 
     /**
@@ -101,7 +114,11 @@ export function webhookOperations({ storage, clock, webhooks: policy }: Deps) {
         if (url !== undefined) patch.url = url
         if (input.enabled === true && !current.enabled) {
           Object.assign(patch, reenabled())
-          await tx.updateMany('webhookDeliveries', { webhookId: current.id, status: { in: ['pending', 'failed'] }, claimToken: null }, { nextAttemptAt: now })
+          await tx.updateMany(
+            'webhookDeliveries',
+            { webhookId: current.id, status: { in: ['pending', 'failed'] }, claimToken: null },
+            { nextAttemptAt: now },
+          )
         } else if (input.enabled === false && current.enabled) {
           Object.assign(patch, { enabled: false, disabledReason: DISABLED_BY_HAND })
         }
@@ -137,7 +154,8 @@ export function webhookOperations({ storage, clock, webhooks: policy }: Deps) {
       const input = parseBody(webhookTest, body, query)
       return inTransaction(storage, async (tx) => {
         const current = await findWebhook(tx, access, input.webhookId)
-        if (!current.enabled) throw unprocessable('This webhook is disabled; enable it (PUT /webhooks) before testing it', 'webhook_disabled')
+        if (!current.enabled)
+          throw unprocessable('This webhook is disabled; enable it (PUT /webhooks) before testing it', 'webhook_disabled')
         const event = await emit(tx, clock, 'webhook.test', current.workspaceId, { webhook: toWebhook(current) }, current)
         const [delivery] = await tx.find('webhookDeliveries', { where: { eventId: event.id } })
         return toDelivery(delivery!)
@@ -152,7 +170,11 @@ export function webhookOperations({ storage, clock, webhooks: policy }: Deps) {
         ...(q.eventId === undefined ? {} : { eventId: q.eventId.toLowerCase() }),
         ...(q.status === undefined ? {} : { status: q.status }),
       }
-      return inTransaction(storage, (tx) => listPage(tx, 'webhookDeliveries', { ...q, where, orderField: 'createdAt' }, toDelivery), readOnly)
+      return inTransaction(
+        storage,
+        (tx) => listPage(tx, 'webhookDeliveries', { ...q, where, orderField: 'createdAt' }, toDelivery),
+        readOnly,
+      )
     },
 
     /** Makes a delivery due now (pending), whatever its state; its attempt count is kept. */
@@ -161,9 +183,14 @@ export function webhookOperations({ storage, clock, webhooks: policy }: Deps) {
       return inTransaction(storage, async (tx) => {
         const current = visible(access, await tx.get('webhookDeliveries', input.deliveryId.toLowerCase()), 'Delivery')
         const webhook = await tx.get('webhooks', current.webhookId)
-        if (webhook && !webhook.enabled) throw unprocessable('This webhook is disabled; enable it (PUT /webhooks) to retry its deliveries', 'webhook_disabled')
+        if (webhook && !webhook.enabled)
+          throw unprocessable('This webhook is disabled; enable it (PUT /webhooks) to retry its deliveries', 'webhook_disabled')
         const now = clock.now()
-        const updated = await tx.update('webhookDeliveries', current.id, { ...retryNow(now), claimToken: null, updatedAt: new Date(now).toISOString() })
+        const updated = await tx.update('webhookDeliveries', current.id, {
+          ...retryNow(now),
+          claimToken: null,
+          updatedAt: new Date(now).toISOString(),
+        })
         return toDelivery(updated!)
       })
     },

@@ -100,7 +100,10 @@ export function createAffiliateClient(options: AffiliateClientOptions): Affiliat
     const { query, body } = requestOf(route, args)
     const url = base + route.path + queryString(query)
     const file = route.answer === 'csv'
-    const headers: Record<string, string> = { 'x-auth-service': options.apiKey, accept: file ? 'text/csv, application/json' : 'application/json' }
+    const headers: Record<string, string> = {
+      'x-auth-service': options.apiKey,
+      accept: file ? 'text/csv, application/json' : 'application/json',
+    }
     if (body !== undefined) headers['content-type'] = 'application/json'
     // One key for every attempt of this call: a POST that arrived before the connection dropped is not run twice.
     if (route.method === 'POST') headers['idempotency-key'] = globalThis.crypto.randomUUID()

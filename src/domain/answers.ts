@@ -38,12 +38,23 @@ const moneyAmount: Convert = (value) => (value === null ? null : moneyNumber(val
  * renamed by `answerAs`, money in its wire form, lists copied, maps parsed. test/unit/schema.test.ts checks every
  * answer against `answerJsonSchema`.
  */
-export function answerMapper<M extends keyof Descriptions, const A extends AnswersOf<M>>(model: M, answer: A): (record: ModelRecords[M]) => AnswerOf<M, A> {
+export function answerMapper<M extends keyof Descriptions, const A extends AnswersOf<M>>(
+  model: M,
+  answer: A,
+): (record: ModelRecords[M]) => AnswerOf<M, A> {
   const listed = answerFields(model, answer)
   const fields = listed.map(([field]) => field)
   const names = listed.map(([, , name]) => name)
   const converts = listed.map(([, spec]): Convert | null =>
-    spec.kind === 'money' ? (spec.wire === 'string' ? moneyString : moneyAmount) : spec.kind === 'list' ? copyList : spec.kind === 'map' ? parseMap : null,
+    spec.kind === 'money'
+      ? spec.wire === 'string'
+        ? moneyString
+        : moneyAmount
+      : spec.kind === 'list'
+        ? copyList
+        : spec.kind === 'map'
+          ? parseMap
+          : null,
   )
   const count = fields.length
   // Every answer starts as a copy of one object with all its keys in order: copies share a shape,

@@ -20,12 +20,12 @@ export const check = <T>(name: string, json: JsonSchema, validator: (value: unkn
   new Struct<T, JsonSchema>({ type: name, schema: json, validator: (value) => validator(value) })
 
 // A practical address check (local@domain.tld), not the whole of RFC 5322.
-const EMAIL = /^[^\s@"(),:;<>[\\\]]{1,64}@(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/
+const EMAIL =
+  /^[^\s@"(),:;<>[\\\]]{1,64}@(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/
 const ISO_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?(?:Z|[+-]\d{2}:\d{2})$/
 
 const isLeapYear = (year: number) => year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
-const daysInMonth = (year: number, month: number) =>
-  month === 2 ? (isLeapYear(year) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31
+const daysInMonth = (year: number, month: number) => (month === 2 ? (isLeapYear(year) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31)
 
 export const uuid = check<string>('uuid', { type: 'string', format: 'uuid' }, (value) => isUuid(value) || 'must be a UUID')
 
@@ -36,7 +36,11 @@ const UNSTORABLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]|[\ud800-\udbff](?![
 
 const isEmail = (value: unknown) => typeof value === 'string' && value.length <= 254 && EMAIL.test(value) && !UNSTORABLE.test(value)
 
-export const email = check<string>('email', { type: 'string', format: 'email', maxLength: 254 }, (value) => isEmail(value) || 'must be a valid e-mail address')
+export const email = check<string>(
+  'email',
+  { type: 'string', format: 'email', maxLength: 254 },
+  (value) => isEmail(value) || 'must be a valid e-mail address',
+)
 
 /** An e-mail address, or the empty string for "none". */
 export const optionalEmail = check<string>(
@@ -59,7 +63,8 @@ export const integer = (min: number, max: number) =>
   check<number>(
     'integer',
     { type: 'integer', minimum: min, maximum: max },
-    (value) => (Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max) || `must be an integer from ${min} to ${max}`,
+    (value) =>
+      (Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max) || `must be an integer from ${min} to ${max}`,
   )
 
 const DIGITS = /^\d{1,16}$/
@@ -98,7 +103,8 @@ export const uuids = (max: number): Struct<string[], JsonSchema> =>
         yield { value: null, message: `must be one to ${max} UUIDs` }
         return
       }
-      for (const [i, item] of value.entries()) if (!isUuid(item)) yield { path: [...context.path, i], value: item, message: 'must be a UUID' }
+      for (const [i, item] of value.entries())
+        if (!isUuid(item)) yield { path: [...context.path, i], value: item, message: 'must be a UUID' }
     },
   })
 

@@ -68,7 +68,12 @@ export const earnedMinor = (c: EarningCommission): number =>
  * refunded after payment (`refundedMinor > 0`: paid outside payouts, or while its payout was frozen),
  * which is the only kind of sale a clawback reverses.
  */
-export function deletionError(commission: { status: CommissionStatus; kind: CommissionKind; payoutId: string | null; refundedMinor: number }): string | null {
+export function deletionError(commission: {
+  status: CommissionStatus
+  kind: CommissionKind
+  payoutId: string | null
+  refundedMinor: number
+}): string | null {
   if (commission.status === 'paid') return 'A paid commission cannot be deleted: money history is kept'
   if (commission.status === 'voided') return 'A voided commission cannot be deleted: it is kept for history'
   if (commission.kind === 'clawback') return 'A clawback cannot be deleted: money history is kept'

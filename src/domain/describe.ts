@@ -106,8 +106,10 @@ export interface ModelOptions<F> {
 export type ModelSpec<F extends Record<string, FieldSpec> = Record<string, FieldSpec>> = { fields: F } & ModelOptions<F>
 
 /** Describes a model, keeping its literal types so that its record and requests can be inferred. */
-export const model = <const F extends Record<string, FieldSpec>, const O extends ModelOptions<F> = {}>(fields: F, options?: O): { fields: F } & O =>
-  ({ fields, ...options }) as { fields: F } & O
+export const model = <const F extends Record<string, FieldSpec>, const O extends ModelOptions<F> = {}>(
+  fields: F,
+  options?: O,
+): { fields: F } & O => ({ fields, ...options }) as { fields: F } & O
 
 type Base<F> = F extends { values: readonly (infer V)[] }
   ? V
@@ -127,7 +129,16 @@ export type ValueOf<F> = OrNull<F, Base<F>>
 export type RecordOfModel<M> = M extends { fields: infer F } ? { -readonly [K in keyof F]: ValueOf<F[K]> } : never
 
 /** A field's value in answers: money as its `wire` says, a map as an object. */
-export type WireOf<F> = OrNull<F, F extends { kind: 'money' } ? (F extends { wire: 'string' } ? string : number) : F extends { kind: 'map' } ? Record<string, string> : Base<F>>
+export type WireOf<F> = OrNull<
+  F,
+  F extends { kind: 'money' }
+    ? F extends { wire: 'string' }
+      ? string
+      : number
+    : F extends { kind: 'map' }
+      ? Record<string, string>
+      : Base<F>
+>
 
 /** A field's name in answers and requests. */
 export type NameOf<F, K> = F extends { answerAs: infer A extends string } ? A : K
@@ -147,13 +158,22 @@ export type RequestFields<M> = (M extends { fields: infer F } ? F : {}) & (M ext
 export type InputOf<F> = F extends { input: Struct<infer T, any> } ? T : ValueOf<F>
 
 /** What a create (or update) request takes, field by field: required ones, then optional ones. */
-export type RequestOf<M, Mode extends 'create' | 'update'> = RequestFields<M> extends infer F
-  ? {
-      -readonly [K in keyof F as Taken<F[K], Mode> extends true ? (F[K] extends { [P in Mode]: 'required' } ? NameOf<F[K], K> : never) : never]: InputOf<F[K]>
-    } & {
-      -readonly [K in keyof F as Taken<F[K], Mode> extends true ? (F[K] extends { [P in Mode]: 'required' } ? never : NameOf<F[K], K>) : never]?: InputOf<F[K]> | undefined
-    }
-  : never
+export type RequestOf<M, Mode extends 'create' | 'update'> =
+  RequestFields<M> extends infer F
+    ? {
+        -readonly [K in keyof F as Taken<F[K], Mode> extends true
+          ? F[K] extends { [P in Mode]: 'required' }
+            ? NameOf<F[K], K>
+            : never
+          : never]: InputOf<F[K]>
+      } & {
+        -readonly [K in keyof F as Taken<F[K], Mode> extends true
+          ? F[K] extends { [P in Mode]: 'required' }
+            ? never
+            : NameOf<F[K], K>
+          : never]?: InputOf<F[K]> | undefined
+      }
+    : never
 
 /** The column kind a field is kept as. */
 export const columnKind = (spec: FieldSpec): ColumnKind =>
@@ -202,7 +222,9 @@ export function answerList(model: Pick<ModelSpec, 'fields' | 'answers'>, answer?
 }
 
 /** Each request field of a model (its fields, then its inputs) with its name in requests. */
-export function requestFields(model: ModelSpec): ([name: string, field: string, spec: FieldSpec] | [name: string, field: null, spec: InputSpec])[] {
+export function requestFields(
+  model: ModelSpec,
+): ([name: string, field: string, spec: FieldSpec] | [name: string, field: null, spec: InputSpec])[] {
   return [
     ...Object.entries(model.fields).map(([field, spec]): [string, string, FieldSpec] => [spec.answerAs ?? field, field, spec]),
     ...Object.entries(model.inputs ?? {}).map(([name, spec]): [string, null, InputSpec] => [name, null, spec]),

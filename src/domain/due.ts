@@ -97,11 +97,7 @@ const paidOutside = (c: BalanceCommission): boolean =>
  * `totalEarnings` (sales less refunds; clawbacks take back what refunds after payment took):
  * held + due + inPayout + paidOut + paidOutside = earnings.
  */
-export function balanceOf(
-  commissions: readonly BalanceCommission[],
-  payouts: readonly BalancePayout[],
-  asOf: string,
-): Balance {
+export function balanceOf(commissions: readonly BalanceCommission[], payouts: readonly BalancePayout[], asOf: string): Balance {
   const at = instant(asOf, 'asOf')
   const balance: Balance = { held: 0, due: 0, inPayout: 0, paidOut: 0, paidOutside: 0 }
   for (const c of commissions) {

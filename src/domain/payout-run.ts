@@ -95,9 +95,7 @@ export function planPayoutRun(input: PayoutRunInput): PayoutRunPlan {
     if (!group) groups.set(key, (group = { affiliateId: c.affiliateId, campaignId: c.campaignId, items: [] }))
     group.items.push(c)
   }
-  const ordered = [...groups.values()].sort(
-    (a, b) => compare(a.campaignId, b.campaignId) || compare(a.affiliateId, b.affiliateId),
-  )
+  const ordered = [...groups.values()].sort((a, b) => compare(a.campaignId, b.campaignId) || compare(a.affiliateId, b.affiliateId))
   const plan: PayoutRunPlan = { payouts: [], skipped: [] }
   for (const { affiliateId, campaignId, items } of ordered) {
     const affiliate = affiliates.get(affiliateId)!
@@ -116,9 +114,7 @@ export function planPayoutRun(input: PayoutRunInput): PayoutRunPlan {
       plan.skipped.push({ affiliateId, campaignId, reason, amountMinor })
       continue
     }
-    const sorted = items
-      .map((c) => ({ id: c.id, at: instant(c.dueAt) }))
-      .sort((a, b) => a.at - b.at || compare(a.id, b.id))
+    const sorted = items.map((c) => ({ id: c.id, at: instant(c.dueAt) })).sort((a, b) => a.at - b.at || compare(a.id, b.id))
     plan.payouts.push({
       affiliateId,
       campaignId,

@@ -21,8 +21,7 @@ const moves: Record<PayoutStatus, readonly PayoutStatus[]> = {
  * Whether a payout may move from `from` to `to`. Staying put always may (a no-op, as for
  * commissions), so `PUT /payouts` can update `externalReference` or `failureReason` alone.
  */
-export const canMovePayout = (from: PayoutStatus, to: PayoutStatus): boolean =>
-  from === to || moves[from].includes(to)
+export const canMovePayout = (from: PayoutStatus, to: PayoutStatus): boolean => from === to || moves[from].includes(to)
 
 /** The 422 for a move the machine refuses, naming both states; undefined when the move is allowed. */
 export function payoutMoveError(from: PayoutStatus, to: PayoutStatus): AffiliateError | undefined {

@@ -80,14 +80,11 @@ export const refundableMinor = (c: Pick<RefundableCommission, 'amountMinor' | 'r
  * the 422 refusing it: a clawback, a `refunded` commission, a zero, negative or fractional amount,
  * nothing left, or more than what is left.
  */
-export function planRefund(
-  commission: RefundableCommission,
-  amountMinor: number | undefined,
-  now: string,
-): RefundPlan | AffiliateError {
+export function planRefund(commission: RefundableCommission, amountMinor: number | undefined, now: string): RefundPlan | AffiliateError {
   if (commission.kind === 'clawback') return new AffiliateError(422, 'A clawback cannot be refunded', { code: 'refund_refused' })
   if (commission.status === 'refunded') return new AffiliateError(422, 'This commission is already refunded', { code: 'refund_refused' })
-  if (commission.status === 'voided') return new AffiliateError(422, 'A voided commission earns nothing: there is nothing to refund', { code: 'refund_refused' })
+  if (commission.status === 'voided')
+    return new AffiliateError(422, 'A voided commission earns nothing: there is nothing to refund', { code: 'refund_refused' })
   const left = refundableMinor(commission)
   const refund = amountMinor ?? left
   if (!Number.isSafeInteger(refund) || refund <= 0) {
@@ -98,7 +95,9 @@ export function planRefund(
     )
   }
   if (refund > left) {
-    return new AffiliateError(422, `The refund amount is more than what is left to refund (${left} minor units)`, { code: 'refund_refused' })
+    return new AffiliateError(422, `The refund amount is more than what is left to refund (${left} minor units)`, {
+      code: 'refund_refused',
+    })
   }
   if (refundsAfterPayment(commission)) {
     const refundedMinor = commission.refundedMinor + refund

@@ -57,9 +57,7 @@ export interface EarnerState {
   isActive: boolean
 }
 
-export type Reward =
-  | { type: 'commission'; commissionMinor: number; adminEarnedMinor: number }
-  | { type: 'skipped'; reason: SaleSkipReason }
+export type Reward = { type: 'commission'; commissionMinor: number; adminEarnedMinor: number } | { type: 'skipped'; reason: SaleSkipReason }
 
 /** `numerator / denominator` rounded half away from zero, exactly (integers; the denominator > 0). */
 export function divideRounded(numerator: bigint, denominator: bigint): bigint {
@@ -109,7 +107,8 @@ export function reward(rule: RewardRule | null, earner: EarnerState | null, cust
   if (earner.isBanned) return skip('affiliate_banned')
   if (!earner.isActive) return skip('affiliate_inactive')
   if (!inRecurringWindow(rule.recurringMonths, history, sale.paidAt)) return skip('outside_recurring_window')
-  if (rule.maxCommissionsPerCustomer !== null && history.commissionCount >= rule.maxCommissionsPerCustomer) return skip('max_commissions_reached')
+  if (rule.maxCommissionsPerCustomer !== null && history.commissionCount >= rule.maxCommissionsPerCustomer)
+    return skip('max_commissions_reached')
   const commissionMinor =
     rule.commissionType === 'percentage' ? percentageOf(sale.amountMinor, rule.amountMinor) : Math.min(rule.amountMinor, sale.amountMinor)
   if (commissionMinor <= 0) return skip('zero_amount')
@@ -135,7 +134,10 @@ export const afterSale = (history: CustomerHistory, paidAt: string, earned: bool
  * the running total (`commission x refunded so far / sale`, to the cent) so rounding never drifts,
  * and the last refund (the whole sale refunded) takes exactly what is left.
  */
-export function refundShare(sale: { amountMinor: number; refundedMinor: number; commissionMinor: number; commissionRefundedMinor: number }, refundMinor: number): number {
+export function refundShare(
+  sale: { amountMinor: number; refundedMinor: number; commissionMinor: number; commissionRefundedMinor: number },
+  refundMinor: number,
+): number {
   const refunded = sale.refundedMinor + refundMinor
   const owed =
     refunded >= sale.amountMinor

@@ -174,8 +174,16 @@ export class Dispatcher {
         const delivery = await tx.get('webhookDeliveries', candidate.id)
         if (delivery?.claimToken === token) deliveries.push(delivery)
       }
-      const webhooks = await byIds(tx, 'webhooks', deliveries.map((d) => d.webhookId))
-      const events = await byIds(tx, 'events', deliveries.map((d) => d.eventId))
+      const webhooks = await byIds(
+        tx,
+        'webhooks',
+        deliveries.map((d) => d.webhookId),
+      )
+      const events = await byIds(
+        tx,
+        'events',
+        deliveries.map((d) => d.eventId),
+      )
       return deliveries.map((delivery) => ({
         delivery,
         webhook: webhooks.get(delivery.webhookId) ?? null,
@@ -191,7 +199,14 @@ export class Dispatcher {
     const { buildWebhookRequest } = await import('../webhooks/delivery.js')
     const now = this.options.clock.now()
     const request = buildWebhookRequest(
-      { id: event.id, type: event.type, createdAt: event.createdAt, workspaceId: event.workspaceId, sequence: event.sequence, data: JSON.parse(event.data) },
+      {
+        id: event.id,
+        type: event.type,
+        createdAt: event.createdAt,
+        workspaceId: event.workspaceId,
+        sequence: event.sequence,
+        data: JSON.parse(event.data),
+      },
       webhook.url,
       liveSecrets(webhook, now),
       now,
@@ -219,7 +234,13 @@ export class Dispatcher {
         if (current?.claimToken !== token) continue
         if (result === 'orphaned') {
           const lastError = 'the webhook or the event no longer exists'
-          await tx.update('webhookDeliveries', delivery.id, { status: 'dead', nextAttemptAt: null, claimToken: null, lastError, updatedAt: stamp })
+          await tx.update('webhookDeliveries', delivery.id, {
+            status: 'dead',
+            nextAttemptAt: null,
+            claimToken: null,
+            lastError,
+            updatedAt: stamp,
+          })
           continue
         }
         if (result === 'held') {

@@ -13,7 +13,18 @@
 import { isoAt, type Clock } from '../clock.js'
 import { newId } from '../crypto.js'
 import type { EventRecord, WebhookDeliveryRecord, WebhookRecord } from '../domain/records.js'
-import type { FindQuery, ModelName, NumericField, RecordDeltas, RecordOf, RecordPatch, Storage, StorageTransaction, TransactionOptions, Where } from '../storage/types.js'
+import type {
+  FindQuery,
+  ModelName,
+  NumericField,
+  RecordDeltas,
+  RecordOf,
+  RecordPatch,
+  Storage,
+  StorageTransaction,
+  TransactionOptions,
+  Where,
+} from '../storage/types.js'
 import { subscribes, type AffiliateEvent, type EventType } from './types.js'
 
 /** The id of the counter record events take their `sequence` from. */
@@ -126,10 +137,18 @@ export async function emit(
   only?: WebhookRecord,
 ): Promise<EventRecord> {
   const now = isoAt(clock)
-  const event: EventRecord = { id: newId(), workspaceId, type, sequence: await nextSequences(tx, now, 1), data: JSON.stringify(data), createdAt: now }
+  const event: EventRecord = {
+    id: newId(),
+    workspaceId,
+    type,
+    sequence: await nextSequences(tx, now, 1),
+    data: JSON.stringify(data),
+    createdAt: now,
+  }
   await tx.insert('events', event)
   const webhooks = only ? [only] : await tx.find('webhooks', { where: { workspaceId, enabled: true } })
-  for (const webhook of webhooks) if (only || subscribes(webhook.events, type)) await tx.insert('webhookDeliveries', newDelivery(event, webhook))
+  for (const webhook of webhooks)
+    if (only || subscribes(webhook.events, type)) await tx.insert('webhookDeliveries', newDelivery(event, webhook))
   tx.events.push(event)
   return event
 }
@@ -149,10 +168,23 @@ export async function emitEach(
   if (data.length === 0) return []
   const now = isoAt(clock)
   const first = await nextSequences(tx, now, data.length)
-  const events: EventRecord[] = data.map((item, i) => ({ id: newId(), workspaceId, type, sequence: first + i, data: JSON.stringify(item), createdAt: now }))
+  const events: EventRecord[] = data.map((item, i) => ({
+    id: newId(),
+    workspaceId,
+    type,
+    sequence: first + i,
+    data: JSON.stringify(item),
+    createdAt: now,
+  }))
   await tx.insertMany('events', events)
-  const webhooks = (await tx.find('webhooks', { where: { workspaceId, enabled: true } })).filter((webhook) => subscribes(webhook.events, type))
-  if (webhooks.length > 0) await tx.insertMany('webhookDeliveries', events.flatMap((event) => webhooks.map((webhook) => newDelivery(event, webhook))))
+  const webhooks = (await tx.find('webhooks', { where: { workspaceId, enabled: true } })).filter((webhook) =>
+    subscribes(webhook.events, type),
+  )
+  if (webhooks.length > 0)
+    await tx.insertMany(
+      'webhookDeliveries',
+      events.flatMap((event) => webhooks.map((webhook) => newDelivery(event, webhook))),
+    )
   // One by one: spreading a run's worth of events into one call could pass more arguments than a call takes.
   for (const event of events) tx.events.push(event)
   return events
@@ -229,7 +261,8 @@ export async function emitChange<T extends object>(
   const moved = after.status !== before.status
   let type: EventType
   if (typeof types === 'string') type = types
-  else if (types.refunded && ((moved && after.status === 'refunded') || (after.refundedMinor ?? 0) > (before.refundedMinor ?? 0))) type = types.refunded
+  else if (types.refunded && ((moved && after.status === 'refunded') || (after.refundedMinor ?? 0) > (before.refundedMinor ?? 0)))
+    type = types.refunded
   else type = moved ? types.statusChanged : types.updated
   await emit(tx, clock, type, before.workspaceId, moved ? { ...answer, previousStatus: before.status } : answer)
   return answer

@@ -121,7 +121,8 @@ export function createServiceEvents(
     deliverDue: (choice) => dispatcherWith(choice).deliverDue(),
     purge: () => (dispatcher ? dispatcher.purge() : purgeExpired(deps.storage, deps.clock, retentionDays)),
     on(type, listener) {
-      if (type !== ALL_EVENTS && !(EVENT_TYPES as readonly string[]).includes(type)) throw new TypeError(`Unknown event type ${String(type)}`)
+      if (type !== ALL_EVENTS && !(EVENT_TYPES as readonly string[]).includes(type))
+        throw new TypeError(`Unknown event type ${String(type)}`)
       if (typeof listener !== 'function') throw new TypeError('listener must be a function')
       let set = listeners.get(type)
       if (!set) listeners.set(type, (set = new Set()))

@@ -7,7 +7,10 @@ export const DEFAULT_BODY_TIMEOUT_MS = 10_000
 
 const isJsonType = (header: string | null): boolean => {
   if (!header) return false
-  const [type = '', ...params] = header.toLowerCase().split(';').map((part) => part.trim())
+  const [type = '', ...params] = header
+    .toLowerCase()
+    .split(';')
+    .map((part) => part.trim())
   if (type !== 'application/json' && !/^application\/[a-z0-9.+-]+\+json$/.test(type)) return false
   const charset = params.find((param) => param.startsWith('charset='))
   return !charset || /^charset="?utf-8"?$/.test(charset)
@@ -140,6 +143,7 @@ export async function readJsonBody(request: Request, limits: BodyLimits): Promis
   } catch {
     throw new AffiliateError(400, 'Invalid JSON body', { code: 'invalid_json' })
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new AffiliateError(400, 'Request body must be a JSON object', { code: 'invalid_body' })
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new AffiliateError(400, 'Request body must be a JSON object', { code: 'invalid_body' })
   return value as Record<string, unknown>
 }

@@ -69,7 +69,8 @@ export function apiKeyOf(headers: Headers): string | null {
   return bearer
 }
 const endpointNotFound = () => new AffiliateError(404, 'Endpoint not found', { code: 'endpoint_not_found' })
-const methodNotAllowed = (allow: readonly string[]) => new AffiliateError(405, 'Method not allowed', { headers: { allow: allow.join(', ') } })
+const methodNotAllowed = (allow: readonly string[]) =>
+  new AffiliateError(405, 'Method not allowed', { headers: { allow: allow.join(', ') } })
 
 /** The query string as name -> value, a repeated name -> every value in order, every name an own property. */
 function searchQuery(params: URLSearchParams): Query {
@@ -185,7 +186,9 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
       // The operation's answer, or (with Idempotency-Key) the value of its write transaction, which
       // is its answer: its data, sent with the status it chose (`Answered`) or the route's own.
       const answered = (value: unknown) =>
-        value instanceof Answered ? envelope(value.status, route.message, value.data) : envelope(successStatus(route, body), route.message, value)
+        value instanceof Answered
+          ? envelope(value.status, route.message, value.data)
+          : envelope(successStatus(route, body), route.message, value)
       const answer: Answer =
         idempotencyKey === null
           ? answered(await runRoute(route, ops, call))
@@ -218,7 +221,10 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
       admission.release()
       return fail(error, request, runtime, admission.headers)
     }
-    const headers: Record<string, string> = { 'content-type': made.contentType, 'content-disposition': `attachment; filename="${made.filename}"` }
+    const headers: Record<string, string> = {
+      'content-type': made.contentType,
+      'content-disposition': `attachment; filename="${made.filename}"`,
+    }
     for (const name in admission.headers) headers[name.toLowerCase()] = admission.headers[name]!
     const body = untilDone(made.body, admission.release, (error) => onError(error, request))
     return new Response(body, { status: successStatus(route), headers })
@@ -249,7 +255,10 @@ export function createHandler(options: HandlerOptions): (request: Request, conte
   ])
   const tracking = trackingRoutes(options.tracking)
   // Every route gets the caller's context and the runtime it names (the portable one by default).
-  const router = Router<Routed, [unknown, Runtime]>({ base: basePath, catch: (error, request, _context, runtime) => fail(error, request, runtime) })
+  const router = Router<Routed, [unknown, Runtime]>({
+    base: basePath,
+    catch: (error, request, _context, runtime) => fail(error, request, runtime),
+  })
   router.get('/health', health)
   router.head('/health', health)
   router.get('/openapi.json', openApi)

@@ -40,7 +40,8 @@ export interface IdempotentCall {
 
 /** Checks the header: 1 to 255 characters. */
 export function checkIdempotencyKey(key: string): void {
-  if (key.length < 1 || key.length > 255) throw new AffiliateError(400, 'Idempotency-Key must be 1 to 255 characters', { code: 'invalid_idempotency_key' })
+  if (key.length < 1 || key.length > 255)
+    throw new AffiliateError(400, 'Idempotency-Key must be 1 to 255 characters', { code: 'invalid_idempotency_key' })
 }
 
 /** JSON with every object's keys sorted: the same value however a client ordered its keys. */

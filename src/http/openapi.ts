@@ -29,7 +29,10 @@ const MODELS = {
     () => ({
       description:
         'One event: the link as it now stands, its click written. A batch (`events`): how many were counted (repeats of a visitor and bots are not), and each link touched as it now stands, first-touched first.',
-      oneOf: [ref('schemas', 'ReferralLink'), closed({ tracked: { type: 'integer', minimum: 0 }, items: { type: 'array', items: ref('schemas', 'ReferralLink') } })],
+      oneOf: [
+        ref('schemas', 'ReferralLink'),
+        closed({ tracked: { type: 'integer', minimum: 0 }, items: { type: 'array', items: ref('schemas', 'ReferralLink') } }),
+      ],
     }),
   ],
   commission: ['Commission', () => answerJsonSchema('commissions', 'commission')],
@@ -42,7 +45,11 @@ const MODELS = {
         payouts: { type: 'array', items: ref('schemas', 'Payout') },
         skipped: {
           type: 'array',
-          items: closed({ affiliateId: { type: 'string', format: 'uuid' }, reason: { type: 'string', enum: [...SKIP_REASONS] }, amount: moneyString() }),
+          items: closed({
+            affiliateId: { type: 'string', format: 'uuid' },
+            reason: { type: 'string', enum: [...SKIP_REASONS] },
+            amount: moneyString(),
+          }),
         },
       }),
   ],
@@ -68,7 +75,11 @@ const MODELS = {
       closed({
         customer: { oneOf: [ref('schemas', 'Customer'), { type: 'null' }], description: 'Null when the sale could not be attributed.' },
         commission: { oneOf: [ref('schemas', 'Commission'), { type: 'null' }], description: 'The commission made; null when skipped.' },
-        skipped: { type: ['string', 'null'], enum: [...SALE_SKIP_REASONS, ...FRAUD_SKIP_REASONS, null], description: 'Why no commission was made; null when one was.' },
+        skipped: {
+          type: ['string', 'null'],
+          enum: [...SALE_SKIP_REASONS, ...FRAUD_SKIP_REASONS, null],
+          description: 'Why no commission was made; null when one was.',
+        },
       }),
   ],
   refundPreview: [
@@ -76,7 +87,10 @@ const MODELS = {
     () =>
       closed({
         commission: { ...ref('schemas', 'Commission'), description: 'The commission as the refund would leave it.' },
-        clawback: { oneOf: [ref('schemas', 'Commission'), { type: 'null' }], description: 'The clawback a refund after payment would make (its id is not kept); null before payment.' },
+        clawback: {
+          oneOf: [ref('schemas', 'Commission'), { type: 'null' }],
+          description: 'The clawback a refund after payment would make (its id is not kept); null before payment.',
+        },
         payoutChange: {
           oneOf: [
             closed({
@@ -88,7 +102,8 @@ const MODELS = {
             }),
             { type: 'null' },
           ],
-          description: 'The pending payout the commission would leave: its amount and status before and after (canceled at zero or below its minimum); null when it is in none.',
+          description:
+            'The pending payout the commission would leave: its amount and status before and after (canceled at zero or below its minimum); null when it is in none.',
         },
       }),
   ],
@@ -97,7 +112,10 @@ const MODELS = {
     () =>
       closed({
         commission: ref('schemas', 'Commission'),
-        clawback: { oneOf: [ref('schemas', 'Commission'), { type: 'null' }], description: 'The clawback made when the commission had been paid.' },
+        clawback: {
+          oneOf: [ref('schemas', 'Commission'), { type: 'null' }],
+          description: 'The clawback made when the commission had been paid.',
+        },
       }),
   ],
   integration: ['Integration', () => answerJsonSchema('integrations', 'integration')],
@@ -108,7 +126,11 @@ const MODELS = {
     'WebhookWithSecret',
     () => {
       const webhook = answerJsonSchema('webhooks', 'webhook') as { properties: Record<string, unknown>; required: string[] }
-      const secret = { type: 'string', pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$', description: 'Shown in this answer only: keep it to verify signatures.' }
+      const secret = {
+        type: 'string',
+        pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$',
+        description: 'Shown in this answer only: keep it to verify signatures.',
+      }
       return closed({ ...webhook.properties, secret }, [...webhook.required, 'secret'])
     },
   ],
@@ -121,7 +143,11 @@ const MODELS = {
         type: { type: 'string', enum: [...EVENT_TYPES] },
         createdAt: { type: 'string', format: 'date-time' },
         workspaceId: { type: 'string', format: 'uuid' },
-        sequence: { type: 'integer', minimum: 1, description: 'Grows with commit order: an event committed later has a larger sequence (there may be gaps).' },
+        sequence: {
+          type: 'integer',
+          minimum: 1,
+          description: 'Grows with commit order: an event committed later has a larger sequence (there may be gaps).',
+        },
         data: { type: 'object', description: 'The resource as the API answers it, plus `previousStatus` on status changes.' },
       }),
   ],
@@ -130,7 +156,7 @@ const MODELS = {
     () =>
       closed({
         items: { type: 'array', items: ref('schemas', 'Event') },
-        hasMore: { type: 'boolean', description: 'More events follow: ask again with `after` set to the last item\'s id.' },
+        hasMore: { type: 'boolean', description: "More events follow: ask again with `after` set to the last item's id." },
       }),
   ],
   reportSummary: ['ReportSummary', () => closed({ ...periodProperties(), ...reportFigures() })],
@@ -145,7 +171,11 @@ const MODELS = {
           type: 'array',
           items: closed({
             start: { type: 'string', format: 'date-time' },
-            end: { type: 'string', format: 'date-time', description: "The next bucket's start: a day across a daylight-saving change lasts 23 or 25 hours." },
+            end: {
+              type: 'string',
+              format: 'date-time',
+              description: "The next bucket's start: a day across a daylight-saving change lasts 23 or 25 hours.",
+            },
             opens: count(),
             clicks: count(),
             signups: count(),
@@ -204,10 +234,19 @@ function reportFigures(): Record<string, JsonSchema> {
     signups: { ...count(), description: 'Referred e-mails whose first record for the affiliate is dated in the period.' },
     conversionRate: rate(),
     commissions: countAndAmount('Sales dated in the period; amount: what they earn (not refunded, less refunds after payment).'),
-    byStatus: closed(Object.fromEntries(COMMISSION_STATUSES.map((status) => [status, countAndAmount(`The sales that are ${status} now; amount: the sum of their amounts.`)]))),
+    byStatus: closed(
+      Object.fromEntries(
+        COMMISSION_STATUSES.map((status) => [
+          status,
+          countAndAmount(`The sales that are ${status} now; amount: the sum of their amounts.`),
+        ]),
+      ),
+    ),
     clawbacks: countAndAmount('Clawbacks made in the period (negative amounts).'),
     paidOut: countAndAmount('Payouts paid in the period.'),
-    sales: countAndAmount('Sales dated in the period; amount: what the referred customers paid (their saleAmount, before refunds; 0 for commissions added without a sale): the referred revenue.'),
+    sales: countAndAmount(
+      'Sales dated in the period; amount: what the referred customers paid (their saleAmount, before refunds; 0 for commissions added without a sale): the referred revenue.',
+    ),
   }
 }
 
@@ -246,7 +285,9 @@ const ERRORS: Record<number, string> = {
 
 /** The codes an error answer with this status may carry, in the order `ERROR_CODES` lists them. */
 export const codesOfStatus = (status: number): string[] =>
-  Object.entries(ERROR_CODES).filter(([, [codeStatus]]) => codeStatus === status).map(([code]) => code)
+  Object.entries(ERROR_CODES)
+    .filter(([, [codeStatus]]) => codeStatus === status)
+    .map(([code]) => code)
 
 /** The error schema of one status: the shared `Error` with that status and its codes. */
 const errorSchema = (status: number) => ({
@@ -255,14 +296,26 @@ const errorSchema = (status: number) => ({
 
 /** A status's description followed by the codes it answers with and what each means. */
 const describeStatus = (status: number): string =>
-  `${ERRORS[status] ?? 'Error'}. Codes: ${codesOfStatus(status).map((code) => `\`${code}\` (${ERROR_CODES[code as keyof typeof ERROR_CODES][1].replace(/\.$/, '')})`).join('; ')}.`
+  `${ERRORS[status] ?? 'Error'}. Codes: ${codesOfStatus(status)
+    .map((code) => `\`${code}\` (${ERROR_CODES[code as keyof typeof ERROR_CODES][1].replace(/\.$/, '')})`)
+    .join('; ')}.`
 
 /** Routes that call a payment provider's API (promo codes made and deactivated in Stripe): they may answer 502 and 503 too. */
 const callsProvider = (route: Route): boolean => route.operation[0] === 'promoCodes' && route.method !== 'GET'
 
 const errorsOf = (route: Route): number[] =>
   [
-    400, 401, 403, 404, 405, 429, 500, ...(route.body ? [408, 413, 415] : []), ...(route.method === 'POST' ? [409] : []), 422, ...(callsProvider(route) ? [502, 503] : []),
+    400,
+    401,
+    403,
+    404,
+    405,
+    429,
+    500,
+    ...(route.body ? [408, 413, 415] : []),
+    ...(route.method === 'POST' ? [409] : []),
+    422,
+    ...(callsProvider(route) ? [502, 503] : []),
   ].sort((a, b) => a - b)
 
 const dataSchema = (answer: Exclude<Answer, 'csv'>): JsonSchema => {
@@ -304,21 +357,36 @@ function operation(route: Route): Record<string, unknown> {
     schema: struct.schema ?? {},
   }))
   if (route.method === 'POST') parameters.push(ref('parameters', 'Idempotency-Key'))
-  const success = (status: number) => (route.answer === 'csv' ? fileAnswer(route) : {
-    description: route.message,
-    headers: { ...rateLimitHeaders, ...(route.method === 'POST' ? { 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') } : {}) },
-    content: {
-      'application/json': {
-        schema: closed({
-          status: { const: status },
-          message: { const: route.message },
-          data: route.preview && route.preview.answer !== 'csv'
-            ? { oneOf: [dataSchema(route.answer), { ...dataSchema(route.preview.answer), description: `When \`${route.preview.field}\` is true: what would happen; nothing is written.` }] }
-            : dataSchema(route.answer),
-        }),
-      },
-    },
-  })
+  const success = (status: number) =>
+    route.answer === 'csv'
+      ? fileAnswer(route)
+      : {
+          description: route.message,
+          headers: {
+            ...rateLimitHeaders,
+            ...(route.method === 'POST' ? { 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') } : {}),
+          },
+          content: {
+            'application/json': {
+              schema: closed({
+                status: { const: status },
+                message: { const: route.message },
+                data:
+                  route.preview && route.preview.answer !== 'csv'
+                    ? {
+                        oneOf: [
+                          dataSchema(route.answer),
+                          {
+                            ...dataSchema(route.preview.answer),
+                            description: `When \`${route.preview.field}\` is true: what would happen; nothing is written.`,
+                          },
+                        ],
+                      }
+                    : dataSchema(route.answer),
+              }),
+            },
+          },
+        }
   return {
     operationId: `${namespace}${name[0]!.toUpperCase()}${name.slice(1)}`,
     summary: route.message.replace(/ successfully$/, ''),
@@ -333,7 +401,9 @@ function operation(route: Route): Record<string, unknown> {
             required: true,
             content: {
               'application/json': {
-                schema: route.alternativeBody ? { oneOf: [jsonSchemaOf(route.body), jsonSchemaOf(route.alternativeBody)] } : jsonSchemaOf(route.body),
+                schema: route.alternativeBody
+                  ? { oneOf: [jsonSchemaOf(route.body), jsonSchemaOf(route.alternativeBody)] }
+                  : jsonSchemaOf(route.body),
                 ...(route.example ? { example: route.example } : {}),
               },
             },
@@ -342,8 +412,22 @@ function operation(route: Route): Record<string, unknown> {
       : {}),
     responses: {
       [status]: success(status),
-      ...(route.alternativeStatus ? { [route.alternativeStatus.status]: { ...success(route.alternativeStatus.status), description: route.alternativeStatus.description } } : {}),
-      ...(route.statusIf ? { [route.statusIf.status]: { ...success(route.statusIf.status), description: `${route.message}, when \`${route.statusIf.field}\` is true` } } : {}),
+      ...(route.alternativeStatus
+        ? {
+            [route.alternativeStatus.status]: {
+              ...success(route.alternativeStatus.status),
+              description: route.alternativeStatus.description,
+            },
+          }
+        : {}),
+      ...(route.statusIf
+        ? {
+            [route.statusIf.status]: {
+              ...success(route.statusIf.status),
+              description: `${route.message}, when \`${route.statusIf.field}\` is true`,
+            },
+          }
+        : {}),
       ...Object.fromEntries(errorsOf(route).map((code) => [code, ref('responses', String(code))])),
     },
   }
@@ -357,7 +441,11 @@ function trackingPaths(): Record<string, Record<string, unknown>> {
     content: lookupResponse(429).content,
   }
   const cors = {
-    'Access-Control-Allow-Origin': { description: "The request's `Origin`, when the key's `allowedOrigins` holds it.", required: false, schema: { type: 'string' } },
+    'Access-Control-Allow-Origin': {
+      description: "The request's `Origin`, when the key's `allowedOrigins` holds it.",
+      required: false,
+      schema: { type: 'string' },
+    },
     Vary: { description: '`Origin`', required: false, schema: { type: 'string' } },
   }
   const withCors = (code: number) => ({ ...lookupResponse(code), headers: cors })
@@ -392,7 +480,10 @@ function trackingPaths(): Record<string, Record<string, unknown>> {
           "key's `allowedOrigins`; another `Origin` is 403. Dedupe and bots as for the redirect; a bot's `clickId` is null.",
         tags: ['tracking'],
         security: [{ publishableKey: [] }],
-        requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(linkTrack), example: { referralCode: 'REF-7K2M9QXD', event: 'click' } } } },
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: jsonSchemaOf(linkTrack), example: { referralCode: 'REF-7K2M9QXD', event: 'click' } } },
+        },
         responses: {
           200: {
             description: BEACON_MESSAGE,
@@ -402,12 +493,19 @@ function trackingPaths(): Record<string, Record<string, unknown>> {
                 schema: closed({
                   status: { const: 200 },
                   message: { const: BEACON_MESSAGE },
-                  data: closed({ clickId: { type: ['string', 'null'], format: 'uuid', description: 'Null for a bot: nothing was counted.' } }),
+                  data: closed({
+                    clickId: { type: ['string', 'null'], format: 'uuid', description: 'Null for a bot: nothing was counted.' },
+                  }),
                 }),
               },
             },
           },
-          ...Object.fromEntries([400, 401, 403, 404, 408, 413, 415, 429, 500].map((code) => [code, code === 429 ? { ...limited, headers: { ...limited.headers, ...cors } } : withCors(code)])),
+          ...Object.fromEntries(
+            [400, 401, 403, 404, 408, 413, 415, 429, 500].map((code) => [
+              code,
+              code === 429 ? { ...limited, headers: { ...limited.headers, ...cors } } : withCors(code),
+            ]),
+          ),
         },
       },
       options: {
@@ -447,7 +545,12 @@ function components(): Record<string, unknown> {
       total: { type: 'integer', minimum: 0 },
       totalPages: { type: 'integer', minimum: 0 },
     }),
-    FieldError: closed({ type: { const: 'field' }, msg: { type: 'string' }, path: { type: 'string' }, location: { enum: ['body', 'query'] } }),
+    FieldError: closed({
+      type: { const: 'field' },
+      msg: { type: 'string' },
+      path: { type: 'string' },
+      location: { enum: ['body', 'query'] },
+    }),
     Error: {
       ...closed(
         {
@@ -455,22 +558,30 @@ function components(): Record<string, unknown> {
           code: {
             type: 'string',
             enum: Object.keys(ERROR_CODES),
-            description: 'What went wrong, as a stable name: switch on it, never on `message`. Each code with its status and meaning:\n\n' +
-              Object.entries(ERROR_CODES).map(([code, [status, meaning]]) => `- \`${code}\` (${status}): ${meaning}`).join('\n'),
+            description:
+              'What went wrong, as a stable name: switch on it, never on `message`. Each code with its status and meaning:\n\n' +
+              Object.entries(ERROR_CODES)
+                .map(([code, [status, meaning]]) => `- \`${code}\` (${status}): ${meaning}`)
+                .join('\n'),
           },
           message: { type: 'string', description: 'For people; its text may change.' },
           errors: { type: 'array', items: ref('schemas', 'FieldError'), minItems: 1, maxItems: MAX_FIELD_ERRORS },
         },
         ['status', 'code', 'message'],
       ),
-      'x-error-codes': Object.fromEntries(Object.entries(ERROR_CODES).map(([code, [status, description]]) => [code, { status, description }])),
+      'x-error-codes': Object.fromEntries(
+        Object.entries(ERROR_CODES).map(([code, [status, description]]) => [code, { status, description }]),
+      ),
     },
     Health: closed({ status: { const: 'ok' }, service: { type: 'string' }, timestamp: { type: 'string', format: 'date-time' } }),
     HealthUnavailable: closed({
       status: { const: 'unavailable' },
       service: { type: 'string' },
       timestamp: { type: 'string', format: 'date-time' },
-      reason: { type: 'string', description: 'Why, e.g. `storage: the database cannot be opened (trying again): … is in use by process 4242 …`.' },
+      reason: {
+        type: 'string',
+        description: 'Why, e.g. `storage: the database cannot be opened (trying again): … is in use by process 4242 …`.',
+      },
     }),
   }
   for (const [name, describe] of Object.values(MODELS)) schemas[name] = describe()
@@ -482,7 +593,11 @@ function components(): Record<string, unknown> {
     // 401 (before a key is known), 405 and 500 of an unknown path carry no key's limits.
     if (status === 429) headers['Retry-After'] = ref('headers', 'Retry-After')
     if (status === 405) headers.Allow = ref('headers', 'Allow')
-    responses[code] = { description: describeStatus(status), ...(Object.keys(headers).length ? { headers } : {}), content: { 'application/json': { schema: errorSchema(status) } } }
+    responses[code] = {
+      description: describeStatus(status),
+      ...(Object.keys(headers).length ? { headers } : {}),
+      content: { 'application/json': { schema: errorSchema(status) } },
+    }
   }
 
   return {
@@ -491,7 +606,8 @@ function components(): Record<string, unknown> {
       bearerKey: {
         type: 'http',
         scheme: 'bearer',
-        description: 'The same API key as `Authorization: Bearer <key>`, for clients that only send bearer tokens. Sent with a different `x-auth-service`: 401.',
+        description:
+          'The same API key as `Authorization: Bearer <key>`, for clients that only send bearer tokens. Sent with a different `x-auth-service`: 401.',
       },
       publishableKey: {
         type: 'apiKey',
@@ -517,7 +633,11 @@ function components(): Record<string, unknown> {
       'RateLimit-Remaining': integerHeader('Requests left in the burst now (absent when `rateLimit: false`).', false),
       'RateLimit-Reset': integerHeader('Seconds until the burst is full again (absent when `rateLimit: false`).', false),
       'Retry-After': integerHeader('Seconds to wait before trying again.'),
-      'Idempotent-Replayed': { description: 'Present (`true`) on an answer replayed for a repeated `Idempotency-Key`.', required: false, schema: { const: 'true' } },
+      'Idempotent-Replayed': {
+        description: 'Present (`true`) on an answer replayed for a repeated `Idempotency-Key`.',
+        required: false,
+        schema: { const: 'true' },
+      },
       Allow: { description: 'The methods the path answers.', required: true, schema: { type: 'string' } },
     },
   }
@@ -533,7 +653,10 @@ export function openApiDocument(basePath: string): Record<string, unknown> {
         security: [],
         responses: {
           200: { description: 'Up', content: { 'application/json': { schema: ref('schemas', 'Health') } } },
-          503: { description: 'The storage is not open (yet): every other route would fail', content: { 'application/json': { schema: ref('schemas', 'HealthUnavailable') } } },
+          503: {
+            description: 'The storage is not open (yet): every other route would fail',
+            content: { 'application/json': { schema: ref('schemas', 'HealthUnavailable') } },
+          },
         },
       },
     },

@@ -9,15 +9,29 @@
  */
 export type Answer = { one: Model } | { page: Model } | { items: Model } | 'deleted' | 'csv'
 export type Model =
-  | 'campaign' | 'affiliate' | 'link' | 'linkTrack' | 'commission' | 'referredUser' | 'payout' | 'payoutRun' | 'balance'
+  | 'campaign'
+  | 'affiliate'
+  | 'link'
+  | 'linkTrack'
+  | 'commission'
+  | 'referredUser'
+  | 'payout'
+  | 'payoutRun'
+  | 'balance'
   | 'webhook'
   | 'webhookWithSecret'
   | 'delivery'
   | 'event'
   | 'eventPage'
-  | 'reportSummary' | 'reportTimeseries' | 'topAffiliates'
-  | 'customer' | 'saleResult' | 'saleRefundResult' | 'refundPreview'
-  | 'integration' | 'providerEvent'
+  | 'reportSummary'
+  | 'reportTimeseries'
+  | 'topAffiliates'
+  | 'customer'
+  | 'saleResult'
+  | 'saleRefundResult'
+  | 'refundPreview'
+  | 'integration'
+  | 'providerEvent'
   | 'promoCode'
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
@@ -62,14 +76,32 @@ export const routeTable = {
   },
   affiliates: {
     list: { method: 'GET', path: '/affiliates/list', message: 'Affiliates retrieved successfully', answer: { page: 'affiliate' } },
-    get: { method: 'GET', path: '/affiliates', message: 'Affiliate retrieved successfully', id: 'affiliateId', answer: { one: 'affiliate' } },
+    get: {
+      method: 'GET',
+      path: '/affiliates',
+      message: 'Affiliate retrieved successfully',
+      id: 'affiliateId',
+      answer: { one: 'affiliate' },
+    },
     create: { method: 'POST', path: '/affiliates', message: 'Affiliate created successfully', answer: { one: 'affiliate' } },
     /** Changes only the fields given. */
-    update: { method: 'PUT', path: '/affiliates', message: 'Affiliate updated successfully', id: 'affiliateId', answer: { one: 'affiliate' } },
+    update: {
+      method: 'PUT',
+      path: '/affiliates',
+      message: 'Affiliate updated successfully',
+      id: 'affiliateId',
+      answer: { one: 'affiliate' },
+    },
     /** Refused (422) while the affiliate has commissions or payouts; deletes its links. */
     delete: { method: 'DELETE', path: '/affiliates', message: 'Affiliate deleted successfully', id: 'affiliateId', answer: 'deleted' },
     /** Where its money stands now: held (not yet due), due, in payouts not yet paid, paid out. */
-    balance: { method: 'GET', path: '/affiliates/balance', message: 'Affiliate balance retrieved successfully', id: 'affiliateId', answer: { one: 'balance' } },
+    balance: {
+      method: 'GET',
+      path: '/affiliates/balance',
+      message: 'Affiliate balance retrieved successfully',
+      id: 'affiliateId',
+      answer: { one: 'balance' },
+    },
   },
   links: {
     /** Every link of `affiliateId`, newest first. */
@@ -82,11 +114,23 @@ export const routeTable = {
   },
   commissions: {
     list: { method: 'GET', path: '/commissions/list', message: 'Commissions retrieved successfully', answer: { page: 'commission' } },
-    get: { method: 'GET', path: '/commissions', message: 'Commission retrieved successfully', id: 'commissionId', answer: { one: 'commission' } },
+    get: {
+      method: 'GET',
+      path: '/commissions',
+      message: 'Commission retrieved successfully',
+      id: 'commissionId',
+      answer: { one: 'commission' },
+    },
     /** Moves the affiliate's (and link's) earnings and signups in the same transaction. */
     create: { method: 'POST', path: '/commissions', message: 'Commission created successfully', answer: { one: 'commission' } },
     /** Changes only the fields given; status moves follow the state machine (422 otherwise). */
-    update: { method: 'PUT', path: '/commissions', message: 'Commission updated successfully', id: 'commissionId', answer: { one: 'commission' } },
+    update: {
+      method: 'PUT',
+      path: '/commissions',
+      message: 'Commission updated successfully',
+      id: 'commissionId',
+      answer: { one: 'commission' },
+    },
     /** Refused (422) for money history: a `paid` commission, one in a payout, a clawback, one refunded after payment. */
     delete: { method: 'DELETE', path: '/commissions', message: 'Commission deleted successfully', id: 'commissionId', answer: 'deleted' },
     /** Refunds `amount` (default: what is left). Unpaid: the amount goes down (and it leaves a pending payout). Paid, or in a payout being paid: `refundedAmount` goes up and a clawback nets the refund into the next payout. `dryRun`: what would happen, and no write. */
@@ -100,21 +144,62 @@ export const routeTable = {
       preview: { field: 'dryRun', answer: { one: 'refundPreview' }, answerHas: 'payoutChange' },
     },
     /** Held commissions (`hold`, flagged by the fraud rules) become `pending`: payable once due. All or none; `commission.released` each. */
-    release: { method: 'POST', path: '/commissions/release', message: 'Commissions released successfully', status: 200, answer: { items: 'commission' } },
+    release: {
+      method: 'POST',
+      path: '/commissions/release',
+      message: 'Commissions released successfully',
+      status: 200,
+      answer: { items: 'commission' },
+    },
     /** Held commissions become `voided`: they earn nothing and are kept for history. All or none; `commission.voided` each. */
-    void: { method: 'POST', path: '/commissions/void', message: 'Commissions voided successfully', status: 200, answer: { items: 'commission' } },
+    void: {
+      method: 'POST',
+      path: '/commissions/void',
+      message: 'Commissions voided successfully',
+      status: 200,
+      answer: { items: 'commission' },
+    },
   },
   referredUsers: {
-    list: { method: 'GET', path: '/referred-users/list', message: 'Referred users retrieved successfully', answer: { page: 'referredUser' } },
+    list: {
+      method: 'GET',
+      path: '/referred-users/list',
+      message: 'Referred users retrieved successfully',
+      answer: { page: 'referredUser' },
+    },
     /** The newest record for this e-mail. */
-    get: { method: 'GET', path: '/referred-users', message: 'Referred user retrieved successfully', id: 'referredUser', answer: { one: 'referredUser' } },
+    get: {
+      method: 'GET',
+      path: '/referred-users',
+      message: 'Referred user retrieved successfully',
+      id: 'referredUser',
+      answer: { one: 'referredUser' },
+    },
     create: { method: 'POST', path: '/referred-users', message: 'Referred user created successfully', answer: { one: 'referredUser' } },
-    update: { method: 'PUT', path: '/referred-users', message: 'Referred user updated successfully', id: 'commissionId', answer: { one: 'referredUser' } },
-    delete: { method: 'DELETE', path: '/referred-users', message: 'Referred user deleted successfully', id: 'commissionId', answer: 'deleted' },
+    update: {
+      method: 'PUT',
+      path: '/referred-users',
+      message: 'Referred user updated successfully',
+      id: 'commissionId',
+      answer: { one: 'referredUser' },
+    },
+    delete: {
+      method: 'DELETE',
+      path: '/referred-users',
+      message: 'Referred user deleted successfully',
+      id: 'commissionId',
+      answer: 'deleted',
+    },
   },
   payouts: {
     /** Groups due commissions (`pending`, `dueAt <= asOf`, in no payout) into one payout per affiliate and campaign; `dryRun` shows the result and writes nothing. */
-    run: { method: 'POST', path: '/payouts/run', message: 'Payout run completed successfully', statusIf: { field: 'dryRun', status: 200 }, answer: { one: 'payoutRun' } },
+    run: {
+      method: 'POST',
+      path: '/payouts/run',
+      message: 'Payout run completed successfully',
+      statusIf: { field: 'dryRun', status: 200 },
+      answer: { one: 'payoutRun' },
+    },
     list: { method: 'GET', path: '/payouts/list', message: 'Payouts retrieved successfully', answer: { page: 'payout' } },
     get: { method: 'GET', path: '/payouts', message: 'Payout retrieved successfully', id: 'payoutId', answer: { one: 'payout' } },
     /** Moves a payout and its commissions: `paid` pays them, `failed` and `canceled` release them. */
@@ -122,7 +207,13 @@ export const routeTable = {
     /** The payouts chosen (`status` default `pending`) as a CSV file: `csv`, `paypal` or `wise`; `body` streams it. */
     export: { method: 'GET', path: '/payouts/export', message: 'Payouts exported successfully', answer: 'csv' },
     /** The commissions in a payout, oldest first. */
-    items: { method: 'GET', path: '/payouts/items', message: 'Payout items retrieved successfully', id: 'payoutId', answer: { page: 'commission' } },
+    items: {
+      method: 'GET',
+      path: '/payouts/items',
+      message: 'Payout items retrieved successfully',
+      id: 'payoutId',
+      answer: { page: 'commission' },
+    },
   },
   webhooks: {
     /** Answers the webhook with its `secret` (`whsec_...`), shown in this answer only. */
@@ -132,12 +223,37 @@ export const routeTable = {
     update: { method: 'PUT', path: '/webhooks', message: 'Webhook updated successfully', id: 'webhookId', answer: { one: 'webhook' } },
     delete: { method: 'DELETE', path: '/webhooks', message: 'Webhook deleted successfully', id: 'webhookId', answer: 'deleted' },
     /** A new secret, shown once; the previous ones also sign until their overlap (`overlapHours`, default 24) ends. */
-    rotateSecret: { method: 'POST', path: '/webhooks/rotate-secret', message: 'Webhook secret rotated successfully', status: 200, id: 'webhookId', answer: { one: 'webhookWithSecret' } },
+    rotateSecret: {
+      method: 'POST',
+      path: '/webhooks/rotate-secret',
+      message: 'Webhook secret rotated successfully',
+      status: 200,
+      id: 'webhookId',
+      answer: { one: 'webhookWithSecret' },
+    },
     /** Queues a `webhook.test` event for this webhook alone; answers its delivery. */
-    test: { method: 'POST', path: '/webhooks/test', message: 'Webhook test queued successfully', id: 'webhookId', answer: { one: 'delivery' } },
-    deliveries: { method: 'GET', path: '/webhooks/deliveries', message: 'Webhook deliveries retrieved successfully', answer: { page: 'delivery' } },
+    test: {
+      method: 'POST',
+      path: '/webhooks/test',
+      message: 'Webhook test queued successfully',
+      id: 'webhookId',
+      answer: { one: 'delivery' },
+    },
+    deliveries: {
+      method: 'GET',
+      path: '/webhooks/deliveries',
+      message: 'Webhook deliveries retrieved successfully',
+      answer: { page: 'delivery' },
+    },
     /** Makes a delivery due now. */
-    retryDelivery: { method: 'POST', path: '/webhooks/deliveries/retry', message: 'Webhook delivery scheduled successfully', status: 200, id: 'deliveryId', answer: { one: 'delivery' } },
+    retryDelivery: {
+      method: 'POST',
+      path: '/webhooks/deliveries/retry',
+      message: 'Webhook delivery scheduled successfully',
+      status: 200,
+      id: 'deliveryId',
+      answer: { one: 'delivery' },
+    },
   },
   events: {
     /** Events oldest first (commit order), after the event `after`, of `type`; at most `limit` (≤ 100). */
@@ -146,11 +262,26 @@ export const routeTable = {
   },
   reports: {
     /** Opens, clicks, signups, conversion rate, commissions (and by status), clawbacks, paid out, over `[from, to)`. */
-    summary: { method: 'GET', path: '/reports/summary', message: 'Report summary retrieved successfully', answer: { one: 'reportSummary' } },
+    summary: {
+      method: 'GET',
+      path: '/reports/summary',
+      message: 'Report summary retrieved successfully',
+      answer: { one: 'reportSummary' },
+    },
     /** The same per `interval` (default `day`) in `timezone` (default `UTC`), empty buckets included. */
-    timeseries: { method: 'GET', path: '/reports/timeseries', message: 'Report time series retrieved successfully', answer: { one: 'reportTimeseries' } },
+    timeseries: {
+      method: 'GET',
+      path: '/reports/timeseries',
+      message: 'Report time series retrieved successfully',
+      answer: { one: 'reportTimeseries' },
+    },
     /** The affiliates with any figure in the period, best first `by` (default `earnings`). */
-    topAffiliates: { method: 'GET', path: '/reports/top-affiliates', message: 'Top affiliates retrieved successfully', answer: { one: 'topAffiliates' } },
+    topAffiliates: {
+      method: 'GET',
+      path: '/reports/top-affiliates',
+      message: 'Top affiliates retrieved successfully',
+      answer: { one: 'topAffiliates' },
+    },
   },
   exports: {
     /** Every commission record the list filters match, as a CSV file read a page at a time. */
@@ -168,29 +299,79 @@ export const routeTable = {
   },
   conversions: {
     /** Makes the customer, bound to the affiliate the click, code or affiliate id names; a known `externalId` answers it unchanged (200). */
-    lead: { method: 'POST', path: '/conversions/lead', message: 'Lead recorded successfully', alternativeStatus: { status: 200, description: 'The externalId is already known: the customer, unchanged' }, answer: { one: 'customer' } },
+    lead: {
+      method: 'POST',
+      path: '/conversions/lead',
+      message: 'Lead recorded successfully',
+      alternativeStatus: { status: 200, description: 'The externalId is already known: the customer, unchanged' },
+      answer: { one: 'customer' },
+    },
     /** Makes the sale's commission by the campaign's rules, or says why none was made (`skipped`, 200); a repeated `invoiceId` answers the first answer. */
-    sale: { method: 'POST', path: '/conversions/sale', message: 'Sale recorded successfully', alternativeStatus: { status: 200, description: 'No commission was made (`skipped` says why), or the invoiceId was seen before: the first answer again' }, answer: { one: 'saleResult' } },
+    sale: {
+      method: 'POST',
+      path: '/conversions/sale',
+      message: 'Sale recorded successfully',
+      alternativeStatus: {
+        status: 200,
+        description: 'No commission was made (`skipped` says why), or the invoiceId was seen before: the first answer again',
+      },
+      answer: { one: 'saleResult' },
+    },
     /** Takes back the commission's share of a refunded sale (a clawback when it was paid); a repeated `refundId` answers the first answer. */
-    refund: { method: 'POST', path: '/conversions/refund', message: 'Refund recorded successfully', status: 200, answer: { one: 'saleRefundResult' } },
+    refund: {
+      method: 'POST',
+      path: '/conversions/refund',
+      message: 'Refund recorded successfully',
+      status: 200,
+      answer: { one: 'saleRefundResult' },
+    },
   },
   integrations: {
     /** Connects a payment provider (Stripe); the answer names the endpoint to give it and never the signing secret. */
     create: { method: 'POST', path: '/integrations', message: 'Integration created successfully', answer: { one: 'integration' } },
     list: { method: 'GET', path: '/integrations/list', message: 'Integrations retrieved successfully', answer: { page: 'integration' } },
-    get: { method: 'GET', path: '/integrations', message: 'Integration retrieved successfully', id: 'integrationId', answer: { one: 'integration' } },
+    get: {
+      method: 'GET',
+      path: '/integrations',
+      message: 'Integration retrieved successfully',
+      id: 'integrationId',
+      answer: { one: 'integration' },
+    },
     /** Changes the campaign, livemode or description, or replaces the signing secret. */
-    update: { method: 'PUT', path: '/integrations', message: 'Integration updated successfully', id: 'integrationId', answer: { one: 'integration' } },
+    update: {
+      method: 'PUT',
+      path: '/integrations',
+      message: 'Integration updated successfully',
+      id: 'integrationId',
+      answer: { one: 'integration' },
+    },
     /** Disconnects the provider and deletes its event log; what its events made stays. */
-    delete: { method: 'DELETE', path: '/integrations', message: 'Integration deleted successfully', id: 'integrationId', answer: 'deleted' },
+    delete: {
+      method: 'DELETE',
+      path: '/integrations',
+      message: 'Integration deleted successfully',
+      id: 'integrationId',
+      answer: 'deleted',
+    },
     /** The events the provider sent, by integration and status: processed, ignored or failed, and why. */
-    events: { method: 'GET', path: '/integrations/events/list', message: 'Integration events retrieved successfully', answer: { page: 'providerEvent' } },
+    events: {
+      method: 'GET',
+      path: '/integrations/events/list',
+      message: 'Integration events retrieved successfully',
+      answer: { page: 'providerEvent' },
+    },
   },
   promoCodes: {
     /** Gives an affiliate a code (any case, kept upper-case, unique in the workspace); with the workspace's Stripe key and the campaign's `stripeCouponId`, makes its Stripe promotion code. */
     create: { method: 'POST', path: '/promo-codes', message: 'Promo code created successfully', answer: { one: 'promoCode' } },
     list: { method: 'GET', path: '/promo-codes/list', message: 'Promo codes retrieved successfully', answer: { page: 'promoCode' } },
-    get: { method: 'GET', path: '/promo-codes', message: 'Promo code retrieved successfully', id: 'promoCodeId', answer: { one: 'promoCode' } },
+    get: {
+      method: 'GET',
+      path: '/promo-codes',
+      message: 'Promo code retrieved successfully',
+      id: 'promoCodeId',
+      answer: { one: 'promoCode' },
+    },
     /** Deletes the code and deactivates its Stripe promotion code (when the workspace's Stripe key reaches it); its customers stay attributed. */
     delete: { method: 'DELETE', path: '/promo-codes', message: 'Promo code deleted successfully', id: 'promoCodeId', answer: 'deleted' },
   },
@@ -202,7 +383,9 @@ export type Namespace = keyof RouteTable
 /** Every route of the table with where its operation lives: `[namespace, name, route]`. */
 export const routeEntries = (): [Namespace, string, RouteInfo][] =>
   Object.entries(routeTable).flatMap(([namespace, verbs]) =>
-    Object.entries(verbs as Record<string, RouteInfo>).map(([name, route]) => [namespace as Namespace, name, route] as [Namespace, string, RouteInfo]),
+    Object.entries(verbs as Record<string, RouteInfo>).map(
+      ([name, route]) => [namespace as Namespace, name, route] as [Namespace, string, RouteInfo],
+    ),
   )
 
 /** The query and body one call of the typed API (or the client) stands for: see `RouteInfo`. */

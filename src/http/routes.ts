@@ -23,7 +23,18 @@ import { customerId, customerList, customerUpdate } from '../schemas/customers.j
 import { conversionLead, conversionRefund, conversionSale } from '../schemas/conversions.js'
 import { integrationCreate, integrationId, integrationList, integrationUpdate, providerEventList } from '../schemas/integrations.js'
 import { promoCodeCreate, promoCodeId, promoCodeList } from '../schemas/promo-codes.js'
-import { deliveryList, deliveryRetry, eventId, eventList, webhookCreate, webhookId, webhookList, webhookRotate, webhookTest, webhookUpdate } from '../schemas/webhooks.js'
+import {
+  deliveryList,
+  deliveryRetry,
+  eventId,
+  eventList,
+  webhookCreate,
+  webhookId,
+  webhookList,
+  webhookRotate,
+  webhookTest,
+  webhookUpdate,
+} from '../schemas/webhooks.js'
 
 export { requestOf, routeTable, type Answer, type Method, type Model, type Namespace, type RouteInfo } from './route-table.js'
 
@@ -70,7 +81,16 @@ export const validation = {
   campaigns: {
     list: { query: campaignList },
     get: { query: campaignId },
-    create: { body: campaignCreate, example: { campaignName: 'Spring launch', workspaceId: WORKSPACE, commissionType: 'percentage', amount: 20, url: 'https://shop.example.com/' } },
+    create: {
+      body: campaignCreate,
+      example: {
+        campaignName: 'Spring launch',
+        workspaceId: WORKSPACE,
+        commissionType: 'percentage',
+        amount: 20,
+        url: 'https://shop.example.com/',
+      },
+    },
     update: { query: campaignId, body: campaignUpdate },
     delete: { query: campaignId },
   },
@@ -91,7 +111,10 @@ export const validation = {
   commissions: {
     list: { query: commissionList },
     get: { query: commissionId },
-    create: { body: commissionCreate, example: { campaignId: CAMPAIGN, affiliateId: AFFILIATE, amount: 49.5, referredUser: 'buyer@example.com' } },
+    create: {
+      body: commissionCreate,
+      example: { campaignId: CAMPAIGN, affiliateId: AFFILIATE, amount: 49.5, referredUser: 'buyer@example.com' },
+    },
     update: { query: commissionId, body: commissionUpdate },
     delete: { query: commissionId },
     refund: { body: commissionRefund, example: { commissionId: COMMISSION, amount: '10.00' } },
@@ -114,7 +137,14 @@ export const validation = {
     items: { query: payoutItems },
   },
   webhooks: {
-    create: { body: webhookCreate, example: { workspaceId: WORKSPACE, url: 'https://hooks.example.com/affiliates', events: ['commission.created', 'commission.refunded'] } },
+    create: {
+      body: webhookCreate,
+      example: {
+        workspaceId: WORKSPACE,
+        url: 'https://hooks.example.com/affiliates',
+        events: ['commission.created', 'commission.refunded'],
+      },
+    },
     list: { query: webhookList },
     get: { query: webhookId },
     update: { query: webhookId, body: webhookUpdate },
@@ -144,12 +174,21 @@ export const validation = {
     delete: { query: customerId },
   },
   conversions: {
-    lead: { body: conversionLead, example: { workspaceId: WORKSPACE, externalId: 'user_8812', email: 'buyer@example.com', affiliateId: AFFILIATE } },
-    sale: { body: conversionSale, example: { workspaceId: WORKSPACE, externalId: 'user_8812', amount: '49.00', currency: 'USD', invoiceId: 'in_1PqR2s' } },
+    lead: {
+      body: conversionLead,
+      example: { workspaceId: WORKSPACE, externalId: 'user_8812', email: 'buyer@example.com', affiliateId: AFFILIATE },
+    },
+    sale: {
+      body: conversionSale,
+      example: { workspaceId: WORKSPACE, externalId: 'user_8812', amount: '49.00', currency: 'USD', invoiceId: 'in_1PqR2s' },
+    },
     refund: { body: conversionRefund, example: { workspaceId: WORKSPACE, invoiceId: 'in_1PqR2s', amount: '10.00', refundId: 're_3Kx9' } },
   },
   integrations: {
-    create: { body: integrationCreate, example: { workspaceId: WORKSPACE, provider: 'stripe', signingSecret: 'whsec_5d2c8a1f', livemode: true } },
+    create: {
+      body: integrationCreate,
+      example: { workspaceId: WORKSPACE, provider: 'stripe', signingSecret: 'whsec_5d2c8a1f', livemode: true },
+    },
     list: { query: integrationList },
     get: { query: integrationId },
     update: { query: integrationId, body: integrationUpdate },

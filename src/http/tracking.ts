@@ -37,8 +37,10 @@ export interface TrackingRoutesOptions {
   limit: AddressThrottle | null
 }
 
-const invalidPublishableKey = () => new AffiliateError(401, 'Invalid publishable key. Send a pk_ key in x-publishable-key.', { code: 'invalid_publishable_key' })
-const originRefused = (origin: string) => new AffiliateError(403, `Origin ${origin} is not allowed for this publishable key`, { code: 'origin_not_allowed' })
+const invalidPublishableKey = () =>
+  new AffiliateError(401, 'Invalid publishable key. Send a pk_ key in x-publishable-key.', { code: 'invalid_publishable_key' })
+const originRefused = (origin: string) =>
+  new AffiliateError(403, `Origin ${origin} is not allowed for this publishable key`, { code: 'origin_not_allowed' })
 
 /** How long a browser may keep the preflight's answer: a day. */
 const PREFLIGHT_MAX_AGE = '86400'

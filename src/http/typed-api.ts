@@ -22,23 +22,27 @@ type Without<T, K> = Omit<T, K & keyof T>
  * `verb(id, input?)`; PUT `update(id, changes)`; GET and DELETE `get(id, query?)` with an `id`,
  * else `list(query)`.
  */
-export type Verb<R extends RouteInfo, V, F> = R extends { method: 'POST'; id: string; preview: { field: infer K extends string; answerHas: infer P extends string } }
+export type Verb<R extends RouteInfo, V, F> = R extends {
+  method: 'POST'
+  id: string
+  preview: { field: infer K extends string; answerHas: infer P extends string }
+}
   ? Previewing<Without<BodyOf<V>, R['id']>, K, AnswerOf<F>, { [Q in P]: unknown }>
   : R extends { method: 'POST'; id: string }
-  ? {} extends Without<BodyOf<V>, R['id']>
-    ? (id: string, input?: Without<BodyOf<V>, R['id']>) => Promise<AnswerOf<F>>
-    : (id: string, input: Without<BodyOf<V>, R['id']>) => Promise<AnswerOf<F>>
-  : R extends { method: 'POST' }
-    ? (input: BodyOf<V>) => Promise<AnswerOf<F>>
-    : R extends { method: 'PUT' }
-      ? (id: string, changes: BodyOf<V>) => Promise<AnswerOf<F>>
-      : R extends { id: string }
-        ? {} extends Without<QueryOf<V>, R['id']>
-          ? (id: string, query?: Without<QueryOf<V>, R['id']>) => Promise<AnswerOf<F>>
-          : (id: string, query: Without<QueryOf<V>, R['id']>) => Promise<AnswerOf<F>>
-        : {} extends QueryOf<V>
-          ? (query?: QueryOf<V>) => Promise<AnswerOf<F>>
-          : (query: QueryOf<V>) => Promise<AnswerOf<F>>
+    ? {} extends Without<BodyOf<V>, R['id']>
+      ? (id: string, input?: Without<BodyOf<V>, R['id']>) => Promise<AnswerOf<F>>
+      : (id: string, input: Without<BodyOf<V>, R['id']>) => Promise<AnswerOf<F>>
+    : R extends { method: 'POST' }
+      ? (input: BodyOf<V>) => Promise<AnswerOf<F>>
+      : R extends { method: 'PUT' }
+        ? (id: string, changes: BodyOf<V>) => Promise<AnswerOf<F>>
+        : R extends { id: string }
+          ? {} extends Without<QueryOf<V>, R['id']>
+            ? (id: string, query?: Without<QueryOf<V>, R['id']>) => Promise<AnswerOf<F>>
+            : (id: string, query: Without<QueryOf<V>, R['id']>) => Promise<AnswerOf<F>>
+          : {} extends QueryOf<V>
+            ? (query?: QueryOf<V>) => Promise<AnswerOf<F>>
+            : (query: QueryOf<V>) => Promise<AnswerOf<F>>
 
 /**
  * An action with a dry run (`preview` in its route): with `K` true it answers the preview (the
@@ -53,7 +57,11 @@ type Previewing<I, K extends string, A, Has> = {
 /** One namespace per resource, one method per route. Validation and rules are those of HTTP; failures throw `AffiliateError`. */
 export type ResourceApi = {
   [N in Namespace]: {
-    [M in keyof RouteTable[N]]: Verb<RouteTable[N][M] & RouteInfo, Validations[N][M & keyof Validations[N]], M extends keyof Operations[N] ? Operations[N][M] : never>
+    [M in keyof RouteTable[N]]: Verb<
+      RouteTable[N][M] & RouteInfo,
+      Validations[N][M & keyof Validations[N]],
+      M extends keyof Operations[N] ? Operations[N][M] : never
+    >
   }
 }
 
@@ -68,7 +76,11 @@ export interface AffiliateApi extends ResourceApi {
 function bind(ops: Operations, access: Access): ResourceApi {
   return apiOf<ResourceApi>((route, operation, args) => {
     const { query, body } = requestOf(route, args)
-    const answer = runRoute({ ...route, operation }, ops, { access, query: query as Query, body: body as Record<string, unknown> | undefined })
+    const answer = runRoute({ ...route, operation }, ops, {
+      access,
+      query: query as Query,
+      body: body as Record<string, unknown> | undefined,
+    })
     // An operation that may choose its status answers `Answered`: the typed API answers its data.
     return route.alternativeStatus ? answer.then((value) => (value instanceof Answered ? value.data : value)) : answer
   })

@@ -9,7 +9,8 @@ import { isUuid } from '../uuid.js'
 // A provider is one module (stripe.ts, paddle.ts, lemonsqueezy.ts) and one line in index.ts.
 
 /** The one answer to a bad or missing signature, a stale timestamp and an unknown integration. */
-export const invalidSignature = () => new AffiliateError(400, 'Invalid signature: the event is not signed by this integration', { code: 'invalid_signature' })
+export const invalidSignature = () =>
+  new AffiliateError(400, 'Invalid signature: the event is not signed by this integration', { code: 'invalid_signature' })
 
 /** A verified event: its id (unique per integration: a redelivery carries the same) and its type, as the event log keeps them. */
 export interface VerifiedEvent {
@@ -123,7 +124,13 @@ export function paymentOf(plan: ProviderPlan): PaymentFacts {
     case 'payment':
       return { ...none, invoiceId: plan.invoiceId, chargeId: plan.chargeId, paymentIntentId: plan.paymentIntentId }
     case 'refund':
-      return { invoiceId: plan.invoiceId, chargeId: plan.chargeId, paymentIntentId: plan.paymentIntentId, chargedMinor: plan.chargedMinor, refundedMinor: plan.amountRefundedMinor }
+      return {
+        invoiceId: plan.invoiceId,
+        chargeId: plan.chargeId,
+        paymentIntentId: plan.paymentIntentId,
+        chargedMinor: plan.chargedMinor,
+        refundedMinor: plan.amountRefundedMinor,
+      }
     default:
       // A refund part is applied at once or not at all: its record names no payment a later sale would apply it from.
       return none
@@ -167,17 +174,21 @@ export function guarded(read: () => ProviderPlan): ProviderPlan {
   }
 }
 
-export const isObject = (value: unknown): value is Record<string, any> => typeof value === 'object' && value !== null && !Array.isArray(value)
+export const isObject = (value: unknown): value is Record<string, any> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 /** A non-empty string, or malformed. */
 export const text = (value: unknown): string => (typeof value === 'string' && value !== '' ? value : malformed())
 /** A string or nothing (null, absent, empty). */
-export const optionalText = (value: unknown): string | null => (value === undefined || value === null || value === '' ? null : typeof value === 'string' ? value : malformed())
+export const optionalText = (value: unknown): string | null =>
+  value === undefined || value === null || value === '' ? null : typeof value === 'string' ? value : malformed()
 /** Minor units: a whole number, zero or more. */
-export const minor = (value: unknown): number => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : malformed())
+export const minor = (value: unknown): number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : malformed()
 export const optionalMinor = (value: unknown): number | null => (value === undefined || value === null ? null : minor(value))
 /** Minor units written as a string of digits (Paddle's totals). */
 export const minorString = (value: unknown): number => (typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : malformed())
-export const optionalObject = (value: unknown): Record<string, any> => (value === undefined || value === null ? {} : isObject(value) ? value : malformed())
+export const optionalObject = (value: unknown): Record<string, any> =>
+  value === undefined || value === null ? {} : isObject(value) ? value : malformed()
 /** An RFC 3339 time as ISO 8601 (UTC), or null. */
 export const optionalIsoTime = (value: unknown): string | null => {
   const written = optionalText(value)
@@ -200,7 +211,13 @@ const PROMO_CODE = /^[A-Za-z0-9_-]{3,40}$/
 
 /** A value naming a click (a UUID) or a referral code; null when it can be neither. */
 export const referralOf = (value: string | null, from: Referral['from']): Referral | null =>
-  value === null ? null : isUuid(value) ? { by: { clickId: value }, from } : REFERRAL_CODE.test(value) ? { by: { referralCode: value }, from } : null
+  value === null
+    ? null
+    : isUuid(value)
+      ? { by: { clickId: value }, from }
+      : REFERRAL_CODE.test(value)
+        ? { by: { referralCode: value }, from }
+        : null
 
 /**
  * The attribution a provider's custom data carries (Paddle's `custom_data`, Lemon Squeezy's

@@ -57,7 +57,12 @@ export async function verifyLemonSqueezyEvent(rawBody: string, signature: string
 }
 
 /** The event types the mapping reads (docs/lemonsqueezy.md lists them for the webhook). */
-export const LEMON_SQUEEZY_EVENT_TYPES = ['order_created', 'order_refunded', 'subscription_payment_success', 'subscription_payment_refunded'] as const
+export const LEMON_SQUEEZY_EVENT_TYPES = [
+  'order_created',
+  'order_refunded',
+  'subscription_payment_success',
+  'subscription_payment_refunded',
+] as const
 
 /** The object type each handled event carries. */
 const OBJECT_OF: Record<(typeof LEMON_SQUEEZY_EVENT_TYPES)[number], string> = {
@@ -80,11 +85,18 @@ function saleOf(event: LemonSqueezyEvent, attributes: Record<string, any>, invoi
   const currency = currencyOf(attributes.currency)
   if (total - tax === 0) return ignore('zero_amount')
   const custom = customAttribution(event.meta.custom_data)
-  const lsCustomer = attributes.customer_id === undefined || attributes.customer_id === null ? null : customerKey(minor(attributes.customer_id))
+  const lsCustomer =
+    attributes.customer_id === undefined || attributes.customer_id === null ? null : customerKey(minor(attributes.customer_id))
   const knownAs = [custom.externalId, lsCustomer].filter((key): key is string => key !== null)
   return {
     kind: 'sale',
-    buyer: { by: 'custom_data', knownAs, externalId: knownAs[0] ?? invoiceId, email: optionalText(attributes.user_email), referral: custom.referral },
+    buyer: {
+      by: 'custom_data',
+      knownAs,
+      externalId: knownAs[0] ?? invoiceId,
+      email: optionalText(attributes.user_email),
+      referral: custom.referral,
+    },
     sale: {
       amountMinor: total - tax,
       currency,
@@ -145,7 +157,8 @@ export function planLemonSqueezyEvent(event: LemonSqueezyEvent, integration: Int
   if (expected === undefined) return ignore('unhandled_type')
   const data = event.data
   if (event.id === '' || !isObject(data) || data.type !== expected) return ignore('malformed')
-  const testMode = typeof event.meta.test_mode === 'boolean' ? event.meta.test_mode : isObject(data.attributes) ? data.attributes.test_mode : undefined
+  const testMode =
+    typeof event.meta.test_mode === 'boolean' ? event.meta.test_mode : isObject(data.attributes) ? data.attributes.test_mode : undefined
   if (typeof testMode === 'boolean' && testMode === integration.livemode) return ignore('livemode_mismatch')
   return guarded(() => planOf(event, data))
 }

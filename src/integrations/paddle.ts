@@ -83,7 +83,13 @@ export async function verifyPaddleEvent(rawBody: string, header: string | null, 
 }
 
 /** The event types the mapping reads (docs/paddle.md lists them for the notification destination). */
-export const PADDLE_EVENT_TYPES = ['transaction.completed', 'adjustment.created', 'adjustment.updated', 'customer.created', 'customer.updated'] as const
+export const PADDLE_EVENT_TYPES = [
+  'transaction.completed',
+  'adjustment.created',
+  'adjustment.updated',
+  'customer.created',
+  'customer.updated',
+] as const
 
 /** The ids a known customer may have, the host's own first; the new customer's `externalId`. */
 function customerIds(hostId: string | null, paddleCustomerId: string | null, fallback: string): { knownAs: string[]; externalId: string } {
@@ -105,7 +111,12 @@ function planOf(event: PaddleEvent, data: Record<string, any>): ProviderPlan {
       const custom = customAttribution(data.custom_data)
       return {
         kind: 'sale',
-        buyer: { by: 'custom_data', ...customerIds(custom.externalId, optionalText(data.customer_id), invoiceId), email: null, referral: custom.referral },
+        buyer: {
+          by: 'custom_data',
+          ...customerIds(custom.externalId, optionalText(data.customer_id), invoiceId),
+          email: null,
+          referral: custom.referral,
+        },
         sale: {
           amountMinor: total - tax,
           currency,
@@ -135,7 +146,13 @@ function planOf(event: PaddleEvent, data: Record<string, any>): ProviderPlan {
       const custom = customAttribution(data.custom_data)
       // A referral added to a customer made long ago dates from the update, not from the customer.
       const at = event.type === 'customer.created' ? optionalIsoTime(data.created_at) : optionalIsoTime(event.occurredAt)
-      return { kind: 'lead', ...customerIds(custom.externalId, paddleCustomerId, paddleCustomerId), email: optionalText(data.email), referral: custom.referral, at }
+      return {
+        kind: 'lead',
+        ...customerIds(custom.externalId, paddleCustomerId, paddleCustomerId),
+        email: optionalText(data.email),
+        referral: custom.referral,
+        at,
+      }
     }
     default:
       return ignore('unhandled_type')

@@ -45,7 +45,10 @@ const unavailable = (cause: unknown) =>
 
 /** A Stripe error as the API's answer: its refusals (4xx) are 422 `provider_refused`, the rest 502 `provider_error`, both with Stripe's message. */
 function stripeFailure(error: unknown, doing: string): AffiliateError {
-  const status = typeof error === 'object' && error !== null && 'statusCode' in error && typeof error.statusCode === 'number' ? error.statusCode : undefined
+  const status =
+    typeof error === 'object' && error !== null && 'statusCode' in error && typeof error.statusCode === 'number'
+      ? error.statusCode
+      : undefined
   const message = error instanceof Error ? error.message : String(error)
   if (status !== undefined && status >= 400 && status < 500 && status !== 429) {
     return new AffiliateError(422, `Stripe refused to ${doing}: ${message}`, { code: 'provider_refused', cause: error })
@@ -53,7 +56,8 @@ function stripeFailure(error: unknown, doing: string): AffiliateError {
   return new AffiliateError(502, `Stripe failed to ${doing}: ${message}`, { code: 'provider_error', cause: error })
 }
 
-const isMissing = (error: unknown): boolean => typeof error === 'object' && error !== null && 'code' in error && error.code === 'resource_missing'
+const isMissing = (error: unknown): boolean =>
+  typeof error === 'object' && error !== null && 'code' in error && error.code === 'resource_missing'
 
 async function client(apiKey: string, options: StripeApiOptions) {
   const { default: Stripe } = await stripeModule().catch((error: unknown) => {
@@ -91,7 +95,12 @@ export async function createPromotionCode(apiKey: string, options: StripeApiOpti
 }
 
 /** Deactivates a Stripe promotion code (Stripe deletes none); one Stripe no longer knows is taken as gone. */
-export async function deactivatePromotionCode(apiKey: string, options: StripeApiOptions, promoCodeId: string, promotionCodeId: string): Promise<void> {
+export async function deactivatePromotionCode(
+  apiKey: string,
+  options: StripeApiOptions,
+  promoCodeId: string,
+  promotionCodeId: string,
+): Promise<void> {
   const stripe = await client(apiKey, options)
   try {
     await stripe.promotionCodes.update(promotionCodeId, { active: false }, { idempotencyKey: deactivateKeyOf(promoCodeId) })

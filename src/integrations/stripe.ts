@@ -36,10 +36,14 @@ export const STRIPE_INSTALL = 'npm install stripe'
  * installs it; reported to `onError` (as every 5xx) with the cause.
  */
 export const stripeMissing = (cause: unknown) =>
-  new AffiliateError(503, `Stripe events need the stripe package, which could not be loaded: run \`${STRIPE_INSTALL}\` in the host (an optional peer dependency of affiliate-service). Stripe delivers this event again.`, {
-    code: 'provider_unavailable',
-    cause,
-  })
+  new AffiliateError(
+    503,
+    `Stripe events need the stripe package, which could not be loaded: run \`${STRIPE_INSTALL}\` in the host (an optional peer dependency of affiliate-service). Stripe delivers this event again.`,
+    {
+      code: 'provider_unavailable',
+      cause,
+    },
+  )
 
 type StripeModule = typeof import('stripe')
 let loaded: Promise<StripeModule> | undefined
@@ -65,7 +69,14 @@ export async function verifyStripeEvent(rawBody: string, signature: string | nul
   if (!signature) throw invalidSignature()
   const { default: Stripe } = await stripeModule()
   try {
-    const event = await Stripe.webhooks.constructEventAsync(rawBody, signature, secret, TOLERANCE_SECONDS, Stripe.createSubtleCryptoProvider(), nowMs)
+    const event = await Stripe.webhooks.constructEventAsync(
+      rawBody,
+      signature,
+      secret,
+      TOLERANCE_SECONDS,
+      Stripe.createSubtleCryptoProvider(),
+      nowMs,
+    )
     return event
   } catch {
     throw invalidSignature()
@@ -74,7 +85,13 @@ export async function verifyStripeEvent(rawBody: string, signature: string | nul
 
 /** A reference to another object: its id, or the expanded object's `id`; null when absent. */
 const reference = (value: unknown): string | null =>
-  value === undefined || value === null ? null : typeof value === 'string' ? value : isObject(value) && typeof value.id === 'string' ? value.id : malformed()
+  value === undefined || value === null
+    ? null
+    : typeof value === 'string'
+      ? value
+      : isObject(value) && typeof value.id === 'string'
+        ? value.id
+        : malformed()
 /** A Unix time in seconds as ISO 8601, or null. */
 const optionalTime = (value: unknown): string | null => {
   const seconds = optionalMinor(value)
@@ -87,7 +104,10 @@ export const subscriptionOf = (invoice: Record<string, any>): string | null =>
 
 /** An invoice's payment as far as the invoice names it: `charge` and `payment_intent` (older), or its first payment when `payments` was expanded. */
 function paymentOfInvoice(invoice: Record<string, any>): { chargeId: string | null; paymentIntentId: string | null } {
-  const first = isObject(invoice.payments) && Array.isArray(invoice.payments.data) && isObject(invoice.payments.data[0]) ? optionalObject(invoice.payments.data[0].payment) : {}
+  const first =
+    isObject(invoice.payments) && Array.isArray(invoice.payments.data) && isObject(invoice.payments.data[0])
+      ? optionalObject(invoice.payments.data[0].payment)
+      : {}
   return {
     chargeId: reference(invoice.charge) ?? reference(first.charge),
     paymentIntentId: reference(invoice.payment_intent) ?? reference(first.payment_intent),
@@ -108,13 +128,26 @@ const OBJECT_OF: Record<string, string> = {
 export const HANDLED_EVENT_TYPES = Object.keys(OBJECT_OF)
 
 /** The promotion codes of discounts (each `promotion_code` an id or the expanded object); a discount given only by its id (`di_…`) names none. */
-const promotionCodesOf = (discounts: unknown[]): string[] =>
-  [...new Set(discounts.flatMap((discount) => (isObject(discount) ? [reference(discount.promotion_code)] : [])).filter((id): id is string => id !== null))]
+const promotionCodesOf = (discounts: unknown[]): string[] => [
+  ...new Set(
+    discounts
+      .flatMap((discount) => (isObject(discount) ? [reference(discount.promotion_code)] : []))
+      .filter((id): id is string => id !== null),
+  ),
+]
 
 /** A list, or nothing (null, absent); anything else is malformed. */
-const optionalList = (value: unknown): unknown[] => (value === undefined || value === null ? [] : Array.isArray(value) ? value : malformed())
+const optionalList = (value: unknown): unknown[] =>
+  value === undefined || value === null ? [] : Array.isArray(value) ? value : malformed()
 
-function attribution(object: Record<string, any>, stripeCustomerId: string | null, clientReference: string | null, email: string | null, at: string | null, promotionCodes: string[]): ProviderPlan {
+function attribution(
+  object: Record<string, any>,
+  stripeCustomerId: string | null,
+  clientReference: string | null,
+  email: string | null,
+  at: string | null,
+  promotionCodes: string[],
+): ProviderPlan {
   const metadata = optionalObject(object.metadata)
   const externalId = optionalText(metadata.externalId)
   const knownAs = [...new Set([clientReference, externalId].filter((id): id is string => id !== null))]
@@ -136,13 +169,34 @@ function planOf(event: StripeEvent, object: Record<string, any>): ProviderPlan {
     case 'checkout.session.completed': {
       const email = optionalText(optionalObject(object.customer_details).email) ?? optionalText(object.customer_email)
       // The lead's time is when the checkout was opened: its invoice is paid (and may be delivered) before it completes.
-      return attribution(object, reference(object.customer), optionalText(object.client_reference_id), email, optionalTime(object.created), promotionCodesOf(optionalList(object.discounts)))
+      return attribution(
+        object,
+        reference(object.customer),
+        optionalText(object.client_reference_id),
+        email,
+        optionalTime(object.created),
+        promotionCodesOf(optionalList(object.discounts)),
+      )
     }
     case 'customer.created':
-      return attribution(object, text(object.id), null, optionalText(object.email), optionalTime(object.created), promotionCodesOf([object.discount]))
+      return attribution(
+        object,
+        text(object.id),
+        null,
+        optionalText(object.email),
+        optionalTime(object.created),
+        promotionCodesOf([object.discount]),
+      )
     // A referral added to a customer made long ago dates from the update, not from the customer.
     case 'customer.updated':
-      return attribution(object, text(object.id), null, optionalText(object.email), optionalTime(event.created), promotionCodesOf([object.discount]))
+      return attribution(
+        object,
+        text(object.id),
+        null,
+        optionalText(object.email),
+        optionalTime(event.created),
+        promotionCodesOf([object.discount]),
+      )
     case 'invoice.paid': {
       const total = minor(object.total)
       const amountPaid = minor(object.amount_paid)

@@ -26,7 +26,8 @@ export interface MemoryKeyEntry {
 function checkEntry(entry: MemoryKeyEntry, index: number): void {
   const at = `memoryKeyStore: entry ${index}`
   if (typeof entry !== 'object' || entry === null) throw new TypeError(`${at} must be an object`)
-  if (typeof entry.key !== 'string' || entry.key === '') throw new TypeError(`${at}: key must be a non-empty string (is an environment variable unset?)`)
+  if (typeof entry.key !== 'string' || entry.key === '')
+    throw new TypeError(`${at}: key must be a non-empty string (is an environment variable unset?)`)
   if (typeof entry.userId !== 'string' || entry.userId === '') throw new TypeError(`${at}: userId must be a non-empty string`)
   if (!Array.isArray(entry.workspaceIds)) throw new TypeError(`${at}: workspaceIds must be an array of UUIDs`)
   for (const id of entry.workspaceIds as unknown[]) {
@@ -74,7 +75,9 @@ export function memoryKeyStore(entries: readonly MemoryKeyEntry[], options: Memo
       keyId: entry.keyId ?? hash.slice(0, 12),
       userId: entry.userId,
       workspaceIds: Object.freeze(entry.workspaceIds.map((id: string) => id.toLowerCase())),
-      ...(publishable ? { publishable: Object.freeze({ allowedOrigins: Object.freeze((entry.allowedOrigins ?? []).map(normalizeOrigin)) }) } : {}),
+      ...(publishable
+        ? { publishable: Object.freeze({ allowedOrigins: Object.freeze((entry.allowedOrigins ?? []).map(normalizeOrigin)) }) }
+        : {}),
     })
     const prefix = hash.slice(0, 16)
     byPrefix.set(prefix, [...(byPrefix.get(prefix) ?? []), { hash, principal }])
@@ -111,13 +114,20 @@ export function memoryKeyStore(entries: readonly MemoryKeyEntry[], options: Memo
       const kind = input.kind ?? 'secret'
       if (kind === 'secret' && input.allowedOrigins !== undefined) throw new TypeError('allowedOrigins is for publishable keys (pk_…) only')
       const key = kind === 'publishable' ? generatePublishableKey() : generateApiKey()
-      const entry = { userId: input.userId ?? newId(), workspaceIds: input.workspaceIds, keyId: newId(), ...(input.allowedOrigins ? { allowedOrigins: input.allowedOrigins } : {}) }
+      const entry = {
+        userId: input.userId ?? newId(),
+        workspaceIds: input.workspaceIds,
+        keyId: newId(),
+        ...(input.allowedOrigins ? { allowedOrigins: input.allowedOrigins } : {}),
+      }
       checkEntry({ key, ...entry }, infos.size)
       return { key, info: { ...add(key, entry, input.label ?? '') } }
     },
     async list(filter = {}) {
       const workspaceId = filter.workspaceId?.toLowerCase()
-      return [...infos.values()].filter((info) => workspaceId === undefined || info.workspaceIds.includes(workspaceId)).map((info) => ({ ...info }))
+      return [...infos.values()]
+        .filter((info) => workspaceId === undefined || info.workspaceIds.includes(workspaceId))
+        .map((info) => ({ ...info }))
     },
     async revoke(keyId) {
       const info = infos.get(keyId)

@@ -17,7 +17,15 @@ export function normalizeOrigin(value: unknown): string {
   } catch {
     url = undefined
   }
-  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password || url.search || url.hash || url.pathname !== '/') {
+  if (
+    !url ||
+    (url.protocol !== 'https:' && url.protocol !== 'http:') ||
+    url.username ||
+    url.password ||
+    url.search ||
+    url.hash ||
+    url.pathname !== '/'
+  ) {
     throw new TypeError(`allowedOrigins: ${JSON.stringify(value)} is not an origin such as https://shop.example.com (or *)`)
   }
   return url.origin

@@ -161,10 +161,9 @@ export function storageKeyStore(storage: Storage, options: StorageKeyStoreOption
     },
     add,
     async list(filter = {}) {
-      const records = await storage.transaction(
-        (tx) => tx.find('apiKeys', { orderBy: { field: 'createdAt', direction: 'ASC' } }),
-        { readOnly: true },
-      )
+      const records = await storage.transaction((tx) => tx.find('apiKeys', { orderBy: { field: 'createdAt', direction: 'ASC' } }), {
+        readOnly: true,
+      })
       const workspaceId = filter.workspaceId?.toLowerCase()
       return records.filter((record) => workspaceId === undefined || record.workspaceIds.includes(workspaceId)).map(info)
     },

@@ -55,8 +55,7 @@ export function consumeToken(
  * client waiting that long finds one, and at least 1. A refusal by the in-flight cap alone has a
  * token ready and cannot know when a slot frees, so it answers the honest minimum, 1.
  */
-export const retryAfterSeconds = (decision: LimitDecision): number =>
-  Math.max(1, Math.ceil(decision.tokenWaitMs / 1000))
+export const retryAfterSeconds = (decision: LimitDecision): number => Math.max(1, Math.ceil(decision.tokenWaitMs / 1000))
 
 /** `RateLimit-Reset`: whole seconds until the bucket is full again (0 when it is). */
 export const resetSeconds = (decision: LimitDecision): number => Math.ceil(decision.fullInMs / 1000)

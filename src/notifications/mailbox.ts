@@ -14,7 +14,9 @@ export interface DevelopmentMailbox extends MailboxReader {
  * machine; `npm start` uses it when `SMTP_URL` is unset. Not for production: sign-in links are in it.
  * @example const mailbox = developmentMailbox({ log: (m) => logger.info(m.subject) }); createAffiliateService({ ..., notify: { mailbox } })
  */
-export function developmentMailbox(options: { keep?: number; log?: (message: MailboxMessage) => void; now?: () => number } = {}): DevelopmentMailbox {
+export function developmentMailbox(
+  options: { keep?: number; log?: (message: MailboxMessage) => void; now?: () => number } = {},
+): DevelopmentMailbox {
   const keep = options.keep ?? 100
   if (!Number.isSafeInteger(keep) || keep < 1) throw new TypeError('developmentMailbox: keep must be a whole number of at least 1')
   const kept: MailboxMessage[] = []

@@ -96,7 +96,10 @@ export interface NotifyOptions {
    * Overrides a kind's words: answer the parts to replace (`subject`, `text`, `html`), or nothing
    * to keep the defaults. A throw is a failed attempt.
    */
-  render?: (kind: NotificationKind, data: NotificationData) => Partial<RenderedText> | null | undefined | Promise<Partial<RenderedText> | null | undefined>
+  render?: (
+    kind: NotificationKind,
+    data: NotificationData,
+  ) => Partial<RenderedText> | null | undefined | Promise<Partial<RenderedText> | null | undefined>
   /** The development mailbox (`developmentMailbox()`): messages go there (unless `send` is given) and the admin lists them. */
   mailbox?: MailboxReader & { send(message: NotificationMessage): void }
   /** Wait between looks for due messages, in ms. @default 1000 */
@@ -117,23 +120,31 @@ const ADDRESS = /^[^\s@<>,]+@[^\s@<>,]+$/
 
 /** Checks `notify` once, at start: a wrong option throws a TypeError naming it. */
 export function resolveNotifyOptions(options: NotifyOptions): ResolvedNotifyOptions {
-  if (typeof options !== 'object' || options === null) throw new TypeError('notify must be an object: { send, owners?, from?, programName?, render? }')
+  if (typeof options !== 'object' || options === null)
+    throw new TypeError('notify must be an object: { send, owners?, from?, programName?, render? }')
   const mailbox = options.mailbox ?? null
   if (mailbox !== null && (typeof mailbox.messages !== 'function' || typeof mailbox.send !== 'function')) {
     throw new TypeError('notify.mailbox must be a development mailbox, e.g. developmentMailbox()')
   }
   const send = options.send ?? (mailbox ? (message: NotificationMessage) => mailbox.send(message) : undefined)
-  if (typeof send !== 'function') throw new TypeError('notify.send must be a function (message) => void | Promise<void> (or give notify.mailbox)')
-  if (options.owners !== undefined && (!Array.isArray(options.owners) || !options.owners.every((o) => typeof o === 'string' && ADDRESS.test(o)))) {
+  if (typeof send !== 'function')
+    throw new TypeError('notify.send must be a function (message) => void | Promise<void> (or give notify.mailbox)')
+  if (
+    options.owners !== undefined &&
+    (!Array.isArray(options.owners) || !options.owners.every((o) => typeof o === 'string' && ADDRESS.test(o)))
+  ) {
     throw new TypeError('notify.owners must be a list of e-mail addresses')
   }
   for (const name of ['from', 'programName'] as const) {
     const value = options[name]
-    if (value !== undefined && (typeof value !== 'string' || value.trim() === '' || value.length > 200)) throw new TypeError(`notify.${name} must be a non-empty string of at most 200 characters`)
+    if (value !== undefined && (typeof value !== 'string' || value.trim() === '' || value.length > 200))
+      throw new TypeError(`notify.${name} must be a non-empty string of at most 200 characters`)
   }
-  if (options.render !== undefined && typeof options.render !== 'function') throw new TypeError('notify.render must be a function (kind, data) => { subject?, text?, html? }')
+  if (options.render !== undefined && typeof options.render !== 'function')
+    throw new TypeError('notify.render must be a function (kind, data) => { subject?, text?, html? }')
   const pollMs = options.pollMs ?? 1000
-  if (!Number.isSafeInteger(pollMs) || pollMs < 1 || pollMs > 3_600_000) throw new TypeError('notify.pollMs must be a whole number of milliseconds from 1 to 3600000')
+  if (!Number.isSafeInteger(pollMs) || pollMs < 1 || pollMs > 3_600_000)
+    throw new TypeError('notify.pollMs must be a whole number of milliseconds from 1 to 3600000')
   return {
     send,
     owners: options.owners ? [...options.owners] : null,

@@ -30,7 +30,12 @@ export interface Notice {
 export type { NoticeWriter }
 
 /** Writes `notice` as pending now, unless that (kind, record) already has one. Answers whether it wrote. */
-export async function writeNotice(tx: StorageTransaction, clock: Clock, notice: Notice, dueAt?: string): Promise<NotificationRecord | null> {
+export async function writeNotice(
+  tx: StorageTransaction,
+  clock: Clock,
+  notice: Notice,
+  dueAt?: string,
+): Promise<NotificationRecord | null> {
   const [existing] = await tx.find('notifications', { where: { kind: notice.kind, recordId: notice.recordId }, limit: 1 })
   if (existing) return null
   const now = isoAt(clock)
@@ -52,8 +57,13 @@ export async function writeNotice(tx: StorageTransaction, clock: Clock, notice: 
   return record
 }
 
-const person = (a: Pick<AffiliateRecord, 'email' | 'firstName' | 'lastName'>) => ({ email: a.email, firstName: a.firstName, lastName: a.lastName })
-const idOf = (data: Record<string, unknown>, field: string): string | null => (typeof data[field] === 'string' ? (data[field] as string) : null)
+const person = (a: Pick<AffiliateRecord, 'email' | 'firstName' | 'lastName'>) => ({
+  email: a.email,
+  firstName: a.firstName,
+  lastName: a.lastName,
+})
+const idOf = (data: Record<string, unknown>, field: string): string | null =>
+  typeof data[field] === 'string' ? (data[field] as string) : null
 
 /** Whether an affiliate record stood as an applicant (not active, not banned) of a campaign that requires approval. */
 const applicant = (a: { isActive?: unknown; isBanned?: unknown }, campaign: CampaignRecord | null): boolean =>
@@ -80,9 +90,15 @@ export function noticeWriter(
         const campaign = await tx.get('campaigns', c.campaignId)
         const customer = c.referredUser ?? null
         return {
-          kind: 'commission.earned', recordId: c.id, workspaceId: c.workspaceId, campaignId: c.campaignId, affiliateId: c.affiliateId,
+          kind: 'commission.earned',
+          recordId: c.id,
+          workspaceId: c.workspaceId,
+          campaignId: c.campaignId,
+          affiliateId: c.affiliateId,
           data: {
-            amountMinor: c.amountMinor, currency: c.currency || campaign?.currency || 'USD', commissionDate: c.commissionDate,
+            amountMinor: c.amountMinor,
+            currency: c.currency || campaign?.currency || 'USD',
+            commissionDate: c.commissionDate,
             customer: customer && campaign?.hideCustomerEmail ? maskEmail(customer) : customer,
           },
         }
@@ -93,8 +109,16 @@ export function noticeWriter(
         if (!c || c.kind !== 'clawback') return null
         const campaign = await tx.get('campaigns', c.campaignId)
         return {
-          kind: 'clawback.created', recordId: c.id, workspaceId: c.workspaceId, campaignId: c.campaignId, affiliateId: c.affiliateId,
-          data: { amountMinor: -c.amountMinor, currency: c.currency || campaign?.currency || 'USD', reversesCommissionId: c.reversesCommissionId },
+          kind: 'clawback.created',
+          recordId: c.id,
+          workspaceId: c.workspaceId,
+          campaignId: c.campaignId,
+          affiliateId: c.affiliateId,
+          data: {
+            amountMinor: -c.amountMinor,
+            currency: c.currency || campaign?.currency || 'USD',
+            reversesCommissionId: c.reversesCommissionId,
+          },
         }
       }
       case 'payout.status_changed': {
@@ -104,10 +128,19 @@ export function noticeWriter(
         const p = await tx.get('payouts', id)
         if (!p || p.status !== 'paid') return null
         return {
-          kind: 'payout.paid', recordId: p.id, workspaceId: p.workspaceId, campaignId: p.campaignId, affiliateId: p.affiliateId,
+          kind: 'payout.paid',
+          recordId: p.id,
+          workspaceId: p.workspaceId,
+          campaignId: p.campaignId,
+          affiliateId: p.affiliateId,
           data: {
-            amountMinor: p.amountMinor, currency: p.currency, reference: p.externalReference, commissionCount: p.commissionCount,
-            payoutMethod: p.payoutMethod, payoutEmail: p.payoutEmail, paidAt: p.paidAt,
+            amountMinor: p.amountMinor,
+            currency: p.currency,
+            reference: p.externalReference,
+            commissionCount: p.commissionCount,
+            payoutMethod: p.payoutMethod,
+            payoutEmail: p.payoutEmail,
+            paidAt: p.paidAt,
           },
         }
       }
@@ -118,7 +151,11 @@ export function noticeWriter(
         const campaign = campaignId ? await tx.get('campaigns', campaignId) : null
         if (!id || !campaign || !applicant(a, campaign)) return null
         return {
-          kind: 'affiliate.applied', recordId: id, workspaceId: event.workspaceId, campaignId: campaign.id, affiliateId: null,
+          kind: 'affiliate.applied',
+          recordId: id,
+          workspaceId: event.workspaceId,
+          campaignId: campaign.id,
+          affiliateId: null,
           data: { affiliateId: id, email: a.email, firstName: a.firstName, lastName: a.lastName, campaignName: campaign.campaignName },
         }
       }
@@ -130,7 +167,11 @@ export function noticeWriter(
         const campaign = campaignId ? await tx.get('campaigns', campaignId) : null
         if (!id || !campaign || !applicant(a, campaign)) return null
         return {
-          kind: 'affiliate.rejected', recordId: id, workspaceId: event.workspaceId, campaignId: campaign.id, affiliateId: id,
+          kind: 'affiliate.rejected',
+          recordId: id,
+          workspaceId: event.workspaceId,
+          campaignId: campaign.id,
+          affiliateId: id,
           data: { email: a.email, firstName: a.firstName, lastName: a.lastName },
         }
       }
@@ -153,43 +194,55 @@ export function noticeWriter(
       const campaign = await tx.get('campaigns', after.campaignId)
       if (!applicant(before, campaign) || !after.isActive || after.isBanned) return
       const notice: Notice = {
-        kind: 'affiliate.approved', recordId: after.id, workspaceId: after.workspaceId, campaignId: after.campaignId, affiliateId: after.id,
+        kind: 'affiliate.approved',
+        recordId: after.id,
+        workspaceId: after.workspaceId,
+        campaignId: after.campaignId,
+        affiliateId: after.id,
         data: person(after),
       }
       if (await writeNotice(tx, clock, notice)) signal.wrote()
     },
 
     async integrationFailed(integrationId) {
-      const wrote = await storage.transaction(async (tx) => {
-        const integration = await tx.get('integrations', integrationId)
-        if (!integration) return false
-        const now = clock.now()
-        const id = failuresSetting(integrationId)
-        const setting = await tx.get('settings', id)
-        const earlier = setting ? (JSON.parse(setting.value) as string[]) : []
-        const recent = [...earlier.filter((at) => Date.parse(at) > now - FAILING_WINDOW_MS), new Date(now).toISOString()]
-        let notice: NotificationRecord | null = null
-        let kept = recent
-        if (recent.length >= FAILING_COUNT) {
-          kept = []
-          notice = await writeNotice(tx, clock, {
-            kind: 'integration.failing',
-            recordId: `${integrationId}/${new Date(now).toISOString().slice(0, 10)}`,
-            workspaceId: integration.workspaceId,
-            campaignId: null,
-            affiliateId: null,
-            data: { integrationId, provider: integration.provider, description: integration.description, failures: recent.length, since: recent[0] },
-          })
-        }
-        const stamp = isoAt(clock)
-        if (setting) await tx.update('settings', id, { value: JSON.stringify(kept), updatedAt: stamp })
-        else await tx.insert('settings', { id, value: JSON.stringify(kept), createdAt: stamp, updatedAt: stamp })
-        return notice !== null
-      }).catch((error: unknown) => {
-        // Counting must never change what the provider is answered: the failure goes to onError.
-        onError(error)
-        return false
-      })
+      const wrote = await storage
+        .transaction(async (tx) => {
+          const integration = await tx.get('integrations', integrationId)
+          if (!integration) return false
+          const now = clock.now()
+          const id = failuresSetting(integrationId)
+          const setting = await tx.get('settings', id)
+          const earlier = setting ? (JSON.parse(setting.value) as string[]) : []
+          const recent = [...earlier.filter((at) => Date.parse(at) > now - FAILING_WINDOW_MS), new Date(now).toISOString()]
+          let notice: NotificationRecord | null = null
+          let kept = recent
+          if (recent.length >= FAILING_COUNT) {
+            kept = []
+            notice = await writeNotice(tx, clock, {
+              kind: 'integration.failing',
+              recordId: `${integrationId}/${new Date(now).toISOString().slice(0, 10)}`,
+              workspaceId: integration.workspaceId,
+              campaignId: null,
+              affiliateId: null,
+              data: {
+                integrationId,
+                provider: integration.provider,
+                description: integration.description,
+                failures: recent.length,
+                since: recent[0],
+              },
+            })
+          }
+          const stamp = isoAt(clock)
+          if (setting) await tx.update('settings', id, { value: JSON.stringify(kept), updatedAt: stamp })
+          else await tx.insert('settings', { id, value: JSON.stringify(kept), createdAt: stamp, updatedAt: stamp })
+          return notice !== null
+        })
+        .catch((error: unknown) => {
+          // Counting must never change what the provider is answered: the failure goes to onError.
+          onError(error)
+          return false
+        })
       if (wrote) signal.committed()
     },
   }

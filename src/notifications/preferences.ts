@@ -14,9 +14,11 @@ export const campaignSends = (preference: NotificationPreferenceRecord | null, k
   preference?.turnedOn.includes(kind) ? true : preference?.turnedOff.includes(kind) ? false : KINDS[kind].byDefault
 
 /** Whether an affiliate takes `kind` (every kind unless turned off). */
-export const affiliateTakes = (preference: NotificationPreferenceRecord | null, kind: NotificationKind): boolean => !preference?.turnedOff.includes(kind)
+export const affiliateTakes = (preference: NotificationPreferenceRecord | null, kind: NotificationKind): boolean =>
+  !preference?.turnedOff.includes(kind)
 
-export const preferenceOf = (tx: StorageTransaction, id: string): Promise<NotificationPreferenceRecord | null> => tx.get('notificationPreferences', id)
+export const preferenceOf = (tx: StorageTransaction, id: string): Promise<NotificationPreferenceRecord | null> =>
+  tx.get('notificationPreferences', id)
 
 /** The owners' addresses kept for a workspace (empty when none). */
 export async function storedOwners(tx: StorageTransaction, workspaceId: string): Promise<string[]> {
@@ -24,10 +26,20 @@ export async function storedOwners(tx: StorageTransaction, workspaceId: string):
   return setting ? setting.value.split('\n').filter(Boolean) : []
 }
 
-async function put(tx: StorageTransaction, clock: Clock, record: Omit<NotificationPreferenceRecord, 'createdAt' | 'updatedAt'>): Promise<NotificationPreferenceRecord> {
+async function put(
+  tx: StorageTransaction,
+  clock: Clock,
+  record: Omit<NotificationPreferenceRecord, 'createdAt' | 'updatedAt'>,
+): Promise<NotificationPreferenceRecord> {
   const now = isoAt(clock)
   const current = await tx.get('notificationPreferences', record.id)
-  if (current) return (await tx.update('notificationPreferences', record.id, { turnedOff: record.turnedOff, turnedOn: record.turnedOn, digest: record.digest, updatedAt: now }))!
+  if (current)
+    return (await tx.update('notificationPreferences', record.id, {
+      turnedOff: record.turnedOff,
+      turnedOn: record.turnedOn,
+      digest: record.digest,
+      updatedAt: now,
+    }))!
   const made = { ...record, createdAt: now, updatedAt: now }
   await tx.insert('notificationPreferences', made)
   return made
@@ -44,20 +56,33 @@ export function notificationPreferences(storage: Storage, clock: Clock) {
   return {
     /** An affiliate's choices (defaults when never set). */
     ofAffiliate: (affiliateId: string) =>
-      storage.transaction(async (tx) => {
-        const p = await preferenceOf(tx, affiliateId)
-        return { off: AFFILIATE_KINDS.filter((kind) => !affiliateTakes(p, kind)), digest: p?.digest ?? false }
-      }, { readOnly: true }),
+      storage.transaction(
+        async (tx) => {
+          const p = await preferenceOf(tx, affiliateId)
+          return { off: AFFILIATE_KINDS.filter((kind) => !affiliateTakes(p, kind)), digest: p?.digest ?? false }
+        },
+        { readOnly: true },
+      ),
     setAffiliate: (affiliate: { id: string; workspaceId: string }, choice: AffiliateChoice) =>
       storage.transaction((tx) =>
-        put(tx, clock, { id: affiliate.id, workspaceId: affiliate.workspaceId, scope: 'affiliate', turnedOff: AFFILIATE_KINDS.filter((k) => choice.off.includes(k)), turnedOn: [], digest: choice.digest }),
+        put(tx, clock, {
+          id: affiliate.id,
+          workspaceId: affiliate.workspaceId,
+          scope: 'affiliate',
+          turnedOff: AFFILIATE_KINDS.filter((k) => choice.off.includes(k)),
+          turnedOn: [],
+          digest: choice.digest,
+        }),
       ),
     /** The kinds a campaign sends. */
     ofCampaign: (campaignId: string) =>
-      storage.transaction(async (tx) => {
-        const p = await preferenceOf(tx, campaignId)
-        return CAMPAIGN_KINDS.filter((kind) => campaignSends(p, kind))
-      }, { readOnly: true }),
+      storage.transaction(
+        async (tx) => {
+          const p = await preferenceOf(tx, campaignId)
+          return CAMPAIGN_KINDS.filter((kind) => campaignSends(p, kind))
+        },
+        { readOnly: true },
+      ),
     /** Sets the kinds a campaign sends: the others are off. */
     setCampaign: (campaign: { id: string; workspaceId: string }, sends: readonly NotificationKind[]) =>
       storage.transaction((tx) =>

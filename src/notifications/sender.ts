@@ -140,7 +140,9 @@ export class NotificationSender {
     const { storage, clock } = this.options
     this.lastPurge = clock.now()
     const before = iso(clock.now() - RETENTION_DAYS * 86_400_000)
-    return storage.transaction((tx) => tx.deleteMany('notifications', { status: { in: ['sent', 'skipped', 'dead', 'digested'] }, updatedAt: { lt: before } }))
+    return storage.transaction((tx) =>
+      tx.deleteMany('notifications', { status: { in: ['sent', 'skipped', 'dead', 'digested'] }, updatedAt: { lt: before } }),
+    )
   }
 
   /** Claims one batch, decides and sends each, records the outcomes; answers how many. */
@@ -170,7 +172,11 @@ export class NotificationSender {
         clearTimeout(timer)
       }
     }
-    await this.record(token, claimed.map(([n]) => n), outcomes)
+    await this.record(
+      token,
+      claimed.map(([n]) => n),
+      outcomes,
+    )
     return claimed.length
   }
 
@@ -179,9 +185,17 @@ export class NotificationSender {
     return storage.transaction(async (tx) => {
       const now = clock.now()
       const due = { status: { in: ['pending'] }, nextAttemptAt: { lte: iso(now) } }
-      const candidates = await tx.find('notifications', { where: due, orderBy: { field: 'nextAttemptAt', direction: 'ASC' }, limit: this.batchSize })
+      const candidates = await tx.find('notifications', {
+        where: due,
+        orderBy: { field: 'nextAttemptAt', direction: 'ASC' },
+        limit: this.batchSize,
+      })
       if (candidates.length === 0) return []
-      const taken = await tx.updateMany('notifications', { ...due, id: { in: candidates.map((n) => n.id) } }, { nextAttemptAt: iso(now + this.leaseMs), claimToken: token })
+      const taken = await tx.updateMany(
+        'notifications',
+        { ...due, id: { in: candidates.map((n) => n.id) } },
+        { nextAttemptAt: iso(now + this.leaseMs), claimToken: token },
+      )
       if (taken === 0) return []
       const out: [NotificationRecord, Outcome][] = []
       for (const candidate of candidates) {
@@ -200,7 +214,8 @@ export class NotificationSender {
     if (!isNotificationKind(n.kind)) return { kind: 'skip', reason: `unknown kind ${n.kind}` }
     const kind: NotificationKind = n.kind
     const data = JSON.parse(n.data) as Record<string, unknown>
-    if (n.campaignId !== null && !campaignSends(await preferenceOf(tx, n.campaignId), kind)) return { kind: 'skip', reason: 'turned off for the campaign' }
+    if (n.campaignId !== null && !campaignSends(await preferenceOf(tx, n.campaignId), kind))
+      return { kind: 'skip', reason: 'turned off for the campaign' }
     let to: string
     let affiliate: NotificationData['affiliate']
     if (KINDS[kind].to === 'affiliate') {
@@ -209,19 +224,30 @@ export class NotificationSender {
       if (!affiliateTakes(preference, kind)) return { kind: 'skip', reason: 'turned off by the affiliate' }
       const record = await tx.get('affiliates', id)
       // A declined applicant's record is gone: the address is the one the notice kept.
-      if (kind === 'affiliate.rejected') affiliate = { email: String(data.email), firstName: String(data.firstName ?? ''), lastName: String(data.lastName ?? '') }
+      if (kind === 'affiliate.rejected')
+        affiliate = { email: String(data.email), firstName: String(data.firstName ?? ''), lastName: String(data.lastName ?? '') }
       else if (!record) return { kind: 'skip', reason: 'the affiliate no longer exists' }
       else affiliate = { email: record.email, firstName: record.firstName, lastName: record.lastName }
       if (record?.isBanned && kind !== 'clawback.created') return { kind: 'skip', reason: 'the affiliate is banned' }
       if (kind === 'commission.earned' && data.items === undefined && preference?.digest) {
-        return { kind: 'digest', affiliateId: id, item: { amountMinor: data.amountMinor, currency: data.currency, commissionDate: data.commissionDate, customer: data.customer ?? null } }
+        return {
+          kind: 'digest',
+          affiliateId: id,
+          item: {
+            amountMinor: data.amountMinor,
+            currency: data.currency,
+            commissionDate: data.commissionDate,
+            customer: data.customer ?? null,
+          },
+        }
       }
       to = affiliate.email
     } else {
       const owners = notify.owners ?? (await storedOwners(tx, n.workspaceId))
       if (owners.length === 0) return { kind: 'skip', reason: 'no owner address (notify.owners or Settings → E-mail)' }
       to = owners.join(', ')
-      if (kind === 'affiliate.applied') affiliate = { email: String(data.email), firstName: String(data.firstName ?? ''), lastName: String(data.lastName ?? '') }
+      if (kind === 'affiliate.applied')
+        affiliate = { email: String(data.email), firstName: String(data.firstName ?? ''), lastName: String(data.lastName ?? '') }
     }
     const programName = notify.programName ?? (await this.defaultProgramName(tx, n.workspaceId, n.campaignId))
     const renderData = this.dataOf(kind, n, data, programName, affiliate)
@@ -232,7 +258,9 @@ export class NotificationSender {
     } catch (error) {
       return { kind: 'failed', error }
     }
-    const headers: Record<string, string> = { 'Message-ID': `<${n.id}@${links ? new URL(links.publicUrl).hostname : 'affiliate-service.invalid'}>` }
+    const headers: Record<string, string> = {
+      'Message-ID': `<${n.id}@${links ? new URL(links.publicUrl).hostname : 'affiliate-service.invalid'}>`,
+    }
     if (renderData.unsubscribeUrl) {
       headers['List-Unsubscribe'] = `<${renderData.unsubscribeUrl}>`
       headers['List-Unsubscribe-Post'] = 'List-Unsubscribe=One-Click'
@@ -262,7 +290,13 @@ export class NotificationSender {
     return first?.campaignName ?? 'affiliate'
   }
 
-  private dataOf(kind: NotificationKind, n: NotificationRecord, data: Record<string, unknown>, programName: string, affiliate: NotificationData['affiliate']): NotificationData {
+  private dataOf(
+    kind: NotificationKind,
+    n: NotificationRecord,
+    data: Record<string, unknown>,
+    programName: string,
+    affiliate: NotificationData['affiliate'],
+  ): NotificationData {
     const { links } = this.options
     const toAffiliate = KINDS[kind].to === 'affiliate'
     const portalUrl = links ? `${links.publicUrl}${links.portalPath}` : null
@@ -305,8 +339,11 @@ export class NotificationSender {
     if (kind === 'affiliate.applied') out.campaignName = String(data.campaignName ?? '')
     if (kind === 'integration.failing') {
       out.integration = {
-        integrationId: String(data.integrationId), provider: String(data.provider), description: String(data.description ?? ''),
-        failures: Number(data.failures), since: String(data.since),
+        integrationId: String(data.integrationId),
+        provider: String(data.provider),
+        description: String(data.description ?? ''),
+        failures: Number(data.failures),
+        since: String(data.since),
       }
     }
     return out
@@ -358,19 +395,40 @@ export class NotificationSender {
   }
 
   /** Adds one commission to the affiliate's digest of today (made when it is the day's first), sent at the day's end. */
-  private async fold(tx: StorageTransaction, n: NotificationRecord, affiliateId: string, item: Record<string, unknown>, now: number): Promise<void> {
+  private async fold(
+    tx: StorageTransaction,
+    n: NotificationRecord,
+    affiliateId: string,
+    item: Record<string, unknown>,
+    now: number,
+  ): Promise<void> {
     const day = iso(now).slice(0, 10)
     for (let part = 1; ; part++) {
       const recordId = `digest/${affiliateId}/${day}${part === 1 ? '' : `/${part}`}`
       const [digest] = await tx.find('notifications', { where: { kind: 'commission.earned', recordId }, limit: 1 })
       if (!digest) {
-        await writeNotice(tx, this.options.clock, { kind: 'commission.earned', recordId, workspaceId: n.workspaceId, campaignId: n.campaignId, affiliateId, data: { items: [item] } }, endOfDay(now))
+        await writeNotice(
+          tx,
+          this.options.clock,
+          {
+            kind: 'commission.earned',
+            recordId,
+            workspaceId: n.workspaceId,
+            campaignId: n.campaignId,
+            affiliateId,
+            data: { items: [item] },
+          },
+          endOfDay(now),
+        )
         return
       }
       // One already sent or being sent (a clock that moved back): the next part takes it.
       if (digest.status !== 'pending' || digest.claimToken !== null) continue
       const data = JSON.parse(digest.data) as { items: unknown[] }
-      await tx.update('notifications', digest.id, { data: JSON.stringify({ items: [...data.items, item] }), updatedAt: isoAt(this.options.clock) })
+      await tx.update('notifications', digest.id, {
+        data: JSON.stringify({ items: [...data.items, item] }),
+        updatedAt: isoAt(this.options.clock),
+      })
       return
     }
   }

@@ -21,17 +21,25 @@ function draft(d: NotificationData): Draft {
   const program = d.programName
   const dashboard = (label: string): [string, string, string?] | null => (d.portalUrl ? [label, d.portalUrl] : null)
   const admin = (label: string): [string, string, string?] | null => (d.adminUrl ? [label, d.adminUrl] : null)
-  const parts = (...items: (string | [string, string, string?] | null)[]) => items.filter((item): item is string | [string, string, string?] => item !== null)
+  const parts = (...items: (string | [string, string, string?] | null)[]) =>
+    items.filter((item): item is string | [string, string, string?] => item !== null)
   switch (d.kind) {
     case 'affiliate.approved':
       return {
         subject: `You are approved: welcome to the ${program} affiliate program`,
-        body: parts(greeting(d), `Your application to the ${program} affiliate program is approved.`, dashboard('Sign in to get your referral links:')),
+        body: parts(
+          greeting(d),
+          `Your application to the ${program} affiliate program is approved.`,
+          dashboard('Sign in to get your referral links:'),
+        ),
       }
     case 'affiliate.rejected':
       return {
         subject: `Your application to the ${program} affiliate program`,
-        body: parts(greeting(d), `Thank you for applying to the ${program} affiliate program. We are not able to accept your application at this time.`),
+        body: parts(
+          greeting(d),
+          `Thank you for applying to the ${program} affiliate program. We are not able to accept your application at this time.`,
+        ),
       }
     case 'commission.earned':
       if (d.items) {
@@ -41,7 +49,9 @@ function draft(d: NotificationData): Draft {
           body: parts(
             greeting(d),
             `On ${d.day} you earned ${count} commission${count === 1 ? '' : 's'} with ${program}, ${d.amount} in all:`,
-            d.items.map((item) => `• ${item.amount}${item.customer ? ` (${item.customer})` : ''}, ${item.commissionDate.slice(0, 10)}`).join('\n'),
+            d.items
+              .map((item) => `• ${item.amount}${item.customer ? ` (${item.customer})` : ''}, ${item.commissionDate.slice(0, 10)}`)
+              .join('\n'),
             dashboard('See them in your dashboard:'),
           ),
         }
@@ -90,7 +100,9 @@ function draft(d: NotificationData): Draft {
     case 'integration.failing': {
       const i = d.integration
       const provider = i ? (PROVIDERS[i.provider] ?? i.provider) : 'payment provider'
-      const what = i ? `The ${provider} endpoint${i.description ? ` "${i.description}"` : ''} (integration ${i.integrationId})` : 'A payment provider endpoint'
+      const what = i
+        ? `The ${provider} endpoint${i.description ? ` "${i.description}"` : ''} (integration ${i.integrationId})`
+        : 'A payment provider endpoint'
       return {
         subject: `${program}: a ${provider} endpoint keeps failing`,
         body: parts(

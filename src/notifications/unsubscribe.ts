@@ -10,7 +10,8 @@ import { isUuid } from '../uuid.js'
 import { isNotificationKind, type NotificationKind } from './kinds.js'
 import { preferenceOf } from './preferences.js'
 
-export const unsubscribeToken = (key: Uint8Array, notificationId: string): string => base64url(hmacSha256(key, `notify-unsubscribe:${notificationId}`))
+export const unsubscribeToken = (key: Uint8Array, notificationId: string): string =>
+  base64url(hmacSha256(key, `notify-unsubscribe:${notificationId}`))
 
 /** The link, from the portal's public origin alone. */
 export const unsubscribeUrl = (publicUrl: string, portalPath: string, key: Uint8Array, notificationId: string): string =>
@@ -19,7 +20,8 @@ export const unsubscribeUrl = (publicUrl: string, portalPath: string, key: Uint8
 export type UnsubscribeOutcome = { outcome: 'done' | 'used'; kind: NotificationKind } | { outcome: 'invalid' }
 
 /** Whether `token` is the link's for `id` (before any storage read). */
-export const validToken = (key: Uint8Array, id: string, token: string): boolean => isUuid(id) && constantTimeEqual(unsubscribeToken(key, id.toLowerCase()), token)
+export const validToken = (key: Uint8Array, id: string, token: string): boolean =>
+  isUuid(id) && constantTimeEqual(unsubscribeToken(key, id.toLowerCase()), token)
 
 /** Uses the link: its kind turned off for its affiliate, once. */
 export async function unsubscribe(storage: Storage, clock: Clock, key: Uint8Array, id: string, token: string): Promise<UnsubscribeOutcome> {
@@ -32,7 +34,16 @@ export async function unsubscribe(storage: Storage, clock: Clock, key: Uint8Arra
     await tx.update('notifications', n.id, { unsubscribedAt: now, updatedAt: now })
     const p = await preferenceOf(tx, n.affiliateId)
     if (!p) {
-      await tx.insert('notificationPreferences', { id: n.affiliateId, workspaceId: n.workspaceId, scope: 'affiliate', turnedOff: [n.kind], turnedOn: [], digest: false, createdAt: now, updatedAt: now })
+      await tx.insert('notificationPreferences', {
+        id: n.affiliateId,
+        workspaceId: n.workspaceId,
+        scope: 'affiliate',
+        turnedOff: [n.kind],
+        turnedOn: [],
+        digest: false,
+        createdAt: now,
+        updatedAt: now,
+      })
     } else if (!p.turnedOff.includes(n.kind)) {
       await tx.update('notificationPreferences', p.id, { turnedOff: [...p.turnedOff, n.kind], updatedAt: now })
     }

@@ -45,7 +45,13 @@ export function portalContext(options: PortalOptions, deps: PortalDeps) {
     end: (token: string) => tokens.endSession(token),
   })
   /** What every page of this visit shares. */
-  const frameOf = (v: Visit): Frame => ({ path, site: config.title, style, csrf: v.csrf, ...(v.signedInAs ? { signedInAs: v.signedInAs } : {}) })
+  const frameOf = (v: Visit): Frame => ({
+    path,
+    site: config.title,
+    style,
+    csrf: v.csrf,
+    ...(v.signedInAs ? { signedInAs: v.signedInAs } : {}),
+  })
 
   /** One more sign-in or join form from this address; 429 when it has sent too many. */
   const throttle = formThrottle(config.signInLimit, clock, 'skip')
@@ -112,11 +118,31 @@ export function portalContext(options: PortalOptions, deps: PortalDeps) {
   /** The program's name in the portal's e-mails: the workspace's default campaign's, else this campaign's. */
   async function programNameOf(workspaceId: string, fallback: string): Promise<string> {
     if (deps.programName) return deps.programName
-    const [campaign] = await deps.storage.transaction((tx) => tx.find('campaigns', { where: { workspaceId, isDefault: true }, limit: 1 }), { readOnly: true })
+    const [campaign] = await deps.storage.transaction((tx) => tx.find('campaigns', { where: { workspaceId, isDefault: true }, limit: 1 }), {
+      readOnly: true,
+    })
     return campaign?.campaignName ?? fallback
   }
 
-  return { config, api, clock, onError, path, basePath: deps.basePath, storage: deps.storage, style, tokens, sessions, frameOf, countForm, eligible, offerLink, signedIn, programNameOf, notifying: deps.notifying === true }
+  return {
+    config,
+    api,
+    clock,
+    onError,
+    path,
+    basePath: deps.basePath,
+    storage: deps.storage,
+    style,
+    tokens,
+    sessions,
+    frameOf,
+    countForm,
+    eligible,
+    offerLink,
+    signedIn,
+    programNameOf,
+    notifying: deps.notifying === true,
+  }
 }
 
 export type Portal = ReturnType<typeof portalContext>

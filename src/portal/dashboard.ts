@@ -75,7 +75,11 @@ export function dashboardPages(p: Portal): Routes<Visit> {
     const who = await signedIn(v)
     if (who instanceof Response) return who
     const values = { referralCode: sent.get('referralCode'), urlParameter: sent.get('urlParameter') }
-    if (!who.affiliate.isActive) throw new PageError(403, 'Awaiting approval', 'You can make links once your account is approved.', { href: path, label: 'Back to your dashboard' })
+    if (!who.affiliate.isActive)
+      throw new PageError(403, 'Awaiting approval', 'You can make links once your account is approved.', {
+        href: path,
+        label: 'Back to your dashboard',
+      })
     try {
       await api.links.create({
         affiliateId: who.affiliate.id,
@@ -96,7 +100,16 @@ export function dashboardPages(p: Portal): Routes<Visit> {
     const values = { payoutEmail: sent.get('payoutEmail'), payoutMethod: sent.get('payoutMethod') }
     const method = PAYOUT_METHODS.find(([value]) => value === values.payoutMethod)?.[0] ?? null
     if (values.payoutMethod !== '' && method === null) {
-      return dashboard(v, { form: 'settings', problem: 'Please correct the following:', errors: { payoutMethod: 'Choose a payout method from the list' }, values }, 400)
+      return dashboard(
+        v,
+        {
+          form: 'settings',
+          problem: 'Please correct the following:',
+          errors: { payoutMethod: 'Choose a payout method from the list' },
+          values,
+        },
+        400,
+      )
     }
     let saved: Affiliate
     try {

@@ -20,7 +20,8 @@ export function joinPages(p: Portal): Routes<Visit> {
           throw error
         })
       : null
-    if (!campaign) throw new PageError(404, 'Program not found', 'There is no affiliate program at this address. Check the link you were given.')
+    if (!campaign)
+      throw new PageError(404, 'Program not found', 'There is no affiliate program at this address. Check the link you were given.')
     if (v.request.method !== 'POST') return v.page(joinPage(frameOf(v), { campaign }))
     countForm(v)
     const sent = await v.form()

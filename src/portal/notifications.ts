@@ -40,7 +40,11 @@ export function notificationPages(p: Portal): Routes<Visit> {
     if (who instanceof Response) return who
     const on = sent.all('on')
     const digest = sent.get('digest')
-    if (digest !== 'yes' && digest !== 'no') throw new PageError(400, 'Not saved', 'Choose how commission e-mails come: one for each, or one a day.', { href: `${path}#notifications`, label: 'Back to your dashboard' })
+    if (digest !== 'yes' && digest !== 'no')
+      throw new PageError(400, 'Not saved', 'Choose how commission e-mails come: one for each, or one a day.', {
+        href: `${path}#notifications`,
+        label: 'Back to your dashboard',
+      })
     await preferences.setAffiliate(who.affiliate, { off: AFFILIATE_KINDS.filter((kind) => !on.includes(kind)), digest: digest === 'yes' })
     return v.redirect(`${path}?notice=notifications-saved#notifications`)
   }
@@ -70,12 +74,28 @@ export function notificationPages(p: Portal): Routes<Visit> {
     if (done.outcome === 'invalid') throw invalid()
     const what = KINDS[done.kind].label.toLowerCase()
     if (done.outcome === 'used') {
-      return v.page(messagePage(frameOf(v), 'Link already used', `This link has been used: e-mails of this kind ("${what}") are already off. Sign in to your dashboard to change your choices.`, { href: `${path}/sign-in`, label: 'Sign in' }), 410)
+      return v.page(
+        messagePage(
+          frameOf(v),
+          'Link already used',
+          `This link has been used: e-mails of this kind ("${what}") are already off. Sign in to your dashboard to change your choices.`,
+          { href: `${path}/sign-in`, label: 'Sign in' },
+        ),
+        410,
+      )
     }
-    return v.page(messagePage(frameOf(v), 'You are unsubscribed', `You will no longer get e-mails of this kind ("${what}"). Sign in to your dashboard to choose others.`, { href: `${path}/sign-in`, label: 'Sign in' }))
+    return v.page(
+      messagePage(
+        frameOf(v),
+        'You are unsubscribed',
+        `You will no longer get e-mails of this kind ("${what}"). Sign in to your dashboard to choose others.`,
+        { href: `${path}/sign-in`, label: 'Sign in' },
+      ),
+    )
   }
 
   return { 'POST /notifications': save, 'GET /unsubscribe': confirm, 'POST /unsubscribe': perform }
 }
 
-const invalid = () => new PageError(404, 'Link not valid', 'This unsubscribe link is not valid. Sign in to your dashboard to choose which e-mails you get.')
+const invalid = () =>
+  new PageError(404, 'Link not valid', 'This unsubscribe link is not valid. Sign in to your dashboard to choose which e-mails you get.')

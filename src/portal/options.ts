@@ -71,11 +71,15 @@ const SAFE_VALUE = /^[^;{}<>\\]{1,200}$/
 
 /** Checks the options once, at start: a wrong one throws a TypeError naming it. */
 export function resolvePortalOptions(options: PortalOptions, basePath: string): ResolvedPortalOptions {
-  if (typeof options !== 'object' || options === null) throw new TypeError('portal must be an object: { secret, publicUrl, sendSignInLink, sendNotice }')
-  if (typeof options.secret !== 'string' || options.secret.length < 32) throw new TypeError('portal.secret must be a string of at least 32 characters')
+  if (typeof options !== 'object' || options === null)
+    throw new TypeError('portal must be an object: { secret, publicUrl, sendSignInLink, sendNotice }')
+  if (typeof options.secret !== 'string' || options.secret.length < 32)
+    throw new TypeError('portal.secret must be a string of at least 32 characters')
   if (typeof options.sendSignInLink !== 'function') throw new TypeError('portal.sendSignInLink must be a function (email, url) => void')
   if (typeof options.sendNotice !== 'function') throw new TypeError('portal.sendNotice must be a function (email, subject, text) => void')
-  const site = resolveSiteOptions('portal', options, { path: '/portal', title: 'Affiliate portal' }, [{ path: basePath, what: `basePath (${basePath || '/'}), not in or around it` }])
+  const site = resolveSiteOptions('portal', options, { path: '/portal', title: 'Affiliate portal' }, [
+    { path: basePath, what: `basePath (${basePath || '/'}), not in or around it` },
+  ])
   let url: URL | null = null
   try {
     if (typeof options.publicUrl === 'string') url = new URL(options.publicUrl)
@@ -87,13 +91,16 @@ export function resolvePortalOptions(options: PortalOptions, basePath: string): 
   }
   const publicUrl = url.origin
   const theme = Object.entries(options.theme ?? {}).map(([name, value]) => {
-    if (!(name in THEME_DEFAULTS)) throw new TypeError(`portal.theme: unknown variable ${name}; known: ${Object.keys(THEME_DEFAULTS).join(', ')}`)
-    if (typeof value !== 'string' || !SAFE_VALUE.test(value)) throw new TypeError(`portal.theme: ${name} must be a CSS value without ; { } < > or \\`)
+    if (!(name in THEME_DEFAULTS))
+      throw new TypeError(`portal.theme: unknown variable ${name}; known: ${Object.keys(THEME_DEFAULTS).join(', ')}`)
+    if (typeof value !== 'string' || !SAFE_VALUE.test(value))
+      throw new TypeError(`portal.theme: ${name} must be a CSS value without ; { } < > or \\`)
     return `${name}:${value}`
   })
   const signInLimit = resolveSignInLimit('portal', options.signInLimit, { capacity: 5, refillPerSecond: 1 / 60 })
   const days = options.sessionDays ?? 7
-  if (typeof days !== 'number' || !Number.isFinite(days) || days <= 0 || days > 366) throw new TypeError('portal.sessionDays must be a number of days above 0, at most 366')
+  if (typeof days !== 'number' || !Number.isFinite(days) || days <= 0 || days > 366)
+    throw new TypeError('portal.sessionDays must be a number of days above 0, at most 366')
   return {
     key: new TextEncoder().encode(options.secret),
     sendSignInLink: options.sendSignInLink,

@@ -27,7 +27,8 @@ const statusWord = (value: string): string => (value === 'hold' ? 'under review'
 /** An amount in its currency's own style (`$10,020.00`). */
 const money = (amount: string | number, currency: string): string => moneyText(amount, currency, 'symbol')
 
-export const messagePage = (frame: Frame, title: string, text: string, link?: Link): string => layout(frame, title, messageMain(title, text, link))
+export const messagePage = (frame: Frame, title: string, text: string, link?: Link): string =>
+  layout(frame, title, messageMain(title, text, link))
 
 export function signInPage(frame: Frame, view: { email?: string; errors?: FieldErrors; notice?: string; problem?: string } = {}): string {
   const errors = view.errors ?? {}
@@ -226,7 +227,10 @@ function promoCodesCard(view: DashboardView): Html {
   if (view.promoCodes.length === 0) return html``
   return html`<section class="card" id="promo-codes" aria-labelledby="promo-codes-title"><h2 id="promo-codes-title">Your promo codes</h2>
 <p class="muted">Share a code instead of a link: a customer who types it at checkout, in any case, is yours.</p>
-${table(['Code', ['Uses', 'num']], view.promoCodes.map((code) => [html`<code>${code.code}</code>`, String(code.uses)]))}
+${table(
+  ['Code', ['Uses', 'num']],
+  view.promoCodes.map((code) => [html`<code>${code.code}</code>`, String(code.uses)]),
+)}
 </section>`
 }
 
@@ -239,7 +243,12 @@ ${
   items.length
     ? html`${table(
         ['Date', 'Customer', 'Status', ['Amount', 'num']],
-        items.map((c) => [date(c.commissionDate), hide ? maskEmail(c.referredUser) : c.referredUser, status(c.kind === 'clawback' ? 'refund' : statusWord(c.status)), money(c.amount, view.campaign.currency)]),
+        items.map((c) => [
+          date(c.commissionDate),
+          hide ? maskEmail(c.referredUser) : c.referredUser,
+          status(c.kind === 'clawback' ? 'refund' : statusWord(c.status)),
+          money(c.amount, view.campaign.currency),
+        ]),
       )}
 ${
   pagination.totalPages > 1
@@ -269,7 +278,12 @@ ${
   payouts.length
     ? table(
         ['Date', 'Method', 'Status', ['Amount', 'num']],
-        payouts.map((p) => [date(p.paidAt ?? p.createdAt), PAYOUT_METHODS.find(([value]) => value === p.payoutMethod)?.[1] ?? p.payoutMethod, status(p.status), money(p.amount, p.currency)]),
+        payouts.map((p) => [
+          date(p.paidAt ?? p.createdAt),
+          PAYOUT_METHODS.find(([value]) => value === p.payoutMethod)?.[1] ?? p.payoutMethod,
+          status(p.status),
+          money(p.amount, p.currency),
+        ]),
       )
     : html`<p class="muted">No payouts yet.</p>`
 }

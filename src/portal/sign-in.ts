@@ -55,7 +55,8 @@ export function signInPages(p: Portal): Routes<Visit> {
     if (v.request.method === 'POST') {
       const chosen = (await v.form()).get('affiliateId')
       // Only one of this session's own affiliates: any other id is refused like an unknown one.
-      if (!affiliates.some((affiliate) => affiliate.id === chosen)) throw new PageError(404, 'Not found', 'There is no such program for your account.')
+      if (!affiliates.some((affiliate) => affiliate.id === chosen))
+        throw new PageError(404, 'Not found', 'There is no such program for your account.')
       await tokens.choose(session, chosen)
       return v.redirect(path)
     }
@@ -64,7 +65,9 @@ export function signInPages(p: Portal): Routes<Visit> {
       return v.page(signInPage(frameOf(v), { problem: 'This account cannot sign in.' }), 403)
     }
     v.signedInAs = affiliates[0]!.email
-    const choices: Choice[] = await Promise.all(affiliates.map(async (affiliate) => ({ affiliate, campaign: await api.campaigns.get(affiliate.campaignId) })))
+    const choices: Choice[] = await Promise.all(
+      affiliates.map(async (affiliate) => ({ affiliate, campaign: await api.campaigns.get(affiliate.campaignId) })),
+    )
     return v.page(choosePage(frameOf(v), choices))
   }
 

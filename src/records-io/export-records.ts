@@ -1,7 +1,16 @@
 import { isoAt, systemClock, type Clock } from '../clock.js'
 import { modelNames } from '../storage/models.js'
 import type { ModelName, Storage } from '../storage/types.js'
-import { LineDigest, RECORDS_FORMAT, RECORDS_SCHEMA_VERSION, RECORDS_VERSION, recordLine, type RecordsDigests, type RecordsHeader, type RecordsTrailer } from './format.js'
+import {
+  LineDigest,
+  RECORDS_FORMAT,
+  RECORDS_SCHEMA_VERSION,
+  RECORDS_VERSION,
+  recordLine,
+  type RecordsDigests,
+  type RecordsHeader,
+  type RecordsTrailer,
+} from './format.js'
 import { DEFAULT_PAGE_SIZE, recordPages } from './pages.js'
 
 /** Where an export or import has got to: called as each model starts and after each page. */

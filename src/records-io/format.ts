@@ -68,7 +68,8 @@ export function recordLine(model: ModelName, record: StoredRecord): string {
   const out: Record<string, unknown> = {}
   for (const { name } of fieldsOf.get(model)!) {
     const value = record[name]
-    if (value === undefined) throw new Error(`The storage answered a ${model} record without ${name} (id ${record.id}): it cannot be exported`)
+    if (value === undefined)
+      throw new Error(`The storage answered a ${model} record without ${name} (id ${record.id}): it cannot be exported`)
     out[name] = value
   }
   return `{"model":${JSON.stringify(model)},"record":${JSON.stringify(out)}}`
@@ -105,10 +106,16 @@ export function parseHeader(text: string): RecordsHeader {
     value = null
   }
   if (!isObject(value) || value.format !== RECORDS_FORMAT) {
-    throw invalid(1, `not an affiliate-service records file (its first line must be the header {"format":"${RECORDS_FORMAT}",…} that \`affiliate-service export\` writes)`)
+    throw invalid(
+      1,
+      `not an affiliate-service records file (its first line must be the header {"format":"${RECORDS_FORMAT}",…} that \`affiliate-service export\` writes)`,
+    )
   }
   if (value.version !== RECORDS_VERSION) {
-    throw invalid(1, `the file's layout is version ${JSON.stringify(value.version)}; this affiliate-service reads version ${RECORDS_VERSION}: import it with the version that exported it`)
+    throw invalid(
+      1,
+      `the file's layout is version ${JSON.stringify(value.version)}; this affiliate-service reads version ${RECORDS_VERSION}: import it with the version that exported it`,
+    )
   }
   if (value.schemaVersion !== RECORDS_SCHEMA_VERSION) {
     throw invalid(
@@ -154,7 +161,10 @@ export function parseLine(text: string, line: number): { model: ModelName; recor
   const fields = fieldsOf.get(model as ModelName)!
   for (const { name, kind, nullable } of fields) {
     if (!fits(record[name], kind, nullable)) {
-      throw invalid(line, `the ${model} record ${JSON.stringify(record.id)} has ${name} = ${JSON.stringify(record[name]) ?? 'nothing'}, not a ${nullable ? `${kind} or null` : kind}`)
+      throw invalid(
+        line,
+        `the ${model} record ${JSON.stringify(record.id)} has ${name} = ${JSON.stringify(record[name]) ?? 'nothing'}, not a ${nullable ? `${kind} or null` : kind}`,
+      )
     }
   }
   if (Object.keys(record).length !== fields.length) {
@@ -169,7 +179,12 @@ function parseTrailer(value: Record<string, unknown>, line: number): RecordsTrai
   if (!isObject(digests)) throw invalid(line, 'the trailer has no models')
   for (const model of modelNames) {
     const digest = digests[model]
-    if (!isObject(digest) || !Number.isSafeInteger(digest.count) || typeof digest.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(digest.sha256)) {
+    if (
+      !isObject(digest) ||
+      !Number.isSafeInteger(digest.count) ||
+      typeof digest.sha256 !== 'string' ||
+      !/^[0-9a-f]{64}$/.test(digest.sha256)
+    ) {
       throw invalid(line, `the trailer has no count and sha256 for ${model}`)
     }
   }

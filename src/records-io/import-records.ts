@@ -92,7 +92,10 @@ export async function importRecords(
 ): Promise<ImportRecordsResult> {
   const held = await heldRecords(storage)
   if (Object.keys(held).length > 0) {
-    throw new RecordsImportError('not_empty', `The storage already holds records: ${listCounts(held)}. Import only into an empty one (a new database file or PostgreSQL schema); nothing was written.`)
+    throw new RecordsImportError(
+      'not_empty',
+      `The storage already holds records: ${listCounts(held)}. Import only into an empty one (a new database file or PostgreSQL schema); nothing was written.`,
+    )
   }
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE
   const report = options.onProgress
@@ -116,7 +119,12 @@ export async function importRecords(
         // Checked against the model by `parseLine`.
         await storage.transaction((tx) => tx.insertMany(model, records as unknown as RecordOf<ModelName>[]))
       } catch (error) {
-        throw new Stop('storage_failed', `The storage refused the ${model} records of lines ${firstLine} to ${firstLine + records.length - 1}: ${messageOf(error)}.`, firstLine, error)
+        throw new Stop(
+          'storage_failed',
+          `The storage refused the ${model} records of lines ${firstLine} to ${firstLine + records.length - 1}: ${messageOf(error)}.`,
+          firstLine,
+          error,
+        )
       }
       const done = (written[model] ?? 0) + records.length
       written[model] = done
@@ -176,12 +184,20 @@ export async function importRecords(
     }
     await writing
     if (header === null) throw new Stop('invalid_records', 'The input is empty: no header, no records.', 1)
-    if (trailer === null) throw new Stop('invalid_records', `The file ends at line ${lineNumber} without its trailer: it was cut short. Export it again.`, lineNumber)
+    if (trailer === null)
+      throw new Stop(
+        'invalid_records',
+        `The file ends at line ${lineNumber} without its trailer: it was cut short. Export it again.`,
+        lineNumber,
+      )
     expected = trailer.models
     for (const model of modelNames) {
       const got = read.get(model) ?? 0
       if (got !== expected[model].count) {
-        throw new Stop('invalid_records', `The file holds ${got} ${model} records where its trailer says ${expected[model].count}: it is damaged.`)
+        throw new Stop(
+          'invalid_records',
+          `The file holds ${got} ${model} records where its trailer says ${expected[model].count}: it is damaged.`,
+        )
       }
     }
     // Checked before the sequence goes on: the records then are exactly the file's.
@@ -220,7 +236,9 @@ async function verify(storage: Storage, expected: RecordsDigests, options: Impor
     if (counted !== want.count) {
       throw new Stop('verification_failed', `Read back, the storage counts ${counted} ${model} records where the file has ${want.count}.`)
     }
-    const got = await digestModel(storage, model, options.pageSize, (done) => options.onProgress?.({ stage: 'verify', model, done, total: want.count }))
+    const got = await digestModel(storage, model, options.pageSize, (done) =>
+      options.onProgress?.({ stage: 'verify', model, done, total: want.count }),
+    )
     if (got.count !== want.count || got.sha256 !== want.sha256) {
       throw new Stop(
         'verification_failed',

@@ -27,7 +27,12 @@ export async function* recordPages(storage: Storage, model: ModelName, pageSize 
 }
 
 /** The count and SHA-256 of a model's record lines as the storage holds them now (see `ModelDigest`). */
-export async function digestModel(storage: Storage, model: ModelName, pageSize?: number, onPage?: (done: number) => void): Promise<ModelDigest> {
+export async function digestModel(
+  storage: Storage,
+  model: ModelName,
+  pageSize?: number,
+  onPage?: (done: number) => void,
+): Promise<ModelDigest> {
   const digest = new LineDigest()
   for await (const page of recordPages(storage, model, pageSize)) {
     digest.add(page.map((record) => recordLine(model, record)))

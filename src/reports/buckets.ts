@@ -196,7 +196,11 @@ function zoneOf(timeZone: string): Zone {
       second: 'numeric',
     })
   } catch {
-    throw inputError(TypeError, 'timezone', `Unknown time zone ${JSON.stringify(timeZone)}: expected an IANA time zone name such as "Europe/Berlin" or "UTC".`)
+    throw inputError(
+      TypeError,
+      'timezone',
+      `Unknown time zone ${JSON.stringify(timeZone)}: expected an IANA time zone name such as "Europe/Berlin" or "UTC".`,
+    )
   }
   const canonical = formatter.resolvedOptions().timeZone
   zone = zones.get(canonical) ?? new Zone(canonical, formatter)

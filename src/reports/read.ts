@@ -39,10 +39,16 @@ export interface ReportScope {
   affiliateId?: string | undefined
 }
 
-const prefixOf = (scope: ReportScope) => levelKey(scope.workspaceId, scope.affiliateId ? '' : (scope.campaignId ?? ''), scope.affiliateId ?? '')
+const prefixOf = (scope: ReportScope) =>
+  levelKey(scope.workspaceId, scope.affiliateId ? '' : (scope.campaignId ?? ''), scope.affiliateId ?? '')
 
 /** The rows matching `where` with `field` one of `values`, a chunk of values per look-up. */
-async function readIn(tx: StorageTransaction, field: 'id' | 'seriesKey' | 'rankKey', values: readonly string[], where: Where<'rollups'> = {}): Promise<RollupRecord[]> {
+async function readIn(
+  tx: StorageTransaction,
+  field: 'id' | 'seriesKey' | 'rankKey',
+  values: readonly string[],
+  where: Where<'rollups'> = {},
+): Promise<RollupRecord[]> {
   const out: RollupRecord[] = []
   for (let i = 0; i < values.length; i += KEYS_PER_READ) {
     const rows = await tx.find('rollups', {
@@ -76,9 +82,10 @@ async function cumulative(tx: StorageTransaction, prefix: string, instants: read
   for (const t of instants) {
     const midnight = floorDay(t)
     const into = (t - midnight) / HOUR
-    const plan = into <= 12
-      ? { base: midnight, sign: 1 as const, hours: Array.from({ length: into }, (_, i) => midnight + i * HOUR) }
-      : { base: midnight + DAY, sign: -1 as const, hours: Array.from({ length: 24 - into }, (_, i) => t + i * HOUR) }
+    const plan =
+      into <= 12
+        ? { base: midnight, sign: 1 as const, hours: Array.from({ length: into }, (_, i) => midnight + i * HOUR) }
+        : { base: midnight + DAY, sign: -1 as const, hours: Array.from({ length: 24 - into }, (_, i) => t + i * HOUR) }
     for (const hour of plan.hours) wanted.add(hour)
     plans.set(t, plan)
   }
@@ -96,7 +103,12 @@ async function cumulative(tx: StorageTransaction, prefix: string, instants: read
     } else if (wanted.has(at)) byHour.set(at, row)
   }
   if (!together) {
-    for (const row of await readIn(tx, 'id', [...wanted].map((hour) => hourRowId(prefix, isoOf(hour))))) byHour.set(Date.parse(row.hourStart), row)
+    for (const row of await readIn(
+      tx,
+      'id',
+      [...wanted].map((hour) => hourRowId(prefix, isoOf(hour))),
+    ))
+      byHour.set(Date.parse(row.hourStart), row)
   }
   // D[i]: the day rows of the days before first + i days.
   const D: Figures[] = [zero()]
@@ -162,9 +174,9 @@ function subtract(out: Figures, row: Figures): void {
   for (const counter of ROLLUP_COUNTERS) out[counter] -= row[counter]
 }
 
-
 /** Signups per click, to four decimals; 0 without clicks. */
-export const conversionRate = (signups: number, clicks: number): number => (clicks > 0 ? Math.round((signups / clicks) * 10_000) / 10_000 : 0)
+export const conversionRate = (signups: number, clicks: number): number =>
+  clicks > 0 ? Math.round((signups / clicks) * 10_000) / 10_000 : 0
 
 export interface CountAndAmount {
   count: number
@@ -247,7 +259,13 @@ export async function seriesOf(
   const spans = bucketsBetween(fromMs, toMs, interval, timeZone)
     .map((b) => ({ lo: ceilHour(Math.max(b.startMs, fromMs)), hi: ceilHour(Math.min(b.endMs, toMs)) }))
     .filter((span) => span.hi > span.lo)
-  const F = spans.length ? await cumulative(tx, prefixOf(scope), spans.flatMap((span) => [span.lo, span.hi])) : null
+  const F = spans.length
+    ? await cumulative(
+        tx,
+        prefixOf(scope),
+        spans.flatMap((span) => [span.lo, span.hi]),
+      )
+    : null
   const rows = spans.map((span) => ({ hourStart: isoOf(span.lo), ...difference(F!(span.hi), F!(span.lo)) }))
   return seriesFrom(rows, fromMs, toMs, interval, timeZone, { counters: SERIES_COUNTERS }).map((item) => ({
     start: item.start,
@@ -280,17 +298,33 @@ export async function affiliateFigures(
   const lastWhole = floorDay(hi)
   const rows: RollupRecord[] = []
   if (firstWhole < lastWhole) {
-    for (const row of await readIn(tx, 'rankKey', monthsOf(firstWhole, lastWhole).map((month) => rankKey(workspaceId, month)), where)) {
+    for (const row of await readIn(
+      tx,
+      'rankKey',
+      monthsOf(firstWhole, lastWhole).map((month) => rankKey(workspaceId, month)),
+      where,
+    )) {
       const day = Date.parse(row.hourStart)
       if (day >= firstWhole && day < lastWhole) rows.push(row)
     }
   }
   // The hours outside whole days: before the first midnight and after the last one (or all of them,
   // when no whole day lies between), read from the hour rows of the days they touch.
-  const edges = firstWhole < lastWhole ? [[lo, firstWhole], [lastWhole, hi]] : [[lo, hi]]
+  const edges =
+    firstWhole < lastWhole
+      ? [
+          [lo, firstWhole],
+          [lastWhole, hi],
+        ]
+      : [[lo, hi]]
   const edgeDays = new Set<string>()
   for (const [a, b] of edges) for (let day = floorDay(a!); day < b!; day += DAY) edgeDays.add(dayText(day))
-  for (const row of await readIn(tx, 'rankKey', [...edgeDays].map((day) => rankKey(workspaceId, day)), where)) {
+  for (const row of await readIn(
+    tx,
+    'rankKey',
+    [...edgeDays].map((day) => rankKey(workspaceId, day)),
+    where,
+  )) {
     const hour = Date.parse(row.hourStart)
     if (edges.some(([a, b]) => hour >= a! && hour < b!)) rows.push(row)
   }

@@ -8,9 +8,23 @@
 // Timestamps are the service's ISO text (`2026-03-29T01:23:45.678Z`): the hour is its first 13 characters.
 
 const COUNTERS = [
-  'opens', 'clicks', 'signups', 'saleCount', 'earningsMinor', 'pendingCount', 'pendingMinor', 'processingCount',
-  'processingMinor', 'paidCount', 'paidMinor', 'refundedCount', 'refundedMinor', 'clawbackCount', 'clawbackMinor',
-  'payoutCount', 'paidOutMinor',
+  'opens',
+  'clicks',
+  'signups',
+  'saleCount',
+  'earningsMinor',
+  'pendingCount',
+  'pendingMinor',
+  'processingCount',
+  'processingMinor',
+  'paidCount',
+  'paidMinor',
+  'refundedCount',
+  'refundedMinor',
+  'clawbackCount',
+  'clawbackMinor',
+  'payoutCount',
+  'paidOutMinor',
 ] as const
 
 const q = (name: string) => `"${name}"`
@@ -46,7 +60,18 @@ export function rollupBackfillSql(t: (name: string) => string): string {
     `SELECT "workspaceId", "campaignId", "affiliateId", ${hour('"paidAt"')}, ${figures({ payoutCount: '1', paidOutMinor: '"amountMinor"' })} FROM ${t('payouts')} WHERE "status" = 'paid'`,
   ]
   const sums = COUNTERS.map((counter) => `sum(${q(counter)})`).join(', ')
-  const columns = ['id', 'workspaceId', 'campaignId', 'affiliateId', 'hourStart', 'seriesKey', 'rankKey', ...COUNTERS, 'createdAt', '_search']
+  const columns = [
+    'id',
+    'workspaceId',
+    'campaignId',
+    'affiliateId',
+    'hourStart',
+    'seriesKey',
+    'rankKey',
+    ...COUNTERS,
+    'createdAt',
+    '_search',
+  ]
   // Hour rows: id `prefix|hour`, seriesKey `prefix|day`; day rows: id `prefix|day`, seriesKey `prefix|month`.
   const hours = (prefix: string, campaign: string, affiliate: string, rank: boolean, groupBy: string) =>
     `INSERT INTO ${t('rollups')} (${columns.map(q).join(', ')})

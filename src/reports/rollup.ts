@@ -96,10 +96,27 @@ const timesOf = (at: string): Times => {
  * use: its series and rank keys name the period it belongs to (the day of an hour, the month of a
  * day); only an affiliate's rows are ranked.
  */
-function targetOf(rows: Map<string, Target>, id: string, workspaceId: string, level: RollupLevel, prefix: string, start: string, period: string): Target {
+function targetOf(
+  rows: Map<string, Target>,
+  id: string,
+  workspaceId: string,
+  level: RollupLevel,
+  prefix: string,
+  start: string,
+  period: string,
+): Target {
   let target = rows.get(id)
   if (target === undefined) {
-    const row = { workspaceId, campaignId: level.campaignId, affiliateId: level.affiliateId, id, hourStart: start, seriesKey: seriesKey(prefix, period), rankKey: level.affiliateId !== '' ? rankKey(workspaceId, period) : null, createdAt: start }
+    const row = {
+      workspaceId,
+      campaignId: level.campaignId,
+      affiliateId: level.affiliateId,
+      id,
+      hourStart: start,
+      seriesKey: seriesKey(prefix, period),
+      rankKey: level.affiliateId !== '' ? rankKey(workspaceId, period) : null,
+      createdAt: start,
+    }
     rows.set(id, (target = { row, deltas: {} }))
   }
   return target
@@ -146,7 +163,10 @@ export async function addToRollups(tx: StorageTransaction, entries: readonly Rol
   // hour's first), so increment them all first: when every row changed, that one statement was the
   // whole move. When none did, every row is new; otherwise find which are missing. Either way the
   // missing rows are inserted holding their deltas.
-  const changed = await tx.incrementEach('rollups', moving.map(({ row, moved }) => ({ id: row.id, deltas: moved })))
+  const changed = await tx.incrementEach(
+    'rollups',
+    moving.map(({ row, moved }) => ({ id: row.id, deltas: moved })),
+  )
   if (changed === moving.length) return
   const existing = new Set<string>()
   if (changed > 0) {
@@ -156,7 +176,11 @@ export async function addToRollups(tx: StorageTransaction, entries: readonly Rol
     }
   }
   const missing = moving.filter(({ row }) => !existing.has(row.id)).sort((a, b) => (a.row.id < b.row.id ? -1 : 1))
-  if (missing.length > 0) await tx.insertMany('rollups', missing.map(({ row, moved }) => fresh(row, moved)))
+  if (missing.length > 0)
+    await tx.insertMany(
+      'rollups',
+      missing.map(({ row, moved }) => fresh(row, moved)),
+    )
 }
 
 /** A new row holding `moved` (every other counter 0). */
@@ -196,7 +220,11 @@ function fresh(row: Target['row'], moved: RollupDeltas): RollupRecord {
   } satisfies Record<keyof RollupRecord, unknown>
 }
 
-const scopeOf = (c: Pick<CommissionRecord, 'workspaceId' | 'campaignId' | 'affiliateId'>): RollupScope => ({ workspaceId: c.workspaceId, campaignId: c.campaignId, affiliateId: c.affiliateId })
+const scopeOf = (c: Pick<CommissionRecord, 'workspaceId' | 'campaignId' | 'affiliateId'>): RollupScope => ({
+  workspaceId: c.workspaceId,
+  campaignId: c.campaignId,
+  affiliateId: c.affiliateId,
+})
 
 /** What one commission record adds to the figures of the hour of its `commissionDate` (signups aside). */
 export function commissionFigures(c: CommissionRecord): RollupDeltas {
@@ -232,7 +260,11 @@ const earliest = (records: readonly CommissionRecord[]): string | null => {
  * affiliate counts in the hour of its earliest record, which an insert, a delete or a new
  * `commissionDate` may move.
  */
-async function signupEntries(tx: StorageTransaction, before: CommissionRecord | null, after: CommissionRecord | null): Promise<RollupEntry[]> {
+async function signupEntries(
+  tx: StorageTransaction,
+  before: CommissionRecord | null,
+  after: CommissionRecord | null,
+): Promise<RollupEntry[]> {
   const some = (after ?? before)!
   if (before && after && before.commissionDate === after.commissionDate) return []
   if (before === null) {
@@ -258,13 +290,18 @@ async function signupEntries(tx: StorageTransaction, before: CommissionRecord | 
  * Moves the rollups for a write to one commission record, called after the write in its
  * transaction: `before` is the record as it was (null: inserted), `after` as it is now (null: deleted).
  */
-export async function moveCommission(tx: StorageTransaction, before: CommissionRecord | null, after: CommissionRecord | null): Promise<void> {
+export async function moveCommission(
+  tx: StorageTransaction,
+  before: CommissionRecord | null,
+  after: CommissionRecord | null,
+): Promise<void> {
   await addToRollups(tx, [...commissionEntries(before, after), ...(await signupEntries(tx, before, after))])
   const stale = staleRefundWindow(before, after)
   if (stale !== null) await forgetRefundWindow(tx, stale)
 }
 
-const refundedSale = (c: Pick<CommissionRecord, 'kind' | 'status'> | null): boolean => c !== null && c.kind === 'sale' && c.status === 'refunded'
+const refundedSale = (c: Pick<CommissionRecord, 'kind' | 'status'> | null): boolean =>
+  c !== null && c.kind === 'sale' && c.status === 'refunded'
 
 /**
  * The affiliate whose kept refund window (`refundWindow`, the `refund_rate` fraud rule's sums of its
@@ -276,11 +313,23 @@ export function staleRefundWindow(before: CommissionRecord | null, after: Commis
   const sale = (c: CommissionRecord | null) => (c !== null && c.kind === 'sale' ? c : null)
   const [was, is] = [sale(before), sale(after)]
   if (was === null && is === null) return null
-  const moved = was === null || is === null || was.commissionDate !== is.commissionDate || was.affiliateId !== is.affiliateId || refundedSale(was) !== refundedSale(is)
+  const moved =
+    was === null ||
+    is === null ||
+    was.commissionDate !== is.commissionDate ||
+    was.affiliateId !== is.affiliateId ||
+    refundedSale(was) !== refundedSale(is)
   if (!moved) return null
   // A sale of the write's own day (a new sale, as most are): no earlier day changed.
   if (was === null && is !== null && is.commissionDate.slice(0, 10) === is.updatedAt.slice(0, 10)) return null
-  if (was !== null && is !== null && was.commissionDate === is.commissionDate && was.affiliateId === is.affiliateId && is.commissionDate.slice(0, 10) === is.updatedAt.slice(0, 10)) return null
+  if (
+    was !== null &&
+    is !== null &&
+    was.commissionDate === is.commissionDate &&
+    was.affiliateId === is.affiliateId &&
+    is.commissionDate.slice(0, 10) === is.updatedAt.slice(0, 10)
+  )
+    return null
   return (is ?? was)!.affiliateId
 }
 
@@ -290,10 +339,17 @@ export async function forgetRefundWindow(tx: StorageTransaction, affiliateId: st
 }
 
 /** What a status move reads of a commission record. */
-export type StatusMoveRecord = Pick<CommissionRecord, 'workspaceId' | 'campaignId' | 'affiliateId' | 'commissionDate' | 'kind' | 'status' | 'amountMinor' | 'refundedMinor'>
+export type StatusMoveRecord = Pick<
+  CommissionRecord,
+  'workspaceId' | 'campaignId' | 'affiliateId' | 'commissionDate' | 'kind' | 'status' | 'amountMinor' | 'refundedMinor'
+>
 
 /** Moves the rollups for commissions whose status (and nothing else rollups read) changed together. */
-export async function moveCommissionStatus(tx: StorageTransaction, before: readonly StatusMoveRecord[], status: CommissionRecord['status']): Promise<void> {
+export async function moveCommissionStatus(
+  tx: StorageTransaction,
+  before: readonly StatusMoveRecord[],
+  status: CommissionRecord['status'],
+): Promise<void> {
   // One entry per record: what `commissionEntries(record, moved)` adds up to (same place, same hour).
   const entries: RollupEntry[] = []
   // Sales moving into or out of `refunded` (a payout paid with commissions refunded in full): their

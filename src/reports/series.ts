@@ -83,7 +83,9 @@ export function seriesFrom<K extends string>(
     for (const counter of counters) {
       const value = row[counter]
       if (typeof value !== 'number' || !Number.isFinite(value)) {
-        throw new TypeError(`Counter ${JSON.stringify(counter)} of the row for ${row.hourStart} must be a finite number, got ${String(value)}.`)
+        throw new TypeError(
+          `Counter ${JSON.stringify(counter)} of the row for ${row.hourStart} must be a finite number, got ${String(value)}.`,
+        )
       }
       item[counter] += value
     }

@@ -21,11 +21,16 @@ const referredEditable = allOptional(inputsOf(commissions, [...commissionFields,
 const referredCreate = {
   ...referredEditable,
   // isSelfReferral is accepted for compatibility and then ignored: the service works it out from the e-mails.
-  ...allOptional({ workspaceId: uuid, ...inputsOf(commissions, ['campaignId', 'referralCode', 'isSelfReferral', 'affiliateId', 'clickId']) }),
+  ...allOptional({
+    workspaceId: uuid,
+    ...inputsOf(commissions, ['campaignId', 'referralCode', 'isSelfReferral', 'affiliateId', 'clickId']),
+  }),
   referredTo: email,
 }
 
-export const referredUserCreate = schema(referredCreate, readOnlyOf(commissions, referredCreate, 'referredUser'), { requireOneOf: ['affiliateId', 'clickId'] })
+export const referredUserCreate = schema(referredCreate, readOnlyOf(commissions, referredCreate, 'referredUser'), {
+  requireOneOf: ['affiliateId', 'clickId'],
+})
 
 export const referredUserUpdate = schema(referredEditable, [...readOnlyOf(commissions, referredEditable, 'referredUser'), 'referredTo'])
 

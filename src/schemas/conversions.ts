@@ -15,8 +15,10 @@ const positiveAmount = money(MAX_AMOUNT, { positive: true })
 // Any ISO 4217 code is taken: a sale in another currency than its campaign's is skipped
 // (`currency_mismatch`), not refused, so a host can send every sale as it comes.
 const CURRENCY = /^[A-Z]{3}$/
-const saleCurrency = check<string>('saleCurrency', { type: 'string', pattern: CURRENCY.source, description: 'The ISO 4217 code of the sale, such as USD.' }, (value) =>
-  (typeof value === 'string' && CURRENCY.test(value)) || 'must be an ISO 4217 currency code of three capital letters',
+const saleCurrency = check<string>(
+  'saleCurrency',
+  { type: 'string', pattern: CURRENCY.source, description: 'The ISO 4217 code of the sale, such as USD.' },
+  (value) => (typeof value === 'string' && CURRENCY.test(value)) || 'must be an ISO 4217 currency code of three capital letters',
 )
 
 /** The ways a lead or sale names who brought it; a lead takes exactly one. */

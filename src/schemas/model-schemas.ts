@@ -81,10 +81,17 @@ export const createSchema = <M extends ModelSpec>(model: M) => requestSchema(mod
 export const updateSchema = <M extends ModelSpec>(model: M) => requestSchema(model, 'update')
 
 type Fields<M> = M extends { fields: infer F } ? F : never
-type OrderNames<M> = M extends { fields: infer F; list: { orderBy: readonly (infer K)[] } } ? (K extends keyof F ? NameOf<F[K], K> & string : never) : never
+type OrderNames<M> = M extends { fields: infer F; list: { orderBy: readonly (infer K)[] } }
+  ? K extends keyof F
+    ? NameOf<F[K], K> & string
+    : never
+  : never
 type FilterStruct<F> = F extends { filter: Struct<infer T, any> } ? T : InputOf<F>
 type FilterShape<M> = {
-  [K in keyof Fields<M> as Fields<M>[K] extends { filter: unknown } ? NameOf<Fields<M>[K], K> : never]: Struct<FilterStruct<Fields<M>[K]>, check.JsonSchema>
+  [K in keyof Fields<M> as Fields<M>[K] extends { filter: unknown } ? NameOf<Fields<M>[K], K> : never]: Struct<
+    FilterStruct<Fields<M>[K]>,
+    check.JsonSchema
+  >
 } & (M extends { list: { filters: infer X } } ? { -readonly [K in keyof X]: X[K] } : {})
 
 /** `GET /<model>/list`: the list query, ordered by the fields `list.orderBy` names, filtered by each field marked `filter`. */
@@ -111,7 +118,9 @@ export function inputsOf<M extends ModelSpec, const N extends keyof RequestSpecs
   names: readonly N[],
 ): { [K in N]: Struct<InputOf<RequestSpecs<M>[K]>, check.JsonSchema> } {
   const byName = new Map(requestFields(model).map(([name, , spec]) => [name, spec]))
-  return Object.fromEntries(names.map((name) => [name, inputOf(byName.get(name)!, name)])) as { [K in N]: Struct<InputOf<RequestSpecs<M>[K]>, check.JsonSchema> }
+  return Object.fromEntries(names.map((name) => [name, inputOf(byName.get(name)!, name)])) as {
+    [K in N]: Struct<InputOf<RequestSpecs<M>[K]>, check.JsonSchema>
+  }
 }
 
 /**
@@ -120,7 +129,8 @@ export function inputsOf<M extends ModelSpec, const N extends keyof RequestSpecs
  */
 function stored(spec: FieldSpec, value: unknown): unknown {
   if (spec.kind === 'money') return parseMoney(value)
-  if (spec.kind === 'map') return JSON.stringify({ ...(typeof spec.default === 'string' ? JSON.parse(spec.default) : {}), ...(value as object) })
+  if (spec.kind === 'map')
+    return JSON.stringify({ ...(typeof spec.default === 'string' ? JSON.parse(spec.default) : {}), ...(value as object) })
   if (spec.kind === 'timestamp' && typeof value === 'string') return new Date(value).toISOString()
   return Array.isArray(value) ? [...value] : value
 }

@@ -42,8 +42,13 @@ export const reportTopAffiliates = schema({ ...filters, ...allOptional({ by: one
 /** `GET /exports/commissions`: the filters of `GET /commissions/list`, without the page. */
 export const commissionExport = schema(
   allOptional({
-    workspaceId: uuid, campaignId: uuid, affiliateId: uuid, ...inputsOf(commissions, ['status', 'kind']),
-    from: timestamp, to: timestamp, contains: text(200),
+    workspaceId: uuid,
+    campaignId: uuid,
+    affiliateId: uuid,
+    ...inputsOf(commissions, ['status', 'kind']),
+    from: timestamp,
+    to: timestamp,
+    contains: text(200),
   }),
 )
 

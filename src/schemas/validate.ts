@@ -26,7 +26,11 @@ export interface Schema<T> {
 // the value, which throws on values such as null-prototype objects from a typed-API caller.
 // `entries` is worked out on first use: asking each field whether it may be left out runs its
 // struct, and doing that for every schema at import cost a cold start a few ms.
-export const schema = <S extends Shape>(shape: S, readOnly: readonly string[] = [], options: { requireOneOf?: readonly (keyof S & string)[] } = {}) => {
+export const schema = <S extends Shape>(
+  shape: S,
+  readOnly: readonly string[] = [],
+  options: { requireOneOf?: readonly (keyof S & string)[] } = {},
+) => {
   let entries: Schema<unknown>['entries'] | undefined
   return {
     struct: looseObject(shape),
@@ -54,8 +58,7 @@ const pathOf = (failure: Failure): string =>
     '',
   )
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 function toFieldError(failure: Failure, location: Location): FieldError {
   const path = pathOf(failure)
@@ -151,7 +154,12 @@ export function jsonSchemaOf<T>(schema: Schema<T>): JsonSchema {
     properties[name] = struct.schema ?? {}
     if (!optional) required.push(name)
   }
-  const object = (needed: string[]): JsonSchema => ({ type: 'object', properties, ...(needed.length ? { required: needed } : {}), additionalProperties: false })
+  const object = (needed: string[]): JsonSchema => ({
+    type: 'object',
+    properties,
+    ...(needed.length ? { required: needed } : {}),
+    additionalProperties: false,
+  })
   const [first, ...others] = schema.requireOneOf
   if (first === undefined) return object(required)
   return {

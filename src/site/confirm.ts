@@ -7,10 +7,18 @@ import { html, type Html } from './html.js'
 
 /** Hidden fields, a repeated name once per value. */
 const hidden = (fields: Readonly<Record<string, string | readonly string[]>>): Html[] =>
-  Object.entries(fields).flatMap(([name, value]) => (typeof value === 'string' ? [value] : value).map((one) => html`<input type="hidden" name="${name}" value="${one}">`))
+  Object.entries(fields).flatMap(([name, value]) =>
+    (typeof value === 'string' ? [value] : value).map((one) => html`<input type="hidden" name="${name}" value="${one}">`),
+  )
 
 /** The form of a confirmation page: the action's fields again with `confirmed=yes`, its button, and a way back. */
-export const confirmForm = (csrf: string, action: string, fields: Readonly<Record<string, string | readonly string[]>>, button: string, back: string): Html =>
+export const confirmForm = (
+  csrf: string,
+  action: string,
+  fields: Readonly<Record<string, string | readonly string[]>>,
+  button: string,
+  back: string,
+): Html =>
   html`<form method="post" action="${action}">${csrfField(csrf)}${hidden(fields)}<input type="hidden" name="confirmed" value="yes">
 <div class="actions"><button class="danger" type="submit">${button}</button><a href="${back}">Cancel</a></div></form>`
 

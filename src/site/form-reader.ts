@@ -13,7 +13,10 @@ export interface Form {
 }
 
 /** The limits of a form's body: the service's, at most `MAX_FORM_BYTES`. */
-export const formLimits = (body: BodyLimits): BodyLimits => ({ maxBytes: Math.min(MAX_FORM_BYTES, body.maxBytes), timeoutMs: body.timeoutMs })
+export const formLimits = (body: BodyLimits): BodyLimits => ({
+  maxBytes: Math.min(MAX_FORM_BYTES, body.maxBytes),
+  timeoutMs: body.timeoutMs,
+})
 
 /** The form a browser sent (`application/x-www-form-urlencoded`, UTF-8); anything else is a `PageError`. */
 export async function readForm(request: Request, limits: BodyLimits): Promise<Form> {
@@ -32,5 +35,9 @@ export async function readForm(request: Request, limits: BodyLimits): Promise<Fo
     if (error instanceof AffiliateError) throw error
     throw new PageError(400, 'Form not understood', 'The form was not valid UTF-8 text.')
   }
-  return { get: (name) => (params.get(name) ?? '').trim(), all: (name) => params.getAll(name).map((value) => value.trim()), has: (name) => params.has(name) }
+  return {
+    get: (name) => (params.get(name) ?? '').trim(),
+    all: (name) => params.getAll(name).map((value) => value.trim()),
+    has: (name) => params.has(name),
+  }
 }

@@ -19,7 +19,9 @@ export const formText = (value: unknown): string =>
     : Array.isArray(value)
       ? value.join(', ')
       : typeof value === 'object'
-        ? Object.entries(value).map(([key, item]) => `${key}=${String(item)}`).join(', ')
+        ? Object.entries(value)
+            .map(([key, item]) => `${key}=${String(item)}`)
+            .join(', ')
         : String(value)
 
 /** The fields of `schema` that have a form control, each with whether the form must give it. */
@@ -41,7 +43,16 @@ export function formValues<T>(schema: Schema<T>, answer: object): Record<string,
 export function defaultValues<T>(schema: Schema<T>): Record<string, string> {
   return Object.fromEntries(
     formFields(schema).flatMap(([name, spec]) =>
-      'default' in spec && spec.default !== undefined ? [[name, spec.kind === 'money' ? formText(moneyNumber(Number(spec.default))) : formText(spec.kind === 'map' ? JSON.parse(String(spec.default)) : spec.default)]] : [],
+      'default' in spec && spec.default !== undefined
+        ? [
+            [
+              name,
+              spec.kind === 'money'
+                ? formText(moneyNumber(Number(spec.default)))
+                : formText(spec.kind === 'map' ? JSON.parse(String(spec.default)) : spec.default),
+            ],
+          ]
+        : [],
     ),
   )
 }
@@ -51,7 +62,14 @@ export function typedValues<T>(schema: Schema<T>, form: Form): Record<string, st
   return Object.fromEntries(
     formFields(schema)
       .filter(([name]) => form.has(name))
-      .map(([name, spec]) => [name, spec.kind === 'bool' ? String(form.all(name).includes('true')) : spec.kind === 'list' && spec.form.control === 'checkboxes' ? form.all(name).join(', ') : form.get(name)]),
+      .map(([name, spec]) => [
+        name,
+        spec.kind === 'bool'
+          ? String(form.all(name).includes('true'))
+          : spec.kind === 'list' && spec.form.control === 'checkboxes'
+            ? form.all(name).join(', ')
+            : form.get(name),
+      ]),
   )
 }
 
@@ -77,16 +95,20 @@ function control(name: string, spec: Described[1], required: boolean, options: M
   const { form } = spec
   const value = options.values[name]
   const hint = form.hint
-  if (spec.kind === 'bool') return checkbox({ name, label: form.label, checked: value === 'true', errors: options.errors, ...(hint ? { hint } : {}) })
+  if (spec.kind === 'bool')
+    return checkbox({ name, label: form.label, checked: value === 'true', errors: options.errors, ...(hint ? { hint } : {}) })
   const values = 'values' in spec ? spec.values : undefined
-  const kind = form.control ?? (values || options.choices?.[name] ? 'select' : spec.kind === 'int' ? 'number' : spec.kind === 'money' ? 'decimal' : 'text')
+  const kind =
+    form.control ??
+    (values || options.choices?.[name] ? 'select' : spec.kind === 'int' ? 'number' : spec.kind === 'money' ? 'decimal' : 'text')
   const id = `${options.idPrefix ?? ''}${name}`
   const common = { name, label: form.label, value, errors: options.errors, required, id, ...(hint ? { hint } : {}) }
   if (kind === 'checkboxes') {
     const chosen = new Set((value ?? '').split(', '))
     const error = options.errors[name]
     return html`<fieldset id="${id}"><legend>${form.label}</legend>${Object.entries(form.options ?? {}).map(
-      ([option, label], i) => html`<div class="check"><input type="checkbox" id="${id}-${i}" name="${name}" value="${option}"${chosen.has(option) ? html` checked` : ''}> <label for="${id}-${i}">${label}</label></div>`,
+      ([option, label], i) =>
+        html`<div class="check"><input type="checkbox" id="${id}-${i}" name="${name}" value="${option}"${chosen.has(option) ? html` checked` : ''}> <label for="${id}-${i}">${label}</label></div>`,
     )}${error ? html`<p class="field-error">${error}</p>` : ''}</fieldset>`
   }
   if (kind === 'select') {

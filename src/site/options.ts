@@ -20,12 +20,16 @@ export function resolveSiteOptions(
   beside: readonly { path: string; what: string }[],
 ): { path: string; title: string; secureCookies: boolean | null } {
   const path = (options.path ?? defaults.path).replace(/\/+$/, '')
-  if (!/^\/[A-Za-z0-9._~\-/]*[A-Za-z0-9._~-]$/.test(path)) throw new TypeError(`${name}.path must be a path starting with "/", such as "${defaults.path}"`)
+  if (!/^\/[A-Za-z0-9._~\-/]*[A-Za-z0-9._~-]$/.test(path))
+    throw new TypeError(`${name}.path must be a path starting with "/", such as "${defaults.path}"`)
   const overlaps = (a: string, b: string) => a === b || a.startsWith(`${b}/`) || b === ''
-  for (const other of beside) if (overlaps(path, other.path) || overlaps(other.path, path)) throw new TypeError(`${name}.path must lie beside ${other.what}`)
+  for (const other of beside)
+    if (overlaps(path, other.path) || overlaps(other.path, path)) throw new TypeError(`${name}.path must lie beside ${other.what}`)
   const title = options.title ?? defaults.title
-  if (typeof title !== 'string' || title.trim() === '' || title.length > 100) throw new TypeError(`${name}.title must be a string of 1 to 100 characters`)
-  if (options.secureCookies !== undefined && typeof options.secureCookies !== 'boolean') throw new TypeError(`${name}.secureCookies must be a boolean`)
+  if (typeof title !== 'string' || title.trim() === '' || title.length > 100)
+    throw new TypeError(`${name}.title must be a string of 1 to 100 characters`)
+  if (options.secureCookies !== undefined && typeof options.secureCookies !== 'boolean')
+    throw new TypeError(`${name}.secureCookies must be a boolean`)
   return { path, title, secureCookies: options.secureCookies ?? null }
 }
 
@@ -39,10 +43,12 @@ export function resolveSignInLimit(
   defaults: { capacity: number; refillPerSecond: number },
 ): false | { capacity: number; refillPerSecond: number } {
   if (given === false) return false
-  if (given !== undefined && (typeof given !== 'object' || given === null)) throw new TypeError(`${name}.signInLimit must be false or { capacity, refillPerSecond }`)
+  if (given !== undefined && (typeof given !== 'object' || given === null))
+    throw new TypeError(`${name}.signInLimit must be false or { capacity, refillPerSecond }`)
   const capacity = given?.capacity ?? defaults.capacity
   const refillPerSecond = given?.refillPerSecond ?? defaults.refillPerSecond
   if (!Number.isInteger(capacity) || capacity < 1) throw new TypeError(`${name}.signInLimit.capacity must be a whole number of at least 1`)
-  if (typeof refillPerSecond !== 'number' || !Number.isFinite(refillPerSecond) || refillPerSecond <= 0) throw new TypeError(`${name}.signInLimit.refillPerSecond must be a finite number above 0`)
+  if (typeof refillPerSecond !== 'number' || !Number.isFinite(refillPerSecond) || refillPerSecond <= 0)
+    throw new TypeError(`${name}.signInLimit.refillPerSecond must be a finite number above 0`)
   return { capacity, refillPerSecond }
 }

@@ -12,9 +12,21 @@ function formValue(spec: FieldSpec | InputSpec, form: Form, name: string, keep: 
   if (spec.kind === 'bool') return form.all(name).includes('true')
   // A map is typed as `key=value` pairs (as the form shows it); a pair without `=` is passed on for the route to refuse.
   if (spec.kind === 'map') {
-    return Object.fromEntries(form.get(name).split(/[\s,]+/).filter(Boolean).map((pair) => [pair.split(/[=:]/)[0]!, pair.split(/[=:]/)[1] ?? '']))
+    return Object.fromEntries(
+      form
+        .get(name)
+        .split(/[\s,]+/)
+        .filter(Boolean)
+        .map((pair) => [pair.split(/[=:]/)[0]!, pair.split(/[=:]/)[1] ?? '']),
+    )
   }
-  if (spec.kind === 'list') return spec.form?.control === 'checkboxes' ? form.all(name).filter(Boolean) : form.get(name).split(/[\s,]+/).filter(Boolean)
+  if (spec.kind === 'list')
+    return spec.form?.control === 'checkboxes'
+      ? form.all(name).filter(Boolean)
+      : form
+          .get(name)
+          .split(/[\s,]+/)
+          .filter(Boolean)
   const text = form.get(name)
   if (text === '') return keep ? (spec.nullable ? null : '') : undefined
   // Text that is no integer is passed on as typed: the route's message then names it.

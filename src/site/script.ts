@@ -46,5 +46,9 @@ document.querySelectorAll('form[data-confirm]').forEach(function (form) {
 /** The script's answer: a file of this origin, cached a few minutes. */
 export const scriptResponse = (method: string): Response =>
   new Response(method === 'HEAD' ? null : SCRIPT, {
-    headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=300', 'x-content-type-options': 'nosniff' },
+    headers: {
+      'content-type': 'text/javascript; charset=utf-8',
+      'cache-control': 'public, max-age=300',
+      'x-content-type-options': 'nosniff',
+    },
   })

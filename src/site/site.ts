@@ -102,16 +102,29 @@ export function createSite(options: SiteOptions): Site {
     path,
     serves: (request) => isUnder(path, request),
     async fetch(request, context) {
-      if (pathnameOf(request.url) === `${path}${SCRIPT_PATH}` && (request.method === 'GET' || request.method === 'HEAD')) return scriptResponse(request.method)
+      if (pathnameOf(request.url) === `${path}${SCRIPT_PATH}` && (request.method === 'GET' || request.method === 'HEAD'))
+        return scriptResponse(request.method)
       let key: Uint8Array
       try {
         key = await keyOf()
       } catch (error) {
         options.onError(error, request)
-        return new Response('These pages could not start. Try again in a moment.', { status: 500, headers: { 'content-type': 'text/plain; charset=utf-8' } })
+        return new Response('These pages could not start. Try again in a moment.', {
+          status: 500,
+          headers: { 'content-type': 'text/plain; charset=utf-8' },
+        })
       }
       const v = visitOf(
-        { path, csrfCookie: options.csrfCookie, csrf: csrfTokens(key), secureCookies: options.secureCookies, sameSite: options.sameSite, csp, form: limits, notices: options.notices },
+        {
+          path,
+          csrfCookie: options.csrfCookie,
+          csrf: csrfTokens(key),
+          secureCookies: options.secureCookies,
+          sameSite: options.sameSite,
+          csp,
+          form: limits,
+          notices: options.notices,
+        },
         request,
         context,
       )

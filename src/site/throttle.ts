@@ -27,7 +27,13 @@ export function formThrottle(
       throttle.check(address)
     } catch (error) {
       const after = error instanceof AffiliateError ? error.headers?.['Retry-After'] : undefined
-      throw new PageError(429, 'Too many attempts', `Too many attempts from your network. Try again in ${after ?? 'a few'} seconds.`, undefined, after ? { 'retry-after': after } : {})
+      throw new PageError(
+        429,
+        'Too many attempts',
+        `Too many attempts from your network. Try again in ${after ?? 'a few'} seconds.`,
+        undefined,
+        after ? { 'retry-after': after } : {},
+      )
     }
     throttle.spend(address)
   }

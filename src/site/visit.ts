@@ -57,7 +57,9 @@ export function visitOf(config: VisitConfig, request: Request, context: unknown)
   const cookies = cookiesOf(request)
   const setCookies: string[] = []
   const cookie = (name: string, value: string, maxAge?: number) =>
-    void setCookies.push(setCookie(name, value, { path: config.path, secure, sameSite: config.sameSite, ...(maxAge !== undefined ? { maxAge } : {}) }))
+    void setCookies.push(
+      setCookie(name, value, { path: config.path, secure, sameSite: config.sameSite, ...(maxAge !== undefined ? { maxAge } : {}) }),
+    )
   const sent = cookies.get(config.csrfCookie)
   const { seed, fresh } = config.csrf.seedOf(sent)
   if (fresh) cookie(config.csrfCookie, seed)
@@ -70,7 +72,11 @@ export function visitOf(config: VisitConfig, request: Request, context: unknown)
   const checkedForm = async () => {
     const read = await readForm(request, config.form)
     if (!config.csrf.check(sent, read.get('csrf'))) {
-      throw new PageError(403, 'Form expired', 'This form has expired or did not come from this site. Go back, reload the page and send it again.')
+      throw new PageError(
+        403,
+        'Form expired',
+        'This form has expired or did not come from this site. Go back, reload the page and send it again.',
+      )
     }
     return read
   }
@@ -110,7 +116,10 @@ export function visitOf(config: VisitConfig, request: Request, context: unknown)
       return new Response(request.method === 'HEAD' ? null : body, { status, headers: withCookies(out) })
     },
     redirect(to) {
-      return new Response(null, { status: 303, headers: withCookies(new Headers({ location: to, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' })) })
+      return new Response(null, {
+        status: 303,
+        headers: withCookies(new Headers({ location: to, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' })),
+      })
     },
   }
 }

@@ -22,7 +22,10 @@ export interface FieldGroup<C> {
  * value is `undefined` left out), groups in first-seen order; `empty` holds the changes that set
  * nothing.
  */
-export function fieldGroups<C>(changes: readonly C[], valuesOf: (change: C) => Record<string, unknown>): { groups: FieldGroup<C>[]; empty: C[] } {
+export function fieldGroups<C>(
+  changes: readonly C[],
+  valuesOf: (change: C) => Record<string, unknown>,
+): { groups: FieldGroup<C>[]; empty: C[] } {
   const groups = new Map<string, FieldGroup<C>>()
   const empty: C[] = []
   for (const change of changes) {

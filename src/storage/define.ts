@@ -82,7 +82,8 @@ class TypedTransaction implements StorageTransaction {
       }
     } catch (error) {
       // All or nothing, as one UPDATE statement would be: put back what the patch had changed.
-      for (const record of done) await tx.update(model, record.id, Object.fromEntries(Object.keys(patch).map((field) => [field, record[field]])))
+      for (const record of done)
+        await tx.update(model, record.id, Object.fromEntries(Object.keys(patch).map((field) => [field, record[field]])))
       throw error
     }
     return matching.length
@@ -126,7 +127,8 @@ class TypedTransaction implements StorageTransaction {
       }
     } catch (error) {
       // All or nothing: put back what each patch had changed.
-      for (const [record, patch] of done) await tx.update(model, record.id, Object.fromEntries(Object.keys(patch).map((field) => [field, record[field]])))
+      for (const [record, patch] of done)
+        await tx.update(model, record.id, Object.fromEntries(Object.keys(patch).map((field) => [field, record[field]])))
       throw error
     }
     return done.length
@@ -142,7 +144,8 @@ class TypedTransaction implements StorageTransaction {
   }
   async takeSequence(name: string, count: number, now: string) {
     const { tx } = this
-    if (!Number.isSafeInteger(count) || count < 1) throw new RangeError(`takeSequence: count must be a whole number of at least 1, not ${count}`)
+    if (!Number.isSafeInteger(count) || count < 1)
+      throw new RangeError(`takeSequence: count must be a whole number of at least 1, not ${count}`)
     if (tx.takeSequence) return tx.takeSequence(name, count)
     const counter = await tx.increment('sequences', name, { value: count })
     if (counter) return (counter.value as number) - count + 1

@@ -122,9 +122,7 @@ class Table {
   }
 
   private text(row: Row): string {
-    return models[this.model].search
-      .map((field) => String(row[field] ?? '').toLowerCase())
-      .join('\u0000')
+    return models[this.model].search.map((field) => String(row[field] ?? '').toLowerCase()).join('\u0000')
   }
 
   /** Adds `row` to every structure. The caller has checked uniqueness. */
@@ -306,7 +304,13 @@ class MemoryTransaction implements DriverTransaction {
     const order = (a: Row, b: Row) => sign * (compareValues(a[field], b[field]) || compareValues(a.id, b.id))
     const hits = term === null ? null : table.searched(conds, term)
     if (hits !== null) {
-      return { items: hits.sort(order).slice(offset, offset + limit).map((row) => table.copy(row)), total: hits.length }
+      return {
+        items: hits
+          .sort(order)
+          .slice(offset, offset + limit)
+          .map((row) => table.copy(row)),
+        total: hits.length,
+      }
     }
     const out: Row[] = []
     if (field === 'createdAt' && exact) {

@@ -43,10 +43,7 @@ function define<M extends ModelName>(model: M): ModelDefinition<M> {
   const named = (test: (spec: FieldSpec) => boolean) => entries.filter(([, spec]) => test(spec)).map(([name]) => name)
   return {
     indexes: [...named((spec) => spec.indexed === true).map((name) => [name] as const), ...indexes],
-    unique: [
-      ...entries.flatMap(([name, spec]) => (spec.unique === undefined ? [] : [{ name: spec.unique, fields: [name] }])),
-      ...unique,
-    ],
+    unique: [...entries.flatMap(([name, spec]) => (spec.unique === undefined ? [] : [{ name: spec.unique, fields: [name] }])), ...unique],
     ordered,
     search: named((spec) => spec.searched === true),
     fields: entries.map(([name, spec]) => ({ name, kind: columnKind(spec), nullable: spec.nullable === true })),

@@ -4,8 +4,7 @@ export interface Ordered {
   createdAt: string
 }
 
-const before = (a: Ordered, b: Ordered): boolean =>
-  a.createdAt < b.createdAt || (a.createdAt === b.createdAt && a.id < b.id)
+const before = (a: Ordered, b: Ordered): boolean => a.createdAt < b.createdAt || (a.createdAt === b.createdAt && a.id < b.id)
 
 /** An array kept sorted by (createdAt, id). Appends in time order are O(1). */
 export class SortedList<R extends Ordered> {

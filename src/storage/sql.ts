@@ -73,7 +73,8 @@ export function conditions(model: ModelName, where: DriverWhere | undefined, par
     const value = where[field]
     if (value === undefined) continue
     kindOf(model, field)
-    const column = (byId && field !== 'id') || (wide && field === WORKSPACE) ? `+${qualifier}${quote(field)}` : `${qualifier}${quote(field)}`
+    const column =
+      (byId && field !== 'id') || (wide && field === WORKSPACE) ? `+${qualifier}${quote(field)}` : `${qualifier}${quote(field)}`
     if (value === null) {
       out.push(`${column} IS NULL`)
     } else if (isRange(value)) {
@@ -112,7 +113,9 @@ const WORKSPACE = 'workspaceId'
 
 /** An equality (or `in`) on values that are all present: what an index look-up narrows by. */
 const presentEquality = (value: DriverWhere[string]): boolean =>
-  value !== undefined && value !== null && (typeof value !== 'object' || (!isRange(value) && value.in.length > 0 && !value.in.includes(null)))
+  value !== undefined &&
+  value !== null &&
+  (typeof value !== 'object' || (!isRange(value) && value.in.length > 0 && !value.in.includes(null)))
 
 /**
  * Whether SQLite should be kept off the workspace's indexes: `where` names the workspace and also a
@@ -132,7 +135,13 @@ function workspaceIsWidest(model: ModelName, where: DriverWhere | undefined): bo
   const named = (field: string) => presentEquality(where[field])
   const fields: Record<string, FieldSpec> = descriptions[model].fields
   return Object.keys(where).some(
-    (field) => field !== WORKSPACE && field !== 'id' && named(field) && fields[field]?.kind !== 'bool' && fields[field]?.values === undefined && indexes.some((index) => index[0] === field),
+    (field) =>
+      field !== WORKSPACE &&
+      field !== 'id' &&
+      named(field) &&
+      fields[field]?.kind !== 'bool' &&
+      fields[field]?.values === undefined &&
+      indexes.some((index) => index[0] === field),
   )
 }
 

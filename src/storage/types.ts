@@ -6,7 +6,8 @@ export type RecordOf<M extends ModelName> = ModelRecords[M]
 /** Fields of a model's records whose values are numbers: the ones `increment` may move. */
 export type NumericField<M extends ModelName> = {
   [K in keyof RecordOf<M>]: RecordOf<M>[K] extends number ? K : never
-}[keyof RecordOf<M>] & string
+}[keyof RecordOf<M>] &
+  string
 
 /** A value a `where` may compare: strings, numbers, booleans and null, compared with `===`. */
 export type Scalar = string | number | boolean | null
@@ -108,11 +109,7 @@ export interface StorageTransaction {
    * Adds each delta to its numeric field atomically (`SET f = f + delta` in SQL) and answers the
    * record as now stored, or null when there is no record with that id.
    */
-  increment<M extends ModelName>(
-    model: M,
-    id: string,
-    deltas: Partial<Record<NumericField<M>, number>>,
-  ): Promise<RecordOf<M> | null>
+  increment<M extends ModelName>(model: M, id: string, deltas: Partial<Record<NumericField<M>, number>>): Promise<RecordOf<M> | null>
   /**
    * Sets the given fields on every record matching `where` and answers how many it changed. The
    * `where` is checked by the write itself, so it guards the change: `updateMany('commissions',

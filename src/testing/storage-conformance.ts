@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest'
 import type { CampaignRecord } from '../domain/records.js'
 import { modelNames, models } from '../storage/models.js'
-import { UniqueViolationError, type FindQuery, type ModelName, type RecordOf, type Storage, type StorageTransaction, type Where } from '../storage/types.js'
+import {
+  UniqueViolationError,
+  type FindQuery,
+  type ModelName,
+  type RecordOf,
+  type Storage,
+  type StorageTransaction,
+  type Where,
+} from '../storage/types.js'
 import { isUuid } from '../uuid.js'
 import {
   adminSession,
@@ -164,7 +172,11 @@ export function describeStorageConformance(name: string, factory: StorageFactory
       test('values of every kind round-trip: true/false, null, arrays, large and negative integers', async (storage) => {
         const records = [
           campaign({ isDefault: true, requiresApprovalToJoin: false, allowedUrlParameters: [], amountMinor: 0, payoutTerm: -45 }),
-          campaign({ allowedUrlParameters: ['a', 'b,c', '"q"', '日本'], amountMinor: 2 ** 40 + 1, minimumPayoutMinor: Number.MAX_SAFE_INTEGER }),
+          campaign({
+            allowedUrlParameters: ['a', 'b,c', '"q"', '日本'],
+            amountMinor: 2 ** 40 + 1,
+            minimumPayoutMinor: Number.MAX_SAFE_INTEGER,
+          }),
         ]
         const withValues = affiliate({ payoutMethod: 'WISE', details: 'IBAN …', notes: 'line\nbreak\ttab' })
         const withNulls = commission({ remarks: null, name: null, chargeId: null, isSelfReferral: true, isWalletPayment: 1 })
@@ -181,16 +193,31 @@ export function describeStorageConformance(name: string, factory: StorageFactory
       test('values of every kind round-trip through insertMany and updateEach', async (storage) => {
         const records = [
           campaign({ isDefault: true, requiresApprovalToJoin: false, allowedUrlParameters: [], amountMinor: 0, payoutTerm: -45 }),
-          campaign({ allowedUrlParameters: ['a', 'b,c', '"q"', '日本'], amountMinor: 2 ** 40 + 1, minimumPayoutMinor: Number.MAX_SAFE_INTEGER }),
+          campaign({
+            allowedUrlParameters: ['a', 'b,c', '"q"', '日本'],
+            amountMinor: 2 ** 40 + 1,
+            minimumPayoutMinor: Number.MAX_SAFE_INTEGER,
+          }),
         ]
         await tx(storage, (t) => t.insertMany('campaigns', records))
         for (const record of records) expect(await tx(storage, (t) => t.get('campaigns', record.id))).toStrictEqual(record)
         const patches = [
-          { isDefault: false, allowedUrlParameters: ['x', '[1]', 'line\nbreak'], amountMinor: -(2 ** 40), affiliateDashboardText: '{"a":1}' },
+          {
+            isDefault: false,
+            allowedUrlParameters: ['x', '[1]', 'line\nbreak'],
+            amountMinor: -(2 ** 40),
+            affiliateDashboardText: '{"a":1}',
+          },
           { isDefault: true, allowedUrlParameters: [], amountMinor: Number.MAX_SAFE_INTEGER, affiliateDashboardText: '' },
         ]
-        await tx(storage, (t) => t.updateEach('campaigns', records.map((r, i) => ({ id: r.id, patch: patches[i]! }))))
-        for (const [i, record] of records.entries()) expect(await tx(storage, (t) => t.get('campaigns', record.id))).toStrictEqual({ ...record, ...patches[i] })
+        await tx(storage, (t) =>
+          t.updateEach(
+            'campaigns',
+            records.map((r, i) => ({ id: r.id, patch: patches[i]! })),
+          ),
+        )
+        for (const [i, record] of records.entries())
+          expect(await tx(storage, (t) => t.get('campaigns', record.id))).toStrictEqual({ ...record, ...patches[i] })
       })
 
       test('get answers null for an unknown id', async (storage) => {
@@ -286,15 +313,27 @@ export function describeStorageConformance(name: string, factory: StorageFactory
         const due = [commission(), commission(), commission({ status: 'processing' }), commission({ payoutId: sampleId() })]
         await insertAll(storage, 'commissions', due)
         const claimed = await tx(storage, (t) =>
-          t.updateMany('commissions', { id: { in: ids(due) }, status: 'pending', payoutId: null }, { status: 'processing', payoutId, updatedAt: at(9) }),
+          t.updateMany(
+            'commissions',
+            { id: { in: ids(due) }, status: 'pending', payoutId: null },
+            { status: 'processing', payoutId, updatedAt: at(9) },
+          ),
         )
         expect(claimed).toBe(2)
         const after = await tx(storage, (t) => t.find('commissions', { where: { payoutId }, orderBy: { field: 'id', direction: 'ASC' } }))
-        expect(after).toStrictEqual([due[0]!, due[1]!].map((c) => ({ ...c, status: 'processing', payoutId, updatedAt: at(9) })).sort((a, b) => (a.id < b.id ? -1 : 1)))
+        expect(after).toStrictEqual(
+          [due[0]!, due[1]!]
+            .map((c) => ({ ...c, status: 'processing', payoutId, updatedAt: at(9) }))
+            .sort((a, b) => (a.id < b.id ? -1 : 1)),
+        )
         expect(await tx(storage, (t) => t.get('commissions', due[2]!.id))).toStrictEqual(due[2])
         expect(await tx(storage, (t) => t.get('commissions', due[3]!.id))).toStrictEqual(due[3])
         // The guard no longer holds: a second claim takes nothing.
-        expect(await tx(storage, (t) => t.updateMany('commissions', { id: { in: ids(due) }, payoutId: null, status: 'pending' }, { payoutId: sampleId() }))).toBe(0)
+        expect(
+          await tx(storage, (t) =>
+            t.updateMany('commissions', { id: { in: ids(due) }, payoutId: null, status: 'pending' }, { payoutId: sampleId() }),
+          ),
+        ).toBe(0)
         expect(await tx(storage, (t) => t.count('commissions', { where: { payoutId } }))).toBe(2)
         expect(await tx(storage, (t) => t.count('commissions', { where: { workspaceId: WORKSPACE, status: 'processing' } }))).toBe(3)
       })
@@ -305,7 +344,9 @@ export function describeStorageConformance(name: string, factory: StorageFactory
         await insertAll(storage, 'commissions', inPayout)
         expect(await tx(storage, (t) => t.updateMany('commissions', { payoutId }, { payoutId: null, status: 'pending' }))).toBe(2)
         expect(await tx(storage, (t) => t.count('commissions', { where: { payoutId } }))).toBe(0)
-        expect(await tx(storage, (t) => t.count('commissions', { where: { payoutId: null, status: 'pending', workspaceId: WORKSPACE } }))).toBe(2)
+        expect(
+          await tx(storage, (t) => t.count('commissions', { where: { payoutId: null, status: 'pending', workspaceId: WORKSPACE } })),
+        ).toBe(2)
         expect(await tx(storage, (t) => t.count('commissions', { where: { workspaceId: WORKSPACE, status: 'processing' } }))).toBe(0)
       })
 
@@ -324,15 +365,18 @@ export function describeStorageConformance(name: string, factory: StorageFactory
         const records = [commission({ invoiceId: null }), commission({ invoiceId: null })]
         await insertAll(storage, 'commissions', records)
         await tx(storage, async (t) => {
-          await expect(t.updateMany('commissions', { id: { in: ids(records) } }, { invoiceId: 'in_1' })).rejects.toBeInstanceOf(UniqueViolationError)
+          await expect(t.updateMany('commissions', { id: { in: ids(records) } }, { invoiceId: 'in_1' })).rejects.toBeInstanceOf(
+            UniqueViolationError,
+          )
           expect(await t.count('commissions', { where: { invoiceId: 'in_1' } })).toBe(0)
         })
         expect(await tx(storage, (t) => t.count('commissions', { where: { invoiceId: null } }))).toBe(2)
       })
 
       test('serializable: concurrent claims of the same records never give one record to two claimants', (storage) =>
-        concurrentClaims(storage, (t, mine, payoutId) => t.updateMany('commissions', { id: { in: mine }, status: 'pending', payoutId: null }, { status: 'processing', payoutId })),
-      )
+        concurrentClaims(storage, (t, mine, payoutId) =>
+          t.updateMany('commissions', { id: { in: mine }, status: 'pending', payoutId: null }, { status: 'processing', payoutId }),
+        ))
     })
 
     describe('fraud review: held commissions and what the fraud rules read', () => {
@@ -341,7 +385,9 @@ export function describeStorageConformance(name: string, factory: StorageFactory
         const other = commission()
         await insertAll(storage, 'commissions', [held, other])
         expect(await tx(storage, (t) => t.get('commissions', held.id))).toStrictEqual(held)
-        expect(ids(await tx(storage, (t) => t.find('commissions', { where: { workspaceId: WORKSPACE, status: 'hold' } })))).toEqual([held.id])
+        expect(ids(await tx(storage, (t) => t.find('commissions', { where: { workspaceId: WORKSPACE, status: 'hold' } })))).toEqual([
+          held.id,
+        ])
         const release = { status: 'pending' as const, holdReasons: [], updatedAt: at(9) }
         expect(await tx(storage, (t) => t.updateMany('commissions', { id: held.id, status: 'hold' }, release))).toBe(1)
         expect(await tx(storage, (t) => t.updateMany('commissions', { id: held.id, status: 'hold' }, { status: 'voided' }))).toBe(0)
@@ -350,7 +396,13 @@ export function describeStorageConformance(name: string, factory: StorageFactory
       })
 
       test("a campaign's fraud rules, a click's and a customer's fraud facts and an affiliate's portal devices round-trip", async (storage) => {
-        const rules = JSON.stringify({ self_referral: 'flag', disposable_email: 'block', paid_ad_click: 'flag', address_burst: 'off', refund_rate: 'block' })
+        const rules = JSON.stringify({
+          self_referral: 'flag',
+          disposable_email: 'block',
+          paid_ad_click: 'flag',
+          address_burst: 'off',
+          refund_rate: 'block',
+        })
         const records = {
           campaign: campaign({ fraudRules: rules }),
           click: click({ address: 'YWRkcmVzcy1oYXNo', device: 'ZGV2aWNlLWhhc2g', paidAd: true }),
@@ -373,12 +425,16 @@ export function describeStorageConformance(name: string, factory: StorageFactory
 
       test("an affiliate's customers from one click address within a window (what address_burst counts)", async (storage) => {
         const affiliateId = sampleId()
-        const from = (clickAddress: string, createdAt: string, other = affiliateId) => customer({ affiliateId: other, clickAddress, createdAt, updatedAt: createdAt })
+        const from = (clickAddress: string, createdAt: string, other = affiliateId) =>
+          customer({ affiliateId: other, clickAddress, createdAt, updatedAt: createdAt })
         const inside = [from('addr-1', at(100)), from('addr-1', at(200)), from('addr-1', at(300))]
         const outside = [from('addr-1', at(10)), from('addr-1', at(400)), from('addr-2', at(200)), from('addr-1', at(200), sampleId())]
         await insertAll(storage, 'customers', [...outside, ...inside])
         const found = await tx(storage, (t) =>
-          t.select('customers', ['id'], { where: { affiliateId, clickAddress: 'addr-1', createdAt: { gte: at(100), lte: at(300) } }, orderBy: { field: 'createdAt', direction: 'ASC' } }),
+          t.select('customers', ['id'], {
+            where: { affiliateId, clickAddress: 'addr-1', createdAt: { gte: at(100), lte: at(300) } },
+            orderBy: { field: 'createdAt', direction: 'ASC' },
+          }),
         )
         expect(ids(found)).toEqual(ids(inside))
       })
@@ -398,7 +454,8 @@ export function describeStorageConformance(name: string, factory: StorageFactory
         )
         await insertAll(storage, 'commissions', records)
         const fields = ['status', 'amountMinor', 'payoutId', 'isSelfReferral', 'createdAt'] as const
-        const pick = (record: object) => Object.fromEntries(['id', ...fields].map((field) => [field, (record as Record<string, unknown>)[field]]))
+        const pick = (record: object) =>
+          Object.fromEntries(['id', ...fields].map((field) => [field, (record as Record<string, unknown>)[field]]))
         const queries: FindQuery<'commissions'>[] = [
           {},
           { where: { status: 'pending', payoutId: null } },
@@ -417,7 +474,11 @@ export function describeStorageConformance(name: string, factory: StorageFactory
 
     describe('batches: insertMany, updateEach, incrementEach', () => {
       test('insertMany stores every record as given, searchable and in look-ups', async (storage) => {
-        const records = [affiliate({ email: 'Ann@example.com', details: null }), affiliate({ email: 'bob@example.com', payoutMethod: 'PAYPAL' }), affiliate({ workspaceId: OTHER_WORKSPACE })]
+        const records = [
+          affiliate({ email: 'Ann@example.com', details: null }),
+          affiliate({ email: 'bob@example.com', payoutMethod: 'PAYPAL' }),
+          affiliate({ workspaceId: OTHER_WORKSPACE }),
+        ]
         await tx(storage, (t) => t.insertMany('affiliates', records))
         for (const record of records) expect(await tx(storage, (t) => t.get('affiliates', record.id))).toStrictEqual(record)
         expect(await tx(storage, (t) => t.count('affiliates', { where: { workspaceId: WORKSPACE } }))).toBe(2)
@@ -437,7 +498,9 @@ export function describeStorageConformance(name: string, factory: StorageFactory
           expect(await t.get('commissions', fresh.id)).toBeNull()
           await t.insertMany('commissions', [fresh])
         })
-        expect(ids(await tx(storage, (t) => t.find('commissions', { orderBy: { field: 'id', direction: 'ASC' } })))).toEqual(ids([held, fresh]).sort())
+        expect(ids(await tx(storage, (t) => t.find('commissions', { orderBy: { field: 'id', direction: 'ASC' } })))).toEqual(
+          ids([held, fresh]).sort(),
+        )
       })
 
       test('insertMany of an id already stored throws and stores none', async (storage) => {
@@ -463,15 +526,30 @@ export function describeStorageConformance(name: string, factory: StorageFactory
           { id: sampleId(), patch: { status: 'processing' as const, payoutId: first, updatedAt: at(9) } },
         ]
         expect(await tx(storage, (t) => t.updateEach('commissions', changes, { status: 'pending', payoutId: null }))).toBe(2)
-        expect(await tx(storage, (t) => t.get('commissions', due[0]!.id))).toStrictEqual({ ...due[0]!, status: 'processing', payoutId: first, updatedAt: at(9) })
-        expect(await tx(storage, (t) => t.get('commissions', due[1]!.id))).toStrictEqual({ ...due[1]!, status: 'processing', payoutId: second, updatedAt: at(10) })
+        expect(await tx(storage, (t) => t.get('commissions', due[0]!.id))).toStrictEqual({
+          ...due[0]!,
+          status: 'processing',
+          payoutId: first,
+          updatedAt: at(9),
+        })
+        expect(await tx(storage, (t) => t.get('commissions', due[1]!.id))).toStrictEqual({
+          ...due[1]!,
+          status: 'processing',
+          payoutId: second,
+          updatedAt: at(10),
+        })
         expect(await tx(storage, (t) => t.get('commissions', due[2]!.id))).toStrictEqual(due[2])
         expect(await tx(storage, (t) => t.get('commissions', due[3]!.id))).toStrictEqual(due[3])
         expect(ids(await tx(storage, (t) => t.find('commissions', { where: { payoutId: second } })))).toEqual([due[1]!.id])
         expect(await tx(storage, (t) => t.count('commissions', { where: { workspaceId: WORKSPACE, status: 'processing' } }))).toBe(3)
         // The guard no longer holds for any of them: a second claim changes nothing.
         expect(await tx(storage, (t) => t.updateEach('commissions', changes, { status: 'pending', payoutId: null }))).toBe(0)
-        expect(await tx(storage, (t) => t.get('commissions', due[1]!.id))).toStrictEqual({ ...due[1]!, status: 'processing', payoutId: second, updatedAt: at(10) })
+        expect(await tx(storage, (t) => t.get('commissions', due[1]!.id))).toStrictEqual({
+          ...due[1]!,
+          status: 'processing',
+          payoutId: second,
+          updatedAt: at(10),
+        })
       })
 
       test('updateEach without a guard, with patches of different fields, nulls and a range guard', async (storage) => {
@@ -484,11 +562,23 @@ export function describeStorageConformance(name: string, factory: StorageFactory
           ]),
         )
         expect(n).toBe(2)
-        expect(await tx(storage, (t) => t.get('affiliates', records[0]!.id))).toStrictEqual({ ...records[0]!, details: null, isBanned: true })
-        expect(await tx(storage, (t) => t.get('affiliates', records[1]!.id))).toStrictEqual({ ...records[1]!, payoutMethod: 'WISE', notes: 'n' })
+        expect(await tx(storage, (t) => t.get('affiliates', records[0]!.id))).toStrictEqual({
+          ...records[0]!,
+          details: null,
+          isBanned: true,
+        })
+        expect(await tx(storage, (t) => t.get('affiliates', records[1]!.id))).toStrictEqual({
+          ...records[1]!,
+          payoutMethod: 'WISE',
+          notes: 'n',
+        })
         expect(await tx(storage, (t) => t.get('affiliates', records[2]!.id))).toStrictEqual(records[2])
         const ranged = await tx(storage, (t) =>
-          t.updateEach('affiliates', [records[0]!, records[2]!].map((r) => ({ id: r.id, patch: { notes: 'ranged' } })), { totalClicks: { gte: 1 } }),
+          t.updateEach(
+            'affiliates',
+            [records[0]!, records[2]!].map((r) => ({ id: r.id, patch: { notes: 'ranged' } })),
+            { totalClicks: { gte: 1 } },
+          ),
         )
         expect(ranged).toBe(1)
         expect((await tx(storage, (t) => t.get('affiliates', records[0]!.id)))!.notes).toBe('ranged')
@@ -528,8 +618,22 @@ export function describeStorageConformance(name: string, factory: StorageFactory
       test('a batch naming one record twice is refused', async (storage) => {
         const record = affiliate()
         await insertAll(storage, 'affiliates', [record])
-        await expect(tx(storage, (t) => t.updateEach('affiliates', [{ id: record.id, patch: { notes: 'a' } }, { id: record.id, patch: { notes: 'b' } }]))).rejects.toThrow(/twice/)
-        await expect(tx(storage, (t) => t.incrementEach('affiliates', [{ id: record.id, deltas: { totalClicks: 1 } }, { id: record.id, deltas: { totalClicks: 1 } }]))).rejects.toThrow(/twice/)
+        await expect(
+          tx(storage, (t) =>
+            t.updateEach('affiliates', [
+              { id: record.id, patch: { notes: 'a' } },
+              { id: record.id, patch: { notes: 'b' } },
+            ]),
+          ),
+        ).rejects.toThrow(/twice/)
+        await expect(
+          tx(storage, (t) =>
+            t.incrementEach('affiliates', [
+              { id: record.id, deltas: { totalClicks: 1 } },
+              { id: record.id, deltas: { totalClicks: 1 } },
+            ]),
+          ),
+        ).rejects.toThrow(/twice/)
         expect(await tx(storage, (t) => t.get('affiliates', record.id))).toStrictEqual(record)
       })
 
@@ -544,8 +648,15 @@ export function describeStorageConformance(name: string, factory: StorageFactory
           ]),
         )
         expect(n).toBe(2)
-        expect(await tx(storage, (t) => t.get('affiliates', records[0]!.id))).toStrictEqual({ ...records[0]!, totalClicks: 7, totalEarningsMinor: 750 })
-        expect(await tx(storage, (t) => t.get('affiliates', records[1]!.id))).toStrictEqual({ ...records[1]!, totalOpens: records[1]!.totalOpens + 4 })
+        expect(await tx(storage, (t) => t.get('affiliates', records[0]!.id))).toStrictEqual({
+          ...records[0]!,
+          totalClicks: 7,
+          totalEarningsMinor: 750,
+        })
+        expect(await tx(storage, (t) => t.get('affiliates', records[1]!.id))).toStrictEqual({
+          ...records[1]!,
+          totalOpens: records[1]!.totalOpens + 4,
+        })
         expect(await tx(storage, (t) => t.get('affiliates', records[2]!.id))).toStrictEqual(records[2])
         // A field named like a column of the database's own row sources (`value`, `id`, `key`).
         const counter = sequence({ value: 5 })
@@ -584,7 +695,12 @@ export function describeStorageConformance(name: string, factory: StorageFactory
           ),
         )
         for (const { a, seen } of taken) {
-          expect(seen.filter((value) => value < a).sort((x, y) => x - y)).toStrictEqual(taken.map((other) => other.a).filter((value) => value < a).sort((x, y) => x - y))
+          expect(seen.filter((value) => value < a).sort((x, y) => x - y)).toStrictEqual(
+            taken
+              .map((other) => other.a)
+              .filter((value) => value < a)
+              .sort((x, y) => x - y),
+          )
         }
         const numbers = taken.flatMap(({ a }) => [a, a + 1, a + 2])
         expect(new Set(numbers).size).toBe(18)
@@ -593,8 +709,12 @@ export function describeStorageConformance(name: string, factory: StorageFactory
 
       test('serializable: concurrent updateEach claims never give one record to two claimants', (storage) =>
         concurrentClaims(storage, (t, mine, payoutId) =>
-          t.updateEach('commissions', mine.map((id) => ({ id, patch: { status: 'processing' as const, payoutId } })), { status: 'pending', payoutId: null })),
-      )
+          t.updateEach(
+            'commissions',
+            mine.map((id) => ({ id, patch: { status: 'processing' as const, payoutId } })),
+            { status: 'pending', payoutId: null },
+          ),
+        ))
     })
 
     describe('where', () => {
@@ -621,24 +741,24 @@ export function describeStorageConformance(name: string, factory: StorageFactory
       })
 
       test('`in` matches any listed value, null included; an empty list matches nothing', async (storage) => {
-        const records = [
-          affiliate({ payoutMethod: null }),
-          affiliate({ payoutMethod: 'PAYPAL' }),
-          affiliate({ payoutMethod: 'WISE' }),
-        ]
+        const records = [affiliate({ payoutMethod: null }), affiliate({ payoutMethod: 'PAYPAL' }), affiliate({ payoutMethod: 'WISE' })]
         await insertAll(storage, 'affiliates', records)
         const cases: [readonly (string | null)[], number[]][] = [
-          [['PAYPAL', 'WISE'], [1, 2]],
-          [['PAYPAL', null], [0, 1]],
+          [
+            ['PAYPAL', 'WISE'],
+            [1, 2],
+          ],
+          [
+            ['PAYPAL', null],
+            [0, 1],
+          ],
           [[null], [0]],
           [['PAYPAL', 'PAYPAL'], [1]],
           [[], []],
         ]
         for (const [values, expected] of cases) {
           const where = { payoutMethod: { in: values } }
-          expect(ids(await tx(storage, (t) => t.find('affiliates', { where }))).sort()).toEqual(
-            expected.map((i) => records[i]!.id).sort(),
-          )
+          expect(ids(await tx(storage, (t) => t.find('affiliates', { where }))).sort()).toEqual(expected.map((i) => records[i]!.id).sort())
           expect(await tx(storage, (t) => t.count('affiliates', { where }))).toBe(expected.length)
         }
       })
@@ -707,7 +827,8 @@ export function describeStorageConformance(name: string, factory: StorageFactory
         expect(await tx(storage, (t) => t.updateMany('commissions', { dueAt: { lte: at(11) } }, { stripeSubscriptionId: 'early' }))).toBe(2)
         expect(await tx(storage, (t) => t.count('commissions', { where: { stripeSubscriptionId: 'early' } }))).toBe(2)
         // Claimed by moving the field past the bound: the same guarded update then claims nothing.
-        const claim = () => tx(storage, (t) => t.updateMany('commissions', { id: records[3]!.id, dueAt: { lte: at(13) } }, { dueAt: at(50) }))
+        const claim = () =>
+          tx(storage, (t) => t.updateMany('commissions', { id: records[3]!.id, dueAt: { lte: at(13) } }, { dueAt: at(50) }))
         expect(await claim()).toBe(1)
         expect(await claim()).toBe(0)
         expect(await tx(storage, (t) => t.deleteMany('commissions', { amountMinor: { lt: 300 } }))).toBe(3)
@@ -810,7 +931,12 @@ export function describeStorageConformance(name: string, factory: StorageFactory
         )
         await insertAll(storage, 'campaigns', records)
         const page = await tx(storage, (t) =>
-          t.find('campaigns', { where: { workspaceId: WORKSPACE }, orderBy: { field: 'createdAt', direction: 'ASC' }, offset: 1, limit: 2 }),
+          t.find('campaigns', {
+            where: { workspaceId: WORKSPACE },
+            orderBy: { field: 'createdAt', direction: 'ASC' },
+            offset: 1,
+            limit: 2,
+          }),
         )
         expect(ids(page)).toEqual([records[3]!.id, records[5]!.id])
       })
@@ -846,7 +972,9 @@ export function describeStorageConformance(name: string, factory: StorageFactory
           expect(await tx(storage, (t) => t.findPage('commissions', query)), JSON.stringify(query)).toStrictEqual(expected)
         }
         const paid = records.filter((record) => record.workspaceId === WORKSPACE && record.status === 'paid')
-        const { total } = await tx(storage, (t) => t.findPage('commissions', { where: { workspaceId: WORKSPACE, status: 'paid' }, limit: 1 }))
+        const { total } = await tx(storage, (t) =>
+          t.findPage('commissions', { where: { workspaceId: WORKSPACE, status: 'paid' }, limit: 1 }),
+        )
         expect(total).toBe(paid.length)
       })
 
@@ -914,7 +1042,11 @@ export function describeStorageConformance(name: string, factory: StorageFactory
 
       test('combines with where, order and paging; an updated search field is searched anew', async (storage) => {
         const records = Array.from({ length: 6 }, (_, i) =>
-          campaign({ campaignName: i % 2 ? `Summer ${i}` : `Winter ${i}`, createdAt: at(i), workspaceId: i < 4 ? WORKSPACE : OTHER_WORKSPACE }),
+          campaign({
+            campaignName: i % 2 ? `Summer ${i}` : `Winter ${i}`,
+            createdAt: at(i),
+            workspaceId: i < 4 ? WORKSPACE : OTHER_WORKSPACE,
+          }),
         )
         await insertAll(storage, 'campaigns', records)
         const query = { where: { workspaceId: WORKSPACE }, contains: 'summer' }
@@ -1023,8 +1155,17 @@ export function describeStorageConformance(name: string, factory: StorageFactory
 
       test('customers: externalId is unique per workspace only, and found by it, by stripeCustomerId and by affiliate and e-mail', async (storage) => {
         const mine = customer({ externalId: 'user-1', stripeCustomerId: 'cus_1' })
-        const theirs = customer({ externalId: 'user-1', stripeCustomerId: 'cus_1', workspaceId: OTHER_WORKSPACE, affiliateId: mine.affiliateId })
-        await insertAll(storage, 'customers', [mine, theirs, customer({ externalId: 'user-2', stripeCustomerId: null, affiliateId: mine.affiliateId, emailKey: 'other@example.com' })])
+        const theirs = customer({
+          externalId: 'user-1',
+          stripeCustomerId: 'cus_1',
+          workspaceId: OTHER_WORKSPACE,
+          affiliateId: mine.affiliateId,
+        })
+        await insertAll(storage, 'customers', [
+          mine,
+          theirs,
+          customer({ externalId: 'user-2', stripeCustomerId: null, affiliateId: mine.affiliateId, emailKey: 'other@example.com' }),
+        ])
         const error = await tx(storage, (t) => t.insert('customers', customer({ externalId: 'user-1' }))).catch((e: unknown) => e)
         expect((error as UniqueViolationError).constraint).toBe('customers_workspace_external')
         const found = await tx(storage, async (t) => ({
@@ -1047,9 +1188,13 @@ export function describeStorageConformance(name: string, factory: StorageFactory
         // Binding a customer to a Stripe customer another holds is refused too, and binding one that is free is not.
         const unbound = customer({ stripeCustomerId: null })
         await insertAll(storage, 'customers', [unbound])
-        const updated = await tx(storage, (t) => t.update('customers', unbound.id, { stripeCustomerId: 'cus_shared' })).catch((e: unknown) => e)
+        const updated = await tx(storage, (t) => t.update('customers', unbound.id, { stripeCustomerId: 'cus_shared' })).catch(
+          (e: unknown) => e,
+        )
         expect((updated as UniqueViolationError).constraint).toBe('customers_workspace_stripe')
-        expect(await tx(storage, (t) => t.update('customers', unbound.id, { stripeCustomerId: 'cus_free' }))).toMatchObject({ stripeCustomerId: 'cus_free' })
+        expect(await tx(storage, (t) => t.update('customers', unbound.id, { stripeCustomerId: 'cus_free' }))).toMatchObject({
+          stripeCustomerId: 'cus_free',
+        })
         const found = await tx(storage, (t) => t.find('customers', { where: { workspaceId: WORKSPACE, stripeCustomerId: 'cus_shared' } }))
         expect(found).toStrictEqual([mine])
         expect(await tx(storage, (t) => t.count('customers', {}))).toBe(5)
@@ -1062,7 +1207,9 @@ export function describeStorageConformance(name: string, factory: StorageFactory
         // The same record under another kind is another notice.
         const other = notification({ kind: 'clawback.created', recordId: 'payout-1', nextAttemptAt: '2026-01-01T00:00:00.000Z' })
         await insertAll(storage, 'notifications', [due, later, sent, other])
-        const again = await tx(storage, (t) => t.insert('notifications', notification({ kind: 'payout.paid', recordId: 'payout-1' }))).catch((e: unknown) => e)
+        const again = await tx(storage, (t) =>
+          t.insert('notifications', notification({ kind: 'payout.paid', recordId: 'payout-1' })),
+        ).catch((e: unknown) => e)
         expect((again as UniqueViolationError).constraint).toBe('notifications_kind_record')
         const where = { status: { in: ['pending'] }, nextAttemptAt: { lte: '2026-01-01T12:00:00.000Z' } }
         const found = await tx(storage, (t) => t.find('notifications', { where, orderBy: { field: 'nextAttemptAt', direction: 'ASC' } }))
@@ -1070,13 +1217,20 @@ export function describeStorageConformance(name: string, factory: StorageFactory
         const claim = { nextAttemptAt: '2026-01-01T12:01:00.000Z', claimToken: 'claim-a' }
         expect(await tx(storage, (t) => t.updateMany('notifications', { ...where, id: { in: [due.id, later.id] } }, claim))).toBe(1)
         // A second claim finds it no longer due.
-        expect(await tx(storage, (t) => t.updateMany('notifications', { ...where, id: { in: [due.id] } }, { ...claim, claimToken: 'claim-b' }))).toBe(0)
+        expect(
+          await tx(storage, (t) => t.updateMany('notifications', { ...where, id: { in: [due.id] } }, { ...claim, claimToken: 'claim-b' })),
+        ).toBe(0)
         expect(await tx(storage, (t) => t.get('notifications', due.id))).toMatchObject({ claimToken: 'claim-a' })
       })
 
       test('sales: a payment intent is unique per workspace, and a sale is found by it and by its Stripe customer', async (storage) => {
         const first = sale({ paymentIntentId: 'pi_1', stripeCustomerId: 'cus_1', customerId: null })
-        await insertAll(storage, 'sales', [first, sale({ paymentIntentId: 'pi_1', workspaceId: OTHER_WORKSPACE }), sale({ paymentIntentId: null }), sale({ paymentIntentId: null })])
+        await insertAll(storage, 'sales', [
+          first,
+          sale({ paymentIntentId: 'pi_1', workspaceId: OTHER_WORKSPACE }),
+          sale({ paymentIntentId: null }),
+          sale({ paymentIntentId: null }),
+        ])
         const error = await tx(storage, (t) => t.insert('sales', sale({ paymentIntentId: 'pi_1' }))).catch((e: unknown) => e)
         expect((error as UniqueViolationError).constraint).toBe('sales_workspace_payment_intent')
         const found = await tx(storage, async (t) => ({
@@ -1090,7 +1244,10 @@ export function describeStorageConformance(name: string, factory: StorageFactory
         await insertAll(storage, 'sales', [sale({ invoiceId: 'in_1' }), sale({ invoiceId: 'in_1', workspaceId: OTHER_WORKSPACE })])
         const error = await tx(storage, (t) => t.insert('sales', sale({ invoiceId: 'in_1' }))).catch((e: unknown) => e)
         expect((error as UniqueViolationError).constraint).toBe('sales_workspace_invoice')
-        await insertAll(storage, 'saleRefunds', [saleRefund({ refundId: 're_1' }), saleRefund({ refundId: 're_1', workspaceId: OTHER_WORKSPACE })])
+        await insertAll(storage, 'saleRefunds', [
+          saleRefund({ refundId: 're_1' }),
+          saleRefund({ refundId: 're_1', workspaceId: OTHER_WORKSPACE }),
+        ])
         const again = await tx(storage, (t) => t.insert('saleRefunds', saleRefund({ refundId: 're_1' }))).catch((e: unknown) => e)
         expect((again as UniqueViolationError).constraint).toBe('sale_refunds_workspace_refund')
         expect(await tx(storage, (t) => t.count('sales', {}))).toBe(2)
@@ -1107,7 +1264,9 @@ export function describeStorageConformance(name: string, factory: StorageFactory
         ])
         const sameCode = await tx(storage, (t) => t.insert('promoCodes', promoCode({ code: 'ALICE20' }))).catch((e: unknown) => e)
         expect((sameCode as UniqueViolationError).constraint).toBe('promo_codes_workspace_code')
-        const sameStripe = await tx(storage, (t) => t.insert('promoCodes', promoCode({ stripePromotionCodeId: 'promo_1' }))).catch((e: unknown) => e)
+        const sameStripe = await tx(storage, (t) => t.insert('promoCodes', promoCode({ stripePromotionCodeId: 'promo_1' }))).catch(
+          (e: unknown) => e,
+        )
         expect((sameStripe as UniqueViolationError).constraint).toBe('promo_codes_workspace_stripe')
         const found = await tx(storage, async (t) => ({
           byCode: await t.find('promoCodes', { where: { workspaceId: WORKSPACE, code: 'ALICE20' } }),
@@ -1122,7 +1281,9 @@ export function describeStorageConformance(name: string, factory: StorageFactory
         const integrationId = sampleId()
         const first = providerEvent({ integrationId, eventId: 'evt_1', status: 'ignored', reason: 'not_attributed' })
         await insertAll(storage, 'providerEvents', [first, providerEvent({ eventId: 'evt_1' })])
-        const error = await tx(storage, (t) => t.insert('providerEvents', providerEvent({ integrationId, eventId: 'evt_1' }))).catch((e: unknown) => e)
+        const error = await tx(storage, (t) => t.insert('providerEvents', providerEvent({ integrationId, eventId: 'evt_1' }))).catch(
+          (e: unknown) => e,
+        )
         expect((error as UniqueViolationError).constraint).toBe('provider_events_integration_event')
         expect(await tx(storage, (t) => t.find('providerEvents', { where: { integrationId, status: 'ignored' } }))).toStrictEqual([first])
         expect(await tx(storage, (t) => t.count('providerEvents', {}))).toBe(2)
@@ -1254,7 +1415,14 @@ export function describeStorageConformance(name: string, factory: StorageFactory
             }),
           ),
         )
-        expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected', 'fulfilled', 'rejected'])
+        expect(outcomes.map((outcome) => outcome.status)).toEqual([
+          'fulfilled',
+          'rejected',
+          'fulfilled',
+          'rejected',
+          'fulfilled',
+          'rejected',
+        ])
         expect(ids(await tx(storage, (t) => t.find('campaigns', {}))).sort()).toEqual(
           [records[0]!.id, records[2]!.id, records[4]!.id].sort(),
         )

@@ -17,7 +17,9 @@ export const timeUuid = (ms: number): string => uuidV7({ msecs: ms })
  * at or above it, every one made before, below.
  */
 export function timeUuidFloor(ms: number): string {
-  const hex = Math.min(Math.max(0, Math.floor(ms)), 2 ** 48 - 1).toString(16).padStart(12, '0')
+  const hex = Math.min(Math.max(0, Math.floor(ms)), 2 ** 48 - 1)
+    .toString(16)
+    .padStart(12, '0')
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-0000-0000-000000000000`
 }
 

@@ -184,7 +184,8 @@ export function createClickWriter(options: ClickWriterOptions) {
       while (pending >= maxPending) await new Promise<void>((resolve) => roomWaiters.push(resolve))
       let batch = batches[batches.length - 1]
       // The batch being written takes nothing more.
-      if (batch === undefined || batch.items.length >= batchSize || (running !== null && batch === batches[0])) batches.push((batch = newBatch()))
+      if (batch === undefined || batch.items.length >= batchSize || (running !== null && batch === batches[0]))
+        batches.push((batch = newBatch()))
       place(batch, item)
       schedule()
     },
@@ -198,7 +199,8 @@ export function createClickWriter(options: ClickWriterOptions) {
       if (items.length === 0) return new Map()
       while (pending >= maxPending) await new Promise<void>((resolve) => roomWaiters.push(resolve))
       let batch = batches[batches.length - 1]
-      if (batch === undefined || batch.items.length + items.length > batchSize || (running !== null && batch === batches[0])) batches.push((batch = newBatch()))
+      if (batch === undefined || batch.items.length + items.length > batchSize || (running !== null && batch === batches[0]))
+        batches.push((batch = newBatch()))
       for (const item of items) place(batch, item)
       const done = new Promise<ReadonlyMap<string, LinkRecord>>((resolve, reject) => batch.units.push({ items, resolve, reject }))
       void hurry(batch)
@@ -234,7 +236,8 @@ export type ClickWriter = ReturnType<typeof createClickWriter>
 async function readLinks(tx: StorageTransaction, units: readonly Unit[]): Promise<Map<string, LinkRecord>> {
   const ids = [...new Set(units.flatMap((unit) => unit.items.map(({ link }) => link.id)))]
   const links = new Map<string, LinkRecord>()
-  for (const chunk of chunked(ids, IDS_PER_READ)) for (const link of await tx.find('links', { where: { id: { in: chunk } } })) links.set(link.id, link)
+  for (const chunk of chunked(ids, IDS_PER_READ))
+    for (const link of await tx.find('links', { where: { id: { in: chunk } } })) links.set(link.id, link)
   return links
 }
 
@@ -249,10 +252,12 @@ function sum(sums: Map<string, Record<string, number>>, id: string, field: strin
 async function write(tx: StorageTransaction, items: readonly PendingClick[]): Promise<void> {
   const ids = [...new Set(items.map(({ click }) => click.id))]
   const stored = new Set<string>()
-  for (const chunk of chunked(ids, IDS_PER_READ)) for (const { id } of await tx.select('clicks', [], { where: { id: { in: chunk } } })) stored.add(id)
+  for (const chunk of chunked(ids, IDS_PER_READ))
+    for (const { id } of await tx.select('clicks', [], { where: { id: { in: chunk } } })) stored.add(id)
   const linkIds = [...new Set(items.map(({ link }) => link.id))]
   const live = new Set<string>()
-  for (const chunk of chunked(linkIds, IDS_PER_READ)) for (const { id } of await tx.select('links', [], { where: { id: { in: chunk } } })) live.add(id)
+  for (const chunk of chunked(linkIds, IDS_PER_READ))
+    for (const { id } of await tx.select('links', [], { where: { id: { in: chunk } } })) live.add(id)
   const fresh: ClickRecord[] = []
   const links = new Map<string, Record<string, number>>()
   const affiliates = new Map<string, Record<string, number>>()
@@ -279,7 +284,13 @@ async function write(tx: StorageTransaction, items: readonly PendingClick[]): Pr
   }
   if (fresh.length === 0) return
   await tx.insertMany('clicks', fresh)
-  await tx.incrementEach('links', [...links].map(([id, deltas]) => ({ id, deltas })))
-  await tx.incrementEach('affiliates', [...affiliates].map(([id, deltas]) => ({ id, deltas })))
+  await tx.incrementEach(
+    'links',
+    [...links].map(([id, deltas]) => ({ id, deltas })),
+  )
+  await tx.incrementEach(
+    'affiliates',
+    [...affiliates].map(([id, deltas]) => ({ id, deltas })),
+  )
   await addToRollups(tx, [...entries.values()])
 }

@@ -31,7 +31,11 @@ export async function pruneClicks(storage: Storage, now: number): Promise<PruneR
   let deleted = 0
   for (let round = 0; round < PRUNE_ROUNDS && ranges.length; round++) {
     const count = await storage.transaction(async (tx) => {
-      const expired = await tx.select('clicks', [], { where: { id: ranges[0]!, createdAt: { lt: cutoff } }, orderBy: { field: 'id', direction: 'ASC' }, limit: PRUNE_BATCH })
+      const expired = await tx.select('clicks', [], {
+        where: { id: ranges[0]!, createdAt: { lt: cutoff } },
+        orderBy: { field: 'id', direction: 'ASC' },
+        limit: PRUNE_BATCH,
+      })
       return expired.length ? tx.deleteMany('clicks', { id: { in: expired.map((click) => click.id) } }) : 0
     })
     deleted += count

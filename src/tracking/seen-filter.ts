@@ -13,7 +13,10 @@ for (const [i, c] of [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01
 
 /** The bit of a visitor hash (base64url text): its first 24 bits. */
 const bitOf = (visitor: string): number =>
-  (SIXBITS[visitor.charCodeAt(0) & 127]! << 18) | (SIXBITS[visitor.charCodeAt(1) & 127]! << 12) | (SIXBITS[visitor.charCodeAt(2) & 127]! << 6) | SIXBITS[visitor.charCodeAt(3) & 127]!
+  (SIXBITS[visitor.charCodeAt(0) & 127]! << 18) |
+  (SIXBITS[visitor.charCodeAt(1) & 127]! << 12) |
+  (SIXBITS[visitor.charCodeAt(2) & 127]! << 6) |
+  SIXBITS[visitor.charCodeAt(3) & 127]!
 
 export class SeenFilter {
   /** Two generations of 2 MiB each: slot `g % 2` holds generation `held[g % 2]`. */
@@ -46,7 +49,8 @@ export class SeenFilter {
     // A clock that went back: what was noted may lie ahead of it.
     if (this.held[0]! > g || this.held[1]! > g) return true
     const bit = bitOf(visitor)
-    for (const bits of [this.slot(g, false), this.slot(g - 1, false)]) if (bits !== null && (bits[bit >>> 5]! & (1 << (bit & 31))) !== 0) return true
+    for (const bits of [this.slot(g, false), this.slot(g - 1, false)])
+      if (bits !== null && (bits[bit >>> 5]! & (1 << (bit & 31))) !== 0) return true
     return false
   }
 }

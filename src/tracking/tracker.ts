@@ -108,7 +108,12 @@ export function createTracker(options: TrackerOptions) {
     for (let read = 0; read < FILL_MAX; ) {
       const after = from
       const page = await storage.transaction(
-        (tx) => tx.select('clicks', ['visitor', 'createdAt'], { where: { id: read === 0 ? { gte: after } : { gt: after } }, orderBy: { field: 'id', direction: 'ASC' }, limit: FILL_PAGE }),
+        (tx) =>
+          tx.select('clicks', ['visitor', 'createdAt'], {
+            where: { id: read === 0 ? { gte: after } : { gt: after } },
+            orderBy: { field: 'id', direction: 'ASC' },
+            limit: FILL_PAGE,
+          }),
         { readOnly: true },
       )
       for (const click of page) filter.add(click.visitor, Date.parse(click.createdAt))
@@ -168,27 +173,30 @@ export function createTracker(options: TrackerOptions) {
   // A key is a visitor's hashes (today's first), space-separated. Every visitor of a round is read
   // in one select per IDS_PER_READ hashes (a query per visitor cost more than the batch's write).
   const loadLatest = coalesced((keys: string[]) =>
-    storage.transaction(async (tx) => {
-      const latest = new Map<string, Seen>()
-      const hashes = [...new Set(keys.flatMap((key) => key.split(' ')))]
-      for (const chunk of chunked(hashes, IDS_PER_READ)) {
-        for (const click of await tx.select('clicks', ['id', 'visitor', 'createdAt'], { where: { visitor: { in: chunk } } })) {
-          const at = Date.parse(click.createdAt)
-          const known = latest.get(click.visitor)
-          if (known === undefined || at > known.at) latest.set(click.visitor, { id: click.id, at })
+    storage.transaction(
+      async (tx) => {
+        const latest = new Map<string, Seen>()
+        const hashes = [...new Set(keys.flatMap((key) => key.split(' ')))]
+        for (const chunk of chunked(hashes, IDS_PER_READ)) {
+          for (const click of await tx.select('clicks', ['id', 'visitor', 'createdAt'], { where: { visitor: { in: chunk } } })) {
+            const at = Date.parse(click.createdAt)
+            const known = latest.get(click.visitor)
+            if (known === undefined || at > known.at) latest.set(click.visitor, { id: click.id, at })
+          }
         }
-      }
-      const out = new Map<string, Seen>()
-      for (const key of keys) {
-        let newest: Seen | undefined
-        for (const visitor of key.split(' ')) {
-          const found = latest.get(visitor)
-          if (found !== undefined && (newest === undefined || found.at > newest.at)) newest = found
+        const out = new Map<string, Seen>()
+        for (const key of keys) {
+          let newest: Seen | undefined
+          for (const visitor of key.split(' ')) {
+            const found = latest.get(visitor)
+            if (found !== undefined && (newest === undefined || found.at > newest.at)) newest = found
+          }
+          if (newest) out.set(key, newest)
         }
-        if (newest) out.set(key, newest)
-      }
-      return out
-    }, { readOnly: true }),
+        return out
+      },
+      { readOnly: true },
+    ),
   )
 
   /** The latest click memory holds for any of `visitors`: remembered, or waiting in the writer. */
@@ -208,7 +216,14 @@ export function createTracker(options: TrackerOptions) {
   /** Hands a counted click to be written. */
   type Hand = (item: PendingClick) => Promise<void> | void
 
-  async function record(h: VisitorHasher, link: LinkRecord, event: TrackEvent, visit: Visit, now: number, hand: Hand): Promise<TrackResult> {
+  async function record(
+    h: VisitorHasher,
+    link: LinkRecord,
+    event: TrackEvent,
+    visit: Visit,
+    now: number,
+    hand: Hand,
+  ): Promise<TrackResult> {
     const visitors = visitorsOf(h, now, event, link, visit)
     const visitor = visitors[0]!
     const createdAt = new Date(now).toISOString()
@@ -252,7 +267,19 @@ export function createTracker(options: TrackerOptions) {
   async function count(link: LinkRecord, event: TrackEvent, visit: Visit | null, now: number, hand: Hand): Promise<TrackResult> {
     if (visit === null) {
       const id = timeUuid(now)
-      await hand({ click: { id, linkId: link.id, event, visitor: `keyed:${id}`, address: '', device: '', paidAd: false, createdAt: new Date(now).toISOString() }, link })
+      await hand({
+        click: {
+          id,
+          linkId: link.id,
+          event,
+          visitor: `keyed:${id}`,
+          address: '',
+          device: '',
+          paidAd: false,
+          createdAt: new Date(now).toISOString(),
+        },
+        link,
+      })
       return { clickId: id, link, counted: true }
     }
     const h = await hasherOf()
@@ -288,7 +315,9 @@ export function createTracker(options: TrackerOptions) {
      * with each event's result and their links as that write left them, or rejects when their
      * write fails, none of them then counted.
      */
-    async countKeyed(events: readonly { link: LinkRecord; event: TrackEvent; visit: Visit | null }[]): Promise<{ results: TrackResult[]; links: ReadonlyMap<string, LinkRecord> }> {
+    async countKeyed(
+      events: readonly { link: LinkRecord; event: TrackEvent; visit: Visit | null }[],
+    ): Promise<{ results: TrackResult[]; links: ReadonlyMap<string, LinkRecord> }> {
       const items: PendingClick[] = []
       const collect: Hand = (item) => void items.push(item)
       const results: TrackResult[] = []

@@ -50,7 +50,11 @@ const decoder = new TextDecoder('utf-8', { fatal: true })
  * const event = verifyWebhook(process.env.AFFILIATE_WEBHOOK_SECRET!, await request.text(), request.headers)
  * if (event.type === 'commission.created') console.log(event.data.amount)
  */
-export function verifyWebhook(secrets: string | readonly string[], rawBody: string | Uint8Array, headers: WebhookHeaders): TypedAffiliateEvent {
+export function verifyWebhook(
+  secrets: string | readonly string[],
+  rawBody: string | Uint8Array,
+  headers: WebhookHeaders,
+): TypedAffiliateEvent {
   const list = typeof secrets === 'string' ? [secrets] : [...secrets]
   if (list.length === 0 || list.some((secret) => typeof secret !== 'string' || secret.replace(/^whsec_/, '') === '')) {
     throw new TypeError('verifyWebhook needs the webhook secret (whsec_...), or a non-empty array of them')
@@ -93,7 +97,9 @@ function parseEvent(body: string): TypedAffiliateEvent {
   }
   const e = event as Record<string, unknown> | null
   if (typeof e !== 'object' || e === null || typeof e.id !== 'string' || typeof e.type !== 'string' || !('data' in e)) {
-    throw new WebhookVerificationError('Webhook verification failed: the signed body is not an event ({ id, type, createdAt, workspaceId, data })')
+    throw new WebhookVerificationError(
+      'Webhook verification failed: the signed body is not an event ({ id, type, createdAt, workspaceId, data })',
+    )
   }
   return event as TypedAffiliateEvent
 }

@@ -42,7 +42,14 @@ export type WebhookSender = (request: WebhookRequest) => Promise<DeliveryResult>
 
 /** The signed request for `event` to `url` at `now` (ms), with every live secret. */
 export function buildWebhookRequest(event: WebhookEvent, url: string, secrets: readonly string[], now: number): WebhookRequest {
-  const body = JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt, workspaceId: event.workspaceId, sequence: event.sequence, data: event.data })
+  const body = JSON.stringify({
+    id: event.id,
+    type: event.type,
+    createdAt: event.createdAt,
+    workspaceId: event.workspaceId,
+    sequence: event.sequence,
+    data: event.data,
+  })
   return { url, body, headers: signWebhook({ id: event.id, timestamp: now, body, secrets }) }
 }
 

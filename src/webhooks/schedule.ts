@@ -13,7 +13,15 @@ const HOUR = 60 * MINUTE
 const DAY = 24 * HOUR
 
 /** The waits before the 2nd to 8th attempts: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
-export const RETRY_DELAYS_MS: readonly number[] = Object.freeze([5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR])
+export const RETRY_DELAYS_MS: readonly number[] = Object.freeze([
+  5 * SECOND,
+  5 * MINUTE,
+  30 * MINUTE,
+  2 * HOUR,
+  5 * HOUR,
+  10 * HOUR,
+  10 * HOUR,
+])
 /** Attempts before a delivery is dead: the first and one per retry delay. */
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1
 /** Each retry delay moves by up to this fraction either way. */
@@ -111,7 +119,8 @@ export function webhookAfterDelivery(health: WebhookHealth, plan: AttemptPlan): 
   const consecutiveDeadDeliveries = health.consecutiveDeadDeliveries + 1
   if (!health.enabled) return { ...health, consecutiveDeadDeliveries }
   if (plan.reason === 'gone') return { enabled: false, disabledReason: DISABLED_GONE, consecutiveDeadDeliveries }
-  if (consecutiveDeadDeliveries >= DEAD_DELIVERIES_TO_DISABLE) return { enabled: false, disabledReason: DISABLED_DEAD, consecutiveDeadDeliveries }
+  if (consecutiveDeadDeliveries >= DEAD_DELIVERIES_TO_DISABLE)
+    return { enabled: false, disabledReason: DISABLED_DEAD, consecutiveDeadDeliveries }
   return { ...health, consecutiveDeadDeliveries }
 }
 

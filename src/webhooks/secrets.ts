@@ -53,7 +53,8 @@ export function previousSecrets(secrets: Pick<WebhookSecrets, 'previousSecrets'>
   return (secrets.previousSecrets ?? []).map((entry) => {
     const space = entry.indexOf(' ')
     const expiresAt = entry.slice(0, space)
-    if (space < 0 || !Number.isFinite(Date.parse(expiresAt))) throw new TypeError(`a previous secret entry is not "<expiresAt> <secret>": ${JSON.stringify(entry.slice(0, 30))}`)
+    if (space < 0 || !Number.isFinite(Date.parse(expiresAt)))
+      throw new TypeError(`a previous secret entry is not "<expiresAt> <secret>": ${JSON.stringify(entry.slice(0, 30))}`)
     return { expiresAt, secret: entry.slice(space + 1) }
   })
 }
@@ -77,11 +78,16 @@ export function rotateWebhookSecret(
   overlapHours: number = DEFAULT_OVERLAP_HOURS,
   newSecret: string = generateWebhookSecret(),
 ): { secret: string; previousSecrets: string[]; previousSecretExpiresAt: string | null } {
-  if (!Number.isFinite(overlapHours) || overlapHours < 0) throw new RangeError(`overlapHours must be a non-negative number, not ${overlapHours}`)
+  if (!Number.isFinite(overlapHours) || overlapHours < 0)
+    throw new RangeError(`overlapHours must be a non-negative number, not ${overlapHours}`)
   if (!isWebhookSecret(newSecret)) throw new TypeError('newSecret is not a whsec_ secret')
   if (newSecret === current.secret) throw new TypeError('newSecret is the current secret')
   const kept = previousSecrets(current).filter(({ secret, expiresAt }) => now < Date.parse(expiresAt) && secret !== newSecret)
   if (overlapHours > 0) kept.unshift({ secret: current.secret, expiresAt: new Date(now + overlapHours * HOUR_MS).toISOString() })
   const last = kept.reduce<string | null>((latest, { expiresAt }) => (latest === null || expiresAt > latest ? expiresAt : latest), null)
-  return { secret: newSecret, previousSecrets: kept.map(({ secret, expiresAt }) => `${expiresAt} ${secret}`), previousSecretExpiresAt: last }
+  return {
+    secret: newSecret,
+    previousSecrets: kept.map(({ secret, expiresAt }) => `${expiresAt} ${secret}`),
+    previousSecretExpiresAt: last,
+  }
 }

@@ -15,7 +15,10 @@ async function setup() {
     storage: memoryStorage(),
     keyStore: memoryKeyStore([], { clock }),
     clock,
-    admin: { authorize: (request) => (request.headers.get('x-admin') === 'yes' ? { userId: 'owner', workspaceIds: [WS] } : null), secret: 'a'.repeat(32) },
+    admin: {
+      authorize: (request) => (request.headers.get('x-admin') === 'yes' ? { userId: 'owner', workspaceIds: [WS] } : null),
+      secret: 'a'.repeat(32),
+    },
   })
   const cookies = new Map<string, string>()
   let csrf = ''
@@ -36,11 +39,24 @@ async function setup() {
   }
   async function post(path: string, fields: Record<string, string>, withCsrf = true) {
     const body = new URLSearchParams(withCsrf ? { csrf, ...fields } : fields)
-    const response = await service.fetch(new Request(`http://x${path}`, { method: 'POST', body, headers: { ...ADMIN, cookie: cookie(), 'content-type': 'application/x-www-form-urlencoded' } }))
+    const response = await service.fetch(
+      new Request(`http://x${path}`, {
+        method: 'POST',
+        body,
+        headers: { ...ADMIN, cookie: cookie(), 'content-type': 'application/x-www-form-urlencoded' },
+      }),
+    )
     remember(response)
     return { status: response.status, text: await response.text(), location: response.headers.get('location') }
   }
-  const campaign = await service.api.campaigns.create({ campaignName: 'Spring', workspaceId: WS, commissionType: 'percentage', amount: 20, url: 'https://shop.example.com', stripeCouponId: 'SUMMER20' })
+  const campaign = await service.api.campaigns.create({
+    campaignName: 'Spring',
+    workspaceId: WS,
+    commissionType: 'percentage',
+    amount: 20,
+    url: 'https://shop.example.com',
+    stripeCouponId: 'SUMMER20',
+  })
   const affiliate = await service.api.affiliates.create({ email: 'ann@example.com', campaignId: campaign.id })
   const page = `/admin/affiliates/detail?affiliateId=${affiliate.id}`
   return { service, get, post, affiliate, page }
@@ -77,13 +93,23 @@ describe("the admin's promo codes of an affiliate", () => {
 
   it('deletes a code only after a confirmation saying what happens', async () => {
     const t = await setup()
-    const code = await t.service.api.promoCodes.create({ affiliateId: t.affiliate.id, code: 'ANN10', stripePromotionCodeId: 'promo_host_1' })
+    const code = await t.service.api.promoCodes.create({
+      affiliateId: t.affiliate.id,
+      code: 'ANN10',
+      stripePromotionCodeId: 'promo_host_1',
+    })
     await t.get(t.page)
     const asked = await t.post('/admin/affiliates/promo-codes/delete', { promoCodeId: code.promoCodeId, affiliateId: t.affiliate.id })
     expect(asked.status).toBe(200)
-    expect(asked.text).toContain("Delete the promo code ANN10? The customers it brought stay attributed to this affiliate; its Stripe promotion code promo_host_1 is deactivated (when Stripe is connected with an API key).")
+    expect(asked.text).toContain(
+      'Delete the promo code ANN10? The customers it brought stay attributed to this affiliate; its Stripe promotion code promo_host_1 is deactivated (when Stripe is connected with an API key).',
+    )
     expect((await t.service.api.promoCodes.list({})).items).toHaveLength(1)
-    const done = await t.post('/admin/affiliates/promo-codes/delete', { promoCodeId: code.promoCodeId, affiliateId: t.affiliate.id, confirmed: 'yes' })
+    const done = await t.post('/admin/affiliates/promo-codes/delete', {
+      promoCodeId: code.promoCodeId,
+      affiliateId: t.affiliate.id,
+      confirmed: 'yes',
+    })
     expect(done.status).toBe(303)
     expect(done.location).toBe(`${t.page}&notice=promo-code-deleted#promo-codes`)
     expect((await t.service.api.promoCodes.list({})).items).toEqual([])

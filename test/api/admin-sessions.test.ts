@@ -21,7 +21,12 @@ function setup(admin: Partial<AdminOptions> = {}, storage: Storage = memoryStora
     storage,
     keyStore: storageKeyStore(storage, { clock }),
     clock,
-    portal: { secret: 'p'.repeat(32), publicUrl: 'http://x', sendSignInLink: (_email, url) => void links.push(url), sendNotice: () => undefined },
+    portal: {
+      secret: 'p'.repeat(32),
+      publicUrl: 'http://x',
+      sendSignInLink: (_email, url) => void links.push(url),
+      sendNotice: () => undefined,
+    },
     admin: { tokenHash: TOKEN_HASH, secret: 'a'.repeat(32), sessionHours: 1, ...admin } as AdminOptions,
   })
   /** A browser at `address` (none: an in-process call): it keeps cookies and reads the CSRF token of the last page. */
@@ -32,7 +37,10 @@ function setup(admin: Partial<AdminOptions> = {}, storage: Storage = memoryStora
       const headers: Record<string, string> = { cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') }
       if (form) headers['content-type'] = 'application/x-www-form-urlencoded'
       const body = form ? new URLSearchParams({ csrf, ...form }) : null
-      const response = await service.fetch(new Request(`http://x${path}`, { method, headers, body }), address === undefined ? undefined : { clientAddress: address })
+      const response = await service.fetch(
+        new Request(`http://x${path}`, { method, headers, body }),
+        address === undefined ? undefined : { clientAddress: address },
+      )
       for (const line of response.headers.getSetCookie()) {
         const [pair = ''] = line.split(';')
         const at = pair.indexOf('=')
@@ -41,7 +49,13 @@ function setup(admin: Partial<AdminOptions> = {}, storage: Storage = memoryStora
       }
       const text = await response.text()
       csrf = /name="csrf" value="([^"]+)"/.exec(text)?.[1] ?? csrf
-      return { status: response.status, headers: response.headers, text, location: response.headers.get('location'), setCookies: response.headers.getSetCookie() }
+      return {
+        status: response.status,
+        headers: response.headers,
+        text,
+        location: response.headers.get('location'),
+        setCookies: response.headers.getSetCookie(),
+      }
     }
     async function signIn(token = TOKEN) {
       await send('GET', '/admin/sign-in')
@@ -131,7 +145,13 @@ describe('admin sessions', () => {
 
   it("gives the portal's browser a new CSRF seed at sign-in too, and its sign-out ends the session everywhere", async () => {
     const t = setup()
-    const campaign = await t.service.api.campaigns.create({ workspaceId: WS, campaignName: 'Spring', url: 'https://shop.example.com', commissionType: 'percentage', amount: 20 })
+    const campaign = await t.service.api.campaigns.create({
+      workspaceId: WS,
+      campaignName: 'Spring',
+      url: 'https://shop.example.com',
+      commissionType: 'percentage',
+      amount: 20,
+    })
     await t.service.api.affiliates.create({ campaignId: campaign.id, email: 'ann@example.com' })
     const b = t.browser()
     await b.send('GET', '/portal/sign-in')
@@ -206,10 +226,28 @@ describe('the admin sign-in limit', () => {
 describe('the workspace chooser', () => {
   it("lists every workspace with campaigns or keys to the token admin, with its campaigns' names, and opens a new one; never a box for an id", async () => {
     const t = setup()
-    await t.service.api.campaigns.create({ workspaceId: WS, campaignName: 'Spring', url: 'https://shop.example.com', commissionType: 'percentage', amount: 20 })
+    await t.service.api.campaigns.create({
+      workspaceId: WS,
+      campaignName: 'Spring',
+      url: 'https://shop.example.com',
+      commissionType: 'percentage',
+      amount: 20,
+    })
     t.clock.advance(1000)
-    await t.service.api.campaigns.create({ workspaceId: WS, campaignName: 'Summer', url: 'https://shop.example.com', commissionType: 'percentage', amount: 10 })
-    await t.service.api.campaigns.create({ workspaceId: OTHER, campaignName: 'Other shop', url: 'https://other.example.com', commissionType: 'fixed', amount: 5 })
+    await t.service.api.campaigns.create({
+      workspaceId: WS,
+      campaignName: 'Summer',
+      url: 'https://shop.example.com',
+      commissionType: 'percentage',
+      amount: 10,
+    })
+    await t.service.api.campaigns.create({
+      workspaceId: OTHER,
+      campaignName: 'Other shop',
+      url: 'https://other.example.com',
+      commissionType: 'fixed',
+      amount: 5,
+    })
     await storageKeyStore(t.storage).create({ workspaceIds: [KEYS_ONLY], label: 'billing' })
     const b = t.browser()
     await b.signIn()
@@ -261,7 +299,13 @@ describe('the workspace chooser', () => {
       clock,
       admin: { authorize: () => ({ userId: 'owner', workspaceIds: [WS.toUpperCase(), WS] }), secret: 'a'.repeat(32) },
     })
-    await service.api.campaigns.create({ workspaceId: OTHER, campaignName: 'Not yours', url: 'https://other.example.com', commissionType: 'fixed', amount: 5 })
+    await service.api.campaigns.create({
+      workspaceId: OTHER,
+      campaignName: 'Not yours',
+      url: 'https://other.example.com',
+      commissionType: 'fixed',
+      amount: 5,
+    })
     const page = await service.fetch(new Request('http://x/admin/workspaces'))
     const text = await page.text()
     expect(text).toContain(`value="${WS}"`)
@@ -269,11 +313,18 @@ describe('the workspace chooser', () => {
     expect(text).not.toContain(OTHER)
     expect(text).not.toContain('Not yours')
     expect(text).not.toContain('New workspace')
-    const csrfCookie = page.headers.getSetCookie().find((line) => line.startsWith('affiliate_admin_csrf='))!.split(';')[0]!
+    const csrfCookie = page.headers
+      .getSetCookie()
+      .find((line) => line.startsWith('affiliate_admin_csrf='))!
+      .split(';')[0]!
     const csrf = /name="csrf" value="([^"]+)"/.exec(text)![1]!
     for (const workspaceId of [OTHER, 'new']) {
       const refused = await service.fetch(
-        new Request('http://x/admin/workspace', { method: 'POST', headers: { cookie: csrfCookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf, workspaceId }) }),
+        new Request('http://x/admin/workspace', {
+          method: 'POST',
+          headers: { cookie: csrfCookie, 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ csrf, workspaceId }),
+        }),
       )
       expect(refused.status).toBe(404)
       expect(refused.headers.getSetCookie().some((line) => line.startsWith('affiliate_admin_workspace='))).toBe(false)

@@ -72,7 +72,7 @@ const linksOf = (ctx: Ctx, affiliateId: string) =>
 const emails = (response: { body: any }) => response.body.data.items.map((item: { email: string }) => item.email)
 
 describe('POST /affiliates', () => {
-  it('answers 201 with the affiliate, its defaults, the campaign\'s workspace and the clock time', async () => {
+  it("answers 201 with the affiliate, its defaults, the campaign's workspace and the clock time", async () => {
     const ctx = setup()
     const { id: campaignId } = await campaign(ctx, { workspaceId: WS_A2 })
     ctx.clock.advance(250)
@@ -153,7 +153,9 @@ describe('POST /affiliates', () => {
       fieldError('email', 'email is required'),
       fieldError('campaignId', 'campaignId is required'),
     ])
-    expectValidation(await call('POST', '/affiliates', { body: { email: 'a@example.com' } }), [fieldError('campaignId', 'campaignId is required')])
+    expectValidation(await call('POST', '/affiliates', { body: { email: 'a@example.com' } }), [
+      fieldError('campaignId', 'campaignId is required'),
+    ])
   })
 
   it.each(['plainaddress', 'a@b', '@example.com', 'a b@example.com', 'a@example..com', '', 42])('refuses email %j', async (email) => {
@@ -179,7 +181,9 @@ describe('POST /affiliates', () => {
   ])('refuses %s = %j', async (field, value, msg) => {
     const ctx = setup()
     const { id: campaignId } = await campaign(ctx)
-    expectValidation(await ctx.call('POST', '/affiliates', { body: { email: 'a@example.com', campaignId, [field]: value } }), [fieldError(field, msg)])
+    expectValidation(await ctx.call('POST', '/affiliates', { body: { email: 'a@example.com', campaignId, [field]: value } }), [
+      fieldError(field, msg),
+    ])
   })
 
   it('names read-only and unknown fields, one entry each, and stores nothing', async () => {
@@ -221,7 +225,11 @@ describe('POST /affiliates', () => {
       const response = await ctx.call('POST', '/affiliates', { body: { email, campaignId } })
       expect(response.status).toBe(422)
       expect(response.headers.get('content-type')).toBe(JSON_TYPE)
-      expect(response.body).toEqual({ status: 422, code: 'duplicate', message: 'An affiliate with this email already exists in this campaign' })
+      expect(response.body).toEqual({
+        status: 422,
+        code: 'duplicate',
+        message: 'An affiliate with this email already exists in this campaign',
+      })
     }
     expect((await ctx.api.affiliates.list()).pagination.total).toBe(1)
   })
@@ -254,16 +262,20 @@ describe('POST /affiliates', () => {
     await affiliate(ctx, { email: 'jane@example.com', campaignId })
   })
 
-  it('takes the workspaceId when it is the campaign\'s, and answers 422 when it is another of the caller\'s', async () => {
+  it("takes the workspaceId when it is the campaign's, and answers 422 when it is another of the caller's", async () => {
     const ctx = setup()
     const { id: campaignId } = await campaign(ctx, { workspaceId: WS_A })
     expect((await affiliate(ctx, { email: 'a@example.com', campaignId, workspaceId: WS_A })).workspaceId).toBe(WS_A)
     const response = await ctx.call('POST', '/affiliates', { body: { email: 'b@example.com', campaignId, workspaceId: WS_A2 } })
     expect(response.status).toBe(422)
-    expect(response.body).toEqual({ status: 422, code: 'workspace_mismatch', message: "workspaceId does not match the campaign's workspace" })
+    expect(response.body).toEqual({
+      status: 422,
+      code: 'workspace_mismatch',
+      message: "workspaceId does not match the campaign's workspace",
+    })
   })
 
-  it('answers 403 for a workspaceId that is not the caller\'s', async () => {
+  it("answers 403 for a workspaceId that is not the caller's", async () => {
     const ctx = setup()
     const theirs = await campaign(ctx, { workspaceId: WS_B }, KEY_B)
     const mine = await campaign(ctx)
@@ -279,7 +291,7 @@ describe('POST /affiliates', () => {
     expect((await ctx.api.affiliates.list()).pagination.total).toBe(0)
   })
 
-  it('answers 404 alike for an unknown campaign and another workspace\'s campaign', async () => {
+  it("answers 404 alike for an unknown campaign and another workspace's campaign", async () => {
     const ctx = setup()
     const theirs = await campaign(ctx, { workspaceId: WS_B }, KEY_B)
     const unknown = await ctx.call('POST', '/affiliates', { body: { email: 'a@example.com', campaignId: UNKNOWN_ID } })
@@ -312,7 +324,7 @@ describe('GET /affiliates', () => {
     ])
   })
 
-  it('answers 404 alike for an unknown id and another workspace\'s affiliate', async () => {
+  it("answers 404 alike for an unknown id and another workspace's affiliate", async () => {
     const ctx = setup()
     const theirCampaign = await campaign(ctx, { workspaceId: WS_B }, KEY_B)
     const theirs = await affiliate(ctx, { email: 'b@example.com', campaignId: theirCampaign.id }, KEY_B)
@@ -400,7 +412,9 @@ describe('PUT /affiliates', () => {
 
   it('answers 400 without an affiliateId, naming body failures too', async () => {
     const { call } = setup()
-    expectValidation(await call('PUT', '/affiliates', { body: { isActive: true } }), [fieldError('affiliateId', 'affiliateId is required', 'query')])
+    expectValidation(await call('PUT', '/affiliates', { body: { isActive: true } }), [
+      fieldError('affiliateId', 'affiliateId is required', 'query'),
+    ])
     expectValidation(await call('PUT', '/affiliates', { body: { isActive: 'yes', payoutMethod: 'CASH' } }), [
       fieldError('affiliateId', 'affiliateId is required', 'query'),
       fieldError('isActive', 'isActive must be true or false'),
@@ -417,7 +431,7 @@ describe('PUT /affiliates', () => {
     expect(response.body).toEqual({ status: 400, code: 'invalid_body', message: 'Nothing to update: the request body names no field' })
   })
 
-  it('answers 404 alike for an unknown id and another workspace\'s affiliate, and leaves theirs alone', async () => {
+  it("answers 404 alike for an unknown id and another workspace's affiliate, and leaves theirs alone", async () => {
     const ctx = setup()
     const theirCampaign = await campaign(ctx, { workspaceId: WS_B }, KEY_B)
     const theirs = await affiliate(ctx, { email: 'b@example.com', campaignId: theirCampaign.id }, KEY_B)
@@ -460,7 +474,11 @@ describe('DELETE /affiliates', () => {
     const refused = await ctx.call('DELETE', `/affiliates?affiliateId=${earner.id}`)
     expect(refused.status).toBe(422)
     expect(refused.headers.get('content-type')).toBe(JSON_TYPE)
-    expect(refused.body).toEqual({ status: 422, code: 'has_dependents', message: 'This affiliate still has commissions; delete them first' })
+    expect(refused.body).toEqual({
+      status: 422,
+      code: 'has_dependents',
+      message: 'This affiliate still has commissions; delete them first',
+    })
     expect((await ctx.call('GET', `/affiliates?affiliateId=${earner.id}`)).body.data).toEqual(earner)
     expect(await linksOf(ctx, earner.id)).toEqual(['EARNER-1'])
     await ctx.storage.transaction((tx) => tx.delete('commissions', commission.id))
@@ -468,7 +486,7 @@ describe('DELETE /affiliates', () => {
     expect(await linksOf(ctx, earner.id)).toEqual([])
   })
 
-  it('is not held back by another affiliate\'s commissions', async () => {
+  it("is not held back by another affiliate's commissions", async () => {
     const ctx = setup()
     const { id: campaignId } = await campaign(ctx)
     const earner = await affiliate(ctx, { email: 'a@example.com', campaignId })
@@ -482,7 +500,7 @@ describe('DELETE /affiliates', () => {
     expectValidation(await call('DELETE', '/affiliates'), [fieldError('affiliateId', 'affiliateId is required', 'query')])
   })
 
-  it('answers 404 alike for an unknown id and another workspace\'s affiliate, which survives with its links', async () => {
+  it("answers 404 alike for an unknown id and another workspace's affiliate, which survives with its links", async () => {
     const ctx = setup()
     const theirCampaign = await campaign(ctx, { workspaceId: WS_B }, KEY_B)
     const theirs = await affiliate(ctx, { email: 'b@example.com', campaignId: theirCampaign.id }, KEY_B)
@@ -535,7 +553,11 @@ describe('GET /affiliates/list', () => {
     expect((await q('banned')).pagination.total).toBe(2)
     const bad = await ctx.call('GET', '/affiliates/list?status=awaiting')
     expect(bad.status).toBe(400)
-    const csv = await (await ctx.service.fetch(new Request('http://test.local/api/v1/exports/affiliates?status=pending', { headers: { 'x-auth-service': KEY_A } }))).text()
+    const csv = await (
+      await ctx.service.fetch(
+        new Request('http://test.local/api/v1/exports/affiliates?status=pending', { headers: { 'x-auth-service': KEY_A } }),
+      )
+    ).text()
     expect(csv).toContain('pending@example.com')
     expect(csv).not.toContain('active@example.com')
   })
@@ -569,7 +591,9 @@ describe('GET /affiliates/list', () => {
     const response = await ctx.call('GET', '/affiliates/list?limit=100&page=2')
     expect(emails(response)).toEqual(['user001@example.com'])
     expect(response.body.data.pagination).toEqual({ page: 2, limit: 100, total: 101, totalPages: 2 })
-    expectValidation(await ctx.call('GET', '/affiliates/list?limit=101'), [fieldError('limit', 'limit must be an integer from 1 to 100', 'query')])
+    expectValidation(await ctx.call('GET', '/affiliates/list?limit=101'), [
+      fieldError('limit', 'limit must be an integer from 1 to 100', 'query'),
+    ])
   })
 
   it.each([
@@ -597,7 +621,11 @@ describe('GET /affiliates/list', () => {
     const ctx = setup()
     const { id: first } = await campaign(ctx)
     const { id: second } = await campaign(ctx)
-    for (const [email, campaignId] of [['Jane@Example.com', first], ['jane@example.com', second], ['mary.jane@example.com', first]] as const) {
+    for (const [email, campaignId] of [
+      ['Jane@Example.com', first],
+      ['jane@example.com', second],
+      ['mary.jane@example.com', first],
+    ] as const) {
       expect((await ctx.call('POST', '/affiliates', { body: { email, campaignId } })).status).toBe(201)
     }
     const found = await ctx.call('GET', '/affiliates/list?email=JANE%40example.com')
@@ -645,7 +673,7 @@ describe('GET /affiliates/list', () => {
     expect((await ctx.call('GET', `/affiliates/list?campaignId=${UNKNOWN_ID}`)).body.data.pagination.total).toBe(0)
   })
 
-  it('answers nothing for another workspace\'s campaignId', async () => {
+  it("answers nothing for another workspace's campaignId", async () => {
     const ctx = setup()
     const theirs = await campaign(ctx, { workspaceId: WS_B }, KEY_B)
     await affiliate(ctx, { email: 'b@example.com', campaignId: theirs.id }, KEY_B)
@@ -654,7 +682,7 @@ describe('GET /affiliates/list', () => {
     expect(response.body.data).toEqual({ items: [], pagination: { page: 1, limit: 10, total: 0, totalPages: 0 } })
   })
 
-  it('answers 403 for a workspaceId that is not the caller\'s', async () => {
+  it("answers 403 for a workspaceId that is not the caller's", async () => {
     const ctx = setup()
     for (const [key, workspaceId] of [
       [KEY_A, WS_B],
@@ -670,7 +698,8 @@ describe('GET /affiliates/list', () => {
     const ctx = setup()
     const { id: campaignId } = await campaign(ctx)
     const made = []
-    for (const email of ['p@example.com', 'q@example.com', 'r@example.com', 's@example.com']) made.push(await affiliate(ctx, { email, campaignId }))
+    for (const email of ['p@example.com', 'q@example.com', 'r@example.com', 's@example.com'])
+      made.push(await affiliate(ctx, { email, campaignId }))
     const byId = made.sort((a, b) => (a.id < b.id ? -1 : 1)).map((a) => a.email)
     expect(emails(await ctx.call('GET', '/affiliates/list?orderType=createdAt&orderValue=ASC'))).toEqual(byId)
     expect(emails(await ctx.call('GET', '/affiliates/list?orderType=createdAt&orderValue=DESC'))).toEqual([...byId].reverse())

@@ -172,7 +172,7 @@ describe('api.affiliates (trusted)', () => {
     expect((await api.affiliates.list()).pagination.total).toBe(0)
   })
 
-  it('throws 422 on a duplicate email and on a workspaceId that is not the campaign\'s', async () => {
+  it("throws 422 on a duplicate email and on a workspaceId that is not the campaign's", async () => {
     const { api } = setup()
     const campaign = await api.campaigns.create(apiCampaignInput())
     await api.affiliates.create({ email: 'ann@example.com', campaignId: campaign.id })
@@ -209,7 +209,7 @@ describe('api.affiliates (trusted)', () => {
 })
 
 describe('api.as(principal)', () => {
-  it('creates only in the principal\'s workspaces: 403 elsewhere, nothing stored', async () => {
+  it("creates only in the principal's workspaces: 403 elsewhere, nothing stored", async () => {
     const { api } = setup()
     const asB = api.as(principalB)
     const error = await failure(asB.campaigns.create(apiCampaignInput({ workspaceId: WS_A })))
@@ -218,7 +218,7 @@ describe('api.as(principal)', () => {
     expect((await asB.campaigns.create(apiCampaignInput({ workspaceId: WS_B }))).workspaceId).toBe(WS_B)
   })
 
-  it('answers another workspace\'s records exactly like unknown ids', async () => {
+  it("answers another workspace's records exactly like unknown ids", async () => {
     const { api } = setup()
     const campaign = await api.campaigns.create(apiCampaignInput({ workspaceId: WS_B }))
     const affiliate = await api.affiliates.create({ email: 'b@example.com', campaignId: campaign.id })
@@ -244,7 +244,7 @@ describe('api.as(principal)', () => {
     expect(await api.affiliates.get(affiliate.id)).toEqual(affiliate)
   })
 
-  it('lists only the principal\'s workspaces, and refuses a workspaceId filter outside them', async () => {
+  it("lists only the principal's workspaces, and refuses a workspaceId filter outside them", async () => {
     const { api } = setup()
     await api.campaigns.create(apiCampaignInput({ campaignName: 'A' }))
     await api.campaigns.create(apiCampaignInput({ campaignName: 'A2', workspaceId: WS_A2 }))

@@ -236,7 +236,10 @@ describe('POST /campaigns', () => {
     const { call } = setup()
     const response = await call('POST', '/campaigns', { body: campaignInput({ allowedUrlParameters }) })
     expectValidation(response, [
-      fieldError('allowedUrlParameters', 'allowedUrlParameters must be a list of 1 to 20 distinct parameter names of letters, digits, _ . or -'),
+      fieldError(
+        'allowedUrlParameters',
+        'allowedUrlParameters must be a list of 1 to 20 distinct parameter names of letters, digits, _ . or -',
+      ),
     ])
   })
 
@@ -255,7 +258,7 @@ describe('POST /campaigns', () => {
     ])
   })
 
-  it('answers 403 for a workspace that is not the caller\'s, and stores nothing', async () => {
+  it("answers 403 for a workspace that is not the caller's, and stores nothing", async () => {
     const ctx = setup()
     for (const [key, workspaceId] of [
       [KEY_A, WS_B],
@@ -345,7 +348,7 @@ describe('GET /campaigns', () => {
     ])
   })
 
-  it('answers 404 alike for an unknown id and for another workspace\'s campaign', async () => {
+  it("answers 404 alike for an unknown id and for another workspace's campaign", async () => {
     const ctx = setup()
     const theirs = await create(ctx, { workspaceId: WS_B }, KEY_B)
     const unknown = await ctx.call('GET', `/campaigns?campaignId=${UNKNOWN_ID}`)
@@ -376,7 +379,12 @@ describe('PUT /campaigns', () => {
     expect(response.headers.get('content-type')).toBe(JSON_TYPE)
     expect(response.body.message).toBe('Campaign updated successfully')
     expect(response.body.status).toBe(200)
-    expect(response.body.data).toStrictEqual({ ...created, campaignName: 'Summer sale', payoutTerm: 30, updatedAt: '2026-01-01T00:01:30.000Z' })
+    expect(response.body.data).toStrictEqual({
+      ...created,
+      campaignName: 'Summer sale',
+      payoutTerm: 30,
+      updatedAt: '2026-01-01T00:01:30.000Z',
+    })
     expect((await ctx.call('GET', `/campaigns?campaignId=${created.id}`)).body.data).toEqual(response.body.data)
   })
 
@@ -504,15 +512,21 @@ describe('PUT /campaigns', () => {
     expectValidation(await put({ amount: 150 }), [fieldError('amount', PERCENT_MSG)])
     expect((await put({ commissionType: 'fixed', amount: 150 })).body.data).toMatchObject({ commissionType: 'fixed', amount: 150 })
     expectValidation(await put({ commissionType: 'percentage' }), [fieldError('amount', PERCENT_MSG)])
-    expect((await put({ commissionType: 'percentage', amount: 100 })).body.data).toMatchObject({ commissionType: 'percentage', amount: 100 })
+    expect((await put({ commissionType: 'percentage', amount: 100 })).body.data).toMatchObject({
+      commissionType: 'percentage',
+      amount: 100,
+    })
     expectValidation(await put({ commissionType: 'percentage', amount: 150, url: 'bad' }), [
       fieldError('amount', PERCENT_MSG),
       fieldError('url', 'url must be an http or https URL'),
     ])
-    expect((await ctx.call('GET', `/campaigns?campaignId=${created.id}`)).body.data).toMatchObject({ commissionType: 'percentage', amount: 100 })
+    expect((await ctx.call('GET', `/campaigns?campaignId=${created.id}`)).body.data).toMatchObject({
+      commissionType: 'percentage',
+      amount: 100,
+    })
   })
 
-  it('answers 404 alike for an unknown id and another workspace\'s campaign, and leaves theirs alone', async () => {
+  it("answers 404 alike for an unknown id and another workspace's campaign, and leaves theirs alone", async () => {
     const ctx = setup()
     const theirs = await create(ctx, { workspaceId: WS_B }, KEY_B)
     const unknown = await ctx.call('PUT', `/campaigns?campaignId=${UNKNOWN_ID}`, { body: { campaignName: 'Mine now' } })
@@ -545,7 +559,7 @@ describe('DELETE /campaigns', () => {
     expectValidation(await call('DELETE', '/campaigns?campaignId=abc'), [fieldError('campaignId', 'campaignId must be a UUID', 'query')])
   })
 
-  it('answers 404 alike for an unknown id and another workspace\'s campaign, which survives', async () => {
+  it("answers 404 alike for an unknown id and another workspace's campaign, which survives", async () => {
     const ctx = setup()
     const theirs = await create(ctx, { workspaceId: WS_B }, KEY_B)
     const unknown = await ctx.call('DELETE', `/campaigns?campaignId=${UNKNOWN_ID}`)
@@ -611,7 +625,8 @@ describe('GET /campaigns/list', () => {
   it('pages through the whole list, and past its end answers no items', async () => {
     const ctx = setup()
     await many(ctx, 25)
-    const page = async (n: number, limit = 10) => (await ctx.call('GET', `/campaigns/list?page=${n}&limit=${limit}&orderValue=ASC`)).body.data
+    const page = async (n: number, limit = 10) =>
+      (await ctx.call('GET', `/campaigns/list?page=${n}&limit=${limit}&orderValue=ASC`)).body.data
     const pages = [await page(1), await page(2), await page(3)]
     expect(pages.map((p) => p.items.length)).toEqual([10, 10, 5])
     expect(pages.flatMap((p) => p.items.map((c: { campaignName: string }) => c.campaignName))).toEqual(
@@ -627,7 +642,10 @@ describe('GET /campaigns/list', () => {
 
   it('answers an empty list with no pages', async () => {
     const { call } = setup()
-    expect((await call('GET', '/campaigns/list')).body.data).toEqual({ items: [], pagination: { page: 1, limit: 10, total: 0, totalPages: 0 } })
+    expect((await call('GET', '/campaigns/list')).body.data).toEqual({
+      items: [],
+      pagination: { page: 1, limit: 10, total: 0, totalPages: 0 },
+    })
   })
 
   it('takes a limit up to 100 and no more', async () => {
@@ -636,7 +654,9 @@ describe('GET /campaigns/list', () => {
     const hundred = await ctx.call('GET', '/campaigns/list?limit=100')
     expect(hundred.body.data.items).toHaveLength(100)
     expect(hundred.body.data.pagination).toEqual({ page: 1, limit: 100, total: 101, totalPages: 2 })
-    expectValidation(await ctx.call('GET', '/campaigns/list?limit=101'), [fieldError('limit', 'limit must be an integer from 1 to 100', 'query')])
+    expectValidation(await ctx.call('GET', '/campaigns/list?limit=101'), [
+      fieldError('limit', 'limit must be an integer from 1 to 100', 'query'),
+    ])
   })
 
   it.each([
@@ -720,7 +740,7 @@ describe('GET /campaigns/list', () => {
     expect((await ctx.call('GET', '/campaigns/list?contains=')).body.data.pagination.total).toBe(4)
   })
 
-  it('filters by one of the caller\'s workspaces', async () => {
+  it("filters by one of the caller's workspaces", async () => {
     const ctx = setup()
     await create(ctx, { campaignName: 'In A' })
     await create(ctx, { campaignName: 'In A2', workspaceId: WS_A2 })
@@ -729,7 +749,7 @@ describe('GET /campaigns/list', () => {
     expect((await ctx.call('GET', `/campaigns/list?workspaceId=${WS_A2}`)).body.data.pagination.total).toBe(1)
   })
 
-  it('answers 403 for a workspaceId that is not the caller\'s', async () => {
+  it("answers 403 for a workspaceId that is not the caller's", async () => {
     const ctx = setup()
     await create(ctx, { workspaceId: WS_B }, KEY_B)
     for (const [key, workspaceId] of [

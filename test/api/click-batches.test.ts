@@ -70,16 +70,23 @@ type Service = ReturnType<typeof createAffiliateService>
 
 /** GET /r/ANN-2026 in process, from `visitor` (its user agent), answering the clickId. */
 async function click(service: Service, visitor: number | string = 1): Promise<string> {
-  const response = await service.fetch(new Request('http://localhost/api/v1/r/ANN-2026', { headers: { 'user-agent': `${BROWSER} v/${visitor}` } }), {
-    clientAddress: '203.0.113.7',
-  })
+  const response = await service.fetch(
+    new Request('http://localhost/api/v1/r/ANN-2026', { headers: { 'user-agent': `${BROWSER} v/${visitor}` } }),
+    {
+      clientAddress: '203.0.113.7',
+    },
+  )
   expect(response.status).toBe(302)
   return new URL(response.headers.get('location')!).searchParams.get('clickId')!
 }
 
-const stored = (storage: Storage) => storage.transaction((tx) => tx.find('clicks', { orderBy: { field: 'createdAt', direction: 'ASC' } }), { readOnly: true })
+const stored = (storage: Storage) =>
+  storage.transaction((tx) => tx.find('clicks', { orderBy: { field: 'createdAt', direction: 'ASC' } }), { readOnly: true })
 const totals = async (storage: Storage, link: { id: string; affiliateId: string }) =>
-  storage.transaction(async (tx) => [(await tx.get('links', link.id))!.totalClicks, (await tx.get('affiliates', link.affiliateId))!.totalClicks], { readOnly: true })
+  storage.transaction(
+    async (tx) => [(await tx.get('links', link.id))!.totalClicks, (await tx.get('affiliates', link.affiliateId))!.totalClicks],
+    { readOnly: true },
+  )
 
 describe('the redirect answers first, and a batch writes its clicks in one transaction', () => {
   it('clicks wait until the batch is written; then clicks, counters (summed) and rollups are there together, in one write', async () => {
@@ -95,9 +102,18 @@ describe('the redirect answers first, and a batch writes its clicks in one trans
     expect(w.state.writes).toBe(writesBefore)
     await t.service.flush()
     expect(w.state.writes).toBe(writesBefore + 1)
-    expect((await stored(w.storage)).map((c) => c.id).filter((id) => id !== warm).sort()).toEqual([...new Set(ids)].sort())
+    expect(
+      (await stored(w.storage))
+        .map((c) => c.id)
+        .filter((id) => id !== warm)
+        .sort(),
+    ).toEqual([...new Set(ids)].sort())
     expect(await totals(w.storage, t.link)).toEqual([4, 4])
-    const summary = await t.service.api.reports.summary({ workspaceId: WS_A, from: '2026-01-01T00:00:00.000Z', to: '2026-01-02T00:00:00.000Z' })
+    const summary = await t.service.api.reports.summary({
+      workspaceId: WS_A,
+      from: '2026-01-01T00:00:00.000Z',
+      to: '2026-01-02T00:00:00.000Z',
+    })
     expect(summary).toMatchObject({ clicks: 4 })
     expect(t.errors).toEqual([])
   })
@@ -177,7 +193,12 @@ describe('the redirect answers first, and a batch writes its clicks in one trans
     const t = await withLink(storage)
     const clickId = await click(t.service)
     expect(await stored(storage)).toEqual([])
-    const made = await t.service.api.commissions.create({ campaignId: t.campaign.id, referredUser: 'buyer@example.com', amount: 40, clickId })
+    const made = await t.service.api.commissions.create({
+      campaignId: t.campaign.id,
+      referredUser: 'buyer@example.com',
+      amount: 40,
+      clickId,
+    })
     expect(made).toMatchObject({ affiliateId: t.affiliate.id, referralCode: 'ANN-2026' })
     expect(await totals(storage, t.link)).toEqual([1, 1])
   })
@@ -192,7 +213,12 @@ describe('the redirect answers first, and a batch writes its clicks in one trans
     await t.service.flush()
     expect(t.errors).toHaveLength(1)
     expect(String(t.errors[0])).toContain('the disk is full')
-    expect((await stored(w.storage)).map((c) => c.id).filter((id) => id !== warm).sort()).toEqual(ids.sort())
+    expect(
+      (await stored(w.storage))
+        .map((c) => c.id)
+        .filter((id) => id !== warm)
+        .sort(),
+    ).toEqual(ids.sort())
     expect(await totals(w.storage, t.link)).toEqual([3, 3])
   })
 
@@ -209,7 +235,19 @@ describe('the redirect answers first, and a batch writes its clicks in one trans
 
 describe('the click writer', () => {
   const link = { id: 'link-1', affiliateId: 'aff-1', workspaceId: 'ws', campaignId: 'c' } as LinkRecord
-  const item = (n: number) => ({ click: { id: `click-${n}`, linkId: link.id, event: 'click' as const, visitor: `v${n}`, address: '', device: '', paidAd: false, createdAt: '2026-01-01T00:00:00.000Z' }, link })
+  const item = (n: number) => ({
+    click: {
+      id: `click-${n}`,
+      linkId: link.id,
+      event: 'click' as const,
+      visitor: `v${n}`,
+      address: '',
+      device: '',
+      paidAd: false,
+      createdAt: '2026-01-01T00:00:00.000Z',
+    },
+    link,
+  })
 
   it('writes a full batch at once, without waiting for flushMs', async () => {
     const w = watched(memoryStorage())
@@ -263,7 +301,13 @@ describe('the click writer', () => {
     const w = watched(memoryStorage())
     let open!: () => void
     w.state.gate = new Promise((resolve) => (open = resolve))
-    const writer = createClickWriter({ storage: w.storage, flushMs: 0, batchSize: 1, maxPending: 2, onError: (error) => expect.fail(String(error)) })
+    const writer = createClickWriter({
+      storage: w.storage,
+      flushMs: 0,
+      batchSize: 1,
+      maxPending: 2,
+      onError: (error) => expect.fail(String(error)),
+    })
     const started = w.nextWrite()
     await writer.add(item(1))
     await writer.add(item(2))

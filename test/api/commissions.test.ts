@@ -99,7 +99,12 @@ describe('POST /commissions', () => {
   it('defaults adminEarnedAmount to 0.00 and accepts every status, remarks, and a commissionDate', async () => {
     const { api, ann, body } = await world()
     const made = await api.commissions.create(body(ann, { status: 'paid', remarks: 'first sale', commissionDate: '2025-12-24T18:30:00Z' }))
-    expect(made).toMatchObject({ adminEarnedAmount: '0.00', status: 'paid', remarks: 'first sale', commissionDate: '2025-12-24T18:30:00.000Z' })
+    expect(made).toMatchObject({
+      adminEarnedAmount: '0.00',
+      status: 'paid',
+      remarks: 'first sale',
+      commissionDate: '2025-12-24T18:30:00.000Z',
+    })
     for (const status of STATUSES) expect((await api.commissions.create(body(ann, { status }))).status).toBe(status)
   })
 
@@ -132,15 +137,30 @@ describe('POST /commissions', () => {
     ['a huge number', { amount: 1e21 }, 'amount', 'amount must be a non-negative number with at most two decimals'],
     ['over the maximum', { amount: 1_000_000_000.01 }, 'amount', 'amount must be at most 1000000000'],
     ['a huge string', { amount: '9999999999.99' }, 'amount', 'amount must be at most 1000000000'],
-    ['a string past the safe integers', { amount: '99999999999999' }, 'amount', 'amount must be a non-negative number with at most two decimals'],
-    ['a bad adminEarnedAmount', { adminEarnedAmount: 0.001 }, 'adminEarnedAmount', 'adminEarnedAmount must be a non-negative number with at most two decimals'],
+    [
+      'a string past the safe integers',
+      { amount: '99999999999999' },
+      'amount',
+      'amount must be a non-negative number with at most two decimals',
+    ],
+    [
+      'a bad adminEarnedAmount',
+      { adminEarnedAmount: 0.001 },
+      'adminEarnedAmount',
+      'adminEarnedAmount must be a non-negative number with at most two decimals',
+    ],
     ['a bad e-mail', { referredUser: 'not-an-email' }, 'referredUser', 'referredUser must be a valid e-mail address'],
     ['a bad campaignId', { campaignId: 'abc' }, 'campaignId', 'campaignId must be a UUID'],
     ['an unknown status', { status: 'cancelled' }, 'status', 'status must be one of: pending, processing, paid, refunded'],
     ['a bad commissionDate', { commissionDate: 'yesterday' }, 'commissionDate', 'commissionDate must be an ISO 8601 timestamp'],
     ['a date without a zone', { commissionDate: '2026-01-01T10:00:00' }, 'commissionDate', 'commissionDate must be an ISO 8601 timestamp'],
     ['February 30th', { commissionDate: '2026-02-30T00:00:00Z' }, 'commissionDate', 'commissionDate must be an ISO 8601 timestamp'],
-    ['February 29th of a common year', { commissionDate: '2026-02-29T12:00:00+01:00' }, 'commissionDate', 'commissionDate must be an ISO 8601 timestamp'],
+    [
+      'February 29th of a common year',
+      { commissionDate: '2026-02-29T12:00:00+01:00' },
+      'commissionDate',
+      'commissionDate must be an ISO 8601 timestamp',
+    ],
     ['April 31st', { commissionDate: '2026-04-31T00:00:00Z' }, 'commissionDate', 'commissionDate must be an ISO 8601 timestamp'],
     ['month 13', { commissionDate: '2026-13-01T00:00:00Z' }, 'commissionDate', 'commissionDate must be an ISO 8601 timestamp'],
     ['day 0', { commissionDate: '2026-01-00T00:00:00Z' }, 'commissionDate', 'commissionDate must be an ISO 8601 timestamp'],
@@ -152,7 +172,12 @@ describe('POST /commissions', () => {
     const { call, api, ann, body, count } = await world()
     const res = await call('POST', '/commissions', { body: body(ann, overrides) })
     expect(res.status).toBe(400)
-    expect(res.body).toEqual({ status: 400, code: 'validation_error', message: 'Validation error', errors: [{ type: 'field', msg, path, location: 'body' }] })
+    expect(res.body).toEqual({
+      status: 400,
+      code: 'validation_error',
+      message: 'Validation error',
+      errors: [{ type: 'field', msg, path, location: 'body' }],
+    })
     expect(await count()).toBe(0)
     expect(await api.affiliates.get(ann.id)).toMatchObject({ totalEarnings: 0, totalSignups: 0 })
   })
@@ -248,7 +273,10 @@ describe('commissions attributed to a link', () => {
     expect(await api.affiliates.get(ann.id)).toMatchObject({ totalSignups: 1, totalEarnings: 113.34 })
     // Refunding the linked commission takes its amount off the link and the affiliate.
     await call('PUT', `/commissions?commissionId=${res.body.data.commissionId}`, { body: { status: 'refunded' } })
-    expect((await api.links.list({ affiliateId: ann.id })).items.find((l) => l.id === link.id)).toMatchObject({ totalSignups: 1, totalEarnings: 1 })
+    expect((await api.links.list({ affiliateId: ann.id })).items.find((l) => l.id === link.id)).toMatchObject({
+      totalSignups: 1,
+      totalEarnings: 1,
+    })
     expect(await api.affiliates.get(ann.id)).toMatchObject({ totalEarnings: 101 })
   })
 
@@ -311,7 +339,12 @@ describe('PUT /commissions', () => {
     const dated = await call('PUT', `/commissions?commissionId=${created.commissionId}`, {
       body: { commissionDate: '2026-02-01T12:00:00-01:00', adminEarnedAmount: '2.5', remarks: null },
     })
-    expect(dated.body.data).toMatchObject({ commissionDate: '2026-02-01T13:00:00.000Z', adminEarnedAmount: '2.50', remarks: null, amount: '5.00' })
+    expect(dated.body.data).toMatchObject({
+      commissionDate: '2026-02-01T13:00:00.000Z',
+      adminEarnedAmount: '2.50',
+      remarks: null,
+      amount: '5.00',
+    })
     expect(await api.commissions.get(created.commissionId)).toEqual(dated.body.data)
   })
 
@@ -400,7 +433,9 @@ describe('PUT /commissions', () => {
     const upper = created.commissionId.toUpperCase()
     expect((await call('GET', `/commissions?commissionId=${upper}`)).body.data).toEqual(created)
     // processing, not paid: a paid commission cannot be deleted.
-    expect((await call('PUT', `/commissions?commissionId=${upper}`, { body: { status: 'processing' } })).body.data.status).toBe('processing')
+    expect((await call('PUT', `/commissions?commissionId=${upper}`, { body: { status: 'processing' } })).body.data.status).toBe(
+      'processing',
+    )
     expect((await call('DELETE', `/commissions?commissionId=${upper}`)).body.data).toEqual({ id: created.commissionId })
   })
 
@@ -436,7 +471,9 @@ describe('PUT /commissions', () => {
       expect(res.body).toEqual({ status: 422, code: 'amount_locked', message: `The amounts of a ${status} commission cannot change` })
     }
     // Restating the same amounts changes nothing, so it is not refused.
-    expect((await call('PUT', `/commissions?commissionId=${created.commissionId}`, { body: { amount: '10.00', remarks: 'ok' } })).status).toBe(200)
+    expect(
+      (await call('PUT', `/commissions?commissionId=${created.commissionId}`, { body: { amount: '10.00', remarks: 'ok' } })).status,
+    ).toBe(200)
     expect(await api.commissions.get(created.commissionId)).toMatchObject({ amount: '10.00', adminEarnedAmount: '2.00', status })
     expect((await api.affiliates.get(ann.id)).totalEarnings).toBe(before.totalEarnings)
   })
@@ -493,7 +530,11 @@ describe('DELETE /commissions: money history is kept', () => {
     expect(res.body).toEqual({ status: 422, code: 'money_history', message: PAID_MESSAGE })
     const viaReferred = await call('DELETE', `/referred-users?commissionId=${paid.commissionId}`)
     expect(viaReferred.body).toEqual({ status: 422, code: 'money_history', message: PAID_MESSAGE })
-    await expect(api.commissions.delete(paid.commissionId)).rejects.toMatchObject({ status: 422, code: 'money_history', message: PAID_MESSAGE })
+    await expect(api.commissions.delete(paid.commissionId)).rejects.toMatchObject({
+      status: 422,
+      code: 'money_history',
+      message: PAID_MESSAGE,
+    })
     await expect(api.referredUsers.delete(paid.commissionId)).rejects.toBeInstanceOf(AffiliateError)
     expect(await api.commissions.get(paid.commissionId)).toEqual(moved)
     expect(await api.affiliates.get(ann.id)).toEqual(before)
@@ -520,7 +561,11 @@ describe('DELETE /commissions: money history is kept', () => {
     const { call, api, ann, body } = await world()
     const created = await api.commissions.create(body(ann, { status: 'paid' }))
     await api.commissions.update(created.commissionId, { status: 'refunded' })
-    const before = { commissions: await api.commissions.list({ limit: 100 }), ann: await api.affiliates.get(ann.id), balance: await api.affiliates.balance(ann.id) }
+    const before = {
+      commissions: await api.commissions.list({ limit: 100 }),
+      ann: await api.affiliates.get(ann.id),
+      balance: await api.affiliates.balance(ann.id),
+    }
     expect(before.commissions.items.map((c) => [c.kind, c.status, c.amount, c.refundedAmount]).sort()).toEqual([
       ['clawback', 'pending', '-10.00', '0.00'],
       ['sale', 'refunded', '10.00', '10.00'],
@@ -530,7 +575,11 @@ describe('DELETE /commissions: money history is kept', () => {
       code: 'money_history',
       message: 'A commission refunded after payment cannot be deleted: its clawback and money history are kept',
     })
-    expect({ commissions: await api.commissions.list({ limit: 100 }), ann: await api.affiliates.get(ann.id), balance: await api.affiliates.balance(ann.id) }).toEqual(before)
+    expect({
+      commissions: await api.commissions.list({ limit: 100 }),
+      ann: await api.affiliates.get(ann.id),
+      balance: await api.affiliates.balance(ann.id),
+    }).toEqual(before)
   })
 })
 
@@ -551,15 +600,22 @@ describe('a banned affiliate earns nothing', () => {
     return { ...env, created, path, snapshot, before: await snapshot() }
   }
 
-  it.each(['pending', 'processing'] as const)('refuses to raise the amount of a %s commission with 422, changing nothing', async (status) => {
-    const { call, api, created, path, snapshot, before } = await banned(status)
-    const res = await call('PUT', path, { body: { amount: '10.01' } })
-    expect(res.status).toBe(422)
-    expect(res.body).toEqual({ status: 422, code: 'affiliate_banned', message: 'This affiliate is banned: the amount of its commissions cannot be raised' })
-    expect((await call('PUT', `/referred-users?commissionId=${created.commissionId}`, { body: { amount: 11 } })).status).toBe(422)
-    await expect(api.commissions.update(created.commissionId, { amount: 50, remarks: 'more' })).rejects.toMatchObject({ status: 422 })
-    expect(await snapshot()).toEqual(before)
-  })
+  it.each(['pending', 'processing'] as const)(
+    'refuses to raise the amount of a %s commission with 422, changing nothing',
+    async (status) => {
+      const { call, api, created, path, snapshot, before } = await banned(status)
+      const res = await call('PUT', path, { body: { amount: '10.01' } })
+      expect(res.status).toBe(422)
+      expect(res.body).toEqual({
+        status: 422,
+        code: 'affiliate_banned',
+        message: 'This affiliate is banned: the amount of its commissions cannot be raised',
+      })
+      expect((await call('PUT', `/referred-users?commissionId=${created.commissionId}`, { body: { amount: 11 } })).status).toBe(422)
+      await expect(api.commissions.update(created.commissionId, { amount: 50, remarks: 'more' })).rejects.toMatchObject({ status: 422 })
+      expect(await snapshot()).toEqual(before)
+    },
+  )
 
   it.each([
     ['pending', 'processing'],
@@ -569,7 +625,11 @@ describe('a banned affiliate earns nothing', () => {
     const { call, api, created, path, snapshot, before } = await banned(from)
     const res = await call('PUT', path, { body: { status: to } })
     expect(res.status).toBe(422)
-    expect(res.body).toEqual({ status: 422, code: 'affiliate_banned', message: `This affiliate is banned: its commissions cannot move to ${to}` })
+    expect(res.body).toEqual({
+      status: 422,
+      code: 'affiliate_banned',
+      message: `This affiliate is banned: its commissions cannot move to ${to}`,
+    })
     expect((await call('PUT', `/referred-users?commissionId=${created.commissionId}`, { body: { status: to } })).status).toBe(422)
     // Lowering the amount does not buy the move.
     await expect(api.commissions.update(created.commissionId, { status: to, amount: 1 })).rejects.toMatchObject({ status: 422 })
@@ -598,7 +658,9 @@ describe('a banned affiliate earns nothing', () => {
       adminEarnedAmount: '9.00',
       amount: '4.50',
     })
-    expect((await call('PUT', `/referred-users?commissionId=${created.commissionId}`, { body: { name: 'Pat', amount: 1 } })).status).toBe(200)
+    expect((await call('PUT', `/referred-users?commissionId=${created.commissionId}`, { body: { name: 'Pat', amount: 1 } })).status).toBe(
+      200,
+    )
     expect((await api.affiliates.get(ann.id)).totalEarnings).toBe(1)
   })
 
@@ -609,7 +671,11 @@ describe('a banned affiliate earns nothing', () => {
       code: 'invalid_status_transition',
       message: 'Cannot change status from paid to processing',
     })
-    expect((await call('PUT', path, { body: { amount: 99 } })).body).toEqual({ status: 422, code: 'amount_locked', message: 'The amounts of a paid commission cannot change' })
+    expect((await call('PUT', path, { body: { amount: 99 } })).body).toEqual({
+      status: 422,
+      code: 'amount_locked',
+      message: 'The amounts of a paid commission cannot change',
+    })
   })
 
   it('keeps what was paid before the ban, and earns again once unbanned', async () => {
@@ -682,7 +748,9 @@ describe('GET /commissions/list', () => {
     expect(await q('from=2026-01-02T00:00:00Z&to=2026-01-05T00:00:00Z')).toEqual(ids([made[4]!, made[1]!]))
     expect(await q('from=2026-01-05T00:00:00Z')).toEqual(ids([made[2]!, made[0]!]))
     expect(await q('to=2026-01-02T00:00:00Z')).toEqual(ids([made[3]!]))
-    expect(await q(`from=${encodeURIComponent('2026-01-05T01:00:00+02:00')}&to=2026-01-05T00:00:01Z&status=pending`)).toEqual(ids([made[0]!]))
+    expect(await q(`from=${encodeURIComponent('2026-01-05T01:00:00+02:00')}&to=2026-01-05T00:00:01Z&status=pending`)).toEqual(
+      ids([made[0]!]),
+    )
     const res = await call('GET', '/commissions/list?from=2026-01-02T00:00:00Z&limit=1')
     expect(res.body.data.pagination).toEqual({ page: 1, limit: 1, total: 4, totalPages: 4 })
     const bad = await call('GET', '/commissions/list?from=yesterday')
@@ -742,7 +810,11 @@ describe('deleting an affiliate with commissions', () => {
     const c = await api.commissions.create(body(ann))
     const refused = await call('DELETE', `/affiliates?affiliateId=${ann.id}`)
     expect(refused.status).toBe(422)
-    expect(refused.body).toEqual({ status: 422, code: 'has_dependents', message: 'This affiliate still has commissions; delete them first' })
+    expect(refused.body).toEqual({
+      status: 422,
+      code: 'has_dependents',
+      message: 'This affiliate still has commissions; delete them first',
+    })
     expect((await api.links.list({ affiliateId: ann.id })).items).toEqual([link])
     // Even a refunded commission counts.
     await api.commissions.update(c.commissionId, { status: 'refunded' })

@@ -12,17 +12,30 @@ async function program(options: { campaign?: Partial<CampaignCreateInput>; stora
   const t = setup(options.storage ? { storage: options.storage } : {})
   const { api } = t
   const campaign = await api.campaigns.create(apiCampaignInput({ payoutTerm: 0, ...options.campaign }))
-  const affiliate = await api.affiliates.create({ email: 'ann@example.com', campaignId: campaign.id, payoutMethod: 'PAYPAL', payoutEmail: 'ann.pay@example.com' })
+  const affiliate = await api.affiliates.create({
+    email: 'ann@example.com',
+    campaignId: campaign.id,
+    payoutMethod: 'PAYPAL',
+    payoutEmail: 'ann.pay@example.com',
+  })
   const link = await api.links.create({ affiliateId: affiliate.id, referralCode: 'ANN-2026' })
   const lead = (body: Record<string, unknown> = {}) =>
-    t.call('POST', '/conversions/lead', { body: { workspaceId: WS_A, externalId: 'user-1', email: 'Buyer@Example.com', referralCode: 'ANN-2026', ...body } })
+    t.call('POST', '/conversions/lead', {
+      body: { workspaceId: WS_A, externalId: 'user-1', email: 'Buyer@Example.com', referralCode: 'ANN-2026', ...body },
+    })
   const sale = (body: Record<string, unknown> = {}) =>
-    t.call('POST', '/conversions/sale', { body: { workspaceId: WS_A, externalId: 'user-1', amount: '100.00', currency: 'USD', invoiceId: 'in_1', ...body } })
-  const refund = (body: Record<string, unknown> = {}) => t.call('POST', '/conversions/refund', { body: { workspaceId: WS_A, invoiceId: 'in_1', ...body } })
+    t.call('POST', '/conversions/sale', {
+      body: { workspaceId: WS_A, externalId: 'user-1', amount: '100.00', currency: 'USD', invoiceId: 'in_1', ...body },
+    })
+  const refund = (body: Record<string, unknown> = {}) =>
+    t.call('POST', '/conversions/refund', { body: { workspaceId: WS_A, invoiceId: 'in_1', ...body } })
   /** Opens the link through the public redirect and answers the clickId it hands the landing page. */
   const click = async (code = 'ANN-2026') => {
     const response = await t.service.fetch(
-      new Request(`http://test.local/api/v1/r/${code}`, { redirect: 'manual', headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0' } }),
+      new Request(`http://test.local/api/v1/r/${code}`, {
+        redirect: 'manual',
+        headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0' },
+      }),
     )
     expect(response.status).toBe(302)
     // The redirect answers before its click is written: store it, so snapshots taken next hold it.
@@ -69,9 +82,14 @@ describe('POST /conversions/lead', () => {
   it('takes exactly one of clickId, referralCode and affiliateId (400 naming the field), and writes nothing then', async () => {
     const p = await program()
     const before = await snapshot(p.storage)
-    expectValidation(await p.lead({ referralCode: undefined }), [fieldError('clickId', 'clickId is required (or referralCode or promoCode or affiliateId)')])
+    expectValidation(await p.lead({ referralCode: undefined }), [
+      fieldError('clickId', 'clickId is required (or referralCode or promoCode or affiliateId)'),
+    ])
     expectValidation(await p.lead({ affiliateId: p.affiliate.id }), [
-      fieldError('affiliateId', 'affiliateId cannot be given with referralCode: give one of clickId, referralCode, promoCode or affiliateId'),
+      fieldError(
+        'affiliateId',
+        'affiliateId cannot be given with referralCode: give one of clickId, referralCode, promoCode or affiliateId',
+      ),
     ])
     expect(await snapshot(p.storage)).toBe(before)
   })
@@ -88,8 +106,22 @@ describe('POST /conversions/lead', () => {
   it("refuses another workspace's affiliate as not found and a workspace not the caller's with 403", async () => {
     const p = await program()
     expect((await p.lead({ referralCode: undefined, affiliateId: UNKNOWN_ID })).status).toBe(404)
-    expect((await p.call('POST', '/conversions/lead', { key: KEY_B, body: { workspaceId: WS_A, externalId: 'x', email: 'x@example.com', affiliateId: p.affiliate.id } })).status).toBe(403)
-    expect((await p.call('POST', '/conversions/lead', { key: KEY_B, body: { workspaceId: WS_B, externalId: 'x', email: 'x@example.com', affiliateId: p.affiliate.id } })).status).toBe(404)
+    expect(
+      (
+        await p.call('POST', '/conversions/lead', {
+          key: KEY_B,
+          body: { workspaceId: WS_A, externalId: 'x', email: 'x@example.com', affiliateId: p.affiliate.id },
+        })
+      ).status,
+    ).toBe(403)
+    expect(
+      (
+        await p.call('POST', '/conversions/lead', {
+          key: KEY_B,
+          body: { workspaceId: WS_B, externalId: 'x', email: 'x@example.com', affiliateId: p.affiliate.id },
+        })
+      ).status,
+    ).toBe(404)
   })
 })
 
@@ -97,15 +129,37 @@ describe('POST /conversions/sale', () => {
   it("makes the commission by the campaign's rule, with the sale's fields, and counts its earnings once", async () => {
     const p = await program()
     await p.lead()
-    const response = await p.sale({ amount: '49.99', invoiceId: 'in_1', chargeId: 'ch_1', subscriptionId: 'sub_1', paidAt: '2026-01-01T10:00:00+02:00' })
+    const response = await p.sale({
+      amount: '49.99',
+      invoiceId: 'in_1',
+      chargeId: 'ch_1',
+      subscriptionId: 'sub_1',
+      paidAt: '2026-01-01T10:00:00+02:00',
+    })
     expect(response.status).toBe(201)
     const { customer, commission, skipped } = response.body.data
     expect(skipped).toBeNull()
     // 20% of 49.99 is 9.998: rounded to the cent.
-    expect(commission).toMatchObject({ amount: '10.00', adminEarnedAmount: '39.99', status: 'pending', commissionDate: '2026-01-01T08:00:00.000Z', referredUser: 'Buyer@Example.com', referralCode: 'ANN-2026', kind: 'sale' })
+    expect(commission).toMatchObject({
+      amount: '10.00',
+      adminEarnedAmount: '39.99',
+      status: 'pending',
+      commissionDate: '2026-01-01T08:00:00.000Z',
+      referredUser: 'Buyer@Example.com',
+      referralCode: 'ANN-2026',
+      kind: 'sale',
+    })
     expect(customer).toMatchObject({ salesCount: 1, firstSaleAt: '2026-01-01T08:00:00.000Z' })
     // The commission carries its sale, as a commission and as a referred user (SPEC wave 4).
-    const sale = { saleAmount: '49.99', currency: 'USD', customerId: customer.customerId, invoiceId: 'in_1', chargeId: 'ch_1', stripeSubscriptionId: 'sub_1', paymentIntentId: null }
+    const sale = {
+      saleAmount: '49.99',
+      currency: 'USD',
+      customerId: customer.customerId,
+      invoiceId: 'in_1',
+      chargeId: 'ch_1',
+      stripeSubscriptionId: 'sub_1',
+      paymentIntentId: null,
+    }
     expect(commission).toMatchObject(sale)
     expect(await p.api.commissions.get(commission.commissionId)).toMatchObject(sale)
     const referred = await p.api.referredUsers.get('buyer@example.com')
@@ -147,7 +201,10 @@ describe('POST /conversions/sale', () => {
     const clickId = await p.click()
     p.clock.advance(31 * DAY)
     const late = await snapshot(p.storage)
-    expect(await p.sale({ invoiceId: 'in_2', externalId: 'someone-new', email: 'new@example.com', clickId })).toMatchObject({ status: 200, body: { data: skipped.body.data } })
+    expect(await p.sale({ invoiceId: 'in_2', externalId: 'someone-new', email: 'new@example.com', clickId })).toMatchObject({
+      status: 200,
+      body: { data: skipped.body.data },
+    })
     expect(await p.sale({ invoiceId: 'in_3', externalId: 'someone-new', email: 'new@example.com', clickId })).toMatchObject({ status: 422 })
     expect(await snapshot(p.storage)).toBe(late)
   })
@@ -157,12 +214,21 @@ describe('POST /conversions/sale', () => {
     const clickId = await p.click()
     const response = await p.sale({ externalId: undefined, email: 'New@Example.com', clickId })
     expect(response.status).toBe(201)
-    expect(response.body.data.customer).toMatchObject({ clickId, linkId: p.link.id, affiliateId: p.affiliate.id, externalId: 'new@example.com', email: 'New@Example.com', salesCount: 1 })
+    expect(response.body.data.customer).toMatchObject({
+      clickId,
+      linkId: p.link.id,
+      affiliateId: p.affiliate.id,
+      externalId: 'new@example.com',
+      email: 'New@Example.com',
+      salesCount: 1,
+    })
     expect(response.body.data.commission).toMatchObject({ amount: '20.00', referralCode: 'ANN-2026' })
     expect(await p.totals()).toEqual({ affiliate: [1, 20], link: [1, 20] })
     // The next sale finds the customer by the same key, without the click.
     expect((await p.sale({ externalId: undefined, email: 'new@example.com', invoiceId: 'in_2' })).status).toBe(201)
-    expectValidation(await p.sale({ externalId: undefined, invoiceId: 'in_3', clickId }), [fieldError('externalId', 'externalId is required (or email)')])
+    expectValidation(await p.sale({ externalId: undefined, invoiceId: 'in_3', clickId }), [
+      fieldError('externalId', 'externalId is required (or email)'),
+    ])
   })
 
   it('refuses a click older than the attribution window with 422 and writes nothing', async () => {
@@ -170,8 +236,14 @@ describe('POST /conversions/sale', () => {
     const clickId = await p.click()
     p.clock.advance(7 * DAY + 1)
     const before = await snapshot(p.storage)
-    expect(await p.sale({ clickId })).toMatchObject({ status: 422, body: { status: 422, message: 'Click is outside the attribution window' } })
-    expect(await p.lead({ referralCode: undefined, clickId })).toMatchObject({ status: 422, body: { message: 'Click is outside the attribution window' } })
+    expect(await p.sale({ clickId })).toMatchObject({
+      status: 422,
+      body: { status: 422, message: 'Click is outside the attribution window' },
+    })
+    expect(await p.lead({ referralCode: undefined, clickId })).toMatchObject({
+      status: 422,
+      body: { message: 'Click is outside the attribution window' },
+    })
     expect(await snapshot(p.storage)).toBe(before)
   })
 
@@ -229,7 +301,9 @@ describe('POST /conversions/sale', () => {
     const { invoiceId: _, ...noInvoice } = base
     expectValidation(await bad({ ...noInvoice, amount: 10 }), [fieldError('invoiceId', 'invoiceId is required')])
     expectValidation(await bad({ ...base, amount: 10, coupon: 'X' }), [fieldError('coupon', 'coupon is not a known field')])
-    expectValidation(await bad({ ...base, amount: 10, currency: 'usd' }), [fieldError('currency', 'currency must be an ISO 4217 currency code of three capital letters')])
+    expectValidation(await bad({ ...base, amount: 10, currency: 'usd' }), [
+      fieldError('currency', 'currency must be an ISO 4217 currency code of three capital letters'),
+    ])
     // The typed API refuses what JSON cannot carry, too.
     for (const amount of [Number.NaN, Number.POSITIVE_INFINITY, -1]) {
       await expect(p.api.conversions.sale({ ...base, amount })).rejects.toMatchObject({ status: 400, errors: [{ path: 'amount' }] })
@@ -244,7 +318,11 @@ describe('POST /conversions/refund', () => {
     await p.lead()
     await p.sale({ amount: '100.00' })
     const parts = []
-    for (const [amount, refundId] of [['33.33', 're_1'], ['33.33', 're_2'], [undefined, 're_3']] as const) {
+    for (const [amount, refundId] of [
+      ['33.33', 're_1'],
+      ['33.33', 're_2'],
+      [undefined, 're_3'],
+    ] as const) {
       const response = await p.refund({ amount, refundId })
       expect(response.status).toBe(200)
       expect(response.body.data.clawback).toBeNull()
@@ -294,7 +372,11 @@ describe('POST /conversions/refund', () => {
     await p.api.payouts.update(payout!.payoutId, { status: 'paid' })
     const response = await p.refund({ invoiceId: undefined, chargeId: 'ch_1', amount: '25.00' })
     expect(response.body.data.commission).toMatchObject({ amount: '20.00', refundedAmount: '5.00', status: 'paid' })
-    expect(response.body.data.clawback).toMatchObject({ kind: 'clawback', amount: '-5.00', reversesCommissionId: response.body.data.commission.commissionId })
+    expect(response.body.data.clawback).toMatchObject({
+      kind: 'clawback',
+      amount: '-5.00',
+      reversesCommissionId: response.body.data.commission.commissionId,
+    })
     const rest = await p.refund()
     expect(rest.body.data.commission).toMatchObject({ refundedAmount: '20.00', status: 'refunded' })
     expect(rest.body.data.clawback).toMatchObject({ amount: '-15.00' })
@@ -330,7 +412,6 @@ describe.each(storageKinds)('conversions on %s', (_name, makeStorage) => {
   })
 })
 
-
 describe('a sale paid before its customer was attributed earns nothing (before_attribution), on every path', () => {
   it('lead then sale: a sale paid before the lead is skipped and not counted in the history; one paid after earns', async () => {
     const p = await program({ campaign: { recurringMonths: 0 } })
@@ -339,7 +420,11 @@ describe('a sale paid before its customer was attributed earns nothing (before_a
     expect(lead.body.data.attributedAt).toBe(new Date(p.clock.now()).toISOString())
     const early = await p.sale({ paidAt: new Date(p.clock.now() - 1).toISOString() })
     expect(early.status).toBe(200)
-    expect(early.body.data).toMatchObject({ commission: null, skipped: 'before_attribution', customer: { salesCount: 0, firstSaleAt: null } })
+    expect(early.body.data).toMatchObject({
+      commission: null,
+      skipped: 'before_attribution',
+      customer: { salesCount: 0, firstSaleAt: null },
+    })
     expect(await p.totals()).toEqual({ affiliate: [1, 0], link: [1, 0] })
     // Only the first sale earns (recurringMonths 0): the one before the attribution was not the referred customer's first.
     const first = await p.sale({ invoiceId: 'in_2', paidAt: new Date(p.clock.now()).toISOString() })
@@ -349,9 +434,18 @@ describe('a sale paid before its customer was attributed earns nothing (before_a
   it('a sale naming a click it was paid before makes the customer (attributed at the click) and is skipped, not refused', async () => {
     const p = await program()
     const clickId = await p.click()
-    const response = await p.sale({ externalId: 'user-9', email: 'nine@example.com', clickId, paidAt: new Date(p.clock.now() - 1).toISOString() })
+    const response = await p.sale({
+      externalId: 'user-9',
+      email: 'nine@example.com',
+      clickId,
+      paidAt: new Date(p.clock.now() - 1).toISOString(),
+    })
     expect(response.status).toBe(200)
-    expect(response.body.data).toMatchObject({ commission: null, skipped: 'before_attribution', customer: { clickId, attributedAt: new Date(p.clock.now()).toISOString() } })
+    expect(response.body.data).toMatchObject({
+      commission: null,
+      skipped: 'before_attribution',
+      customer: { clickId, attributedAt: new Date(p.clock.now()).toISOString() },
+    })
     expect((await p.sale({ externalId: 'user-9', invoiceId: 'in_2' })).body.data.commission).toMatchObject({ amount: '20.00' })
   })
 
@@ -375,11 +469,15 @@ describe('campaign reward fields', () => {
       expectValidation(await post({ recurringMonths }), [fieldError('recurringMonths', 'recurringMonths must be an integer from 0 to 120')])
     }
     for (const maxCommissionsPerCustomer of [0, -2, 2.5]) {
-      expectValidation(await post({ maxCommissionsPerCustomer }), [fieldError('maxCommissionsPerCustomer', 'maxCommissionsPerCustomer must be an integer of 1 or more')])
+      expectValidation(await post({ maxCommissionsPerCustomer }), [
+        fieldError('maxCommissionsPerCustomer', 'maxCommissionsPerCustomer must be an integer of 1 or more'),
+      ])
     }
     const made = (await post({ recurringMonths: 120, maxCommissionsPerCustomer: 1_000_000 })).body.data
     expect(made).toMatchObject({ recurringMonths: 120, maxCommissionsPerCustomer: 1_000_000 })
-    const cleared = await t.call('PUT', `/campaigns?campaignId=${made.id}`, { body: { recurringMonths: null, maxCommissionsPerCustomer: null } })
+    const cleared = await t.call('PUT', `/campaigns?campaignId=${made.id}`, {
+      body: { recurringMonths: null, maxCommissionsPerCustomer: null },
+    })
     expect(cleared.body.data).toMatchObject({ recurringMonths: null, maxCommissionsPerCustomer: null })
   })
 })

@@ -11,7 +11,13 @@ async function withCustomer() {
   const ann = await t.api.affiliates.create({ email: 'ann@example.com', campaignId: campaign.id })
   const bob = await t.api.affiliates.create({ email: 'bob@example.com', campaignId: campaign.id })
   await t.api.links.create({ affiliateId: ann.id, referralCode: 'ANN-2026' })
-  const customer = await t.api.conversions.lead({ workspaceId: WS_A, externalId: 'user-1', email: 'Buyer@Example.com', name: 'Buyer', referralCode: 'ANN-2026' })
+  const customer = await t.api.conversions.lead({
+    workspaceId: WS_A,
+    externalId: 'user-1',
+    email: 'Buyer@Example.com',
+    name: 'Buyer',
+    referralCode: 'ANN-2026',
+  })
   const signups = async () => [(await t.api.affiliates.get(ann.id)).totalSignups, (await t.api.affiliates.get(bob.id)).totalSignups]
   return { ...t, campaign, ann, bob, customer, signups }
 }
@@ -71,12 +77,17 @@ describe('customers', () => {
     const forgotten = await t.api.customers.get(t.customer.customerId)
     expect(forgotten).toMatchObject({ email: '', name: null, externalId: t.customer.customerId, salesCount: 1, affiliateId: t.ann.id })
     // Its commission keeps its money and names the erased address instead of the person.
-    expect(await t.api.commissions.get(sale.commission!.commissionId)).toEqual({ ...sale.commission, referredUser: `${t.customer.customerId}@erased.invalid` })
+    expect(await t.api.commissions.get(sale.commission!.commissionId)).toEqual({
+      ...sale.commission,
+      referredUser: `${t.customer.customerId}@erased.invalid`,
+    })
     expect((await t.api.affiliates.get(t.ann.id)).totalEarnings).toBe(10)
     const [event] = (await t.api.events.list({ type: 'customer.deleted' })).items
     expect(event!.data).toMatchObject({ customerId: t.customer.customerId, email: '' })
     // The host's id is free again: the same person signing up anew is a new customer.
-    const again = await t.call('POST', '/conversions/lead', { body: { workspaceId: WS_A, externalId: 'user-1', email: 'buyer@example.com', affiliateId: t.bob.id } })
+    const again = await t.call('POST', '/conversions/lead', {
+      body: { workspaceId: WS_A, externalId: 'user-1', email: 'buyer@example.com', affiliateId: t.bob.id },
+    })
     expect(again.status).toBe(201)
     expect(again.body.data.customerId).not.toBe(t.customer.customerId)
   })
@@ -86,10 +97,21 @@ describe('erasure forgets the person everywhere (SPEC wave 4)', () => {
   it('nothing the API answers afterwards holds the e-mail, name or externalId: replayed answers, commissions, events, exports; money and signups stay', async () => {
     const t = setup()
     const campaign = await t.api.campaigns.create(apiCampaignInput({ payoutTerm: 0 }))
-    const ann = await t.api.affiliates.create({ email: 'ann@example.com', campaignId: campaign.id, payoutMethod: 'PAYPAL', payoutEmail: 'ann.pay@example.com' })
+    const ann = await t.api.affiliates.create({
+      email: 'ann@example.com',
+      campaignId: campaign.id,
+      payoutMethod: 'PAYPAL',
+      payoutEmail: 'ann.pay@example.com',
+    })
     await t.api.links.create({ affiliateId: ann.id, referralCode: 'ANN-2026' })
     const keyed = (key: string) => ({ headers: { 'idempotency-key': key } })
-    const lead = { workspaceId: WS_A, externalId: 'host-user-7781', email: 'Zoe.Person@Example.com', name: 'Zoe Person', referralCode: 'ANN-2026' }
+    const lead = {
+      workspaceId: WS_A,
+      externalId: 'host-user-7781',
+      email: 'Zoe.Person@Example.com',
+      name: 'Zoe Person',
+      referralCode: 'ANN-2026',
+    }
     const sale = { workspaceId: WS_A, externalId: 'host-user-7781', amount: '80.00', currency: 'USD', invoiceId: 'in_z1' }
     const refund = { workspaceId: WS_A, invoiceId: 'in_z1', amount: '20.00', refundId: 're_z1' }
     const customerId = (await t.call('POST', '/conversions/lead', { body: lead, ...keyed('k-lead') })).body.data.customerId as string
@@ -101,7 +123,11 @@ describe('erasure forgets the person everywhere (SPEC wave 4)', () => {
     await t.api.payouts.update(payout!.payoutId, { status: 'paid' })
     await t.call('POST', '/conversions/refund', { body: refund, ...keyed('k-refund') })
     const period = { workspaceId: WS_A, from: '2025-12-01T00:00:00.000Z', to: '2026-02-01T00:00:00.000Z' }
-    const before = { ann: await t.api.affiliates.get(ann.id), balance: await t.api.affiliates.balance(ann.id), report: await t.api.reports.summary(period) }
+    const before = {
+      ann: await t.api.affiliates.get(ann.id),
+      balance: await t.api.affiliates.balance(ann.id),
+      report: await t.api.reports.summary(period),
+    }
     const person = /zoe|7781/i
     expect(JSON.stringify((await t.api.commissions.list({ limit: 100 })).items)).toMatch(person)
 
@@ -119,15 +145,26 @@ describe('erasure forgets the person everywhere (SPEC wave 4)', () => {
     for (const answer of answers) expect(answer.text).not.toMatch(person)
     const commissions = (await t.api.commissions.list({ limit: 100 })).items
     expect(commissions.map((c) => [c.kind, c.referredUser, c.customerId])).toEqual(
-      expect.arrayContaining([['sale', `${customerId}@erased.invalid`, customerId], ['clawback', `${customerId}@erased.invalid`, customerId]]),
+      expect.arrayContaining([
+        ['sale', `${customerId}@erased.invalid`, customerId],
+        ['clawback', `${customerId}@erased.invalid`, customerId],
+      ]),
     )
     expect(commissions).toHaveLength(3)
     const everything = [
       (await t.call('GET', '/events/list?limit=100')).text,
       (await t.call('GET', '/referred-users/list?limit=100')).text,
       (await t.call('GET', `/customers?customerId=${customerId}`)).text,
-      await (await t.service.fetch(new Request(`http://test.local/api/v1/exports/commissions?workspaceId=${WS_A}`, { headers: { 'x-auth-service': KEY_A } }))).text(),
-      JSON.stringify(await t.storage.transaction((tx) => Promise.all([tx.find('sales', {}), tx.find('saleRefunds', {}), tx.find('idempotency', {}), tx.find('commissions', {})]))),
+      await (
+        await t.service.fetch(
+          new Request(`http://test.local/api/v1/exports/commissions?workspaceId=${WS_A}`, { headers: { 'x-auth-service': KEY_A } }),
+        )
+      ).text(),
+      JSON.stringify(
+        await t.storage.transaction((tx) =>
+          Promise.all([tx.find('sales', {}), tx.find('saleRefunds', {}), tx.find('idempotency', {}), tx.find('commissions', {})]),
+        ),
+      ),
     ]
     for (const text of everything) expect(text).not.toMatch(person)
     // The money stays where it was; the erased address counts as the one signup the person was.
@@ -135,15 +172,19 @@ describe('erasure forgets the person everywhere (SPEC wave 4)', () => {
     expect(await t.api.affiliates.balance(ann.id)).toEqual(before.balance)
     expect(await t.api.reports.summary(period)).toEqual(before.report)
     expect(before.report).toMatchObject({ signups: 1 })
-    expect((await t.api.events.list({ type: 'commission.updated' })).items.map((e) => (e.data as { referredUser: string }).referredUser)).toEqual(
-      Array(3).fill(`${customerId}@erased.invalid`),
-    )
+    expect(
+      (await t.api.events.list({ type: 'commission.updated' })).items.map((e) => (e.data as { referredUser: string }).referredUser),
+    ).toEqual(Array(3).fill(`${customerId}@erased.invalid`))
   })
 
   it('an affiliate with customers cannot be deleted (422 has_customers), even once they are forgotten; ban it instead', async () => {
     const t = await withCustomer()
     const refused = await t.call('DELETE', `/affiliates?affiliateId=${t.ann.id}`)
-    expect(refused.body).toEqual({ status: 422, code: 'has_customers', message: 'This affiliate has customers and cannot be deleted; ban it instead' })
+    expect(refused.body).toEqual({
+      status: 422,
+      code: 'has_customers',
+      message: 'This affiliate has customers and cannot be deleted; ban it instead',
+    })
     await t.api.customers.delete(t.customer.customerId)
     expect((await t.call('DELETE', `/affiliates?affiliateId=${t.ann.id}`)).body.code).toBe('has_customers')
     expect((await t.call('DELETE', `/affiliates?affiliateId=${t.bob.id}`)).status).toBe(200)
@@ -152,15 +193,30 @@ describe('erasure forgets the person everywhere (SPEC wave 4)', () => {
 })
 
 describe('the HTTP client', () => {
-  it('has the conversions and customers namespaces, with the typed API\'s shapes', async () => {
+  it("has the conversions and customers namespaces, with the typed API's shapes", async () => {
     const t = await withCustomer()
-    const client = createAffiliateClient({ baseUrl: 'http://test.local/api/v1', apiKey: KEY_A, fetch: (request) => t.service.fetch(request) })
-    const sale = await client.conversions.sale({ workspaceId: WS_A, externalId: 'user-1', amount: '12.50', currency: 'USD', invoiceId: 'in_client' })
+    const client = createAffiliateClient({
+      baseUrl: 'http://test.local/api/v1',
+      apiKey: KEY_A,
+      fetch: (request) => t.service.fetch(request),
+    })
+    const sale = await client.conversions.sale({
+      workspaceId: WS_A,
+      externalId: 'user-1',
+      amount: '12.50',
+      currency: 'USD',
+      invoiceId: 'in_client',
+    })
     expect(sale).toMatchObject({ commission: { amount: '2.50' }, skipped: null })
-    expect(await client.conversions.sale({ workspaceId: WS_A, externalId: 'user-1', amount: '12.50', currency: 'USD', invoiceId: 'in_client' })).toEqual(sale)
+    expect(
+      await client.conversions.sale({ workspaceId: WS_A, externalId: 'user-1', amount: '12.50', currency: 'USD', invoiceId: 'in_client' }),
+    ).toEqual(sale)
     expect(await client.customers.get(t.customer.customerId)).toEqual(sale.customer)
     expect((await client.customers.list({ affiliateId: t.ann.id })).items).toEqual([sale.customer])
-    expect(await client.conversions.refund({ workspaceId: WS_A, invoiceId: 'in_client' })).toMatchObject({ commission: { amount: '0.00', status: 'refunded' }, clawback: null })
+    expect(await client.conversions.refund({ workspaceId: WS_A, invoiceId: 'in_client' })).toMatchObject({
+      commission: { amount: '0.00', status: 'refunded' },
+      clawback: null,
+    })
     await expect(client.customers.update(t.customer.customerId, { affiliateId: UNKNOWN_ID })).rejects.toMatchObject({ status: 404 })
     expect(await client.customers.delete(t.customer.customerId)).toEqual({ id: t.customer.customerId })
   })

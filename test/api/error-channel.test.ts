@@ -65,7 +65,10 @@ describe('onError(error, context)', () => {
     let reported = next()
     const campaign = await service.api.campaigns.create(apiCampaignInput())
     expect((await reported).error).toEqual(new Error('listener threw'))
-    expect((await reported).context).toEqual({ source: 'listener', event: expect.objectContaining({ type: 'campaign.created', data: campaign }) })
+    expect((await reported).context).toEqual({
+      source: 'listener',
+      event: expect.objectContaining({ type: 'campaign.created', data: campaign }),
+    })
 
     service.events.on('campaign.updated', async () => {
       throw new Error('listener rejected')
@@ -138,7 +141,15 @@ describe('onError(error, context)', () => {
       // The snapshot being written cannot be made: as a full disk would, the write fails.
       mkdirSync(`${file}.tmp`)
       const reported = next()
-      const big = (id: string) => storage.transaction((tx) => tx.insert('settings', { id, value: 'x'.repeat(fileBytes), createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' }))
+      const big = (id: string) =>
+        storage.transaction((tx) =>
+          tx.insert('settings', {
+            id,
+            value: 'x'.repeat(fileBytes),
+            createdAt: '2026-01-01T00:00:00.000Z',
+            updatedAt: '2026-01-01T00:00:00.000Z',
+          }),
+        )
       await big('first')
       const { error, context } = await reported
       expect(context).toEqual({ source: 'storage' })

@@ -29,11 +29,21 @@ for (const [kind, makeStorage] of storageKinds)
       const { api, clock } = await setup()
       const campaign = await api.campaigns.create(apiCampaignInput())
       const updated = await api.campaigns.update(campaign.id, { campaignName: 'Renamed' })
-      const affiliate = await api.affiliates.create({ email: 'ann@example.com', campaignId: campaign.id, payoutMethod: 'PAYPAL', payoutEmail: 'ann@example.com' })
+      const affiliate = await api.affiliates.create({
+        email: 'ann@example.com',
+        campaignId: campaign.id,
+        payoutMethod: 'PAYPAL',
+        payoutEmail: 'ann@example.com',
+      })
       const affiliateUpdated = await api.affiliates.update(affiliate.id, { firstName: 'Ann' })
       const link = await api.links.create({ affiliateId: affiliate.id })
       await api.links.track({ referralCode: link.referralCode, event: 'click' })
-      const sale = await api.commissions.create({ campaignId: campaign.id, affiliateId: affiliate.id, referredUser: 'b@example.com', amount: 50 })
+      const sale = await api.commissions.create({
+        campaignId: campaign.id,
+        affiliateId: affiliate.id,
+        referredUser: 'b@example.com',
+        amount: 50,
+      })
       const amended = await api.commissions.update(sale.commissionId, { remarks: 'checked' })
       const processing = await api.commissions.update(sale.commissionId, { status: 'processing' })
       const same = await api.commissions.update(sale.commissionId, { status: 'processing' })
@@ -96,9 +106,24 @@ for (const [kind, makeStorage] of storageKinds)
       const off = await api.webhooks.create({ workspaceId: WS_A, url: 'https://example.com/off', events: ['*'] })
       await api.webhooks.update(off.webhookId, { enabled: false })
       for (const name of ['ann', 'bob', 'cat']) {
-        const affiliate = await api.affiliates.create({ email: `${name}@example.com`, campaignId: campaign.id, payoutMethod: 'PAYPAL', payoutEmail: `${name}@example.com` })
-        await api.commissions.create({ campaignId: campaign.id, affiliateId: affiliate.id, referredUser: `${name}-buyer@example.com`, amount: 20 })
-        await api.commissions.create({ campaignId: campaign.id, affiliateId: affiliate.id, referredUser: `${name}-other@example.com`, amount: 5 })
+        const affiliate = await api.affiliates.create({
+          email: `${name}@example.com`,
+          campaignId: campaign.id,
+          payoutMethod: 'PAYPAL',
+          payoutEmail: `${name}@example.com`,
+        })
+        await api.commissions.create({
+          campaignId: campaign.id,
+          affiliateId: affiliate.id,
+          referredUser: `${name}-buyer@example.com`,
+          amount: 20,
+        })
+        await api.commissions.create({
+          campaignId: campaign.id,
+          affiliateId: affiliate.id,
+          referredUser: `${name}-other@example.com`,
+          amount: 5,
+        })
       }
       clock.advance(1000)
       const before = await eventCount(storage)
@@ -106,7 +131,9 @@ for (const [kind, makeStorage] of storageKinds)
       expect(await eventCount(storage)).toBe(before)
       const run = await api.payouts.run({ workspaceId: WS_A })
       expect(run.payouts).toHaveLength(3)
-      const stored = await storage.transaction((tx) => tx.find('events', { where: { type: 'payout.created' }, orderBy: { field: 'sequence', direction: 'ASC' } }))
+      const stored = await storage.transaction((tx) =>
+        tx.find('events', { where: { type: 'payout.created' }, orderBy: { field: 'sequence', direction: 'ASC' } }),
+      )
       expect(stored.map((e) => JSON.parse(e.data))).toEqual(run.payouts)
       expect(stored.map((e) => e.sequence)).toEqual([before + 1, before + 2, before + 3])
       expect((await allEvents(api)).slice(-3).map((e) => e.id)).toEqual(stored.map((e) => e.id))
@@ -116,7 +143,15 @@ for (const [kind, makeStorage] of storageKinds)
         const mine = deliveries.filter((d) => d.eventId === event.id)
         expect(mine.map((d) => d.webhookId).sort()).toEqual([everything.webhookId, payoutsOnly.webhookId].sort())
         for (const delivery of mine) {
-          expect(delivery).toMatchObject({ workspaceId: WS_A, status: 'pending', attempts: 0, nextAttemptAt: event.createdAt, createdAt: event.createdAt, updatedAt: event.createdAt, claimToken: null })
+          expect(delivery).toMatchObject({
+            workspaceId: WS_A,
+            status: 'pending',
+            attempts: 0,
+            nextAttemptAt: event.createdAt,
+            createdAt: event.createdAt,
+            updatedAt: event.createdAt,
+            claimToken: null,
+          })
         }
       }
     })
@@ -150,7 +185,8 @@ for (const [kind, makeStorage] of storageKinds)
     it('pages oldest first by `after`, filters by type, and answers 404 for an unknown `after`', async () => {
       const { api, call } = await setup()
       const made = []
-      for (let i = 0; i < 23; i++) made.push(await api.campaigns.create(apiCampaignInput({ campaignName: `C${i}`, workspaceId: i % 2 ? WS_A2 : WS_A })))
+      for (let i = 0; i < 23; i++)
+        made.push(await api.campaigns.create(apiCampaignInput({ campaignName: `C${i}`, workspaceId: i % 2 ? WS_A2 : WS_A })))
       await api.campaigns.update(made[0]!.id, { campaignName: 'changed' })
       const first = await api.events.list({ limit: 10 })
       expect(first.hasMore).toBe(true)
@@ -160,7 +196,9 @@ for (const [kind, makeStorage] of storageKinds)
       expect((await api.events.list({ after: all[22]!.id })).items.map((e) => e.type)).toEqual(['campaign.updated'])
       expect(await api.events.list({ after: all[23]!.id })).toEqual({ items: [], hasMore: false })
       expect((await allEvents(api, { type: 'campaign.updated' })).length).toBe(1)
-      expect((await allEvents(api, { workspaceId: WS_A2 })).map((e) => e.workspaceId)).toEqual(made.filter((_, i) => i % 2).map(() => WS_A2))
+      expect((await allEvents(api, { workspaceId: WS_A2 })).map((e) => e.workspaceId)).toEqual(
+        made.filter((_, i) => i % 2).map(() => WS_A2),
+      )
       const unknown = await call('GET', `/events/list?after=${UNKNOWN_ID}`)
       expect(unknown.status).toBe(404)
       const badLimit = await call('GET', '/events/list?limit=101')

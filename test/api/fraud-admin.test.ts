@@ -13,7 +13,10 @@ async function setup() {
     storage: memoryStorage(),
     keyStore: memoryKeyStore([]),
     clock: manualClock(),
-    admin: { authorize: (request) => (request.headers.get('x-admin') === 'yes' ? { userId: 'owner', workspaceIds: [WS] } : null), secret: 'a'.repeat(32) },
+    admin: {
+      authorize: (request) => (request.headers.get('x-admin') === 'yes' ? { userId: 'owner', workspaceIds: [WS] } : null),
+      secret: 'a'.repeat(32),
+    },
   })
   const cookies = new Map<string, string>()
   let csrf = ''
@@ -36,16 +39,27 @@ async function setup() {
     const body = new URLSearchParams({ csrf })
     for (const [k, v] of Object.entries(fields)) for (const one of Array.isArray(v) ? v : [v]) body.append(k, one)
     const response = await service.fetch(
-      new Request(`http://x${path}`, { method: 'POST', body, headers: { ...ADMIN, cookie: cookie(), 'content-type': 'application/x-www-form-urlencoded' } }),
+      new Request(`http://x${path}`, {
+        method: 'POST',
+        body,
+        headers: { ...ADMIN, cookie: cookie(), 'content-type': 'application/x-www-form-urlencoded' },
+      }),
     )
     remember(response)
     return { status: response.status, text: await response.text(), location: response.headers.get('location') }
   }
   const { api } = service
-  const campaign = await api.campaigns.create({ campaignName: 'Spring', workspaceId: WS, commissionType: 'fixed', amount: 10, url: 'https://shop.example.com' })
+  const campaign = await api.campaigns.create({
+    campaignName: 'Spring',
+    workspaceId: WS,
+    commissionType: 'fixed',
+    amount: 10,
+    url: 'https://shop.example.com',
+  })
   const affiliate = await api.affiliates.create({ email: 'ann@example.com', campaignId: campaign.id })
   await api.links.create({ affiliateId: affiliate.id, referralCode: 'ANN-2026' })
-  const sale = (email: string, invoiceId: string) => api.conversions.sale({ workspaceId: WS, referralCode: 'ANN-2026', email, amount: '50.00', currency: 'USD', invoiceId })
+  const sale = (email: string, invoiceId: string) =>
+    api.conversions.sale({ workspaceId: WS, referralCode: 'ANN-2026', email, amount: '50.00', currency: 'USD', invoiceId })
   return { service, api, get, post, sale, campaign }
 }
 
@@ -95,7 +109,13 @@ describe('the review queue', () => {
     expect(page.text).toContain('self_referral=block, disposable_email=flag, paid_ad_click=off, address_burst=flag, refund_rate=flag')
     const saved = await t.post(edit, { fraudRules: 'paid_ad_click=block, refund_rate=off' })
     expect(saved.status).toBe(303)
-    expect((await t.api.campaigns.get(t.campaign.id)).fraudRules).toEqual({ self_referral: 'block', disposable_email: 'flag', paid_ad_click: 'block', address_burst: 'flag', refund_rate: 'off' })
+    expect((await t.api.campaigns.get(t.campaign.id)).fraudRules).toEqual({
+      self_referral: 'block',
+      disposable_email: 'flag',
+      paid_ad_click: 'block',
+      address_burst: 'flag',
+      refund_rate: 'off',
+    })
     await t.get(edit)
     const refused = await t.post(edit, { fraudRules: 'self_referral=maybe' })
     expect(refused.status).toBe(400)

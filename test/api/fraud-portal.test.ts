@@ -7,12 +7,20 @@ import { portalSetup, signIn, visitor, WS } from '../support/portal-support.js'
 
 async function program() {
   const setup = portalSetup()
-  const campaign = await setup.api.campaigns.create({ campaignName: 'Acme partners', workspaceId: WS, commissionType: 'fixed', amount: 10, url: 'https://shop.example.com/' })
+  const campaign = await setup.api.campaigns.create({
+    campaignName: 'Acme partners',
+    workspaceId: WS,
+    commissionType: 'fixed',
+    amount: 10,
+    url: 'https://shop.example.com/',
+  })
   const affiliate = await setup.api.affiliates.create({ email: 'ann@example.com', campaignId: campaign.id })
   await setup.api.links.create({ affiliateId: affiliate.id, referralCode: 'ANN-2026' })
   /** A click on the link from `address` with no user agent (as the test browser sends), once written. */
   const click = async (address: string) => {
-    const response = await setup.service.fetch(new Request('http://portal.test/api/v1/r/ANN-2026', { redirect: 'manual' }), { clientAddress: address })
+    const response = await setup.service.fetch(new Request('http://portal.test/api/v1/r/ANN-2026', { redirect: 'manual' }), {
+      clientAddress: address,
+    })
     await setup.service.flush()
     return new URL(response.headers.get('location')!).searchParams.get('clickId')!
   }
@@ -22,8 +30,22 @@ async function program() {
 describe('the portal and the fraud rules', () => {
   it('shows a held commission as under review, a voided one as not approved', async () => {
     const p = await program()
-    const held = await p.api.conversions.sale({ workspaceId: WS, referralCode: 'ANN-2026', email: 'x@mailinator.com', amount: '50.00', currency: 'USD', invoiceId: 'in_1' })
-    await p.api.conversions.sale({ workspaceId: WS, referralCode: 'ANN-2026', email: 'y@mailinator.com', amount: '50.00', currency: 'USD', invoiceId: 'in_2' })
+    const held = await p.api.conversions.sale({
+      workspaceId: WS,
+      referralCode: 'ANN-2026',
+      email: 'x@mailinator.com',
+      amount: '50.00',
+      currency: 'USD',
+      invoiceId: 'in_1',
+    })
+    await p.api.conversions.sale({
+      workspaceId: WS,
+      referralCode: 'ANN-2026',
+      email: 'y@mailinator.com',
+      amount: '50.00',
+      currency: 'USD',
+      invoiceId: 'in_2',
+    })
     await p.api.commissions.void({ commissionIds: [held.commission!.commissionId] })
     const browser = await signIn(p, 'ann@example.com')
     const page = await browser.get('/portal')
@@ -38,10 +60,24 @@ describe('the portal and the fraud rules', () => {
     const browser = await signIn(p, 'ann@example.com', visitor(p, '198.51.100.20'))
     expect((await browser.get('/portal')).status).toBe(200)
     const own = await p.click('198.51.100.20')
-    const sale = await p.api.conversions.sale({ workspaceId: WS, clickId: own, email: 'friend@example.com', amount: '50.00', currency: 'USD', invoiceId: 'in_own' })
+    const sale = await p.api.conversions.sale({
+      workspaceId: WS,
+      clickId: own,
+      email: 'friend@example.com',
+      amount: '50.00',
+      currency: 'USD',
+      invoiceId: 'in_own',
+    })
     expect(sale).toMatchObject({ commission: null, skipped: 'fraud_self_referral' })
     const other = await p.click('198.51.100.21')
-    const paid = await p.api.conversions.sale({ workspaceId: WS, clickId: other, email: 'friend2@example.com', amount: '50.00', currency: 'USD', invoiceId: 'in_other' })
+    const paid = await p.api.conversions.sale({
+      workspaceId: WS,
+      clickId: other,
+      email: 'friend2@example.com',
+      amount: '50.00',
+      currency: 'USD',
+      invoiceId: 'in_other',
+    })
     expect(paid.commission).toMatchObject({ status: 'pending' })
     expect(p.errors).toEqual([])
   })

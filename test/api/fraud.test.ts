@@ -24,22 +24,47 @@ async function program(options: { fraudRules?: Modes; storage?: Storage; campaig
   const t = setup(options.storage ? { storage: options.storage } : {})
   const { api } = t
   const campaign = await api.campaigns.create(
-    apiCampaignInput({ commissionType: 'fixed', amount: 10, payoutTerm: 0, ...(options.fraudRules ? { fraudRules: options.fraudRules } : {}), ...options.campaign }),
+    apiCampaignInput({
+      commissionType: 'fixed',
+      amount: 10,
+      payoutTerm: 0,
+      ...(options.fraudRules ? { fraudRules: options.fraudRules } : {}),
+      ...options.campaign,
+    }),
   )
-  const affiliate = await api.affiliates.create({ email: 'ann.smith@gmail.com', campaignId: campaign.id, payoutMethod: 'PAYPAL', payoutEmail: 'ann.pay@example.com' })
+  const affiliate = await api.affiliates.create({
+    email: 'ann.smith@gmail.com',
+    campaignId: campaign.id,
+    payoutMethod: 'PAYPAL',
+    payoutEmail: 'ann.pay@example.com',
+  })
   await api.links.create({ affiliateId: affiliate.id, referralCode: 'ANN-2026' })
   let invoices = 0
   const sale = (body: Record<string, unknown> = {}) =>
     t.call('POST', '/conversions/sale', {
-      body: { workspaceId: WS_A, externalId: 'user-1', email: 'buyer@example.com', referralCode: 'ANN-2026', amount: '100.00', currency: 'USD', invoiceId: `in_${++invoices}`, ...body },
+      body: {
+        workspaceId: WS_A,
+        externalId: 'user-1',
+        email: 'buyer@example.com',
+        referralCode: 'ANN-2026',
+        amount: '100.00',
+        currency: 'USD',
+        invoiceId: `in_${++invoices}`,
+        ...body,
+      },
     })
   const lead = (body: Record<string, unknown> = {}) =>
-    t.call('POST', '/conversions/lead', { body: { workspaceId: WS_A, externalId: 'lead-1', email: 'buyer@example.com', referralCode: 'ANN-2026', ...body } })
+    t.call('POST', '/conversions/lead', {
+      body: { workspaceId: WS_A, externalId: 'lead-1', email: 'buyer@example.com', referralCode: 'ANN-2026', ...body },
+    })
   /** Opens the link through the redirect from `address` (as an adapter gives it), with `query` on the link; answers the clickId. */
   const click = async (address = '203.0.113.7', query = '', userAgent = UA) => {
-    const response = await t.service.fetch(new Request(`http://test.local/api/v1/r/ANN-2026${query}`, { redirect: 'manual', headers: { 'user-agent': userAgent } }), {
-      clientAddress: address,
-    })
+    const response = await t.service.fetch(
+      new Request(`http://test.local/api/v1/r/ANN-2026${query}`, { redirect: 'manual', headers: { 'user-agent': userAgent } }),
+      {
+        clientAddress: address,
+      },
+    )
     expect(response.status).toBe(302)
     await t.service.flush()
     return new URL(response.headers.get('location')!).searchParams.get('clickId')!
@@ -52,9 +77,21 @@ async function program(options: { fraudRules?: Modes; storage?: Storage; campaig
 describe("a campaign's fraudRules", () => {
   it('answers every rule at its default; a change names some rules and the others take their default', async () => {
     const p = await program()
-    expect(p.campaign.fraudRules).toEqual({ self_referral: 'block', disposable_email: 'flag', paid_ad_click: 'off', address_burst: 'flag', refund_rate: 'flag' })
+    expect(p.campaign.fraudRules).toEqual({
+      self_referral: 'block',
+      disposable_email: 'flag',
+      paid_ad_click: 'off',
+      address_burst: 'flag',
+      refund_rate: 'flag',
+    })
     const changed = await p.api.campaigns.update(p.campaign.id, { fraudRules: { paid_ad_click: 'block', self_referral: 'flag' } })
-    expect(changed.fraudRules).toEqual({ self_referral: 'flag', disposable_email: 'flag', paid_ad_click: 'block', address_burst: 'flag', refund_rate: 'flag' })
+    expect(changed.fraudRules).toEqual({
+      self_referral: 'flag',
+      disposable_email: 'flag',
+      paid_ad_click: 'block',
+      address_burst: 'flag',
+      refund_rate: 'flag',
+    })
     expect((await p.api.campaigns.get(p.campaign.id)).fraudRules).toEqual(changed.fraudRules)
   })
 
@@ -79,7 +116,10 @@ describe('self_referral', () => {
     expect(answer.body.data).toMatchObject({ commission: null, skipped: 'fraud_self_referral' })
     expect(await p.earnings()).toBe(0)
     // Someone else is paid as before.
-    expect((await p.sale({ email: 'buyer@example.com', externalId: 'user-2' })).body.data.commission).toMatchObject({ status: 'pending', holdReasons: [] })
+    expect((await p.sale({ email: 'buyer@example.com', externalId: 'user-2' })).body.data.commission).toMatchObject({
+      status: 'pending',
+      holdReasons: [],
+    })
   })
 
   it('block refuses the lead (422 fraud_self_referral) and writes nothing; off lets it through', async () => {
@@ -87,7 +127,10 @@ describe('self_referral', () => {
     const before = await snapshot(p.storage)
     const refused = await p.lead({ email: 'annsmith@gmail.com' })
     expect(refused.status).toBe(422)
-    expect(refused.body).toMatchObject({ code: 'fraud_self_referral', message: expect.stringContaining('fraud rule self_referral blocks this lead') })
+    expect(refused.body).toMatchObject({
+      code: 'fraud_self_referral',
+      message: expect.stringContaining('fraud rule self_referral blocks this lead'),
+    })
     expect(await snapshot(p.storage)).toBe(before)
     await p.api.campaigns.update(p.campaign.id, { fraudRules: { self_referral: 'off' } })
     expect((await p.lead({ email: 'annsmith@gmail.com' })).status).toBe(201)
@@ -101,7 +144,7 @@ describe('self_referral', () => {
     expect(await p.eventTypes()).toEqual(expect.arrayContaining(['commission.created', 'commission.held']))
   })
 
-  it("fires on a click from the device the affiliate uses the portal from (that day), not from another device", async () => {
+  it('fires on a click from the device the affiliate uses the portal from (that day), not from another device', async () => {
     const p = await program()
     // What the portal records of the affiliate's own visit: the same hash a click from that device carries.
     const clickId = await p.click('198.51.100.4')
@@ -111,15 +154,24 @@ describe('self_referral', () => {
     const own = await p.sale({ clickId, referralCode: undefined, email: 'friend@example.com' })
     expect(own.body.data).toMatchObject({ commission: null, skipped: 'fraud_self_referral' })
     const other = await p.click('198.51.100.5')
-    expect((await p.sale({ clickId: other, referralCode: undefined, email: 'friend2@example.com', externalId: 'user-2' })).body.data.commission.status).toBe('pending')
+    expect(
+      (await p.sale({ clickId: other, referralCode: undefined, email: 'friend2@example.com', externalId: 'user-2' })).body.data.commission
+        .status,
+    ).toBe('pending')
   })
 })
 
 describe('disposable_email', () => {
   it('flag (the default): a disposable domain holds the commission; another domain does not', async () => {
     const p = await program()
-    expect((await p.sale({ email: 'x@mailinator.com' })).body.data.commission).toMatchObject({ status: 'hold', holdReasons: ['disposable_email'] })
-    expect((await p.sale({ email: 'y@example.com', externalId: 'user-2' })).body.data.commission).toMatchObject({ status: 'pending', holdReasons: [] })
+    expect((await p.sale({ email: 'x@mailinator.com' })).body.data.commission).toMatchObject({
+      status: 'hold',
+      holdReasons: ['disposable_email'],
+    })
+    expect((await p.sale({ email: 'y@example.com', externalId: 'user-2' })).body.data.commission).toMatchObject({
+      status: 'pending',
+      holdReasons: [],
+    })
   })
 
   it('block refuses the lead and the sale; off pays', async () => {
@@ -139,7 +191,10 @@ describe('paid_ad_click', () => {
     expect((await p.sale({ clickId: ad, referralCode: undefined })).body.data.commission.status).toBe('pending')
     await p.api.campaigns.update(p.campaign.id, { fraudRules: { paid_ad_click: 'flag' } })
     const ad2 = await p.click('203.0.113.10', '?fbclid=IwAR0')
-    expect((await p.sale({ clickId: ad2, referralCode: undefined, externalId: 'user-2' })).body.data.commission).toMatchObject({ status: 'hold', holdReasons: ['paid_ad_click'] })
+    expect((await p.sale({ clickId: ad2, referralCode: undefined, externalId: 'user-2' })).body.data.commission).toMatchObject({
+      status: 'hold',
+      holdReasons: ['paid_ad_click'],
+    })
     const organic = await p.click('203.0.113.11', '?utm_source=newsletter')
     expect((await p.sale({ clickId: organic, referralCode: undefined, externalId: 'user-3' })).body.data.commission.status).toBe('pending')
     await p.api.campaigns.update(p.campaign.id, { fraudRules: { paid_ad_click: 'block' } })
@@ -152,7 +207,9 @@ describe('paid_ad_click', () => {
     try {
       let tab = 0
       // Another browser tab each time, so each is a click of its own (not a repeat within the dedupe window).
-      const clickOf = async (landingUrl: string) => (await (await t.beacon({ referralCode: 'ANN-2026', event: 'click', landingUrl }, { 'user-agent': `${UA} Tab/${++tab}` })).json()).data.clickId
+      const clickOf = async (landingUrl: string) =>
+        (await (await t.beacon({ referralCode: 'ANN-2026', event: 'click', landingUrl }, { 'user-agent': `${UA} Tab/${++tab}` })).json())
+          .data.clickId
       const ad = await clickOf('https://shop.example.com/?via=ANN-2026&ttclid=E.C.P')
       const plain = await clickOf('/pricing?via=ANN-2026')
       const broken = await clickOf('http://[::1')
@@ -174,12 +231,18 @@ describe('address_burst', () => {
       // Another browser each time (so each is a click of its own), one address, a minute apart.
       p.clock.advance(60_000)
       const clickId = await p.click('203.0.113.50', '', `${UA} Tab/${i}`)
-      statuses.push((await p.sale({ clickId, referralCode: undefined, externalId: `user-${i}`, email: `b${i}@example.com` })).body.data.commission.status)
+      statuses.push(
+        (await p.sale({ clickId, referralCode: undefined, externalId: `user-${i}`, email: `b${i}@example.com` })).body.data.commission
+          .status,
+      )
     }
     expect(statuses).toEqual(['pending', 'pending', 'pending', 'hold'])
     // Another address is no burst.
     const elsewhere = await p.click('203.0.113.51')
-    expect((await p.sale({ clickId: elsewhere, referralCode: undefined, externalId: 'user-5', email: 'b5@example.com' })).body.data.commission.status).toBe('pending')
+    expect(
+      (await p.sale({ clickId: elsewhere, referralCode: undefined, externalId: 'user-5', email: 'b5@example.com' })).body.data.commission
+        .status,
+    ).toBe('pending')
     // A later sale of the first customer: it was one of three when it came, and stays unflagged.
     expect((await p.sale({ externalId: 'user-1', referralCode: undefined })).body.data.commission.status).toBe('pending')
   })
@@ -192,7 +255,9 @@ describe('address_burst', () => {
       expect((await p.lead({ clickId, referralCode: undefined, externalId: `lead-${i}`, email: `l${i}@example.com` })).status).toBe(201)
     }
     const fourth = await p.click('203.0.113.60', '', `${UA} Tab/4`)
-    expect((await p.lead({ clickId: fourth, referralCode: undefined, externalId: 'lead-4', email: 'l4@example.com' })).body.code).toBe('fraud_address_burst')
+    expect((await p.lead({ clickId: fourth, referralCode: undefined, externalId: 'lead-4', email: 'l4@example.com' })).body.code).toBe(
+      'fraud_address_burst',
+    )
     p.clock.advance(25 * 3_600_000)
     const later = await p.click('203.0.113.60', '', `${UA} Tab/5`)
     expect((await p.lead({ clickId: later, referralCode: undefined, externalId: 'lead-5', email: 'l5@example.com' })).status).toBe(201)
@@ -255,12 +320,20 @@ describe('refund_rate', () => {
 
 describe('every rule off, and all of them flagging', () => {
   it('off pays everything; flag on every rule names each rule that fired, in rule order', async () => {
-    const off = await program({ fraudRules: { self_referral: 'off', disposable_email: 'off', paid_ad_click: 'off', address_burst: 'off', refund_rate: 'off' } })
+    const off = await program({
+      fraudRules: { self_referral: 'off', disposable_email: 'off', paid_ad_click: 'off', address_burst: 'off', refund_rate: 'off' },
+    })
     const ad = await off.click('203.0.113.70', '?gclid=1')
-    expect((await off.sale({ clickId: ad, referralCode: undefined, email: 'annsmith+x@gmail.com' })).body.data.commission.status).toBe('pending')
-    const flag = await program({ fraudRules: { self_referral: 'flag', disposable_email: 'flag', paid_ad_click: 'flag', address_burst: 'flag', refund_rate: 'flag' } })
+    expect((await off.sale({ clickId: ad, referralCode: undefined, email: 'annsmith+x@gmail.com' })).body.data.commission.status).toBe(
+      'pending',
+    )
+    const flag = await program({
+      fraudRules: { self_referral: 'flag', disposable_email: 'flag', paid_ad_click: 'flag', address_burst: 'flag', refund_rate: 'flag' },
+    })
     const ad2 = await flag.click('203.0.113.71', '?gclid=2')
-    expect((await flag.sale({ clickId: ad2, referralCode: undefined, email: 'x@mailinator.com' })).body.data.commission.holdReasons).toEqual(['disposable_email', 'paid_ad_click'])
+    expect(
+      (await flag.sale({ clickId: ad2, referralCode: undefined, email: 'x@mailinator.com' })).body.data.commission.holdReasons,
+    ).toEqual(['disposable_email', 'paid_ad_click'])
   })
 })
 
@@ -277,7 +350,7 @@ describe('review: release and void', () => {
     expect(first.payouts).toHaveLength(1)
     expect(first.payouts[0]).toMatchObject({ amount: '10.00', commissionCount: 1 })
     expect((await p.api.commissions.get(paid.commissionId)).payoutId).toBe(first.payouts[0]!.payoutId)
-    expect((await p.api.commissions.get(held.commissionId))).toMatchObject({ status: 'hold', payoutId: null })
+    expect(await p.api.commissions.get(held.commissionId)).toMatchObject({ status: 'hold', payoutId: null })
     // The review queue: the held ones, with their reasons.
     const queue = await p.api.commissions.list({ status: 'hold' })
     expect(queue.items.map((c) => [c.commissionId, c.holdReasons])).toEqual([[held.commissionId, ['disposable_email']]])
@@ -289,7 +362,9 @@ describe('review: release and void', () => {
     expect(next.payouts[0]).toMatchObject({ amount: '10.00', commissionCount: 1 })
     expect((await p.api.commissions.get(held.commissionId)).payoutId).toBe(next.payouts[0]!.payoutId)
     const released = (await p.api.events.list({ type: 'commission.released' })).items
-    expect(released.map((e) => e.data)).toEqual([expect.objectContaining({ commissionId: held.commissionId, previousStatus: 'hold', previousHoldReasons: ['disposable_email'] })])
+    expect(released.map((e) => e.data)).toEqual([
+      expect.objectContaining({ commissionId: held.commissionId, previousStatus: 'hold', previousHoldReasons: ['disposable_email'] }),
+    ])
   })
 
   it('void: voided earns nothing, cannot be refunded, deleted, re-set or released, and is kept', async () => {
@@ -304,9 +379,17 @@ describe('review: release and void', () => {
     const del = await p.call('DELETE', `/commissions?commissionId=${held.commissionId}`)
     expect([del.status, del.body.code]).toEqual([422, 'money_history'])
     const put = await p.call('PUT', `/commissions?commissionId=${held.commissionId}`, { body: { status: 'pending' } })
-    expect([put.status, put.body.code, put.body.message]).toEqual([422, 'invalid_status_transition', 'A voided commission is final: its status cannot change'])
+    expect([put.status, put.body.code, put.body.message]).toEqual([
+      422,
+      'invalid_status_transition',
+      'A voided commission is final: its status cannot change',
+    ])
     const again = await p.call('POST', '/commissions/release', { body: { commissionIds: [held.commissionId] } })
-    expect([again.status, again.body.code, again.body.message]).toEqual([422, 'not_under_review', 'Only a held commission can be released; this one is voided'])
+    expect([again.status, again.body.code, again.body.message]).toEqual([
+      422,
+      'not_under_review',
+      'Only a held commission can be released; this one is voided',
+    ])
     // A refund of its sale takes nothing from it.
     const saleRefund = await p.call('POST', '/conversions/refund', { body: { workspaceId: WS_A, invoiceId: held.invoiceId } })
     expect(saleRefund.status).toBe(200)
@@ -347,8 +430,16 @@ describe('review: release and void', () => {
     const a = (await p.sale({ email: 'x@mailinator.com' })).body.data.commission
     await p.sale({ email: 'y@mailinator.com', externalId: 'user-2' })
     await p.api.commissions.void({ commissionIds: [a.commissionId] })
-    const summary = await p.api.reports.summary({ workspaceId: WS_A, from: new Date(p.clock.now() - DAY).toISOString(), to: new Date(p.clock.now() + DAY).toISOString() })
-    expect(summary.byStatus).toMatchObject({ hold: { count: 1, amount: '10.00' }, voided: { count: 1, amount: '10.00' }, pending: { count: 0 } })
+    const summary = await p.api.reports.summary({
+      workspaceId: WS_A,
+      from: new Date(p.clock.now() - DAY).toISOString(),
+      to: new Date(p.clock.now() + DAY).toISOString(),
+    })
+    expect(summary.byStatus).toMatchObject({
+      hold: { count: 1, amount: '10.00' },
+      voided: { count: 1, amount: '10.00' },
+      pending: { count: 0 },
+    })
     expect(summary.commissions).toMatchObject({ count: 2, amount: '0.00' })
   })
 })
@@ -361,8 +452,20 @@ describe('Stripe: the same rules on a provider', () => {
     const integration = await p.api.integrations.create({ workspaceId: WS_A, provider: 'stripe', signingSecret: SECRET, livemode: false })
     const send = (event: unknown) => deliver(p.service.fetch, integration.endpointPath, event, SECRET, Math.floor(p.clock.now() / 1000))
     const created = Math.floor(p.clock.now() / 1000) - 60
-    await send(stripeEvent('checkout.session.completed', checkoutSessionObject('cus_self', { clientReferenceId: 'ANN-2026', email: 'annsmith@gmail.com', created }), 'evt_self'))
-    await send(stripeEvent('checkout.session.completed', checkoutSessionObject('cus_temp', { clientReferenceId: 'ANN-2026', email: 'x@mailinator.com', created }), 'evt_temp'))
+    await send(
+      stripeEvent(
+        'checkout.session.completed',
+        checkoutSessionObject('cus_self', { clientReferenceId: 'ANN-2026', email: 'annsmith@gmail.com', created }),
+        'evt_self',
+      ),
+    )
+    await send(
+      stripeEvent(
+        'checkout.session.completed',
+        checkoutSessionObject('cus_temp', { clientReferenceId: 'ANN-2026', email: 'x@mailinator.com', created }),
+        'evt_temp',
+      ),
+    )
     await send(stripeEvent('invoice.paid', invoiceObject(payment(1, 'cus_temp')), 'evt_inv'))
     const log = (await p.api.integrations.events({ integrationId: integration.integrationId })).items
     expect(log.find((e) => e.eventId === 'evt_self')).toMatchObject({ status: 'ignored', reason: 'fraud_self_referral' })
@@ -375,7 +478,10 @@ describe('Stripe: the same rules on a provider', () => {
 function storages(): [string, () => Promise<Storage>][] {
   const list: [string, () => Promise<Storage>][] = [
     ['memory', async () => memoryStorage()],
-    ['the sql.js file', async () => sqlJsStorage({ persist: fileJournal(join(mkdtempSync(join(tmpdir(), 'affiliate-fraud-')), 'db.sqlite')) })],
+    [
+      'the sql.js file',
+      async () => sqlJsStorage({ persist: fileJournal(join(mkdtempSync(join(tmpdir(), 'affiliate-fraud-')), 'db.sqlite')) }),
+    ],
   ]
   if (postgresUrl) {
     list.push([
@@ -408,7 +514,9 @@ describe.each(storages())('hold, release and void on %s', (_name, open) => {
       const b = (await p.sale({ email: 'y@mailinator.com', externalId: 'user-2' })).body.data.commission
       expect(a).toMatchObject({ status: 'hold', holdReasons: ['disposable_email', 'paid_ad_click'] })
       expect((await p.api.campaigns.get(p.campaign.id)).fraudRules.paid_ad_click).toBe('flag')
-      expect((await p.api.commissions.list({ status: 'hold' })).items.map((c) => c.commissionId).sort()).toEqual([a.commissionId, b.commissionId].sort())
+      expect((await p.api.commissions.list({ status: 'hold' })).items.map((c) => c.commissionId).sort()).toEqual(
+        [a.commissionId, b.commissionId].sort(),
+      )
       await p.api.commissions.release({ commissionIds: [a.commissionId] })
       await p.api.commissions.void({ commissionIds: [b.commissionId] })
       expect(await p.api.commissions.get(a.commissionId)).toMatchObject({ status: 'pending', holdReasons: [] })

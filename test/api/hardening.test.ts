@@ -112,9 +112,9 @@ describe('options are checked when the service is built', () => {
   })
 
   it('memoryKeyStore names an unset key or a workspace id that is not a UUID', () => {
-    expect(() => memoryKeyStore([{ key: process.env.AFFILIATE_TEST_UNSET_VARIABLE as string, userId: USER_A, workspaceIds: [WS_A] }])).toThrow(
-      /entry 0: key must be a non-empty string/,
-    )
+    expect(() =>
+      memoryKeyStore([{ key: process.env.AFFILIATE_TEST_UNSET_VARIABLE as string, userId: USER_A, workspaceIds: [WS_A] }]),
+    ).toThrow(/entry 0: key must be a non-empty string/)
     expect(() => memoryKeyStore([{ key: 'k', userId: USER_A, workspaceIds: ['workspace-1'] }])).toThrow(
       new TypeError('memoryKeyStore: entry 0: workspaceIds holds "workspace-1", which is not a UUID'),
     )
@@ -162,7 +162,9 @@ describe('basePath', () => {
     const outside = await service.fetch(new Request('http://host.local/api/v1/health'))
     expect(outside.status).toBe(404)
     expect(await outside.json()).toEqual({ status: 404, code: 'endpoint_not_found', message: 'Endpoint not found' })
-    const keyed = await service.fetch(new Request('http://host.local/affiliates/api/v1/campaigns/list', { headers: { 'x-auth-service': KEY_A } }))
+    const keyed = await service.fetch(
+      new Request('http://host.local/affiliates/api/v1/campaigns/list', { headers: { 'x-auth-service': KEY_A } }),
+    )
     expect(keyed.status).toBe(200)
   })
 })

@@ -6,7 +6,8 @@ import { apiCampaignInput, campaignInput, KEY_A, KEY_B, setup, UNKNOWN_ID, USER_
 
 const BASE = 'http://test.local/api/v1'
 const JSON_TYPE = 'application/json; charset=utf-8'
-const UNAUTHORIZED = '{"status":401,"code":"invalid_api_key","message":"Invalid API key. Please check your API key and try again. Send it in the x-auth-service header (or as Authorization: Bearer <key>)."}'
+const UNAUTHORIZED =
+  '{"status":401,"code":"invalid_api_key","message":"Invalid API key. Please check your API key and try again. Send it in the x-auth-service header (or as Authorization: Bearer <key>)."}'
 const NOT_FOUND = '{"status":404,"code":"endpoint_not_found","message":"Endpoint not found"}'
 
 /** Every keyed route this suite covers, with a call that would succeed past the key check. */
@@ -184,20 +185,27 @@ describe('API key', () => {
 })
 
 describe('request body', () => {
-  it.each(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', 'application/jsonx'])(
-    'answers 415 to content type %s',
-    async (type) => {
-      const { call } = setup()
-      const response = await call('POST', '/campaigns', { body: campaignInput(), headers: { 'content-type': type } })
-      expect(response.status).toBe(415)
-      expect(response.headers.get('content-type')).toBe(JSON_TYPE)
-      expect(response.body).toEqual({ status: 415, code: 'unsupported_media_type', message: 'Content-Type must be application/json' })
-    },
-  )
+  it.each([
+    'text/plain',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data; boundary=x',
+    'application/json; charset=latin1',
+    'application/jsonx',
+  ])('answers 415 to content type %s', async (type) => {
+    const { call } = setup()
+    const response = await call('POST', '/campaigns', { body: campaignInput(), headers: { 'content-type': type } })
+    expect(response.status).toBe(415)
+    expect(response.headers.get('content-type')).toBe(JSON_TYPE)
+    expect(response.body).toEqual({ status: 415, code: 'unsupported_media_type', message: 'Content-Type must be application/json' })
+  })
 
   it('answers 415 to a body without a content type', async () => {
     const { service } = setup()
-    const request = new Request(`${BASE}/campaigns`, { method: 'POST', headers: { 'x-auth-service': KEY_A }, body: new Uint8Array([123, 125]) })
+    const request = new Request(`${BASE}/campaigns`, {
+      method: 'POST',
+      headers: { 'x-auth-service': KEY_A },
+      body: new Uint8Array([123, 125]),
+    })
     expect(request.headers.get('content-type')).toBeNull()
     const response = await service.fetch(request)
     expect(response.status).toBe(415)
@@ -205,7 +213,10 @@ describe('request body', () => {
 
   it('answers 415 on PUT too', async () => {
     const { call } = setup()
-    const response = await call('PUT', `/campaigns?campaignId=${UNKNOWN_ID}`, { body: { campaignName: 'x' }, headers: { 'content-type': 'text/plain' } })
+    const response = await call('PUT', `/campaigns?campaignId=${UNKNOWN_ID}`, {
+      body: { campaignName: 'x' },
+      headers: { 'content-type': 'text/plain' },
+    })
     expect(response.status).toBe(415)
   })
 
@@ -226,7 +237,11 @@ describe('request body', () => {
   ])('answers 400 Invalid JSON body to %s', async (_, text) => {
     const { service } = setup()
     const response = await service.fetch(
-      new Request(`${BASE}/campaigns`, { method: 'POST', headers: { 'x-auth-service': KEY_A, 'content-type': 'application/json' }, body: text }),
+      new Request(`${BASE}/campaigns`, {
+        method: 'POST',
+        headers: { 'x-auth-service': KEY_A, 'content-type': 'application/json' },
+        body: text,
+      }),
     )
     expect(response.status).toBe(400)
     expect(response.headers.get('content-type')).toBe(JSON_TYPE)
@@ -237,7 +252,11 @@ describe('request body', () => {
     const { service } = setup()
     const bytes = new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]) // {"a":"\xff\xfe"}
     const response = await service.fetch(
-      new Request(`${BASE}/campaigns`, { method: 'POST', headers: { 'x-auth-service': KEY_A, 'content-type': 'application/json' }, body: bytes }),
+      new Request(`${BASE}/campaigns`, {
+        method: 'POST',
+        headers: { 'x-auth-service': KEY_A, 'content-type': 'application/json' },
+        body: bytes,
+      }),
     )
     expect(response.status).toBe(400)
     expect(await response.json()).toEqual({ status: 400, code: 'invalid_json', message: 'Invalid JSON body' })
@@ -312,18 +331,31 @@ describe('request body', () => {
       onError: () => undefined,
     })
     const post = (body: string) =>
-      service.fetch(new Request(`${BASE}/campaigns`, { method: 'POST', headers: { 'x-auth-service': KEY_A, 'content-type': 'application/json' }, body }))
+      service.fetch(
+        new Request(`${BASE}/campaigns`, {
+          method: 'POST',
+          headers: { 'x-auth-service': KEY_A, 'content-type': 'application/json' },
+          body,
+        }),
+      )
     const small = JSON.stringify({ campaignName: 'x' })
     expect((await post(small)).status).toBe(400)
     const response = await post(JSON.stringify(campaignInput()))
     expect(response.status).toBe(413)
-    expect(await response.json()).toEqual({ status: 413, code: 'body_too_large', message: 'Request body is larger than the limit of 64 bytes' })
+    expect(await response.json()).toEqual({
+      status: 413,
+      code: 'body_too_large',
+      message: 'Request body is larger than the limit of 64 bytes',
+    })
   })
 
   it('ignores a body sent with GET or DELETE', async () => {
     const { call, api } = setup()
     const campaign = await api.campaigns.create(apiCampaignInput())
-    const response = await call('DELETE', `/campaigns?campaignId=${campaign.id}`, { body: '{broken', headers: { 'content-type': 'text/plain' } })
+    const response = await call('DELETE', `/campaigns?campaignId=${campaign.id}`, {
+      body: '{broken',
+      headers: { 'content-type': 'text/plain' },
+    })
     expect(response.status).toBe(200)
   })
 })

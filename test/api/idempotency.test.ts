@@ -58,7 +58,11 @@ describe('Idempotency-Key', () => {
     const before = await snapshot(storage)
     const otherBody = await call('POST', '/campaigns', post('k', campaignInput({ campaignName: 'Other' })))
     expect(otherBody.status).toBe(422)
-    expect(otherBody.body).toEqual({ status: 422, code: 'idempotency_key_reused', message: 'This Idempotency-Key was already used with a different request' })
+    expect(otherBody.body).toEqual({
+      status: 422,
+      code: 'idempotency_key_reused',
+      message: 'This Idempotency-Key was already used with a different request',
+    })
     const otherRoute = await call('POST', '/affiliates', post('k', { email: 'a@example.com', campaignId: UNKNOWN_ID }))
     expect(otherRoute.status).toBe(422)
     expect(await snapshot(storage)).toBe(before)
@@ -80,7 +84,11 @@ describe('Idempotency-Key', () => {
     await held
     const second = await call('POST', '/campaigns', post('slow'))
     expect(second.status).toBe(409)
-    expect(second.body).toEqual({ status: 409, code: 'idempotency_in_progress', message: 'A request with this Idempotency-Key is still being processed' })
+    expect(second.body).toEqual({
+      status: 409,
+      code: 'idempotency_in_progress',
+      message: 'A request with this Idempotency-Key is still being processed',
+    })
     open()
     expect((await first).status).toBe(201)
     const third = await call('POST', '/campaigns', post('slow'))
@@ -103,7 +111,11 @@ describe('Idempotency-Key', () => {
     for (const key of ['', 'x'.repeat(256)]) {
       const response = await call('POST', '/campaigns', post(key))
       expect(response.status).toBe(400)
-      expect(response.body).toEqual({ status: 400, code: 'invalid_idempotency_key', message: 'Idempotency-Key must be 1 to 255 characters' })
+      expect(response.body).toEqual({
+        status: 400,
+        code: 'invalid_idempotency_key',
+        message: 'Idempotency-Key must be 1 to 255 characters',
+      })
     }
     expect(await countCampaigns(storage)).toBe(0)
     expect((await call('POST', '/campaigns', post('x'.repeat(255)))).status).toBe(201)

@@ -10,7 +10,9 @@ describe('integrations', () => {
   it('create answers the endpoint path and never the signing secret; get, list, update and delete', async () => {
     const t = setup()
     const campaign = await t.api.campaigns.create(apiCampaignInput())
-    const created = await t.call('POST', '/integrations', { body: { workspaceId: WS_A, provider: 'stripe', signingSecret: SECRET, description: 'Stripe' } })
+    const created = await t.call('POST', '/integrations', {
+      body: { workspaceId: WS_A, provider: 'stripe', signingSecret: SECRET, description: 'Stripe' },
+    })
     expect(created.status).toBe(201)
     const integration = created.body.data
     expect(integration).toMatchObject({ workspaceId: WS_A, provider: 'stripe', campaignId: null, livemode: true, description: 'Stripe' })
@@ -21,7 +23,9 @@ describe('integrations', () => {
     expect((await t.call('GET', '/integrations/list', { key: KEY_B })).body.data.items).toEqual([])
     expect((await t.call('GET', `/integrations?integrationId=${integration.integrationId}`, { key: KEY_B })).status).toBe(404)
 
-    const updated = await t.call('PUT', `/integrations?integrationId=${integration.integrationId}`, { body: { campaignId: campaign.id, livemode: false, signingSecret: 'whsec_other' } })
+    const updated = await t.call('PUT', `/integrations?integrationId=${integration.integrationId}`, {
+      body: { campaignId: campaign.id, livemode: false, signingSecret: 'whsec_other' },
+    })
     expect(updated.status).toBe(200)
     expect(updated.body.data).toMatchObject({ campaignId: campaign.id, livemode: false })
     expect(JSON.stringify(updated.body)).not.toContain('whsec_other')
@@ -34,27 +38,62 @@ describe('integrations', () => {
 
   it('refuses an unknown provider, a missing secret and a campaign it cannot see, and stores nothing', async () => {
     const t = setup()
-    expect((await t.call('POST', '/integrations', { body: { workspaceId: WS_A, provider: 'braintree', signingSecret: SECRET } })).status).toBe(400)
+    expect(
+      (await t.call('POST', '/integrations', { body: { workspaceId: WS_A, provider: 'braintree', signingSecret: SECRET } })).status,
+    ).toBe(400)
     expect((await t.call('POST', '/integrations', { body: { workspaceId: WS_A, provider: 'stripe' } })).status).toBe(400)
-    expect((await t.call('POST', '/integrations', { body: { workspaceId: WS_A, provider: 'stripe', signingSecret: SECRET, campaignId: UNKNOWN_ID } })).status).toBe(404)
+    expect(
+      (
+        await t.call('POST', '/integrations', {
+          body: { workspaceId: WS_A, provider: 'stripe', signingSecret: SECRET, campaignId: UNKNOWN_ID },
+        })
+      ).status,
+    ).toBe(404)
     expect((await t.call('GET', '/integrations/list')).body.data.pagination.total).toBe(0)
   })
 
   it('the event log lists by integration and status', async () => {
     const t = setup()
-    const integration = (await t.call('POST', '/integrations', { body: { workspaceId: WS_A, provider: 'stripe', signingSecret: SECRET } })).body.data
+    const integration = (await t.call('POST', '/integrations', { body: { workspaceId: WS_A, provider: 'stripe', signingSecret: SECRET } }))
+      .body.data
     const at = '2026-01-01T00:00:00.000Z'
     await t.storage.transaction(async (tx) => {
-      for (const [eventId, status] of [['evt_1', 'processed'], ['evt_2', 'ignored']] as const) {
+      for (const [eventId, status] of [
+        ['evt_1', 'processed'],
+        ['evt_2', 'ignored'],
+      ] as const) {
         await tx.insert('providerEvents', {
-          id: crypto.randomUUID(), workspaceId: WS_A, integrationId: integration.integrationId, eventId, type: 'invoice.paid', status,
-          reason: status === 'ignored' ? 'not_attributed' : null, commissionId: null, invoiceId: 'in_1', chargeId: null, paymentIntentId: null,
-          chargedMinor: 0, refundedMinor: 0, receivedAt: at, createdAt: at, updatedAt: at,
+          id: crypto.randomUUID(),
+          workspaceId: WS_A,
+          integrationId: integration.integrationId,
+          eventId,
+          type: 'invoice.paid',
+          status,
+          reason: status === 'ignored' ? 'not_attributed' : null,
+          commissionId: null,
+          invoiceId: 'in_1',
+          chargeId: null,
+          paymentIntentId: null,
+          chargedMinor: 0,
+          refundedMinor: 0,
+          receivedAt: at,
+          createdAt: at,
+          updatedAt: at,
         })
       }
     })
     const ignored = (await t.call('GET', `/integrations/events/list?integrationId=${integration.integrationId}&status=ignored`)).body.data
-    expect(ignored.items).toEqual([{ eventId: 'evt_2', integrationId: integration.integrationId, type: 'invoice.paid', status: 'ignored', reason: 'not_attributed', commissionId: null, receivedAt: at }])
+    expect(ignored.items).toEqual([
+      {
+        eventId: 'evt_2',
+        integrationId: integration.integrationId,
+        type: 'invoice.paid',
+        status: 'ignored',
+        reason: 'not_attributed',
+        commissionId: null,
+        receivedAt: at,
+      },
+    ])
     expect((await t.call('GET', '/integrations/events/list', { key: KEY_B })).body.data.items).toEqual([])
     expect((await t.call('GET', '/integrations/events/list?status=nope')).status).toBe(400)
   })

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { postgresStorage } from '../../adapters/postgres.js'
-import { createAffiliateService, memoryKeyStore, memoryStorage, sqlJsStorage, storageKeyStore, type KeyManagement, type KeyStore } from '../../src/index.js'
+import {
+  createAffiliateService,
+  memoryKeyStore,
+  memoryStorage,
+  sqlJsStorage,
+  storageKeyStore,
+  type KeyManagement,
+  type KeyStore,
+} from '../../src/index.js'
 import { manualClock, WS_A, WS_B } from '../support/helpers.js'
 import { dropSchema, needs, POSTGRES_VAR, postgresUrl, testPool, uniqueName } from '../support/services.js'
 
@@ -15,7 +23,9 @@ const stores: [string, (clock: ReturnType<typeof manualClock>) => Managed][] = [
 ]
 
 const health = (service: { fetch(r: Request): Promise<Response> }, key: string) =>
-  service.fetch(new Request(`http://x/api/v1/campaigns/list?workspaceId=${WS_A}`, { headers: { 'x-auth-service': key } })).then((r) => r.status)
+  service
+    .fetch(new Request(`http://x/api/v1/campaigns/list?workspaceId=${WS_A}`, { headers: { 'x-auth-service': key } }))
+    .then((r) => r.status)
 
 describe.each(stores)('%s manages keys', (_, make) => {
   it('creates secret and publishable keys with label, prefix, kind, createdAt, lastUsedAt; lists them; revokes one', async () => {
@@ -23,10 +33,22 @@ describe.each(stores)('%s manages keys', (_, make) => {
     const keys = make(clock)
     const secret = await keys.create({ workspaceIds: [WS_A], label: 'billing' })
     clock.advance(1_000)
-    const publishable = await keys.create({ workspaceIds: [WS_B], label: 'shop', kind: 'publishable', allowedOrigins: ['https://shop.example.com'] })
+    const publishable = await keys.create({
+      workspaceIds: [WS_B],
+      label: 'shop',
+      kind: 'publishable',
+      allowedOrigins: ['https://shop.example.com'],
+    })
     expect(secret.key).toMatch(/^aff_live_[A-Za-z0-9]{32}$/)
     expect(publishable.key).toMatch(/^pk_live_[A-Za-z0-9]{32}$/)
-    expect(secret.info).toMatchObject({ label: 'billing', prefix: secret.key.slice(0, 8), kind: 'secret', createdAt: '2026-01-01T00:00:00.000Z', lastUsedAt: null, revokedAt: null })
+    expect(secret.info).toMatchObject({
+      label: 'billing',
+      prefix: secret.key.slice(0, 8),
+      kind: 'secret',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      lastUsedAt: null,
+      revokedAt: null,
+    })
     expect(publishable.info).toMatchObject({ kind: 'publishable', allowedOrigins: ['https://shop.example.com'] })
     expect((await keys.list()).map((info) => info.keyId)).toEqual([secret.info.keyId, publishable.info.keyId])
     expect((await keys.list({ workspaceId: WS_B })).map((info) => info.keyId)).toEqual([publishable.info.keyId])
@@ -71,6 +93,12 @@ describe.skipIf(!postgresUrl)(needs('PostgreSQL key store', POSTGRES_VAR), () =>
     expect(await two!.keyStore.revoke(info.keyId)).toBe(true)
     expect(await health(one!.service, key)).toBe(401)
     expect(await health(two!.service, key)).toBe(401)
-    expect((await one!.keyStore.list())[0]).toMatchObject({ keyId: info.keyId, label: 'shared', prefix: 'aff_live', kind: 'secret', revokedAt: '2026-01-01T00:00:00.000Z' })
+    expect((await one!.keyStore.list())[0]).toMatchObject({
+      keyId: info.keyId,
+      label: 'shared',
+      prefix: 'aff_live',
+      kind: 'secret',
+      revokedAt: '2026-01-01T00:00:00.000Z',
+    })
   })
 })

@@ -49,7 +49,9 @@ describe('service.start() and service.close()', () => {
     const campaign = await service.api.campaigns.create(apiCampaignInput())
     const affiliate = await service.api.affiliates.create({ email: 'ann@example.com', campaignId: campaign.id })
     await service.api.links.create({ affiliateId: affiliate.id, referralCode: 'ANN-2026' })
-    const redirect = await service.fetch(new Request('http://shop.test/api/v1/r/ANN-2026', { headers: { 'user-agent': 'Mozilla/5.0 Firefox/130.0' } }))
+    const redirect = await service.fetch(
+      new Request('http://shop.test/api/v1/r/ANN-2026', { headers: { 'user-agent': 'Mozilla/5.0 Firefox/130.0' } }),
+    )
     expect(redirect.status).toBe(302)
     // clickFlushMs is a minute: the click waits in its batch until close() writes it.
     expect(await storage.transaction((tx) => tx.count('clicks', {}))).toBe(0)
@@ -79,17 +81,22 @@ describe('the job list', () => {
     const third = new Promise<void>((resolve) => (release = resolve))
     let reachedThird!: () => void
     const atThird = new Promise<void>((resolve) => (reachedThird = resolve))
-    const job = periodicJob('test', 3_600_000, async () => {
-      runs++
-      if (runs === 3) {
-        reachedThird()
-        await third
-        return false
-      }
-      return true
-    }, (error) => {
-      throw error
-    })
+    const job = periodicJob(
+      'test',
+      3_600_000,
+      async () => {
+        runs++
+        if (runs === 3) {
+          reachedThird()
+          await third
+          return false
+        }
+        return true
+      },
+      (error) => {
+        throw error
+      },
+    )
     job.start({})
     await atThird
     let closed = false

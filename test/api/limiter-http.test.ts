@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { createAffiliateService, memoryKeyStore, memoryLimiterStore, memoryStorage, type LimiterStore, type Storage } from '../../src/index.js'
+import {
+  createAffiliateService,
+  memoryKeyStore,
+  memoryLimiterStore,
+  memoryStorage,
+  type LimiterStore,
+  type Storage,
+} from '../../src/index.js'
 import { campaignInput, KEY_A, KEY_B, manualClock, setup, USER_A, WS_A } from '../support/helpers.js'
 
 const URL_BASE = 'http://test.local/api/v1'
@@ -187,8 +194,7 @@ describe('rate limits over HTTP', () => {
   })
 
   it('refuses bad options when the service is built', () => {
-    const build = (rateLimit: object) => () =>
-      createAffiliateService({ storage: memoryStorage(), keyStore: memoryKeyStore([]), rateLimit })
+    const build = (rateLimit: object) => () => createAffiliateService({ storage: memoryStorage(), keyStore: memoryKeyStore([]), rateLimit })
     expect(build({ capacity: 0 })).toThrow(new TypeError('rateLimit.capacity must be a whole number of at least 1'))
     expect(build({ capacity: 2.5 })).toThrow(TypeError)
     expect(build({ refillPerSecond: 0 })).toThrow(new TypeError('rateLimit.refillPerSecond must be a finite number above 0'))

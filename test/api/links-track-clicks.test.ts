@@ -38,10 +38,18 @@ describe('the keyed POST /links/track counts as the redirect does', () => {
     await t.track({ referralCode: 'ANN-2026', event: 'click' })
     const clicks = await t.clicks()
     // Made at one instant of the test's clock: compared in any order.
-    expect(clicks.map((click) => `${click.linkId} ${click.event}`).sort()).toEqual([`${t.link.id} click`, `${t.link.id} click`, `${t.link.id} open`])
+    expect(clicks.map((click) => `${click.linkId} ${click.event}`).sort()).toEqual([
+      `${t.link.id} click`,
+      `${t.link.id} click`,
+      `${t.link.id} open`,
+    ])
     expect(new Set(clicks.map((click) => click.visitor)).size).toBe(3)
     expect(await t.counts()).toEqual({ linkClicks: 2, linkOpens: 1, affiliateClicks: 2, affiliateOpens: 1 })
-    const summary = await t.service.api.reports.summary({ workspaceId: WS_A, from: '2026-01-01T00:00:00.000Z', to: '2026-01-02T00:00:00.000Z' })
+    const summary = await t.service.api.reports.summary({
+      workspaceId: WS_A,
+      from: '2026-01-01T00:00:00.000Z',
+      to: '2026-01-02T00:00:00.000Z',
+    })
     expect(summary).toMatchObject({ clicks: 2, opens: 1 })
     expect(t.errors).toEqual([])
   })
@@ -56,7 +64,12 @@ describe('the keyed POST /links/track counts as the redirect does', () => {
     const other = await t.track({ referralCode: 'ANN-2026', event: 'click', ...visitor, clientAddress: '203.0.113.8' })
     expect(other.body.data.totalClicks).toBe(2)
     expect(await t.clicks()).toHaveLength(2)
-    const batch = await t.track({ events: [{ referralCode: 'ANN-2026', event: 'click', ...visitor }, { referralCode: 'ANN-2026', event: 'open', ...visitor }] })
+    const batch = await t.track({
+      events: [
+        { referralCode: 'ANN-2026', event: 'click', ...visitor },
+        { referralCode: 'ANN-2026', event: 'open', ...visitor },
+      ],
+    })
     // The click repeats the first; the open is that visitor's first open.
     expect(batch.body.data).toMatchObject({ tracked: 1, items: [{ totalClicks: 2, totalOpens: 1 }] })
     expect(t.errors).toEqual([])

@@ -180,7 +180,12 @@ describe('POST /links', () => {
       code: 'validation_error',
       message: 'Validation error',
       errors: [
-        { type: 'field', msg: "urlParameter must be one of the campaign's allowedUrlParameters: via, ref", path: 'urlParameter', location: 'body' },
+        {
+          type: 'field',
+          msg: "urlParameter must be one of the campaign's allowedUrlParameters: via, ref",
+          path: 'urlParameter',
+          location: 'body',
+        },
       ],
     })
     expect((await api.links.list({ affiliateId: affiliate.id })).items).toEqual([])
@@ -331,7 +336,9 @@ describe('GET /links', () => {
     const foreign = await call('GET', `/links?affiliateId=${affiliateB.id}`)
     expect(unknown.status).toBe(404)
     expect(foreign.body).toEqual(unknown.body)
-    await expect(api.as({ keyId: 'k', userId: USER_A, workspaceIds: [WS_A] }).links.list({ affiliateId: affiliateB.id })).rejects.toMatchObject({
+    await expect(
+      api.as({ keyId: 'k', userId: USER_A, workspaceIds: [WS_A] }).links.list({ affiliateId: affiliateB.id }),
+    ).rejects.toMatchObject({
       status: 404,
     })
     expect((await call('GET', `/links?affiliateId=${affiliateB.id}`, { key: KEY_B })).body.data.items).toHaveLength(1)
@@ -473,17 +480,42 @@ describe('links follow their campaign url', () => {
     const c = await api.links.create({ affiliateId: other.id, referralCode: 'bob-1' })
     const elsewhere = await api.links.create({ affiliateId: affiliateB.id, referralCode: 'zed-1' })
     await api.links.track({ referralCode: 'ann-via', event: 'click' })
-    await api.commissions.create({ campaignId: campaign.id, affiliateId: affiliate.id, referredUser: 'p@example.com', amount: 3, referralCode: 'ann-via' })
+    await api.commissions.create({
+      campaignId: campaign.id,
+      affiliateId: affiliate.id,
+      referredUser: 'p@example.com',
+      amount: 3,
+      referralCode: 'ann-via',
+    })
     const [tracked] = (await api.links.list({ affiliateId: affiliate.id })).items.filter((l) => l.id === a.id)
     clock.advance(5000)
     const res = await call('PUT', `/campaigns?campaignId=${campaign.id}`, { body: { url: 'https://new.example.com/go?lang=en#top' } })
     expect(res.status).toBe(200)
     const now = new Date(clock.now()).toISOString()
-    const byId = new Map([...(await api.links.list({ affiliateId: affiliate.id })).items, ...(await api.links.list({ affiliateId: other.id })).items].map((l) => [l.id, l]))
-    expect(byId.get(a.id)).toEqual({ ...tracked, url: 'https://new.example.com/go?lang=en&via=ann-via#top', shareUrl: 'https://new.example.com/go?lang=en&via=ann-via#top', updatedAt: now })
+    const byId = new Map(
+      [...(await api.links.list({ affiliateId: affiliate.id })).items, ...(await api.links.list({ affiliateId: other.id })).items].map(
+        (l) => [l.id, l],
+      ),
+    )
+    expect(byId.get(a.id)).toEqual({
+      ...tracked,
+      url: 'https://new.example.com/go?lang=en&via=ann-via#top',
+      shareUrl: 'https://new.example.com/go?lang=en&via=ann-via#top',
+      updatedAt: now,
+    })
     // shareUrl is the campaign url with via=<code>, whatever the link's own parameter.
-    expect(byId.get(b.id)).toEqual({ ...b, url: 'https://new.example.com/go?lang=en&ref=ann-ref#top', shareUrl: 'https://new.example.com/go?lang=en&via=ann-ref#top', updatedAt: now })
-    expect(byId.get(c.id)).toEqual({ ...c, url: 'https://new.example.com/go?lang=en&via=bob-1#top', shareUrl: 'https://new.example.com/go?lang=en&via=bob-1#top', updatedAt: now })
+    expect(byId.get(b.id)).toEqual({
+      ...b,
+      url: 'https://new.example.com/go?lang=en&ref=ann-ref#top',
+      shareUrl: 'https://new.example.com/go?lang=en&via=ann-ref#top',
+      updatedAt: now,
+    })
+    expect(byId.get(c.id)).toEqual({
+      ...c,
+      url: 'https://new.example.com/go?lang=en&via=bob-1#top',
+      shareUrl: 'https://new.example.com/go?lang=en&via=bob-1#top',
+      updatedAt: now,
+    })
     // The same answer a new link gets, and other campaigns' links untouched.
     const fresh = await api.links.create({ affiliateId: other.id, referralCode: 'bob-2' })
     expect(fresh.url).toBe('https://new.example.com/go?lang=en&via=bob-2#top')
@@ -506,7 +538,9 @@ describe('links follow their campaign url', () => {
     await api.campaigns.update(campaign.id, { allowedUrlParameters: ['ref'] })
     // Its url is kept as it was, it tracks, it is credited, and a new link cannot take the parameter any more.
     expect((await api.links.list({ affiliateId: affiliate.id })).items).toEqual([link])
-    expect((await call('POST', '/links/track', { body: { referralCode: 'old-param', event: 'click' } })).body.data).toMatchObject({ totalClicks: 1 })
+    expect((await call('POST', '/links/track', { body: { referralCode: 'old-param', event: 'click' } })).body.data).toMatchObject({
+      totalClicks: 1,
+    })
     const sale = await call('POST', '/commissions', {
       body: { campaignId: campaign.id, affiliateId: affiliate.id, referredUser: 'p@example.com', amount: 2, referralCode: 'old-param' },
     })
@@ -532,7 +566,10 @@ describe('links follow their campaign url', () => {
     const { call, api, errors, campaign, affiliate, other } = await world({ storage })
     const first = await api.links.create({ affiliateId: affiliate.id })
     const second = await api.links.create({ affiliateId: other.id })
-    const links = async () => [...(await api.links.list({ affiliateId: affiliate.id })).items, ...(await api.links.list({ affiliateId: other.id })).items]
+    const links = async () => [
+      ...(await api.links.list({ affiliateId: affiliate.id })).items,
+      ...(await api.links.list({ affiliateId: other.id })).items,
+    ]
     const before = await links()
     for (const target of [first.id, second.id]) {
       failOn = target

@@ -48,7 +48,9 @@ describe('a field added to the campaign description only', () => {
     const changed = await call('PUT', `/campaigns?campaignId=${plain.body.data.id}`, { body: { tagline: 'New' } })
     expect(changed.body.data.tagline).toBe('New')
     const refused = await call('PUT', `/campaigns?campaignId=${plain.body.data.id}`, { body: { tagline: 'x'.repeat(81) } })
-    expect(refused.body.errors).toEqual([{ type: 'field', msg: 'tagline must have at most 80 characters', path: 'tagline', location: 'body' }])
+    expect(refused.body.errors).toEqual([
+      { type: 'field', msg: 'tagline must have at most 80 characters', path: 'tagline', location: 'body' },
+    ])
   })
 
   it('is in the OpenAPI document: the create and update bodies and the Campaign answer', async () => {
@@ -57,7 +59,10 @@ describe('a field added to the campaign description only', () => {
     const body = (path: string, method: string) => document.paths[path][method].requestBody.content['application/json'].schema
     expect(body('/campaigns', 'post').properties.tagline).toEqual({ type: 'string', maxLength: 80 })
     expect(body('/campaigns', 'put').properties.tagline).toEqual({ type: 'string', maxLength: 80 })
-    expect(document.components.schemas.Campaign.properties.tagline).toEqual({ type: 'string', description: 'One line shown under the campaign name.' })
+    expect(document.components.schemas.Campaign.properties.tagline).toEqual({
+      type: 'string',
+      description: 'One line shown under the campaign name.',
+    })
     expect(document.components.schemas.Campaign.required).toContain('tagline')
   })
 
@@ -70,7 +75,7 @@ describe('a field added to the campaign description only', () => {
     expect(updated).toMatchObject({ tagline: 'Over HTTP' })
   })
 
-  it('is in the admin\'s campaign form, which takes it through the same schema', async () => {
+  it("is in the admin's campaign form, which takes it through the same schema", async () => {
     const admin = adminBrowser()
     const form = await admin.get('/admin/campaigns/new')
     expect(form).toMatch(/<label for="tagline">Tagline <span class="hint">\(optional\)<\/span><\/label>/)
@@ -82,7 +87,9 @@ describe('a field added to the campaign description only', () => {
     expect((await admin.post('/admin/campaigns/new', { ...sent, tagline: 'From the dashboard' })).status).toBe(303)
     const [made] = (await admin.service.api.campaigns.list({ workspaceId: WS_A })).items
     expect(made).toMatchObject({ campaignName: 'Summer', tagline: 'From the dashboard' })
-    expect(await admin.get(`/admin/campaigns/edit?campaignId=${made!.id}`)).toContain('name="tagline" maxlength="80" aria-describedby="tagline-hint" value="From the dashboard"')
+    expect(await admin.get(`/admin/campaigns/edit?campaignId=${made!.id}`)).toContain(
+      'name="tagline" maxlength="80" aria-describedby="tagline-hint" value="From the dashboard"',
+    )
   })
 
   it("has its column's DDL for a new migration", () => {
@@ -115,6 +122,10 @@ function adminBrowser() {
     service,
     get: async (path: string) => (await send(path)).text,
     post: (path: string, fields: Record<string, string>) =>
-      send(path, { method: 'POST', body: new URLSearchParams({ csrf: token, ...fields }), headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+      send(path, {
+        method: 'POST',
+        body: new URLSearchParams({ csrf: token, ...fields }),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      }),
   }
 }

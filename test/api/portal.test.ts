@@ -29,7 +29,13 @@ describe('joining', () => {
     expect(form.status).toBe(200)
     expect(form.text).toContain('name="website"')
     expect(form.text).toContain('name="about"')
-    const joined = await browser.post(`/portal/join/${campaign.id}`, { email: 'ann@example.com', firstName: 'Ann', lastName: 'Lee', website: 'https://ann.example', about: 'My cooking blog' })
+    const joined = await browser.post(`/portal/join/${campaign.id}`, {
+      email: 'ann@example.com',
+      firstName: 'Ann',
+      lastName: 'Lee',
+      website: 'https://ann.example',
+      about: 'My cooking blog',
+    })
     expect(joined.status).toBe(200)
     expect(joined.text).toContain('You have joined')
     await setup.holds(setup.sent, 1)
@@ -293,7 +299,12 @@ describe('one affiliate, never another', () => {
     const ann = await affiliateOf(setup, campaign.id, 'ann@example.com')
     const bob = await affiliateOf(setup, campaign.id, 'bob@example.com', { payoutEmail: 'bob-pay@example.com', payoutMethod: 'WISE' })
     await setup.api.links.create({ affiliateId: bob.id, referralCode: 'BOB-SECRET' })
-    await setup.api.commissions.create({ campaignId: campaign.id, affiliateId: bob.id, amount: 77.77, referredUser: 'bobs-buyer@example.com' })
+    await setup.api.commissions.create({
+      campaignId: campaign.id,
+      affiliateId: bob.id,
+      amount: 77.77,
+      referredUser: 'bobs-buyer@example.com',
+    })
     await setup.api.links.create({ affiliateId: ann.id, referralCode: 'ANN-1' })
     await setup.api.commissions.create({ campaignId: campaign.id, affiliateId: ann.id, amount: 12.5, referredUser: 'jane.doe@example.com' })
 
@@ -453,7 +464,10 @@ describe('pages and headers', () => {
 
   it('escapes every text from records', async () => {
     const setup = portalSetup()
-    const campaign = await campaignOf(setup, { campaignName: '<script>alert(1)</script>', affiliatePortalWelcomeMessage: '<img src=x onerror=alert(1)>' })
+    const campaign = await campaignOf(setup, {
+      campaignName: '<script>alert(1)</script>',
+      affiliatePortalWelcomeMessage: '<img src=x onerror=alert(1)>',
+    })
     await affiliateOf(setup, campaign.id, 'ann@example.com', { firstName: '"><b>x</b>' })
     const page = await (await signIn(setup, 'ann@example.com')).get('/portal')
     expect(page.text).not.toContain('<script>alert')
@@ -508,7 +522,9 @@ describe('pages and headers', () => {
     expect(() => createAffiliateService({ storage: memoryStorage(), keyStore: memoryKeyStore([]), portal: portal as never })).toThrow(
       new RegExp(name.replace('.', '\\.')),
     )
-    expect(() => createAffiliateService({ storage: memoryStorage(), keyStore: memoryKeyStore([]), portal: portal as never })).toThrow(TypeError)
+    expect(() => createAffiliateService({ storage: memoryStorage(), keyStore: memoryKeyStore([]), portal: portal as never })).toThrow(
+      TypeError,
+    )
   })
 
   it('sends links to publicUrl, not to the Host the request names', async () => {
@@ -517,7 +533,11 @@ describe('pages and headers', () => {
     await affiliateOf(setup, campaign.id, 'ann@example.com')
     const browser = visitor(setup)
     await browser.get('http://evil.test/portal/sign-in')
-    await browser.post('http://evil.test/portal/sign-in', { email: 'ann@example.com' }, { headers: { host: 'evil.test', 'x-forwarded-host': 'evil.test' } })
+    await browser.post(
+      'http://evil.test/portal/sign-in',
+      { email: 'ann@example.com' },
+      { headers: { host: 'evil.test', 'x-forwarded-host': 'evil.test' } },
+    )
     await setup.holds(setup.sent, 1)
     expect(setup.sent[0]!.url).toMatch(/^https:\/\/partners\.example\.com\/portal\/sign-in\/confirm\?token=/)
   })

@@ -12,7 +12,10 @@ import { apiCampaignInput, KEY_A, USER_A, WS_A } from '../support/helpers.js'
 // (its own example promotion code, test/fixtures/stripe/promotion-code.json). Each request's form
 // body, key and Idempotency-Key is checked; Stripe's refusals and failures store nothing.
 
-const PROMOTION_CODE = JSON.parse(readFileSync(new URL('../fixtures/stripe/promotion-code.json', import.meta.url), 'utf8')) as Record<string, unknown>
+const PROMOTION_CODE = JSON.parse(readFileSync(new URL('../fixtures/stripe/promotion-code.json', import.meta.url), 'utf8')) as Record<
+  string,
+  unknown
+>
 const API_KEY = 'rk_test_51Promo'
 
 interface Seen {
@@ -37,7 +40,12 @@ async function stripeStandIn(answer?: (request: Seen, count: number) => Answer |
     let raw = ''
     req.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')))
     req.on('end', () => {
-      const request: Seen = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Object.fromEntries(new URLSearchParams(raw)) }
+      const request: Seen = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Object.fromEntries(new URLSearchParams(raw)),
+      }
       seen.push(request)
       const chosen = answer?.(request, seen.length) ?? defaultAnswer(request, ++made)
       res.writeHead(chosen.status, { 'content-type': 'application/json', 'request-id': `req_${seen.length}`, ...chosen.headers })
@@ -53,8 +61,20 @@ async function stripeStandIn(answer?: (request: Seen, count: number) => Answer |
 function defaultAnswer(request: Seen, n: number): Answer {
   const b = request.body
   if (request.path === '/v1/promotion_codes') {
-    const metadata = Object.fromEntries(Object.entries(b).flatMap(([key, value]) => (key.startsWith('metadata[') ? [[key.slice(9, -1), value]] : [])))
-    return { status: 200, body: { ...PROMOTION_CODE, id: `promo_stand_in_${n}`, active: true, code: b.code, metadata, promotion: { coupon: b['promotion[coupon]'], type: 'coupon' } } }
+    const metadata = Object.fromEntries(
+      Object.entries(b).flatMap(([key, value]) => (key.startsWith('metadata[') ? [[key.slice(9, -1), value]] : [])),
+    )
+    return {
+      status: 200,
+      body: {
+        ...PROMOTION_CODE,
+        id: `promo_stand_in_${n}`,
+        active: true,
+        code: b.code,
+        metadata,
+        promotion: { coupon: b['promotion[coupon]'], type: 'coupon' },
+      },
+    }
   }
   const id = request.path.split('/').pop()!
   return { status: 200, body: { ...PROMOTION_CODE, id, active: b.active !== 'false' } }
@@ -144,13 +164,19 @@ describe('a promo code of a campaign with a Stripe coupon, with an integration h
   })
 
   it('Stripe refusing (no such coupon) is 422 provider_refused with its message, and nothing is stored', async () => {
-    const stripe = await stripeStandIn(() => stripeError(400, 'invalid_request_error', "No such coupon: 'SUMMER20'", { code: 'resource_missing', param: 'promotion[coupon]' }))
+    const stripe = await stripeStandIn(() =>
+      stripeError(400, 'invalid_request_error', "No such coupon: 'SUMMER20'", { code: 'resource_missing', param: 'promotion[coupon]' }),
+    )
     const p = await program(stripe.port)
     const before = await snapshot(p.storage)
     const refused = await p.call('POST', '/promo-codes', { affiliateId: p.affiliate.id, code: 'ANN10' })
     expect(refused).toEqual({
       status: 422,
-      body: { status: 422, code: 'provider_refused', message: "Stripe refused to make the promotion code ANN10: No such coupon: 'SUMMER20'" },
+      body: {
+        status: 422,
+        code: 'provider_refused',
+        message: "Stripe refused to make the promotion code ANN10: No such coupon: 'SUMMER20'",
+      },
     })
     expect(await snapshot(p.storage)).toBe(before)
     expect(stripe.seen).toHaveLength(1)
@@ -162,7 +188,10 @@ describe('a promo code of a campaign with a Stripe coupon, with an integration h
     const p = await program(stripe.port)
     const before = await snapshot(p.storage)
     const failed = await p.call('POST', '/promo-codes', { affiliateId: p.affiliate.id, code: 'ANN10' })
-    expect(failed).toEqual({ status: 502, body: { status: 502, code: 'provider_error', message: 'Stripe failed to make the promotion code ANN10: An unknown error occurred' } })
+    expect(failed).toEqual({
+      status: 502,
+      body: { status: 502, code: 'provider_error', message: 'Stripe failed to make the promotion code ANN10: An unknown error occurred' },
+    })
     expect(await snapshot(p.storage)).toBe(before)
     expect(p.errors).toHaveLength(1)
     failing = false
@@ -189,7 +218,9 @@ describe('a promo code of a campaign with a Stripe coupon, with an integration h
     const lost = creates.find((request) => request.body['metadata[promoCodeId]'] !== winner.promoCodeId)!
     const deactivations = stripe.seen.filter((request) => request.body.active === 'false')
     expect(deactivations).toHaveLength(1)
-    expect(deactivations[0]!.headers['idempotency-key']).toBe(`affiliate-service-promo-code-deactivate-${lost.body['metadata[promoCodeId]']}`)
+    expect(deactivations[0]!.headers['idempotency-key']).toBe(
+      `affiliate-service-promo-code-deactivate-${lost.body['metadata[promoCodeId]']}`,
+    )
     expect(deactivations[0]!.path).not.toBe(`/v1/promotion_codes/${winner.stripePromotionCodeId}`)
     expect((await p.api.promoCodes.list({})).items).toEqual([winner])
   })
@@ -203,7 +234,11 @@ describe('a promo code of a campaign with a Stripe coupon, with an integration h
       expect((await p.call('DELETE', `/promo-codes?promoCodeId=${made.body.data.promoCodeId}`)).status).toBe(200)
     }
     const p = await program(stripe.port)
-    const given = await p.call('POST', '/promo-codes', { affiliateId: p.affiliate.id, code: 'ANN10', stripePromotionCodeId: 'promo_made_by_host' })
+    const given = await p.call('POST', '/promo-codes', {
+      affiliateId: p.affiliate.id,
+      code: 'ANN10',
+      stripePromotionCodeId: 'promo_made_by_host',
+    })
     expect(given.body.data.stripePromotionCodeId).toBe('promo_made_by_host')
     expect(stripe.seen).toEqual([])
   })

@@ -19,9 +19,12 @@ async function program() {
   const campaignB = await api.campaigns.create(apiCampaignInput({ workspaceId: WS_B, payoutTerm: 0 }))
   const zed = await api.affiliates.create({ email: 'zed@example.com', campaignId: campaignB.id })
   const create = (body: Record<string, unknown>, key = KEY_A) => t.call('POST', '/promo-codes', { body, key })
-  const lead = (body: Record<string, unknown> = {}) => t.call('POST', '/conversions/lead', { body: { workspaceId: WS_A, externalId: 'user-1', email: 'buyer@example.com', ...body } })
+  const lead = (body: Record<string, unknown> = {}) =>
+    t.call('POST', '/conversions/lead', { body: { workspaceId: WS_A, externalId: 'user-1', email: 'buyer@example.com', ...body } })
   const sale = (body: Record<string, unknown> = {}) =>
-    t.call('POST', '/conversions/sale', { body: { workspaceId: WS_A, externalId: 'user-1', amount: '100.00', currency: 'USD', invoiceId: 'in_1', ...body } })
+    t.call('POST', '/conversions/sale', {
+      body: { workspaceId: WS_A, externalId: 'user-1', amount: '100.00', currency: 'USD', invoiceId: 'in_1', ...body },
+    })
   const uses = async (id: string) => (await api.promoCodes.get(id)).uses
   return { ...t, campaign, ann, bob, campaignB, zed, create, lead, sale, uses }
 }
@@ -54,10 +57,18 @@ describe('POST /promo-codes', () => {
     const p = await program()
     await p.create({ affiliateId: p.ann.id, code: 'ALICE20' })
     const before = await snapshot(p.storage)
-    for (const [affiliateId, code] of [[p.ann.id, 'alice20'], [p.bob.id, 'Alice20'], [p.bob.id, 'ALICE20']] as const) {
+    for (const [affiliateId, code] of [
+      [p.ann.id, 'alice20'],
+      [p.bob.id, 'Alice20'],
+      [p.bob.id, 'ALICE20'],
+    ] as const) {
       const again = await p.create({ affiliateId, code })
       expect(again.status).toBe(422)
-      expect(again.body).toEqual({ status: 422, code: 'duplicate', message: 'This promo code is already in use in this workspace (codes are compared without case)' })
+      expect(again.body).toEqual({
+        status: 422,
+        code: 'duplicate',
+        message: 'This promo code is already in use in this workspace (codes are compared without case)',
+      })
     }
     expect(await snapshot(p.storage)).toBe(before)
     const elsewhere = await p.create({ affiliateId: p.zed.id, code: 'alice20' }, KEY_B)
@@ -66,7 +77,11 @@ describe('POST /promo-codes', () => {
     // A Stripe promotion code names one promo code of a workspace too.
     await p.create({ affiliateId: p.ann.id, code: 'ANN-STRIPE', stripePromotionCodeId: 'promo_1Abc' })
     const sameStripe = await p.create({ affiliateId: p.bob.id, code: 'BOB-STRIPE', stripePromotionCodeId: 'promo_1Abc' })
-    expect(sameStripe.body).toEqual({ status: 422, code: 'duplicate', message: 'This stripePromotionCodeId belongs to another promo code in this workspace' })
+    expect(sameStripe.body).toEqual({
+      status: 422,
+      code: 'duplicate',
+      message: 'This stripePromotionCodeId belongs to another promo code in this workspace',
+    })
   })
 
   it('refuses a bad code with 400 naming it, and a missing or unknown affiliate, storing nothing', async () => {
@@ -78,7 +93,11 @@ describe('POST /promo-codes', () => {
     }
     expectValidation(await p.create({ affiliateId: p.ann.id }), [fieldError('code', 'code is required')])
     expectValidation(await p.create({ affiliateId: p.ann.id, code: 'OK1', uses: 5 }), [fieldError('uses', 'uses is read-only')])
-    expect((await p.create({ affiliateId: p.zed.id, code: 'NOTMINE' })).body).toEqual({ status: 404, code: 'not_found', message: 'Affiliate not found' })
+    expect((await p.create({ affiliateId: p.zed.id, code: 'NOTMINE' })).body).toEqual({
+      status: 404,
+      code: 'not_found',
+      message: 'Affiliate not found',
+    })
     expect(await snapshot(p.storage)).toBe(before)
     // Lead and sale bodies check a code the same way.
     expectValidation(await p.lead({ promoCode: 'no way' }), [fieldError('promoCode', 'promoCode must be 3 to 40 letters, digits, _ or -')])
@@ -93,7 +112,8 @@ describe('GET /promo-codes/list, GET and DELETE /promo-codes', () => {
     p.clock.advance(1)
     const bob = (await p.create({ affiliateId: p.bob.id, code: 'BOB10' })).body.data
     const zed = (await p.create({ affiliateId: p.zed.id, code: 'ZED10' }, KEY_B)).body.data
-    const codes = async (query: string, key = KEY_A) => (await p.call('GET', `/promo-codes/list${query}`, { key })).body.data.items.map((item: { code: string }) => item.code)
+    const codes = async (query: string, key = KEY_A) =>
+      (await p.call('GET', `/promo-codes/list${query}`, { key })).body.data.items.map((item: { code: string }) => item.code)
     expect(await codes('')).toEqual(['BOB10', 'ANN10'])
     expect(await codes(`?affiliateId=${p.ann.id}`)).toEqual(['ANN10'])
     expect(await codes(`?campaignId=${p.campaign.id}&orderValue=ASC`)).toEqual(['ANN10', 'BOB10'])
@@ -102,7 +122,11 @@ describe('GET /promo-codes/list, GET and DELETE /promo-codes', () => {
     expect((await p.call('GET', `/promo-codes?promoCodeId=${zed.promoCodeId}`)).status).toBe(404)
     expect((await p.call('DELETE', `/promo-codes?promoCodeId=${zed.promoCodeId}`)).status).toBe(404)
     // The client and the typed API take the same routes.
-    const client = createAffiliateClient({ baseUrl: 'http://test.local/api/v1', apiKey: KEY_A, fetch: (request) => p.service.fetch(request) })
+    const client = createAffiliateClient({
+      baseUrl: 'http://test.local/api/v1',
+      apiKey: KEY_A,
+      fetch: (request) => p.service.fetch(request),
+    })
     expect((await client.promoCodes.list({ affiliateId: p.bob.id })).items).toStrictEqual([bob])
     // An affiliate holding codes is not deleted: deleting a code is what deactivates its Stripe promotion code.
     expect((await p.call('DELETE', `/affiliates?affiliateId=${p.ann.id}`)).body).toMatchObject({ status: 422, code: 'has_dependents' })
@@ -121,7 +145,13 @@ describe('promoCode on conversions', () => {
     const code = (await p.create({ affiliateId: p.ann.id, code: 'ANN10' })).body.data
     const made = await p.lead({ promoCode: 'ann10' })
     expect(made.status).toBe(201)
-    expect(made.body.data).toMatchObject({ affiliateId: p.ann.id, campaignId: p.campaign.id, linkId: null, clickId: null, attributedAt: new Date(p.clock.now()).toISOString() })
+    expect(made.body.data).toMatchObject({
+      affiliateId: p.ann.id,
+      campaignId: p.campaign.id,
+      linkId: null,
+      clickId: null,
+      attributedAt: new Date(p.clock.now()).toISOString(),
+    })
     expect(await p.uses(code.promoCodeId)).toBe(1)
     // A known customer is answered unchanged (the first attribution wins), and its repeat is no use.
     const again = await p.lead({ promoCode: 'ANN10' })
@@ -138,7 +168,13 @@ describe('promoCode on conversions', () => {
     const sold = await p.sale({ promoCode: 'bob-2026' })
     expect(sold.status).toBe(201)
     expect(sold.body.data.customer).toMatchObject({ affiliateId: p.bob.id, linkId: null, externalId: 'user-1' })
-    expect(sold.body.data.commission).toMatchObject({ affiliateId: p.bob.id, amount: '20.00', saleAmount: '100.00', invoiceId: 'in_1', status: 'pending' })
+    expect(sold.body.data.commission).toMatchObject({
+      affiliateId: p.bob.id,
+      amount: '20.00',
+      saleAmount: '100.00',
+      invoiceId: 'in_1',
+      status: 'pending',
+    })
     expect(sold.body.data.skipped).toBeNull()
     expect(await p.uses(code.promoCodeId)).toBe(1)
     const before = await snapshot(p.storage)
@@ -194,7 +230,9 @@ describe('shareUrl', () => {
       ]),
       rateLimit: false,
     })
-    const campaign = await service.api.campaigns.create(apiCampaignInput({ url: 'https://shop.example.com/pricing?plan=pro#buy', beaconInstalled: true }))
+    const campaign = await service.api.campaigns.create(
+      apiCampaignInput({ url: 'https://shop.example.com/pricing?plan=pro#buy', beaconInstalled: true }),
+    )
     expect(campaign.beaconInstalled).toBe(true)
     const affiliate = await service.api.affiliates.create({ email: 'ann@example.com', campaignId: campaign.id })
     const link = await service.api.links.create({ affiliateId: affiliate.id, referralCode: 'ANN-2026' })
@@ -205,7 +243,12 @@ describe('shareUrl', () => {
     const response = await service.fetch(
       new Request('http://test.local/api/v1/track', {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-publishable-key': PK, origin: 'https://shop.example.com', 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0' },
+        headers: {
+          'content-type': 'application/json',
+          'x-publishable-key': PK,
+          origin: 'https://shop.example.com',
+          'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0',
+        },
         body: JSON.stringify({ referralCode: code, event: 'click' }),
       }),
     )

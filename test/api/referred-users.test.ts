@@ -133,7 +133,11 @@ describe('POST /referred-users', () => {
     const { call, api, ann, campaign2, campaignA2, body, count } = await world()
     const workspace = await call('POST', '/referred-users', { body: body(ann, { workspaceId: WS_A2 }) })
     expect(workspace.status).toBe(422)
-    expect(workspace.body).toEqual({ status: 422, code: 'workspace_mismatch', message: "workspaceId does not match the affiliate's workspace" })
+    expect(workspace.body).toEqual({
+      status: 422,
+      code: 'workspace_mismatch',
+      message: "workspaceId does not match the affiliate's workspace",
+    })
     const campaign = await call('POST', '/referred-users', { body: body(ann, { campaignId: campaign2.id }) })
     expect(campaign.status).toBe(422)
     expect(campaign.body).toEqual({ status: 422, code: 'attribution_mismatch', message: 'The affiliate does not belong to this campaign' })
@@ -168,10 +172,20 @@ describe('POST /referred-users', () => {
     ['a bad referredTo', { referredTo: 'nobody' }, 'referredTo', 'referredTo must be a valid e-mail address'],
     ['referredUser instead of referredTo', { referredUser: 'x@example.com' }, 'referredUser', 'referredUser is read-only'],
     ['three decimals', { amount: '1.234' }, 'amount', 'amount must be a non-negative number with at most two decimals'],
-    ['a negative amount', { adminEarnedAmount: '-1' }, 'adminEarnedAmount', 'adminEarnedAmount must be a non-negative number with at most two decimals'],
+    [
+      'a negative amount',
+      { adminEarnedAmount: '-1' },
+      'adminEarnedAmount',
+      'adminEarnedAmount must be a non-negative number with at most two decimals',
+    ],
     ['NaN', { amount: 'NaN' }, 'amount', 'amount must be a non-negative number with at most two decimals'],
     ['a bad payoutDate', { payoutDate: 'soon' }, 'payoutDate', 'payoutDate must be an ISO 8601 timestamp'],
-    ['a payoutDate that is not a calendar date', { payoutDate: '2026-06-31T00:00:00Z' }, 'payoutDate', 'payoutDate must be an ISO 8601 timestamp'],
+    [
+      'a payoutDate that is not a calendar date',
+      { payoutDate: '2026-06-31T00:00:00Z' },
+      'payoutDate',
+      'payoutDate must be an ISO 8601 timestamp',
+    ],
     ['isWalletPayment 2', { isWalletPayment: 2 }, 'isWalletPayment', 'isWalletPayment must be an integer from 0 to 1'],
     ['an empty invoiceId', { invoiceId: '' }, 'invoiceId', 'invoiceId must not be empty'],
     ['a non-boolean isSelfReferral', { isSelfReferral: 'yes' }, 'isSelfReferral', 'isSelfReferral must be true or false'],
@@ -181,7 +195,12 @@ describe('POST /referred-users', () => {
     const { call, ann, body, count } = await world()
     const res = await call('POST', '/referred-users', { body: body(ann, overrides) })
     expect(res.status).toBe(400)
-    expect(res.body).toEqual({ status: 400, code: 'validation_error', message: 'Validation error', errors: [{ type: 'field', msg, path: field, location: 'body' }] })
+    expect(res.body).toEqual({
+      status: 400,
+      code: 'validation_error',
+      message: 'Validation error',
+      errors: [{ type: 'field', msg, path: field, location: 'body' }],
+    })
     expect(await count()).toBe(0)
   })
 
@@ -277,7 +296,11 @@ describe('PUT /referred-users', () => {
     const { call, api, ann, body } = await world()
     const created = await api.referredUsers.create(body(ann, { status: 'paid', amount: '8.00' }))
     const p = `/referred-users?commissionId=${created.commissionId}`
-    expect((await call('PUT', p, { body: { status: 'pending' } })).body).toEqual({ status: 422, code: 'invalid_status_transition', message: 'Cannot change status from paid to pending' })
+    expect((await call('PUT', p, { body: { status: 'pending' } })).body).toEqual({
+      status: 422,
+      code: 'invalid_status_transition',
+      message: 'Cannot change status from paid to pending',
+    })
     expect((await call('PUT', p, { body: { amount: '9.00' } })).status).toBe(422)
     expect((await call('PUT', p, { body: { status: 'refunded' } })).body.data.status).toBe('refunded')
     expect((await api.affiliates.get(ann.id)).totalEarnings).toBe(0)
@@ -358,7 +381,12 @@ describe('one record, two route families', () => {
     expect(asCommission.body.data).toEqual(commissionFields)
     expect(name).toBe('Both')
 
-    const commission = await api.commissions.create({ campaignId: ann.campaignId, affiliateId: ann.id, referredUser: 'sale@example.com', amount: 1 })
+    const commission = await api.commissions.create({
+      campaignId: ann.campaignId,
+      affiliateId: ann.id,
+      referredUser: 'sale@example.com',
+      amount: 1,
+    })
     const asReferred = await call('GET', path('sale@example.com'))
     expect(asReferred.body.data).toEqual({
       ...commission,
@@ -367,7 +395,9 @@ describe('one record, two route families', () => {
       isSelfReferral: false,
       isWalletPayment: 0,
     })
-    const updated = await call('PUT', `/referred-users?commissionId=${commission.commissionId}`, { body: { name: 'Named later', invoiceId: 'in_7' } })
+    const updated = await call('PUT', `/referred-users?commissionId=${commission.commissionId}`, {
+      body: { name: 'Named later', invoiceId: 'in_7' },
+    })
     expect(updated.body.data).toMatchObject({ name: 'Named later', invoiceId: 'in_7', commissionId: commission.commissionId })
     expect((await call('GET', '/commissions/list')).body.data.pagination.total).toBe(2)
     expect((await call('GET', '/referred-users/list')).body.data.pagination.total).toBe(2)
@@ -391,9 +421,15 @@ describe('invoiceId and chargeId de-duplication', () => {
     const { call, api, ann, bob, body, count } = await world()
     expect((await call('POST', '/referred-users', { body: body(ann, { [field]: 'X-1', amount: '5.00' }) })).status).toBe(201)
     for (const affiliate of [ann, bob]) {
-      const again = await call('POST', '/referred-users', { body: body(affiliate, { referredTo: 'new@example.com', [field]: 'X-1', amount: '7.00' }) })
+      const again = await call('POST', '/referred-users', {
+        body: body(affiliate, { referredTo: 'new@example.com', [field]: 'X-1', amount: '7.00' }),
+      })
       expect(again.status).toBe(422)
-      expect(again.body).toEqual({ status: 422, code: 'duplicate', message: `A commission with this ${field} already exists in this workspace` })
+      expect(again.body).toEqual({
+        status: 422,
+        code: 'duplicate',
+        message: `A commission with this ${field} already exists in this workspace`,
+      })
     }
     expect(await count()).toBe(1)
     expect(await api.affiliates.get(ann.id)).toMatchObject({ totalSignups: 1, totalEarnings: 5 })
@@ -402,15 +438,18 @@ describe('invoiceId and chargeId de-duplication', () => {
     expect((await call('POST', '/referred-users', { body: body(bob, { [field]: 'x-1' }) })).status).toBe(201)
   })
 
-  it.each(['invoiceId', 'chargeId'] as const)('allows the same %s in another workspace, and again once the first is deleted', async (field) => {
-    const { call, api, ann, dee, zed, body } = await world()
-    const first = await api.referredUsers.create(body(ann, { [field]: 'SALE-9' }))
-    expect((await call('POST', '/referred-users', { body: body(dee, { [field]: 'SALE-9' }) })).status).toBe(201)
-    expect((await call('POST', '/referred-users', { key: KEY_B, body: body(zed, { [field]: 'SALE-9' }) })).status).toBe(201)
-    expect((await call('POST', '/referred-users', { body: body(ann, { [field]: 'SALE-9' }) })).status).toBe(422)
-    await api.referredUsers.delete(first.commissionId)
-    expect((await call('POST', '/referred-users', { body: body(ann, { [field]: 'SALE-9' }) })).status).toBe(201)
-  })
+  it.each(['invoiceId', 'chargeId'] as const)(
+    'allows the same %s in another workspace, and again once the first is deleted',
+    async (field) => {
+      const { call, api, ann, dee, zed, body } = await world()
+      const first = await api.referredUsers.create(body(ann, { [field]: 'SALE-9' }))
+      expect((await call('POST', '/referred-users', { body: body(dee, { [field]: 'SALE-9' }) })).status).toBe(201)
+      expect((await call('POST', '/referred-users', { key: KEY_B, body: body(zed, { [field]: 'SALE-9' }) })).status).toBe(201)
+      expect((await call('POST', '/referred-users', { body: body(ann, { [field]: 'SALE-9' }) })).status).toBe(422)
+      await api.referredUsers.delete(first.commissionId)
+      expect((await call('POST', '/referred-users', { body: body(ann, { [field]: 'SALE-9' }) })).status).toBe(201)
+    },
+  )
 
   it('never collides on null or unset ids', async () => {
     const { api, ann, body } = await world()

@@ -12,8 +12,20 @@ async function history() {
   const t = setup()
   const { api, clock } = t
   clock.set(Date.UTC(2026, 2, 1, 12))
-  const campaign = await api.campaigns.create({ campaignName: 'Spring', workspaceId: WS_A, commissionType: 'fixed', amount: 5, url: 'https://shop.example.com' })
-  const ann = await api.affiliates.create({ email: 'ann@example.com', firstName: 'Ann', campaignId: campaign.id, payoutMethod: 'PAYPAL', payoutEmail: 'ann@pay.example.com' })
+  const campaign = await api.campaigns.create({
+    campaignName: 'Spring',
+    workspaceId: WS_A,
+    commissionType: 'fixed',
+    amount: 5,
+    url: 'https://shop.example.com',
+  })
+  const ann = await api.affiliates.create({
+    email: 'ann@example.com',
+    firstName: 'Ann',
+    campaignId: campaign.id,
+    payoutMethod: 'PAYPAL',
+    payoutEmail: 'ann@pay.example.com',
+  })
   const bob = await api.affiliates.create({ email: 'bob@example.com', firstName: '=cmd()', campaignId: campaign.id })
   await api.links.create({ affiliateId: ann.id, referralCode: 'ANN' })
   await api.links.create({ affiliateId: bob.id, referralCode: 'BOB' })
@@ -74,13 +86,26 @@ describe('GET /reports/summary', () => {
   it('narrows to a campaign or an affiliate, and counts a figure by the hour it lies in, when that hour starts in [from, to)', async () => {
     const { call, ann, bob, campaign } = await history()
     const ofAnn = await call('GET', `/reports/summary?workspaceId=${WS_A}&affiliateId=${ann.id}&${MARCH}`)
-    expect(ofAnn.body.data).toMatchObject({ affiliateId: ann.id, clicks: 4, opens: 1, signups: 1, commissions: { count: 2, amount: '35.00' }, clawbacks: { count: 0 } })
+    expect(ofAnn.body.data).toMatchObject({
+      affiliateId: ann.id,
+      clicks: 4,
+      opens: 1,
+      signups: 1,
+      commissions: { count: 2, amount: '35.00' },
+      clawbacks: { count: 0 },
+    })
     const ofBob = await call('GET', `/reports/summary?workspaceId=${WS_A}&campaignId=${campaign.id}&affiliateId=${bob.id}&${MARCH}`)
     expect(ofBob.body.data).toMatchObject({ clicks: 10, signups: 2, conversionRate: 0.2, commissions: { count: 2, amount: '7.50' } })
     // The 13:15 sale lies in the hour from 13:00: a period from 13:30 leaves that hour out, one from 13:00 holds it.
-    const from1330 = await call('GET', `/reports/summary?workspaceId=${WS_A}&affiliateId=${ann.id}&from=2026-03-01T13:30:00.000Z&to=2026-03-01T14:00:00.000Z`)
+    const from1330 = await call(
+      'GET',
+      `/reports/summary?workspaceId=${WS_A}&affiliateId=${ann.id}&from=2026-03-01T13:30:00.000Z&to=2026-03-01T14:00:00.000Z`,
+    )
     expect(from1330.body.data.commissions.count).toBe(0)
-    const from1300 = await call('GET', `/reports/summary?workspaceId=${WS_A}&affiliateId=${ann.id}&from=2026-03-01T13:00:00.000Z&to=2026-03-01T14:00:00.000Z`)
+    const from1300 = await call(
+      'GET',
+      `/reports/summary?workspaceId=${WS_A}&affiliateId=${ann.id}&from=2026-03-01T13:00:00.000Z&to=2026-03-01T14:00:00.000Z`,
+    )
     expect(from1300.body.data.commissions).toStrictEqual({ count: 1, amount: '25.00' })
   })
 
@@ -99,23 +124,62 @@ describe('GET /reports/timeseries', () => {
     expect(response.status).toBe(200)
     expect(response.body.data).toMatchObject({ interval: 'day', timezone: 'UTC' })
     expect(response.body.data.items).toStrictEqual([
-      { start: '2026-03-01T00:00:00.000Z', end: '2026-03-02T00:00:00.000Z', opens: 1, clicks: 4, signups: 1, commissionCount: 1, earnings: '25.00' },
-      { start: '2026-03-02T00:00:00.000Z', end: '2026-03-03T00:00:00.000Z', opens: 0, clicks: 0, signups: 0, commissionCount: 1, earnings: '10.00' },
-      { start: '2026-03-03T00:00:00.000Z', end: '2026-03-04T00:00:00.000Z', opens: 0, clicks: 10, signups: 2, commissionCount: 2, earnings: '7.50' },
-      { start: '2026-03-04T00:00:00.000Z', end: '2026-03-05T00:00:00.000Z', opens: 0, clicks: 0, signups: 0, commissionCount: 0, earnings: '0.00' },
+      {
+        start: '2026-03-01T00:00:00.000Z',
+        end: '2026-03-02T00:00:00.000Z',
+        opens: 1,
+        clicks: 4,
+        signups: 1,
+        commissionCount: 1,
+        earnings: '25.00',
+      },
+      {
+        start: '2026-03-02T00:00:00.000Z',
+        end: '2026-03-03T00:00:00.000Z',
+        opens: 0,
+        clicks: 0,
+        signups: 0,
+        commissionCount: 1,
+        earnings: '10.00',
+      },
+      {
+        start: '2026-03-03T00:00:00.000Z',
+        end: '2026-03-04T00:00:00.000Z',
+        opens: 0,
+        clicks: 10,
+        signups: 2,
+        commissionCount: 2,
+        earnings: '7.50',
+      },
+      {
+        start: '2026-03-04T00:00:00.000Z',
+        end: '2026-03-05T00:00:00.000Z',
+        opens: 0,
+        clicks: 0,
+        signups: 0,
+        commissionCount: 0,
+        earnings: '0.00',
+      },
     ])
   })
 
   it('buckets in a time zone: a sale at 13:15 UTC is on March 2 in Pacific/Auckland, and weeks start on Monday', async () => {
     const { call } = await history()
-    const days = await call('GET', `/reports/timeseries?workspaceId=${WS_A}&timezone=pacific/auckland&from=2026-03-01T11:00:00.000Z&to=2026-03-03T11:00:00.000Z`)
+    const days = await call(
+      'GET',
+      `/reports/timeseries?workspaceId=${WS_A}&timezone=pacific/auckland&from=2026-03-01T11:00:00.000Z&to=2026-03-03T11:00:00.000Z`,
+    )
     expect(days.body.data.timezone).toBe('Pacific/Auckland')
     expect(days.body.data.items.map((i: { start: string; earnings: string }) => [i.start, i.earnings])).toStrictEqual([
       ['2026-03-01T11:00:00.000Z', '35.00'],
       ['2026-03-02T11:00:00.000Z', '0.00'],
     ])
     const weeks = await call('GET', `/reports/timeseries?workspaceId=${WS_A}&interval=week&${MARCH}`)
-    expect(weeks.body.data.items[0]).toMatchObject({ start: '2026-02-23T00:00:00.000Z', end: '2026-03-02T00:00:00.000Z', commissionCount: 1 })
+    expect(weeks.body.data.items[0]).toMatchObject({
+      start: '2026-02-23T00:00:00.000Z',
+      end: '2026-03-02T00:00:00.000Z',
+      commissionCount: 1,
+    })
     expect(weeks.body.data.items).toHaveLength(6)
   })
 
@@ -128,9 +192,21 @@ describe('GET /reports/timeseries', () => {
   ])('%s on %s, a daylight-saving day', (zone, _day, start, hours, lateSale) => {
     it(`is a bucket of ${hours} hours starting at ${start}, holding a sale of its last hour`, async () => {
       const { api, call } = setup()
-      const campaign = await api.campaigns.create({ campaignName: 'DST', workspaceId: WS_A, commissionType: 'fixed', amount: 5, url: 'https://shop.example.com' })
+      const campaign = await api.campaigns.create({
+        campaignName: 'DST',
+        workspaceId: WS_A,
+        commissionType: 'fixed',
+        amount: 5,
+        url: 'https://shop.example.com',
+      })
       const affiliate = await api.affiliates.create({ email: 'dst@example.com', campaignId: campaign.id })
-      await api.commissions.create({ campaignId: campaign.id, affiliateId: affiliate.id, referredUser: 'late@example.com', amount: '9.00', commissionDate: lateSale })
+      await api.commissions.create({
+        campaignId: campaign.id,
+        affiliateId: affiliate.id,
+        referredUser: 'late@example.com',
+        amount: '9.00',
+        commissionDate: lateSale,
+      })
       const startMs = Date.parse(start)
       const query = `workspaceId=${WS_A}&timezone=${zone}&from=${new Date(startMs - 24 * HOUR).toISOString()}&to=${new Date(startMs + 48 * HOUR).toISOString()}`
       const { items } = (await call('GET', `/reports/timeseries?${query}`)).body.data
@@ -148,7 +224,9 @@ describe('GET /reports/top-affiliates', () => {
   it('ranks the affiliates with figures by earnings, clicks, signups or conversion rate', async () => {
     const { call, ann, bob } = await history()
     const top = async (by: string, extra = '') =>
-      (await call('GET', `/reports/top-affiliates?workspaceId=${WS_A}&by=${by}&${MARCH}${extra}`)).body.data.items.map((i: { affiliateId: string }) => i.affiliateId)
+      (await call('GET', `/reports/top-affiliates?workspaceId=${WS_A}&by=${by}&${MARCH}${extra}`)).body.data.items.map(
+        (i: { affiliateId: string }) => i.affiliateId,
+      )
     expect(await top('earnings')).toStrictEqual([ann.id, bob.id])
     expect(await top('clicks')).toStrictEqual([bob.id, ann.id])
     expect(await top('signups')).toStrictEqual([bob.id, ann.id])
@@ -176,16 +254,26 @@ describe('report input errors', () => {
   it('answers 400 naming the field, in the query', async () => {
     const { call } = setup()
     const base = `/reports/timeseries?workspaceId=${WS_A}`
-    expectValidation(await call('GET', `${base}&timezone=Mars/Olympus`), [fieldError('timezone', 'timezone must be an IANA time zone name such as Europe/Berlin', 'query')])
-    expectValidation(await call('GET', `${base}&interval=fortnight`), [fieldError('interval', 'interval must be one of: hour, day, week, month', 'query')])
-    expectValidation(await call('GET', `${base}&from=2026-03-02T00:00:00Z&to=2026-03-01T00:00:00Z`), [fieldError('to', 'to must not be before from', 'query')])
+    expectValidation(await call('GET', `${base}&timezone=Mars/Olympus`), [
+      fieldError('timezone', 'timezone must be an IANA time zone name such as Europe/Berlin', 'query'),
+    ])
+    expectValidation(await call('GET', `${base}&interval=fortnight`), [
+      fieldError('interval', 'interval must be one of: hour, day, week, month', 'query'),
+    ])
+    expectValidation(await call('GET', `${base}&from=2026-03-02T00:00:00Z&to=2026-03-01T00:00:00Z`), [
+      fieldError('to', 'to must not be before from', 'query'),
+    ])
     expectValidation(await call('GET', `${base}&from=yesterday`), [fieldError('from', 'from must be an ISO 8601 timestamp', 'query')])
     const tooMany = await call('GET', `${base}&interval=hour&from=2026-01-01T00:00:00Z&to=2026-03-01T00:00:00Z`)
     expect(tooMany.status).toBe(400)
-    expect(tooMany.body.errors).toMatchObject([{ path: 'interval', location: 'query', msg: expect.stringMatching(/^interval is refused: .*more than 1000 hour buckets/) }])
+    expect(tooMany.body.errors).toMatchObject([
+      { path: 'interval', location: 'query', msg: expect.stringMatching(/^interval is refused: .*more than 1000 hour buckets/) },
+    ])
     const tooLong = await call('GET', `/reports/summary?workspaceId=${WS_A}&from=2000-01-01T00:00:00Z&to=2026-01-01T00:00:00Z`)
     expectValidation(tooLong, [fieldError('from', 'from must be at most 3660 days before to', 'query')])
-    expectValidation(await call('GET', `/reports/top-affiliates?workspaceId=${WS_A}&limit=101`), [fieldError('limit', 'limit must be an integer from 1 to 100', 'query')])
+    expectValidation(await call('GET', `/reports/top-affiliates?workspaceId=${WS_A}&limit=101`), [
+      fieldError('limit', 'limit must be an integer from 1 to 100', 'query'),
+    ])
     expectValidation(await call('GET', `/reports/top-affiliates?workspaceId=${WS_A}&by=revenue`), [
       fieldError('by', 'by must be one of: earnings, clicks, signups, conversionRate', 'query'),
     ])
@@ -239,13 +327,34 @@ describe('GET /exports/commissions and /exports/affiliates', () => {
     expect(response.headers.get('content-disposition')).toBe('attachment; filename="commissions-2026-04-05.csv"')
     const rows = parseCsv(response.text, { columns: true }) as Record<string, string>[]
     expect(rows).toHaveLength(5)
-    expect(Object.keys(rows[0]!).slice(0, 8)).toStrictEqual(['commissionId', 'campaignId', 'campaignName', 'workspaceId', 'affiliateId', 'affiliateEmail', 'referredUser', 'amount'])
+    expect(Object.keys(rows[0]!).slice(0, 8)).toStrictEqual([
+      'commissionId',
+      'campaignId',
+      'campaignName',
+      'workspaceId',
+      'affiliateId',
+      'affiliateEmail',
+      'referredUser',
+      'amount',
+    ])
     const clawback = rows.find((row) => row.kind === 'clawback')!
-    expect(clawback).toMatchObject({ amount: '-15.00', currency: 'USD', status: 'pending', isSelfReferral: 'false', isWalletPayment: 'false', payoutId: '', affiliateEmail: 'ann@example.com', campaignName: 'Spring' })
+    expect(clawback).toMatchObject({
+      amount: '-15.00',
+      currency: 'USD',
+      status: 'pending',
+      isSelfReferral: 'false',
+      isWalletPayment: 'false',
+      payoutId: '',
+      affiliateEmail: 'ann@example.com',
+      campaignName: 'Spring',
+    })
     expect(rows.filter((row) => row.affiliateEmail === 'bob@example.com')).toHaveLength(2)
-    for (const row of rows) expect([row.isSelfReferral, row.isWalletPayment].every((flag) => flag === 'true' || flag === 'false')).toBe(true)
+    for (const row of rows)
+      expect([row.isSelfReferral, row.isWalletPayment].every((flag) => flag === 'true' || flag === 'false')).toBe(true)
     expect(rows.map((row) => row.createdAt)).toStrictEqual(rows.map((row) => row.createdAt).sort())
-    const bobs = parseCsv((await call('GET', `/exports/commissions?affiliateId=${bob.id}&status=pending`)).text, { columns: true }) as Record<string, string>[]
+    const bobs = parseCsv((await call('GET', `/exports/commissions?affiliateId=${bob.id}&status=pending`)).text, {
+      columns: true,
+    }) as Record<string, string>[]
     expect(bobs.map((row) => row.amount)).toStrictEqual(['7.50'])
     const affiliates = await call('GET', `/exports/affiliates?workspaceId=${WS_A}&contains=bob`)
     const [header, row] = parseCsv(affiliates.text) as string[][]
@@ -253,13 +362,18 @@ describe('GET /exports/commissions and /exports/affiliates', () => {
     expect(row![header!.indexOf('firstName')]).toBe("'=cmd()")
     expect(row![header!.indexOf('totalClicks')]).toBe('10')
     expect(row![header!.indexOf('totalEarnings')]).toBe('7.50')
-    expect(header!.slice(header!.indexOf('totalEarnings'), header!.indexOf('totalEarnings') + 2)).toStrictEqual(['totalEarnings', 'currency'])
+    expect(header!.slice(header!.indexOf('totalEarnings'), header!.indexOf('totalEarnings') + 2)).toStrictEqual([
+      'totalEarnings',
+      'currency',
+    ])
     expect(row![header!.indexOf('currency')]).toBe('USD')
     expect(row![header!.indexOf('campaignName')]).toBe('Spring')
     expect([row![header!.indexOf('isActive')], row![header!.indexOf('isBanned')]]).toStrictEqual(['true', 'false'])
     // The API answers the source's 0/1 flag; the file says true.
     await api.referredUsers.create({ referredTo: 'wallet@example.com', affiliateId: bob.id, campaignId: campaign.id, isWalletPayment: 1 })
-    const withWallet = parseCsv((await call('GET', `/exports/commissions?workspaceId=${WS_A}&contains=wallet`)).text, { columns: true }) as Record<string, string>[]
+    const withWallet = parseCsv((await call('GET', `/exports/commissions?workspaceId=${WS_A}&contains=wallet`)).text, {
+      columns: true,
+    }) as Record<string, string>[]
     expect(withWallet.map((row) => [row.referredUser, row.isWalletPayment])).toStrictEqual([['wallet@example.com', 'true']])
   })
 
@@ -267,7 +381,9 @@ describe('GET /exports/commissions and /exports/affiliates', () => {
     const { call } = setup()
     const empty = await call('GET', `/exports/affiliates?workspaceId=${WS_A}`)
     expect(empty.text.trim().split('\r\n')).toHaveLength(1)
-    expectValidation(await call('GET', `/exports/commissions?status=lost`), [fieldError('status', 'status must be one of: pending, processing, paid, refunded', 'query')])
+    expectValidation(await call('GET', `/exports/commissions?status=lost`), [
+      fieldError('status', 'status must be one of: pending, processing, paid, refunded', 'query'),
+    ])
     expect((await call('GET', `/exports/commissions?page=2`)).status).toBe(400)
   })
 })

@@ -25,8 +25,16 @@ describe('keys and errors', () => {
     })
     const requests = [
       new Request('http://x/api/v1/campaigns/list', { headers: { 'x-auth-service': SECRET } }),
-      new Request('http://x/api/v1/campaigns', { method: 'POST', headers: { 'x-auth-service': SECRET, 'content-type': 'application/json' }, body: JSON.stringify(campaignInput({ workspaceId: WS_A })) }),
-      new Request('http://x/api/v1/campaigns', { method: 'POST', headers: { 'x-auth-service': SECRET, 'content-type': 'application/json' }, body: '{"x":' }),
+      new Request('http://x/api/v1/campaigns', {
+        method: 'POST',
+        headers: { 'x-auth-service': SECRET, 'content-type': 'application/json' },
+        body: JSON.stringify(campaignInput({ workspaceId: WS_A })),
+      }),
+      new Request('http://x/api/v1/campaigns', {
+        method: 'POST',
+        headers: { 'x-auth-service': SECRET, 'content-type': 'application/json' },
+        body: '{"x":',
+      }),
       new Request('http://x/api/v1/campaigns/list', { headers: { 'x-auth-service': SECRET } }),
       new Request('http://x/api/v1/campaigns/list', { headers: { 'x-auth-service': `${SECRET}x` } }),
       new Request(`http://x/api/v1/campaigns?campaignId=${SECRET}`, { headers: { 'x-auth-service': SECRET } }),

@@ -35,12 +35,24 @@ function setup() {
     }
     const text = await response.text()
     csrf = /name="csrf" value="([^"]+)"/.exec(text)?.[1] ?? csrf
-    return { status: response.status, headers: response.headers, text, location: response.headers.get('location'), setCookies: response.headers.getSetCookie() }
+    return {
+      status: response.status,
+      headers: response.headers,
+      text,
+      location: response.headers.get('location'),
+      setCookies: response.headers.getSetCookie(),
+    }
   }
   async function signIn() {
     // A campaign gives the admin of every workspace one to open.
     if ((await service.api.campaigns.list({ limit: 1 })).items.length === 0) {
-      await service.api.campaigns.create({ workspaceId: WS, campaignName: 'Spring', url: 'https://shop.example.com', commissionType: 'percentage', amount: 20 })
+      await service.api.campaigns.create({
+        workspaceId: WS,
+        campaignName: 'Spring',
+        url: 'https://shop.example.com',
+        commissionType: 'percentage',
+        amount: 20,
+      })
     }
     await send('GET', '/admin/sign-in')
     const done = await send('POST', '/admin/sign-in', { token: TOKEN })
@@ -107,7 +119,9 @@ describe('the site layer', () => {
       expect(page.status, name).toBe(200)
       expect(page.text, name).not.toContain('class="notice"')
     }
-    expect((await t.send('GET', '/admin/campaigns?notice=campaign-created')).text).toContain('<p class="notice" role="status">Campaign created.</p>')
+    expect((await t.send('GET', '/admin/campaigns?notice=campaign-created')).text).toContain(
+      '<p class="notice" role="status">Campaign created.</p>',
+    )
     expect((await t.send('GET', '/portal/sign-in?notice=constructor')).text).not.toContain('class="notice"')
   })
 

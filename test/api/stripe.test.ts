@@ -33,7 +33,12 @@ async function connected(options: { storage?: Storage; campaign?: Partial<Campai
   const t = setup(options.storage ? { storage: options.storage } : {})
   const campaign = await t.api.campaigns.create(apiCampaignInput({ currency: 'USD', payoutTerm: 0, ...options.campaign }))
   const second = await t.api.campaigns.create(apiCampaignInput({ campaignName: 'Second', currency: 'USD', payoutTerm: 0, amount: 50 }))
-  const ann = await t.api.affiliates.create({ email: 'ann@example.com', campaignId: campaign.id, payoutMethod: 'PAYPAL', payoutEmail: 'ann.pay@example.com' })
+  const ann = await t.api.affiliates.create({
+    email: 'ann@example.com',
+    campaignId: campaign.id,
+    payoutMethod: 'PAYPAL',
+    payoutEmail: 'ann.pay@example.com',
+  })
   const bob = await t.api.affiliates.create({ email: 'bob@example.com', campaignId: campaign.id })
   const cid = await t.api.affiliates.create({ email: 'cid@example.com', campaignId: second.id })
   await t.api.links.create({ affiliateId: ann.id, referralCode: 'ANN-2026' })
@@ -59,7 +64,12 @@ async function connected(options: { storage?: Storage; campaign?: Partial<Campai
   const sales = async () => (await commissions()).filter((c) => c.kind === 'sale')
   /** Opens a link through the public redirect and answers the clickId, once written. */
   const click = async (code = 'ANN-2026') => {
-    const response = await t.service.fetch(new Request(`http://test.local/api/v1/r/${code}`, { redirect: 'manual', headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0' } }))
+    const response = await t.service.fetch(
+      new Request(`http://test.local/api/v1/r/${code}`, {
+        redirect: 'manual',
+        headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0' },
+      }),
+    )
     expect(response.status).toBe(302)
     await t.service.flush()
     return new URL(response.headers.get('location')!).searchParams.get('clickId')!
@@ -88,7 +98,8 @@ function intercepted(spy: (call: { name: string; model: string; args: unknown[] 
 function failingEventLog() {
   let armed = false
   const storage = intercepted(({ name, model, args }) => {
-    if (!armed || model !== 'providerEvents' || name !== 'update' || (args.at(-1) as { status?: string }).status !== 'processed') return undefined
+    if (!armed || model !== 'providerEvents' || name !== 'update' || (args.at(-1) as { status?: string }).status !== 'processed')
+      return undefined
     armed = false
     throw new Error('the event log is unavailable')
   })
@@ -103,10 +114,14 @@ const withoutLog = async (storage: Storage) => {
 
 /** Every order of `items`. */
 const orders = <T>(items: T[]): T[][] =>
-  items.length <= 1 ? [items] : items.flatMap((item, i) => orders([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]))
+  items.length <= 1
+    ? [items]
+    : items.flatMap((item, i) => orders([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]))
 
 describe('one payment, its three events in any order', () => {
-  const cases = SHAPES.flatMap((shape) => orders(['paid', 'linked', 'refunded'] as const).map((order) => [shape, order.join(' → ')] as const))
+  const cases = SHAPES.flatMap((shape) =>
+    orders(['paid', 'linked', 'refunded'] as const).map((order) => [shape, order.join(' → ')] as const),
+  )
 
   it.each(cases)('%s shape, %s: one commission, refunded once, each event answered 200 and logged once', async (shape, order) => {
     const t = await connected()
@@ -132,7 +147,12 @@ describe('one payment, its three events in any order', () => {
       status: 'pending',
     })
     const log = await t.log()
-    expect(log.filter((e) => e.type !== 'checkout.session.completed').map((e) => [e.type, e.status]).sort()).toEqual([
+    expect(
+      log
+        .filter((e) => e.type !== 'checkout.session.completed')
+        .map((e) => [e.type, e.status])
+        .sort(),
+    ).toEqual([
       ['charge.refunded', 'processed'],
       ['invoice.paid', 'processed'],
       ['invoice_payment.paid', 'processed'],
@@ -148,22 +168,52 @@ describe('one payment, its three events in any order', () => {
     expect((await t.api.affiliates.get(t.ann.id)).totalEarnings).toBe(0)
   })
 
-  it.each(SHAPES)('%s shape: a partial then a full refund, or the full one first, end the same; a smaller amount_refunded after a larger one takes nothing', async (shape) => {
-    const ends = []
-    for (const refunds of [[10_00, 50_00], [50_00, 10_00]]) {
-      const t = await connected()
-      await t.checkout('cus_1')
-      const p = payment(1, 'cus_1')
-      const { paid, linked } = paymentEvents(p, 0, shape)
-      await t.send(paid)
-      await t.send(linked)
-      for (const refunded of refunds) expect((await t.send(stripeEvent('charge.refunded', chargeObject(p, refunded, shape), `evt_r_${refunded}`, shape))).status).toBe(200)
-      const [commission] = await t.commissions()
-      ends.push([commission!.status, commission!.amount, (await t.log()).filter((e) => e.type === 'charge.refunded').map((e) => [e.eventId, e.status, e.reason]).sort()])
-    }
-    expect(ends[0]).toEqual(['refunded', '0.00', [['evt_r_1000', 'processed', null], ['evt_r_5000', 'processed', null]]])
-    expect(ends[1]).toEqual(['refunded', '0.00', [['evt_r_1000', 'ignored', 'nothing_refunded'], ['evt_r_5000', 'processed', null]]])
-  })
+  it.each(SHAPES)(
+    '%s shape: a partial then a full refund, or the full one first, end the same; a smaller amount_refunded after a larger one takes nothing',
+    async (shape) => {
+      const ends = []
+      for (const refunds of [
+        [10_00, 50_00],
+        [50_00, 10_00],
+      ]) {
+        const t = await connected()
+        await t.checkout('cus_1')
+        const p = payment(1, 'cus_1')
+        const { paid, linked } = paymentEvents(p, 0, shape)
+        await t.send(paid)
+        await t.send(linked)
+        for (const refunded of refunds)
+          expect((await t.send(stripeEvent('charge.refunded', chargeObject(p, refunded, shape), `evt_r_${refunded}`, shape))).status).toBe(
+            200,
+          )
+        const [commission] = await t.commissions()
+        ends.push([
+          commission!.status,
+          commission!.amount,
+          (await t.log())
+            .filter((e) => e.type === 'charge.refunded')
+            .map((e) => [e.eventId, e.status, e.reason])
+            .sort(),
+        ])
+      }
+      expect(ends[0]).toEqual([
+        'refunded',
+        '0.00',
+        [
+          ['evt_r_1000', 'processed', null],
+          ['evt_r_5000', 'processed', null],
+        ],
+      ])
+      expect(ends[1]).toEqual([
+        'refunded',
+        '0.00',
+        [
+          ['evt_r_1000', 'ignored', 'nothing_refunded'],
+          ['evt_r_5000', 'processed', null],
+        ],
+      ])
+    },
+  )
 
   it('a refund before its sale is kept (waiting) and applied when the sale and its payment arrive, answered 200 each time', async () => {
     const t = await connected()
@@ -179,7 +229,11 @@ describe('one payment, its three events in any order', () => {
     await t.send(linked)
     const [commission] = await t.commissions()
     expect(commission).toMatchObject({ amount: '5.00', paymentIntentId: 'pi_1', chargeId: 'ch_1' })
-    expect((await t.log()).find((e) => e.eventId === refunded.id)).toMatchObject({ status: 'processed', reason: null, commissionId: commission!.commissionId })
+    expect((await t.log()).find((e) => e.eventId === refunded.id)).toMatchObject({
+      status: 'processed',
+      reason: null,
+      commissionId: commission!.commissionId,
+    })
   })
 
   it('a taxed invoice: the sale is the amount without tax, and a refund of the charge (tax included) takes back the same share of it', async () => {
@@ -196,7 +250,7 @@ describe('one payment, its three events in any order', () => {
     expect((await t.commissions())[0]).toMatchObject({ amount: '4.50' })
   })
 
-  it('a paid commission refunded by Stripe gets a clawback; another currency than the campaign\'s is ignored currency_mismatch', async () => {
+  it("a paid commission refunded by Stripe gets a clawback; another currency than the campaign's is ignored currency_mismatch", async () => {
     const t = await connected()
     await t.checkout('cus_1')
     const p = payment(1, 'cus_1', { amountMinor: 100_00 })
@@ -233,11 +287,14 @@ describe('refunds that made no commission', () => {
     expect(await t.commissions()).toEqual([])
   })
 
-  it('a refund of a one-time payment (no invoice), of a guest or of no one\'s customer: 200, ignored no_commission', async () => {
+  it("a refund of a one-time payment (no invoice), of a guest or of no one's customer: 200, ignored no_commission", async () => {
     const t = await connected()
     const guest = { ...chargeObject(payment('once', 'x'), 19_99), customer: null, invoice: null }
     const nobodys = chargeObject(payment('once2', 'cus_nobody'), 5_00)
-    for (const [id, charge] of [['evt_guest', guest], ['evt_nobody', nobodys]] as const) {
+    for (const [id, charge] of [
+      ['evt_guest', guest],
+      ['evt_nobody', nobodys],
+    ] as const) {
       expect(await t.send(stripeEvent('charge.refunded', charge, id))).toEqual(RECEIVED)
       expect(await t.reasonOf(id)).toEqual(['ignored', 'no_commission'])
     }
@@ -264,28 +321,54 @@ describe('binding Stripe customers to the customers hosts sign up', () => {
   it.each([
     ['client_reference_id', { clientReferenceId: 'user-42' }],
     ['metadata.externalId', { metadata: { externalId: 'user-42' } }],
-  ] as const)('a lead at signup, then Stripe Checkout naming its externalId in %s: one customer, bound, and its invoices earn', async (_, named) => {
-    const t = await connected()
-    t.clock.advance(60_000)
-    const lead = await t.api.conversions.lead({ workspaceId: WS_A, externalId: 'user-42', email: 'signup@example.com', referralCode: 'ANN-2026' })
-    t.clock.advance(60_000)
-    const session = checkoutSessionObject('cus_42', { ...named, email: 'checkout@example.com', created: t.now() })
-    expect((await t.send(stripeEvent('checkout.session.completed', session, 'evt_checkout'))).status).toBe(200)
-    expect(await t.reasonOf('evt_checkout')).toEqual(['processed', null])
-    const customers = (await t.api.customers.list({})).items
-    expect(customers).toEqual([expect.objectContaining({ customerId: lead.customerId, externalId: 'user-42', email: 'signup@example.com', stripeCustomerId: 'cus_42', affiliateId: t.ann.id })])
-    const { paid, linked } = paymentEvents(payment(1, 'cus_42', { paidAt: t.now() }), 0)
-    await t.send(paid)
-    await t.send(linked)
-    expect(await t.commissions()).toEqual([expect.objectContaining({ affiliateId: t.ann.id, amount: '10.00', customerId: lead.customerId, referredUser: 'signup@example.com' })])
-  })
+  ] as const)(
+    'a lead at signup, then Stripe Checkout naming its externalId in %s: one customer, bound, and its invoices earn',
+    async (_, named) => {
+      const t = await connected()
+      t.clock.advance(60_000)
+      const lead = await t.api.conversions.lead({
+        workspaceId: WS_A,
+        externalId: 'user-42',
+        email: 'signup@example.com',
+        referralCode: 'ANN-2026',
+      })
+      t.clock.advance(60_000)
+      const session = checkoutSessionObject('cus_42', { ...named, email: 'checkout@example.com', created: t.now() })
+      expect((await t.send(stripeEvent('checkout.session.completed', session, 'evt_checkout'))).status).toBe(200)
+      expect(await t.reasonOf('evt_checkout')).toEqual(['processed', null])
+      const customers = (await t.api.customers.list({})).items
+      expect(customers).toEqual([
+        expect.objectContaining({
+          customerId: lead.customerId,
+          externalId: 'user-42',
+          email: 'signup@example.com',
+          stripeCustomerId: 'cus_42',
+          affiliateId: t.ann.id,
+        }),
+      ])
+      const { paid, linked } = paymentEvents(payment(1, 'cus_42', { paidAt: t.now() }), 0)
+      await t.send(paid)
+      await t.send(linked)
+      expect(await t.commissions()).toEqual([
+        expect.objectContaining({
+          affiliateId: t.ann.id,
+          amount: '10.00',
+          customerId: lead.customerId,
+          referredUser: 'signup@example.com',
+        }),
+      ])
+    },
+  )
 
   it("a second affiliate's checkout for a bound customer changes nothing and is logged already_attributed; its invoices earn for the first", async () => {
     const t = await connected()
     await t.checkout('cus_1', 'ANN-2026', 'evt_ann')
     const before = await withoutLog(t.storage)
     expect((await t.checkout('cus_1', 'BOB-2026', 'evt_bob')).status).toBe(200)
-    expect((await t.send(stripeEvent('customer.updated', customerObject('cus_1', { metadata: { referral: 'BOB-2026' } }), 'evt_cus_bob'))).status).toBe(200)
+    expect(
+      (await t.send(stripeEvent('customer.updated', customerObject('cus_1', { metadata: { referral: 'BOB-2026' } }), 'evt_cus_bob')))
+        .status,
+    ).toBe(200)
     expect(await withoutLog(t.storage)).toBe(before)
     expect(await t.reasonOf('evt_bob')).toEqual(['ignored', 'already_attributed'])
     expect(await t.reasonOf('evt_cus_bob')).toEqual(['ignored', 'already_attributed'])
@@ -305,9 +388,18 @@ describe('binding Stripe customers to the customers hosts sign up', () => {
     // The checkout, opened before the payment, is delivered last.
     expect((await t.checkout('cus_1', 'ANN-2026', 'evt_late_checkout', opened)).status).toBe(200)
     const [commission] = await t.commissions()
-    expect(commission).toMatchObject({ affiliateId: t.ann.id, amount: '8.00', invoiceId: 'in_1', paymentIntentId: 'pi_1', chargeId: 'ch_1' })
+    expect(commission).toMatchObject({
+      affiliateId: t.ann.id,
+      amount: '8.00',
+      invoiceId: 'in_1',
+      paymentIntentId: 'pi_1',
+      chargeId: 'ch_1',
+    })
     expect(await t.reasonOf(paid.id)).toEqual(['processed', null])
-    expect((await t.log()).find((e) => e.eventId === refunded.id)).toMatchObject({ status: 'processed', commissionId: commission!.commissionId })
+    expect((await t.log()).find((e) => e.eventId === refunded.id)).toMatchObject({
+      status: 'processed',
+      commissionId: commission!.commissionId,
+    })
     expect((await t.api.customers.list({})).items[0]).toMatchObject({ salesCount: 1, firstSaleAt: new Date(p.paidAt * 1000).toISOString() })
   })
 
@@ -316,7 +408,14 @@ describe('binding Stripe customers to the customers hosts sign up', () => {
     await t.send(paymentEvents(payment('early', 'cus_1', { paidAt: t.now() - 3600 }), 0).paid)
     t.clock.advance(60_000)
     // Made a month ago, referred now: the update's time is the lead's, not the customer's creation.
-    await t.send({ ...stripeEvent('customer.updated', customerObject('cus_1', { metadata: { referral: 'ANN-2026' }, created: t.now() - 86_400 * 30 }), 'evt_referred'), created: t.now() })
+    await t.send({
+      ...stripeEvent(
+        'customer.updated',
+        customerObject('cus_1', { metadata: { referral: 'ANN-2026' }, created: t.now() - 86_400 * 30 }),
+        'evt_referred',
+      ),
+      created: t.now(),
+    })
     expect(await t.reasonOf('evt_paid_in_early')).toEqual(['ignored', 'before_attribution'])
     await t.send(paymentEvents(payment('late', 'cus_1', { paidAt: t.now() }), 0).paid)
     expect((await t.sales()).map((c) => c.invoiceId)).toEqual(['in_late'])
@@ -325,8 +424,18 @@ describe('binding Stripe customers to the customers hosts sign up', () => {
 
   it('PUT /customers binds a Stripe customer (its earlier sales earn then) and refuses one another customer holds (422 duplicate)', async () => {
     const t = await connected()
-    const first = await t.api.conversions.lead({ workspaceId: WS_A, externalId: 'user-1', email: 'one@example.com', referralCode: 'ANN-2026' })
-    const second = await t.api.conversions.lead({ workspaceId: WS_A, externalId: 'user-2', email: 'two@example.com', referralCode: 'BOB-2026' })
+    const first = await t.api.conversions.lead({
+      workspaceId: WS_A,
+      externalId: 'user-1',
+      email: 'one@example.com',
+      referralCode: 'ANN-2026',
+    })
+    const second = await t.api.conversions.lead({
+      workspaceId: WS_A,
+      externalId: 'user-2',
+      email: 'two@example.com',
+      referralCode: 'BOB-2026',
+    })
     t.clock.advance(1000)
     await t.send(paymentEvents(payment(1, 'cus_1', { paidAt: t.now() }), 0).paid)
     expect(await t.commissions()).toEqual([])
@@ -336,10 +445,16 @@ describe('binding Stripe customers to the customers hosts sign up', () => {
     expect(await t.commissions()).toMatchObject([{ affiliateId: t.ann.id, customerId: first.customerId, amount: '10.00' }])
     const before = await snapshot(t.storage)
     const taken = await t.call('PUT', `/customers?customerId=${second.customerId}`, { body: { stripeCustomerId: 'cus_1' } })
-    expect(taken.body).toEqual({ status: 422, code: 'duplicate', message: 'This stripeCustomerId is bound to another customer in this workspace' })
+    expect(taken.body).toEqual({
+      status: 422,
+      code: 'duplicate',
+      message: 'This stripeCustomerId is bound to another customer in this workspace',
+    })
     expect(await snapshot(t.storage)).toBe(before)
     // A lead naming it is refused the same way.
-    const lead = await t.call('POST', '/conversions/lead', { body: { workspaceId: WS_A, externalId: 'user-3', email: 'three@example.com', referralCode: 'BOB-2026', stripeCustomerId: 'cus_1' } })
+    const lead = await t.call('POST', '/conversions/lead', {
+      body: { workspaceId: WS_A, externalId: 'user-3', email: 'three@example.com', referralCode: 'BOB-2026', stripeCustomerId: 'cus_1' },
+    })
     expect(lead.body.code).toBe('duplicate')
   })
 
@@ -349,8 +464,15 @@ describe('binding Stripe customers to the customers hosts sign up', () => {
     expect(await t.reasonOf('evt_ann')).toEqual(['ignored', 'campaign_mismatch'])
     await t.checkout('cus_cid', 'CID-2026', 'evt_cid')
     expect(await t.reasonOf('evt_cid')).toEqual(['processed', null])
-    const lead = await t.api.conversions.lead({ workspaceId: WS_A, externalId: 'user-ann', email: 'a@example.com', referralCode: 'ANN-2026' })
-    await t.send(stripeEvent('checkout.session.completed', checkoutSessionObject('cus_x', { clientReferenceId: 'user-ann' }), 'evt_bind_ann'))
+    const lead = await t.api.conversions.lead({
+      workspaceId: WS_A,
+      externalId: 'user-ann',
+      email: 'a@example.com',
+      referralCode: 'ANN-2026',
+    })
+    await t.send(
+      stripeEvent('checkout.session.completed', checkoutSessionObject('cus_x', { clientReferenceId: 'user-ann' }), 'evt_bind_ann'),
+    )
     expect(await t.reasonOf('evt_bind_ann')).toEqual(['ignored', 'campaign_mismatch'])
     expect((await t.api.customers.get(lead.customerId)).stripeCustomerId).toBeNull()
     expect((await t.api.customers.list({})).items.map((c) => c.stripeCustomerId).sort()).toEqual(['cus_cid', null])
@@ -365,8 +487,12 @@ describe('binding Stripe customers to the customers hosts sign up', () => {
 
   it('a checkout whose client_reference_id is neither a known customer nor a click or code is not attributed; one naming an unknown code in metadata is refused not_found', async () => {
     const t = await connected()
-    await t.send(stripeEvent('checkout.session.completed', checkoutSessionObject('cus_1', { clientReferenceId: 'user_8812' }), 'evt_host_id'))
-    await t.send(stripeEvent('checkout.session.completed', checkoutSessionObject('cus_2', { metadata: { referral: 'NOBODY-1' } }), 'evt_unknown'))
+    await t.send(
+      stripeEvent('checkout.session.completed', checkoutSessionObject('cus_1', { clientReferenceId: 'user_8812' }), 'evt_host_id'),
+    )
+    await t.send(
+      stripeEvent('checkout.session.completed', checkoutSessionObject('cus_2', { metadata: { referral: 'NOBODY-1' } }), 'evt_unknown'),
+    )
     await t.send(stripeEvent('checkout.session.completed', checkoutSessionObject(null, { clientReferenceId: 'ANN-2026' }), 'evt_guest'))
     expect(await t.reasonOf('evt_host_id')).toEqual(['ignored', 'not_attributed'])
     expect(await t.reasonOf('evt_unknown')).toEqual(['ignored', 'not_found'])
@@ -374,7 +500,7 @@ describe('binding Stripe customers to the customers hosts sign up', () => {
     expect((await t.api.customers.list({})).items).toEqual([])
   })
 
-  it('a checkout through a click binds the customer at the click\'s time; a click outside its window is refused and leaves nothing', async () => {
+  it("a checkout through a click binds the customer at the click's time; a click outside its window is refused and leaves nothing", async () => {
     const t = await connected({ campaign: { attributionWindowDays: 7 } })
     const clickId = await t.click()
     t.clock.advance(DAY)
@@ -391,9 +517,15 @@ describe('binding Stripe customers to the customers hosts sign up', () => {
 })
 
 describe('promotion codes name the affiliate (SPEC wave 4, "Promo codes")', () => {
-  const discountFixture = () => JSON.parse(readFileSync(new URL('../fixtures/stripe/discount.json', import.meta.url), 'utf8')) as Record<string, unknown>
+  const discountFixture = () =>
+    JSON.parse(readFileSync(new URL('../fixtures/stripe/discount.json', import.meta.url), 'utf8')) as Record<string, unknown>
   /** Stripe's discount object with this promotion code, as an invoice's `discounts` or a customer's `discount` carries it expanded. */
-  const discount = (promotionCode: string | null, customer: string) => ({ ...discountFixture(), id: `di_${customer}`, customer, promotion_code: promotionCode })
+  const discount = (promotionCode: string | null, customer: string) => ({
+    ...discountFixture(),
+    id: `di_${customer}`,
+    customer,
+    promotion_code: promotionCode,
+  })
 
   it("a checkout's discounts[].promotion_code of a promo code makes the lead of its affiliate; metadata naming a click or code comes first", async () => {
     const t = await connected()
@@ -402,7 +534,9 @@ describe('promotion codes name the affiliate (SPEC wave 4, "Promo codes")', () =
     session.discounts = [{ coupon: null, promotion_code: 'promo_bob' }]
     expect(await t.send(stripeEvent('checkout.session.completed', session, 'evt_promo_checkout'))).toEqual(RECEIVED)
     expect(await t.reasonOf('evt_promo_checkout')).toEqual(['processed', null])
-    expect((await t.api.customers.list({})).items).toEqual([expect.objectContaining({ stripeCustomerId: 'cus_promo', affiliateId: t.bob.id })])
+    expect((await t.api.customers.list({})).items).toEqual([
+      expect.objectContaining({ stripeCustomerId: 'cus_promo', affiliateId: t.bob.id }),
+    ])
     expect(await t.api.promoCodes.get(code.promoCodeId)).toMatchObject({ uses: 1 })
     // The metadata's code wins over the discount's; a promotion code of no promo code names no one.
     const named = checkoutSessionObject('cus_named', { metadata: { referral: 'ANN-2026' }, created: t.now() })
@@ -422,36 +556,47 @@ describe('promotion codes name the affiliate (SPEC wave 4, "Promo codes")', () =
     const customer = customerObject('cus_disc', { created: t.now() })
     customer.discount = discount('promo_bob', 'cus_disc')
     expect(await t.send(stripeEvent('customer.created', customer, 'evt_disc_customer'))).toEqual(RECEIVED)
-    expect((await t.api.customers.list({})).items).toEqual([expect.objectContaining({ stripeCustomerId: 'cus_disc', affiliateId: t.bob.id })])
+    expect((await t.api.customers.list({})).items).toEqual([
+      expect.objectContaining({ stripeCustomerId: 'cus_disc', affiliateId: t.bob.id }),
+    ])
     expect((await t.checkout('cus_disc', 'ANN-2026')).status).toBe(200)
-    expect((await t.api.customers.list({})).items).toEqual([expect.objectContaining({ stripeCustomerId: 'cus_disc', affiliateId: t.bob.id })])
+    expect((await t.api.customers.list({})).items).toEqual([
+      expect.objectContaining({ stripeCustomerId: 'cus_disc', affiliateId: t.bob.id }),
+    ])
     // Stripe's own fixture customer has a discount with no promotion code: no one.
-    expect(await t.send(stripeEvent('customer.created', customerObject('cus_plain', { created: t.now() }), 'evt_plain_customer'))).toEqual(RECEIVED)
+    expect(await t.send(stripeEvent('customer.created', customerObject('cus_plain', { created: t.now() }), 'evt_plain_customer'))).toEqual(
+      RECEIVED,
+    )
     expect(await t.reasonOf('evt_plain_customer')).toEqual(['ignored', 'not_attributed'])
   })
 
-  it.each(SHAPES)("%s shape: an invoice's discounts given as objects make the lead of an unbound Stripe customer, and the invoice earns; given as ids, they name no one", async (shape) => {
-    const t = await connected()
-    const code = await t.api.promoCodes.create({ affiliateId: t.bob.id, code: 'BOB10', stripePromotionCodeId: 'promo_bob' })
-    const p = payment('promo', 'cus_inv', { paidAt: t.now() })
-    const invoice = invoiceObject(p, shape)
-    Object.assign(invoice, { customer_email: 'payer@example.com', discounts: [discount('promo_bob', 'cus_inv')] })
-    expect(await t.send(stripeEvent('invoice.paid', invoice, 'evt_promo_invoice', shape))).toEqual(RECEIVED)
-    expect(await t.sales()).toEqual([expect.objectContaining({ affiliateId: t.bob.id, invoiceId: 'in_promo', amount: '10.00' })])
-    expect((await t.api.customers.list({})).items).toEqual([expect.objectContaining({ stripeCustomerId: 'cus_inv', email: 'payer@example.com', affiliateId: t.bob.id })])
-    expect(await t.api.promoCodes.get(code.promoCodeId)).toMatchObject({ uses: 1 })
-    // The next invoice of the same customer: bound, no second lead, the code not counted again.
-    const next = invoiceObject(payment('promo2', 'cus_inv', { paidAt: t.now() }), shape)
-    Object.assign(next, { customer_email: 'payer@example.com', discounts: [discount('promo_bob', 'cus_inv')] })
-    expect(await t.send(stripeEvent('invoice.paid', next, 'evt_promo_invoice_2', shape))).toEqual(RECEIVED)
-    expect((await t.sales()).map((c) => c.invoiceId).sort()).toEqual(['in_promo', 'in_promo2'])
-    expect(await t.api.promoCodes.get(code.promoCodeId)).toMatchObject({ uses: 1 })
-    // Discounts as ids (`di_…`, not expanded): no promotion code to read.
-    const byId = invoiceObject(payment('ids', 'cus_ids', { paidAt: t.now() }), shape)
-    Object.assign(byId, { customer_email: 'other@example.com', discounts: ['di_1'] })
-    expect(await t.send(stripeEvent('invoice.paid', byId, 'evt_ids_invoice', shape))).toEqual(RECEIVED)
-    expect(await t.reasonOf('evt_ids_invoice')).toEqual(['ignored', 'not_attributed'])
-  })
+  it.each(SHAPES)(
+    "%s shape: an invoice's discounts given as objects make the lead of an unbound Stripe customer, and the invoice earns; given as ids, they name no one",
+    async (shape) => {
+      const t = await connected()
+      const code = await t.api.promoCodes.create({ affiliateId: t.bob.id, code: 'BOB10', stripePromotionCodeId: 'promo_bob' })
+      const p = payment('promo', 'cus_inv', { paidAt: t.now() })
+      const invoice = invoiceObject(p, shape)
+      Object.assign(invoice, { customer_email: 'payer@example.com', discounts: [discount('promo_bob', 'cus_inv')] })
+      expect(await t.send(stripeEvent('invoice.paid', invoice, 'evt_promo_invoice', shape))).toEqual(RECEIVED)
+      expect(await t.sales()).toEqual([expect.objectContaining({ affiliateId: t.bob.id, invoiceId: 'in_promo', amount: '10.00' })])
+      expect((await t.api.customers.list({})).items).toEqual([
+        expect.objectContaining({ stripeCustomerId: 'cus_inv', email: 'payer@example.com', affiliateId: t.bob.id }),
+      ])
+      expect(await t.api.promoCodes.get(code.promoCodeId)).toMatchObject({ uses: 1 })
+      // The next invoice of the same customer: bound, no second lead, the code not counted again.
+      const next = invoiceObject(payment('promo2', 'cus_inv', { paidAt: t.now() }), shape)
+      Object.assign(next, { customer_email: 'payer@example.com', discounts: [discount('promo_bob', 'cus_inv')] })
+      expect(await t.send(stripeEvent('invoice.paid', next, 'evt_promo_invoice_2', shape))).toEqual(RECEIVED)
+      expect((await t.sales()).map((c) => c.invoiceId).sort()).toEqual(['in_promo', 'in_promo2'])
+      expect(await t.api.promoCodes.get(code.promoCodeId)).toMatchObject({ uses: 1 })
+      // Discounts as ids (`di_…`, not expanded): no promotion code to read.
+      const byId = invoiceObject(payment('ids', 'cus_ids', { paidAt: t.now() }), shape)
+      Object.assign(byId, { customer_email: 'other@example.com', discounts: ['di_1'] })
+      expect(await t.send(stripeEvent('invoice.paid', byId, 'evt_ids_invoice', shape))).toEqual(RECEIVED)
+      expect(await t.reasonOf('evt_ids_invoice')).toEqual(['ignored', 'not_attributed'])
+    },
+  )
 })
 
 describe('what the endpoint refuses, and what it records', () => {
@@ -460,7 +605,11 @@ describe('what the endpoint refuses, and what it records', () => {
     const event = stripeEvent('customer.created', customerObject('cus_1', { metadata: { referral: 'ANN-2026' } }), 'evt_1')
     const signed = signedEvent(event, SECRET, t.now())
     const tampered = await t.service.fetch(
-      new Request(`http://test.local${t.integration.endpointPath}`, { method: 'POST', headers: { 'stripe-signature': signed.header }, body: signed.payload.replace('ANN-2026', 'BOB-2026') }),
+      new Request(`http://test.local${t.integration.endpointPath}`, {
+        method: 'POST',
+        headers: { 'stripe-signature': signed.header },
+        body: signed.payload.replace('ANN-2026', 'BOB-2026'),
+      }),
     )
     const answers = [
       await t.send(event, { secret: 'whsec_wrong' }),
@@ -495,11 +644,20 @@ describe('what the endpoint refuses, and what it records', () => {
     for (const event of events) expect(await t.reasonOf(event.id), event.id).toEqual(['ignored', 'malformed'])
   })
 
-  it('a livemode other than the integration\'s, an unhandled type and a payment made outside Stripe answer 200 and are recorded ignored', async () => {
+  it("a livemode other than the integration's, an unhandled type and a payment made outside Stripe answer 200 and are recorded ignored", async () => {
     const t = await connected()
-    await t.send({ ...stripeEvent('customer.created', customerObject('cus_1', { metadata: { referral: 'ANN-2026' } }), 'evt_live'), livemode: true })
+    await t.send({
+      ...stripeEvent('customer.created', customerObject('cus_1', { metadata: { referral: 'ANN-2026' } }), 'evt_live'),
+      livemode: true,
+    })
     await t.send(stripeEvent('payment_intent.created', { id: 'pi_1', object: 'payment_intent' }, 'evt_other'))
-    await t.send(stripeEvent('invoice_payment.paid', { ...invoicePaymentObject(payment(1, 'cus_1')), payment: { type: 'payment_record', payment_record: 'pr_1' } }, 'evt_record'))
+    await t.send(
+      stripeEvent(
+        'invoice_payment.paid',
+        { ...invoicePaymentObject(payment(1, 'cus_1')), payment: { type: 'payment_record', payment_record: 'pr_1' } },
+        'evt_record',
+      ),
+    )
     expect((await t.log()).map((e) => [e.eventId, e.status, e.reason]).sort()).toEqual([
       ['evt_live', 'ignored', 'livemode_mismatch'],
       ['evt_other', 'ignored', 'unhandled_type'],
@@ -540,13 +698,20 @@ describe('what the endpoint refuses, and what it records', () => {
     expect((await t.api.customers.list({})).items[0]).toMatchObject({ salesCount: 1 })
     expect((await t.api.affiliates.get(t.ann.id)).totalEarnings).toBe(10)
     expect((await t.api.events.list({})).items.filter((e) => e.type === 'commission.created')).toHaveLength(1)
-    expect((await t.log()).find((e) => e.eventId === paid.id)).toMatchObject({ status: 'processed', commissionId: commissions[0]!.commissionId })
+    expect((await t.log()).find((e) => e.eventId === paid.id)).toMatchObject({
+      status: 'processed',
+      commissionId: commissions[0]!.commissionId,
+    })
   })
 
   it('a collision rolls the event back whole and it is tried again: the same invoice made by another event meanwhile is found then', async () => {
     // The next look for a sale misses it, as a transaction on PostgreSQL would that began before the other event's committed.
     let hide = false
-    const t = await connected({ storage: intercepted(({ name, model }) => (hide && name === 'find' && model === 'sales' ? ((hide = false), Promise.resolve([])) : undefined)) })
+    const t = await connected({
+      storage: intercepted(({ name, model }) =>
+        hide && name === 'find' && model === 'sales' ? ((hide = false), Promise.resolve([])) : undefined,
+      ),
+    })
     await t.checkout('cus_1')
     const p = payment(1, 'cus_1')
     expect((await t.send(paymentEvents(p, 0).paid)).status).toBe(200)
@@ -557,7 +722,11 @@ describe('what the endpoint refuses, and what it records', () => {
     expect(hide).toBe(false)
     expect(await t.commissions()).toHaveLength(1)
     expect((await t.api.customers.list({})).items[0]).toMatchObject({ salesCount: 1 })
-    expect((await t.log()).find((e) => e.eventId === again.id)).toMatchObject({ status: 'ignored', reason: 'duplicate_invoice', commissionId: commission!.commissionId })
+    expect((await t.log()).find((e) => e.eventId === again.id)).toMatchObject({
+      status: 'ignored',
+      reason: 'duplicate_invoice',
+      commissionId: commission!.commissionId,
+    })
     // The older shape named the charge and payment intent: the sale has them now.
     expect((await t.api.commissions.get(commission!.commissionId)).chargeId).toBe('ch_1')
   })

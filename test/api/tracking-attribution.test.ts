@@ -22,7 +22,13 @@ async function setup() {
     return { status: response.status, body: await response.json() }
   }
   const clickId = t.clickIdOf(await t.redirect('ANN-2026'))!
-  const sale = (extra: Record<string, unknown> = {}) => ({ campaignId: t.campaign.id, referredUser: 'buyer@example.com', amount: 40, clickId, ...extra })
+  const sale = (extra: Record<string, unknown> = {}) => ({
+    campaignId: t.campaign.id,
+    referredUser: 'buyer@example.com',
+    amount: 40,
+    clickId,
+    ...extra,
+  })
   const signup = (extra: Record<string, unknown> = {}) => ({ referredTo: 'friend@example.com', clickId, ...extra })
   const totals = async () => {
     const [link] = (await t.service.api.links.list({ affiliateId: t.affiliate.id })).items
@@ -41,9 +47,19 @@ describe.each([
     const body = kind === 'sale' ? t.sale() : t.signup({ amount: 40 })
     const made = await t.post(path, body)
     expect(made.status).toBe(201)
-    expect(made.body.data).toMatchObject({ affiliateId: t.affiliate.id, campaignId: t.campaign.id, referralCode: 'ANN-2026', amount: '40.00' })
+    expect(made.body.data).toMatchObject({
+      affiliateId: t.affiliate.id,
+      campaignId: t.campaign.id,
+      referralCode: 'ANN-2026',
+      amount: '40.00',
+    })
     expect(await t.totals()).toEqual({ link: [1, 40], affiliate: [1, 40] })
-    const same = await t.post(path, kind === 'sale' ? t.sale({ affiliateId: t.affiliate.id, referredUser: 'b2@example.com' }) : t.signup({ affiliateId: t.affiliate.id, referredTo: 'b2@example.com' }))
+    const same = await t.post(
+      path,
+      kind === 'sale'
+        ? t.sale({ affiliateId: t.affiliate.id, referredUser: 'b2@example.com' })
+        : t.signup({ affiliateId: t.affiliate.id, referredTo: 'b2@example.com' }),
+    )
     expect(same.status).toBe(201)
     expect((await t.totals()).link[0]).toBe(2)
   })
@@ -52,7 +68,10 @@ describe.each([
     const t = await setup()
     const other = await t.service.api.affiliates.create({ email: 'bob@example.com', campaignId: t.campaign.id })
     const body = kind === 'sale' ? t.sale({ affiliateId: other.id }) : t.signup({ affiliateId: other.id })
-    expect(await t.post(path, body)).toEqual({ status: 422, body: { status: 422, code: 'attribution_mismatch', message: 'The clickId belongs to another affiliate' } })
+    expect(await t.post(path, body)).toEqual({
+      status: 422,
+      body: { status: 422, code: 'attribution_mismatch', message: 'The clickId belongs to another affiliate' },
+    })
     expect(await t.totals()).toEqual({ link: [0, 0], affiliate: [0, 0] })
   })
 
@@ -64,10 +83,16 @@ describe.each([
     expect((await t.post(path, atEdge)).status).toBe(201)
     t.clock.advance(1)
     const late = kind === 'sale' ? t.sale({ referredUser: 'late@example.com' }) : t.signup({ referredTo: 'late@example.com' })
-    expect(await t.post(path, late)).toEqual({ status: 422, body: { status: 422, code: 'attribution_window', message: 'Click is outside the attribution window' } })
+    expect(await t.post(path, late)).toEqual({
+      status: 422,
+      body: { status: 422, code: 'attribution_window', message: 'Click is outside the attribution window' },
+    })
     expect((await t.totals()).link[0]).toBe(1)
     // A sale dated back inside the window is still the click's.
-    const backdated = kind === 'sale' ? t.sale({ referredUser: 'late@example.com', commissionDate: '2026-01-03T00:00:00.000Z' }) : t.signup({ referredTo: 'late@example.com', commissionDate: '2026-01-03T00:00:00.000Z' })
+    const backdated =
+      kind === 'sale'
+        ? t.sale({ referredUser: 'late@example.com', commissionDate: '2026-01-03T00:00:00.000Z' })
+        : t.signup({ referredTo: 'late@example.com', commissionDate: '2026-01-03T00:00:00.000Z' })
     expect((await t.post(path, backdated)).status).toBe(201)
   })
 
@@ -76,10 +101,16 @@ describe.each([
     const clickedAt = t.clock.now()
     t.clock.advance(86_400_000)
     const at = (ms: number, who: string) =>
-      kind === 'sale' ? t.sale({ referredUser: who, commissionDate: new Date(ms).toISOString() }) : t.signup({ referredTo: who, commissionDate: new Date(ms).toISOString() })
+      kind === 'sale'
+        ? t.sale({ referredUser: who, commissionDate: new Date(ms).toISOString() })
+        : t.signup({ referredTo: who, commissionDate: new Date(ms).toISOString() })
     expect(await t.post(path, at(clickedAt - 1, 'early@example.com'))).toEqual({
       status: 422,
-      body: { status: 422, code: 'attribution_window', message: 'Click is outside the attribution window: commissionDate is before the click' },
+      body: {
+        status: 422,
+        code: 'attribution_window',
+        message: 'Click is outside the attribution window: commissionDate is before the click',
+      },
     })
     expect(await t.post(path, at(clickedAt - 86_400_000, 'early@example.com'))).toMatchObject({ status: 422 })
     expect(await t.totals()).toEqual({ link: [0, 0], affiliate: [0, 0] })
@@ -93,7 +124,13 @@ describe.each([
     const unknown = kind === 'sale' ? t.sale({ clickId: UNKNOWN_ID }) : t.signup({ clickId: UNKNOWN_ID })
     expect(await t.post(path, unknown)).toEqual({ status: 422, body: { status: 422, code: 'unknown_click', message } })
     // Key B sees workspace B only: workspace A's click is unknown to it.
-    const campaignB = await t.service.api.campaigns.create({ campaignName: 'B', workspaceId: WS_B, commissionType: 'fixed', amount: 1, url: 'https://b.example/' })
+    const campaignB = await t.service.api.campaigns.create({
+      campaignName: 'B',
+      workspaceId: WS_B,
+      commissionType: 'fixed',
+      amount: 1,
+      url: 'https://b.example/',
+    })
     const foreign = kind === 'sale' ? t.sale({ campaignId: campaignB.id }) : t.signup({ workspaceId: WS_B })
     expect(await t.post(path, foreign, KEY_B)).toEqual({ status: 422, body: { status: 422, code: 'unknown_click', message } })
     expect(await t.totals()).toEqual({ link: [0, 0], affiliate: [0, 0] })
@@ -104,7 +141,9 @@ describe.each([
     const neither = kind === 'sale' ? t.sale({ clickId: undefined }) : t.signup({ clickId: undefined })
     const missing = await t.post(path, neither)
     expect(missing.status).toBe(400)
-    expect(missing.body.errors).toEqual([{ type: 'field', msg: 'affiliateId is required (or clickId)', path: 'affiliateId', location: 'body' }])
+    expect(missing.body.errors).toEqual([
+      { type: 'field', msg: 'affiliateId is required (or clickId)', path: 'affiliateId', location: 'body' },
+    ])
     const bad = await t.post(path, kind === 'sale' ? t.sale({ clickId: 'nope' }) : t.signup({ clickId: 'nope' }))
     expect(bad.body.errors).toEqual([{ type: 'field', msg: 'clickId must be a UUID', path: 'clickId', location: 'body' }])
   })
@@ -113,14 +152,22 @@ describe.each([
     const t = await setup()
     await t.service.api.links.create({ affiliateId: t.affiliate.id, referralCode: 'ANN-OTHER' })
     const body = kind === 'sale' ? t.sale({ referralCode: 'ANN-OTHER' }) : t.signup({ referralCode: 'ANN-OTHER' })
-    expect(await t.post(path, body)).toEqual({ status: 422, body: { status: 422, code: 'attribution_mismatch', message: 'The referralCode is not the link of the clickId' } })
+    expect(await t.post(path, body)).toEqual({
+      status: 422,
+      body: { status: 422, code: 'attribution_mismatch', message: 'The referralCode is not the link of the clickId' },
+    })
   })
 })
 
 describe('the typed API', () => {
   it('takes clickId too', async () => {
     const t = await setup()
-    const made = await t.service.api.commissions.create({ campaignId: t.campaign.id, referredUser: 'api@example.com', amount: 10, clickId: t.clickId })
+    const made = await t.service.api.commissions.create({
+      campaignId: t.campaign.id,
+      referredUser: 'api@example.com',
+      amount: 10,
+      clickId: t.clickId,
+    })
     expect(made).toMatchObject({ affiliateId: t.affiliate.id, referralCode: 'ANN-2026' })
   })
 })

@@ -39,7 +39,13 @@ describe('POST /links/track with events', () => {
     expect(answer.status).toBe(200)
     expect(answer.body.message).toBe('Link event tracked successfully')
     expect(answer.body.data.tracked).toBe(4)
-    expect(answer.body.data.items.map((l: { referralCode: string; totalOpens: number; totalClicks: number }) => [l.referralCode, l.totalOpens, l.totalClicks])).toEqual([
+    expect(
+      answer.body.data.items.map((l: { referralCode: string; totalOpens: number; totalClicks: number }) => [
+        l.referralCode,
+        l.totalOpens,
+        l.totalClicks,
+      ]),
+    ).toEqual([
       ['ANN-SECOND', 1, 1],
       ['ANN-2026', 0, 2],
     ])
@@ -66,7 +72,12 @@ describe('POST /links/track with events', () => {
 
   it('names the first bad entry with the rules of a single event; unknown fields are refused', async () => {
     const t = await setup()
-    const bad = await t.track({ events: [{ referralCode: 'ANN-2026', event: 'click' }, { referralCode: 'ANN-2026', event: 'view' }] })
+    const bad = await t.track({
+      events: [
+        { referralCode: 'ANN-2026', event: 'click' },
+        { referralCode: 'ANN-2026', event: 'view' },
+      ],
+    })
     expect(bad.status).toBe(400)
     expect(bad.body.errors).toEqual([
       { type: 'field', msg: 'events has an invalid entry at 1: event must be one of: open, click', path: 'events', location: 'body' },
@@ -80,8 +91,14 @@ describe('POST /links/track with events', () => {
 
   it('is all or none: an unknown code, or one in a workspace the key lacks, is 404 naming it and counts nothing', async () => {
     const t = await setup()
-    const events = [{ referralCode: 'ANN-2026', event: 'click' }, { referralCode: 'NOPE-1', event: 'click' }]
-    expect(await t.track({ events })).toEqual({ status: 404, body: { status: 404, code: 'not_found', message: 'Link NOPE-1 (events[1]) not found' } })
+    const events = [
+      { referralCode: 'ANN-2026', event: 'click' },
+      { referralCode: 'NOPE-1', event: 'click' },
+    ]
+    expect(await t.track({ events })).toEqual({
+      status: 404,
+      body: { status: 404, code: 'not_found', message: 'Link NOPE-1 (events[1]) not found' },
+    })
     const foreign = await t.track({ events: [{ referralCode: 'ANN-2026', event: 'open' }] }, KEY_B)
     expect(foreign).toEqual({ status: 404, body: { status: 404, code: 'not_found', message: 'Link ANN-2026 (events[0]) not found' } })
     expect(await t.counts()).toEqual({ linkClicks: 0, linkOpens: 0, affiliateClicks: 0, affiliateOpens: 0 })

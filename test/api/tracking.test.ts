@@ -133,7 +133,9 @@ describe('dedupe', () => {
     closers.push(() => running.close())
     const response = await fetch(`${running.url}/r/ANN-2026`, { redirect: 'manual', headers: { 'user-agent': BROWSER } })
     expect(new URL(response.headers.get('location')!).searchParams.get('clickId')).toBe(first)
-    expect(() => createAffiliateService({ storage, keyStore: memoryKeyStore([]), trackingSecret: 'short' })).toThrow('trackingSecret must be')
+    expect(() => createAffiliateService({ storage, keyStore: memoryKeyStore([]), trackingSecret: 'short' })).toThrow(
+      'trackingSecret must be',
+    )
     const own = await setup({ trackingSecret: 'a secret of the host, 32 chars!!' })
     await own.redirect('ANN-2026')
     expect(await own.storage.transaction((tx) => tx.get('settings', 'clickSalt'))).toBeNull()
@@ -176,12 +178,16 @@ describe('POST /track (the beacon)', () => {
       await t.beacon(input, { 'x-auth-service': KEY_A }, null),
     ]) {
       expect(response.status).toBe(401)
-      expect(await response.json()).toEqual({ status: 401, code: 'invalid_publishable_key', message: 'Invalid publishable key. Send a pk_ key in x-publishable-key.' })
+      expect(await response.json()).toEqual({
+        status: 401,
+        code: 'invalid_publishable_key',
+        message: 'Invalid publishable key. Send a pk_ key in x-publishable-key.',
+      })
     }
     expect(await t.clicks()).toEqual([])
   })
 
-  it("answers 404 for a code in a workspace the key does not have, like an unknown code", async () => {
+  it('answers 404 for a code in a workspace the key does not have, like an unknown code', async () => {
     const t = await setup()
     const response = await t.beacon({ referralCode: 'ANN-2026', event: 'click' }, {}, PK_B)
     expect(response.status).toBe(404)
@@ -214,7 +220,11 @@ describe('CORS for the beacon', () => {
     const response = await t.beacon({ referralCode: 'ANN-2026', event: 'open' }, { origin: 'https://evil.example' })
     expect(response.status).toBe(403)
     expect(response.headers.get('access-control-allow-origin')).toBeNull()
-    expect(await response.json()).toEqual({ status: 403, code: 'origin_not_allowed', message: 'Origin https://evil.example is not allowed for this publishable key' })
+    expect(await response.json()).toEqual({
+      status: 403,
+      code: 'origin_not_allowed',
+      message: 'Origin https://evil.example is not allowed for this publishable key',
+    })
     expect(await t.clicks()).toEqual([])
     const any = await t.beacon({ referralCode: 'NOPE-1', event: 'open' }, { origin: 'https://evil.example' }, PK_B)
     expect(any.status).toBe(404)
@@ -225,7 +235,11 @@ describe('CORS for the beacon', () => {
     const t = await setup()
     const response = await checkedFetch(`${t.running.url}/track`, {
       method: 'OPTIONS',
-      headers: { origin: SHOP, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-publishable-key' },
+      headers: {
+        origin: SHOP,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type, x-publishable-key',
+      },
     })
     expect(response.status).toBe(204)
     expect(response.headers.get('access-control-allow-origin')).toBe(SHOP)
@@ -291,25 +305,41 @@ describe('report rollups', () => {
     await t.redirect('ANN-2026')
     await t.redirect('ANN-2026', { 'user-agent': GOOGLEBOT })
     await t.beacon({ referralCode: 'ANN-2026', event: 'open' })
-    await t.service.api.links.track({ events: [{ referralCode: 'ANN-2026', event: 'click' }, { referralCode: 'ANN-2026', event: 'open' }] })
+    await t.service.api.links.track({
+      events: [
+        { referralCode: 'ANN-2026', event: 'click' },
+        { referralCode: 'ANN-2026', event: 'open' },
+      ],
+    })
     await t.service.api.links.track({ referralCode: 'ANN-2026', event: 'click' })
     // The redirect and the beacon answer before their batch is written.
     await t.service.flush()
-    const summary = await t.service.api.reports.summary({ workspaceId: WS_A, from: '2026-01-01T00:00:00.000Z', to: '2026-01-02T00:00:00.000Z' })
+    const summary = await t.service.api.reports.summary({
+      workspaceId: WS_A,
+      from: '2026-01-01T00:00:00.000Z',
+      to: '2026-01-02T00:00:00.000Z',
+    })
     expect(summary).toMatchObject({ clicks: 3, opens: 2 })
     expect(await t.counts()).toMatchObject({ linkClicks: 3, linkOpens: 2 })
   })
 })
 
 describe('click records are kept only while they can attribute', () => {
-  it("are pruned once older than the longest campaign attributionWindowDays; newer ones stay", async () => {
+  it('are pruned once older than the longest campaign attributionWindowDays; newer ones stay', async () => {
     const t = await setup({ clickDedupeSeconds: 0 })
     await t.service.api.campaigns.update(t.campaign.id, { attributionWindowDays: 10 })
     await t.redirect('ANN-2026')
     t.clock.advance(5 * 86_400_000)
     await t.redirect('ANN-2026')
     // A campaign with a longer window elsewhere keeps clicks longer: 12 days.
-    await t.service.api.campaigns.create({ campaignName: 'Other', workspaceId: WS_A, commissionType: 'fixed', amount: 5, url: 'https://b.example/', attributionWindowDays: 12 })
+    await t.service.api.campaigns.create({
+      campaignName: 'Other',
+      workspaceId: WS_A,
+      commissionType: 'fixed',
+      amount: 5,
+      url: 'https://b.example/',
+      attributionWindowDays: 12,
+    })
     t.clock.advance(11 * 86_400_000)
     await t.redirect('ANN-2026')
     await t.service.pruneClicks()

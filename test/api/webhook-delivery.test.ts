@@ -7,7 +7,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Webhook, WebhookVerificationError } from 'standardwebhooks'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { connectedPeerProblem, createNodeWebhookSender, pinnedLookup, sendWebhook, type ResolveHost } from '../../adapters/node/webhook-delivery.js'
+import {
+  connectedPeerProblem,
+  createNodeWebhookSender,
+  pinnedLookup,
+  sendWebhook,
+  type ResolveHost,
+} from '../../adapters/node/webhook-delivery.js'
 import { canonicalAddress } from '../../src/webhooks/address.js'
 import { buildWebhookRequest, type WebhookEvent } from '../../src/webhooks/delivery.js'
 import { planAfterAttempt, webhookAfterDelivery, type AttemptPlan, type WebhookHealth } from '../../src/webhooks/schedule.js'
@@ -173,7 +179,10 @@ describe('delivering to a real receiver', () => {
     const hook = await receiver([])
     const port = hook.port
     await new Promise<void>((resolve) => servers.pop()!.close(() => resolve()))
-    const result = await sendWebhook(buildWebhookRequest(event(), `http://127.0.0.1:${port}/`, [generateWebhookSecret()], Date.now()), local)
+    const result = await sendWebhook(
+      buildWebhookRequest(event(), `http://127.0.0.1:${port}/`, [generateWebhookSecret()], Date.now()),
+      local,
+    )
     expect(result).toMatchObject({ outcome: 'retryable', status: null, responseBody: '' })
     expect(result.error).toMatch(/ECONNREFUSED/)
     expect(result.refused).toBeUndefined()
@@ -235,7 +244,9 @@ describe('SSRF protection', () => {
   })
 
   it('refuses http://10.0.0.1 for its address when http is allowed but private addresses are not', async () => {
-    const result = await sendWebhook(buildWebhookRequest(event(), 'http://10.0.0.1/', [generateWebhookSecret()], Date.now()), { allowHttp: true })
+    const result = await sendWebhook(buildWebhookRequest(event(), 'http://10.0.0.1/', [generateWebhookSecret()], Date.now()), {
+      allowHttp: true,
+    })
     expect(result.error).toBe('refused: 10.0.0.1 is a private address (allowed only with webhooks: { allowPrivateAddresses: true })')
   })
 
@@ -260,10 +271,13 @@ describe('SSRF protection', () => {
     [['93.184.215.14', '10.1.2.3'], /refused: 10\.1\.2\.3 is a private address/],
   ])('refuses a host name resolving to %j', async (addresses, message) => {
     const hook = await receiver([])
-    const result = await sendWebhook(buildWebhookRequest(event(), `http://hooks.attacker.test:${hook.port}/`, [generateWebhookSecret()], Date.now()), {
-      allowHttp: true,
-      resolve: resolvesTo({ 'hooks.attacker.test': addresses }),
-    })
+    const result = await sendWebhook(
+      buildWebhookRequest(event(), `http://hooks.attacker.test:${hook.port}/`, [generateWebhookSecret()], Date.now()),
+      {
+        allowHttp: true,
+        resolve: resolvesTo({ 'hooks.attacker.test': addresses }),
+      },
+    )
     expect(result).toMatchObject({ outcome: 'retryable', status: null, refused: true })
     expect(result.error).toMatch(message)
     expect(hook.connections()).toBe(0)
@@ -271,7 +285,10 @@ describe('SSRF protection', () => {
 
   it('refuses localhost through the system resolver (which answers from /etc/hosts)', async () => {
     const hook = await receiver([])
-    const result = await sendWebhook(buildWebhookRequest(event(), `http://localhost:${hook.port}/`, [generateWebhookSecret()], Date.now()), { allowHttp: true })
+    const result = await sendWebhook(
+      buildWebhookRequest(event(), `http://localhost:${hook.port}/`, [generateWebhookSecret()], Date.now()),
+      { allowHttp: true },
+    )
     expect(result.refused).toBe(true)
     expect(result.error).toMatch(/loopback address.*localhost resolves to it/)
     expect(hook.connections()).toBe(0)
@@ -283,8 +300,14 @@ describe('SSRF protection', () => {
         throw Object.assign(new Error('getaddrinfo ENOTFOUND nowhere.test'), { code: 'ENOTFOUND' })
       },
     })
-    expect(nothing).toMatchObject({ outcome: 'retryable', status: null, error: 'could not resolve nowhere.test: getaddrinfo ENOTFOUND nowhere.test' })
-    const empty = await sendWebhook(buildWebhookRequest(event(), 'https://empty.test/', [generateWebhookSecret()], Date.now()), { resolve: async () => [] })
+    expect(nothing).toMatchObject({
+      outcome: 'retryable',
+      status: null,
+      error: 'could not resolve nowhere.test: getaddrinfo ENOTFOUND nowhere.test',
+    })
+    const empty = await sendWebhook(buildWebhookRequest(event(), 'https://empty.test/', [generateWebhookSecret()], Date.now()), {
+      resolve: async () => [],
+    })
     expect(empty.error).toBe('empty.test resolves to no IP address')
     const hung = await sendWebhook(buildWebhookRequest(event(), 'https://slow.test/', [generateWebhookSecret()], Date.now()), {
       timeoutMs: 50,
@@ -309,13 +332,16 @@ describe('SSRF protection', () => {
     const hook = await receiver([])
     const answers = ['127.0.0.1', '127.0.0.2'] // nothing listens on 127.0.0.2: using it would fail
     let calls = 0
-    const result = await sendWebhook(buildWebhookRequest(event(), `http://rebind.test:${hook.port}/`, [generateWebhookSecret()], Date.now()), {
-      ...local,
-      resolve: async () => {
-        const address = answers[Math.min(calls++, 1)]!
-        return [{ address, family: 4 }]
+    const result = await sendWebhook(
+      buildWebhookRequest(event(), `http://rebind.test:${hook.port}/`, [generateWebhookSecret()], Date.now()),
+      {
+        ...local,
+        resolve: async () => {
+          const address = answers[Math.min(calls++, 1)]!
+          return [{ address, family: 4 }]
+        },
       },
-    })
+    )
     expect(result.outcome).toBe('success')
     expect(calls).toBe(1)
     expect(hook.received).toHaveLength(1)
@@ -361,7 +387,10 @@ describe('redirects, deadline and response size', () => {
     let closed!: () => void
     const closedAtReceiver = new Promise<void>((resolve) => (closed = resolve))
     const hook = await receiver([], (req) => req.socket.once('close', () => closed())) // never answers
-    const result = await sendWebhook(buildWebhookRequest(event(), hook.url, [generateWebhookSecret()], Date.now()), { ...local, timeoutMs: 200 })
+    const result = await sendWebhook(buildWebhookRequest(event(), hook.url, [generateWebhookSecret()], Date.now()), {
+      ...local,
+      timeoutMs: 200,
+    })
     expect(result).toMatchObject({ outcome: 'retryable', status: null, error: 'timed out after 200 ms', responseBody: '' })
     await closedAtReceiver
   })
@@ -371,7 +400,10 @@ describe('redirects, deadline and response size', () => {
       res.writeHead(200, { 'content-type': 'text/plain' })
       res.write('partial') // and never ends
     })
-    const result = await sendWebhook(buildWebhookRequest(event(), hook.url, [generateWebhookSecret()], Date.now()), { ...local, timeoutMs: 200 })
+    const result = await sendWebhook(buildWebhookRequest(event(), hook.url, [generateWebhookSecret()], Date.now()), {
+      ...local,
+      timeoutMs: 200,
+    })
     expect(result).toMatchObject({ outcome: 'success', status: 200, responseBody: 'partial' })
   })
 
@@ -392,7 +424,10 @@ describe('redirects, deadline and response size', () => {
       res.on('close', () => (gaveUp = !res.writableFinished))
       pump()
     })
-    const result = await sendWebhook(buildWebhookRequest(event(), hook.url, [generateWebhookSecret()], Date.now()), { ...local, timeoutMs: 10_000 })
+    const result = await sendWebhook(buildWebhookRequest(event(), hook.url, [generateWebhookSecret()], Date.now()), {
+      ...local,
+      timeoutMs: 10_000,
+    })
     expect(result).toMatchObject({ outcome: 'retryable', status: 500, error: 'the endpoint answered 500' })
     expect(Buffer.byteLength(result.responseBody)).toBe(1024)
     expect(result.responseBody).toBe('é'.repeat(512))
@@ -406,7 +441,9 @@ describe('redirects, deadline and response size', () => {
     const send = createNodeWebhookSender({ ...local, responseBodyLimit: 5 })
     const result = await send(buildWebhookRequest(event(), hook.url, [generateWebhookSecret()], Date.now()))
     expect(result.responseBody).toBe('a€\uFFFD')
-    const none = await createNodeWebhookSender({ ...local, responseBodyLimit: 0 })(buildWebhookRequest(event(), hook.url, [generateWebhookSecret()], Date.now()))
+    const none = await createNodeWebhookSender({ ...local, responseBodyLimit: 0 })(
+      buildWebhookRequest(event(), hook.url, [generateWebhookSecret()], Date.now()),
+    )
     expect(none).toMatchObject({ outcome: 'success', status: 200, responseBody: '' })
   })
 
@@ -423,11 +460,29 @@ describe('https with a host name pinned to a checked address', () => {
   let key: string
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'webhook-tls-'))
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-      '-subj', '/CN=hooks.example.test', '-addext', 'subjectAltName=DNS:hooks.example.test',
-      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-    ], { stdio: 'ignore' })
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=hooks.example.test',
+        '-addext',
+        'subjectAltName=DNS:hooks.example.test',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    )
     cert = readFileSync(join(dir, 'cert.pem'), 'utf8')
     key = readFileSync(join(dir, 'key.pem'), 'utf8')
   })
@@ -467,17 +522,23 @@ describe('https with a host name pinned to a checked address', () => {
 
   it('fails on a certificate it does not trust, or one for another name', async () => {
     const hook = await tlsReceiver(generateWebhookSecret())
-    const untrusted = await sendWebhook(buildWebhookRequest(event(), `https://hooks.example.test:${hook.port}/`, [generateWebhookSecret()], Date.now()), {
-      allowPrivateAddresses: true,
-      resolve: async () => [{ address: '127.0.0.1', family: 4 }],
-    })
+    const untrusted = await sendWebhook(
+      buildWebhookRequest(event(), `https://hooks.example.test:${hook.port}/`, [generateWebhookSecret()], Date.now()),
+      {
+        allowPrivateAddresses: true,
+        resolve: async () => [{ address: '127.0.0.1', family: 4 }],
+      },
+    )
     expect(untrusted).toMatchObject({ outcome: 'retryable', status: null })
     expect(untrusted.error).toMatch(/self[- ]signed|SELF_SIGNED/)
-    const otherName = await sendWebhook(buildWebhookRequest(event(), `https://other.example.test:${hook.port}/`, [generateWebhookSecret()], Date.now()), {
-      allowPrivateAddresses: true,
-      ca: cert,
-      resolve: async () => [{ address: '127.0.0.1', family: 4 }],
-    })
+    const otherName = await sendWebhook(
+      buildWebhookRequest(event(), `https://other.example.test:${hook.port}/`, [generateWebhookSecret()], Date.now()),
+      {
+        allowPrivateAddresses: true,
+        ca: cert,
+        resolve: async () => [{ address: '127.0.0.1', family: 4 }],
+      },
+    )
     expect(otherName.error).toMatch(/ERR_TLS_CERT_ALTNAME_INVALID|does not match|altnames/)
     expect(hook.received).toHaveLength(0)
   })

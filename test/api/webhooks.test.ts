@@ -23,7 +23,9 @@ interface Received {
 
 const servers: Server[] = []
 afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve())))))
+  await Promise.all(
+    servers.splice(0).map((server) => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve())))),
+  )
 })
 
 /** A receiver on 127.0.0.1 answering `statuses` in turn (then the last one). */
@@ -105,7 +107,9 @@ describe('delivery to a real receiver', () => {
     const events = (await api.events.list({ workspaceId: WS_A })).items
     // Sent side by side, so they may arrive in any order.
     const inOrder = (received: Received[]) =>
-      received.map((r) => JSON.parse(r.body)).sort((a, b) => events.findIndex((e) => e.id === a.id) - events.findIndex((e) => e.id === b.id))
+      received
+        .map((r) => JSON.parse(r.body))
+        .sort((a, b) => events.findIndex((e) => e.id === a.id) - events.findIndex((e) => e.id === b.id))
     expect(inOrder(all.received)).toEqual(events)
     expect(inOrder(sales.received)).toEqual(events.filter((e) => e.type === 'commission.created'))
     for (const request of all.received) {
@@ -118,7 +122,14 @@ describe('delivery to a real receiver', () => {
     const log = await api.webhooks.deliveries({ webhookId: everything.webhookId })
     expect(log.pagination.total).toBe(3)
     for (const delivery of log.items) {
-      expect(delivery).toMatchObject({ status: 'succeeded', attempts: 1, lastStatusCode: 200, lastError: null, lastResponseBody: 'answered', nextAttemptAt: null })
+      expect(delivery).toMatchObject({
+        status: 'succeeded',
+        attempts: 1,
+        lastStatusCode: 200,
+        lastError: null,
+        lastResponseBody: 'answered',
+        nextAttemptAt: null,
+      })
     }
     expect((await api.webhooks.deliveries({ webhookId: elsewhere.webhookId })).items).toEqual([])
     expect((await api.webhooks.deliveries({ webhookId: off.webhookId })).items).toEqual([])
@@ -132,7 +143,12 @@ describe('delivery to a real receiver', () => {
     const t0 = clock.now()
     const state = async () => (await api.webhooks.deliveries({ webhookId: webhook.webhookId })).items[0]!
     expect(await deliver()).toBe(1)
-    expect(await state()).toMatchObject({ status: 'failed', attempts: 1, lastStatusCode: 500, nextAttemptAt: new Date(t0 + 5000).toISOString() })
+    expect(await state()).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      lastStatusCode: 500,
+      nextAttemptAt: new Date(t0 + 5000).toISOString(),
+    })
     expect((await state()).lastError).toMatch(/answered 500/)
     clock.advance(4999)
     expect(await deliver()).toBe(0)
@@ -156,17 +172,32 @@ describe('delivery to a real receiver', () => {
     const webhook = await api.webhooks.create({ workspaceId: WS_A, url: target.url, events: ['*'] })
     await api.campaigns.create(apiCampaignInput())
     expect(await deliver()).toBe(1)
-    expect((await api.webhooks.deliveries({ webhookId: webhook.webhookId })).items[0]).toMatchObject({ status: 'dead', attempts: 1, lastStatusCode: 410 })
-    expect(await api.webhooks.get(webhook.webhookId)).toMatchObject({ enabled: false, disabledReason: DISABLED_GONE, consecutiveDeadDeliveries: 1 })
+    expect((await api.webhooks.deliveries({ webhookId: webhook.webhookId })).items[0]).toMatchObject({
+      status: 'dead',
+      attempts: 1,
+      lastStatusCode: 410,
+    })
+    expect(await api.webhooks.get(webhook.webhookId)).toMatchObject({
+      enabled: false,
+      disabledReason: DISABLED_GONE,
+      consecutiveDeadDeliveries: 1,
+    })
     await api.campaigns.create(apiCampaignInput())
     expect((await api.webhooks.deliveries({ webhookId: webhook.webhookId })).pagination.total).toBe(1)
     const refused = await call('POST', '/webhooks/test', { webhookId: webhook.webhookId })
     expect(refused.status).toBe(422)
-    expect(await api.webhooks.update(webhook.webhookId, { enabled: true })).toMatchObject({ enabled: true, disabledReason: null, consecutiveDeadDeliveries: 0 })
+    expect(await api.webhooks.update(webhook.webhookId, { enabled: true })).toMatchObject({
+      enabled: true,
+      disabledReason: null,
+      consecutiveDeadDeliveries: 0,
+    })
     const test = await api.webhooks.test(webhook.webhookId)
     expect(test).toMatchObject({ eventType: 'webhook.test', status: 'pending', attempts: 0 })
     expect(await deliver()).toBe(1)
-    expect(JSON.parse(target.received[1]!.body)).toMatchObject({ type: 'webhook.test', data: { webhook: { webhookId: webhook.webhookId } } })
+    expect(JSON.parse(target.received[1]!.body)).toMatchObject({
+      type: 'webhook.test',
+      data: { webhook: { webhookId: webhook.webhookId } },
+    })
   })
 
   it('a retried delivery is sent again with the same webhook-id', async () => {
@@ -186,7 +217,9 @@ describe('delivery to a real receiver', () => {
 describe('health and retention', () => {
   it('five dead deliveries in a row disable the webhook', async () => {
     let sent = 0
-    const failing: WebhookSender = async () => (sent++, { outcome: 'retryable', status: 503, durationMs: 1, error: 'the endpoint answered 503', responseBody: '' })
+    const failing: WebhookSender = async () => (
+      sent++, { outcome: 'retryable', status: 503, durationMs: 1, error: 'the endpoint answered 503', responseBody: '' }
+    )
     const { api, service, clock } = make({ ...local, send: failing })
     const webhook = await api.webhooks.create({ workspaceId: WS_A, url: 'https://hooks.example.com/x', events: ['*'] })
     for (let i = 0; i < 5; i++) await api.campaigns.create(apiCampaignInput())
@@ -197,7 +230,11 @@ describe('health and retention', () => {
     }
     expect(sent).toBe(40)
     expect((await api.webhooks.deliveries({ webhookId: webhook.webhookId, status: 'dead' })).pagination.total).toBe(5)
-    expect(await api.webhooks.get(webhook.webhookId)).toMatchObject({ enabled: false, disabledReason: DISABLED_DEAD, consecutiveDeadDeliveries: 5 })
+    expect(await api.webhooks.get(webhook.webhookId)).toMatchObject({
+      enabled: false,
+      disabledReason: DISABLED_DEAD,
+      consecutiveDeadDeliveries: 5,
+    })
   })
 
   it('rotation: during the overlap both secrets verify, after it only the new one', async () => {
@@ -251,7 +288,11 @@ describe('health and retention', () => {
   })
 
   it('events and deliveries are deleted after the retention (configurable)', async () => {
-    const { api, service, clock } = make({ ...local, retentionDays: 2, send: async () => ({ outcome: 'success', status: 200, durationMs: 1, responseBody: '' }) })
+    const { api, service, clock } = make({
+      ...local,
+      retentionDays: 2,
+      send: async () => ({ outcome: 'success', status: 200, durationMs: 1, responseBody: '' }),
+    })
     await api.webhooks.create({ workspaceId: WS_A, url: 'https://hooks.example.com/x', events: ['*'] })
     await api.campaigns.create(apiCampaignInput())
     clock.advance(36 * 3_600_000)
@@ -268,10 +309,18 @@ describe('health and retention', () => {
 describe('SSRF', () => {
   it('refuses loopback, private, link-local, metadata and IPv6 loopback URLs without the test flag, and http without allowHttp', async () => {
     const { call } = make({})
-    for (const url of ['https://127.0.0.1/hook', 'https://10.0.0.1/hook', 'https://169.254.169.254/latest/meta-data', 'https://[::1]/hook', 'http://hooks.example.com/']) {
+    for (const url of [
+      'https://127.0.0.1/hook',
+      'https://10.0.0.1/hook',
+      'https://169.254.169.254/latest/meta-data',
+      'https://[::1]/hook',
+      'http://hooks.example.com/',
+    ]) {
       const answer = await call('POST', '/webhooks', { workspaceId: WS_A, url, events: ['*'] })
       expect(answer.status, url).toBe(400)
-      expect(answer.body.errors).toEqual([expect.objectContaining({ path: 'url', location: 'body', msg: expect.stringMatching(/^url is refused: /) })])
+      expect(answer.body.errors).toEqual([
+        expect.objectContaining({ path: 'url', location: 'body', msg: expect.stringMatching(/^url is refused: /) }),
+      ])
     }
     const ok = await call('POST', '/webhooks', { workspaceId: WS_A, url: 'https://hooks.example.com/', events: ['*'] })
     expect(ok.status).toBe(201)
@@ -307,14 +356,20 @@ describe('the background dispatcher', () => {
     try {
       expect(service.events.running).toBe(true)
       const headers = { 'x-auth-service': KEY_A, 'content-type': 'application/json' }
-      const hook = await fetch(`${running.url}/webhooks`, { method: 'POST', headers, body: JSON.stringify({ workspaceId: WS_A, url: target.url, events: ['*'] }) })
+      const hook = await fetch(`${running.url}/webhooks`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ workspaceId: WS_A, url: target.url, events: ['*'] }),
+      })
       const { secret } = ((await hook.json()) as { data: { secret: string } }).data
       const created = await fetch(`${running.url}/campaigns`, { method: 'POST', headers, body: JSON.stringify(apiCampaignInput()) })
       expect(created.status).toBe(201)
       // The commit wakes the dispatcher: no waiting for the (one minute) poll (the test's timeout would end first).
       await target.arrived
       expect(target.received).toHaveLength(1)
-      expect(new Webhook(secret).verify(target.received[0]!.body, target.received[0]!.headers as Record<string, string>)).toMatchObject({ type: 'campaign.created' })
+      expect(new Webhook(secret).verify(target.received[0]!.body, target.received[0]!.headers as Record<string, string>)).toMatchObject({
+        type: 'campaign.created',
+      })
     } finally {
       await running.close()
     }
@@ -390,7 +445,8 @@ describe('the background dispatcher', () => {
 describe('the webhook list', () => {
   it('takes the list query: contains, orderType, paging', async () => {
     const { api, call } = make()
-    for (const name of ['b-orders', 'a-refunds', 'c-payouts']) await api.webhooks.create({ workspaceId: WS_A, url: `https://hooks.example.com/${name}`, events: ['*'], description: name })
+    for (const name of ['b-orders', 'a-refunds', 'c-payouts'])
+      await api.webhooks.create({ workspaceId: WS_A, url: `https://hooks.example.com/${name}`, events: ['*'], description: name })
     const page = await api.webhooks.list({ contains: 'REFUND' })
     expect(page.items.map((w) => w.description)).toEqual(['a-refunds'])
     const byUrl = await api.webhooks.list({ orderType: 'url', orderValue: 'ASC', limit: 2 })

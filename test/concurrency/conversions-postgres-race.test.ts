@@ -14,7 +14,11 @@ racingOnPostgres('Sales racing on PostgreSQL', 'salerace', (start) => {
     const { one, two, api, workspaceId, affiliate } = await start()
     const post = async (service: typeof one, path: string, body: unknown) => {
       const response = await service.fetch(
-        new Request(`http://race.local/api/v1${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-auth-service': RACE_KEY }, body: JSON.stringify(body) }),
+        new Request(`http://race.local/api/v1${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-auth-service': RACE_KEY },
+          body: JSON.stringify(body),
+        }),
       )
       return { status: response.status, body: (await response.json()) as { data: any; message: string } }
     }
@@ -22,11 +26,20 @@ racingOnPostgres('Sales racing on PostgreSQL', 'salerace', (start) => {
     for (let round = 1; round <= ROUNDS; round++) {
       const externalId = `user-${round}`
       await api.conversions.lead({ workspaceId, externalId, email: `buyer${round}@example.com`, affiliateId: affiliate.id })
-      const sale = { workspaceId, externalId, amount: `${round + 10}.${String((round * 7) % 100).padStart(2, '0')}`, currency: 'USD', invoiceId: `in_${round}` }
+      const sale = {
+        workspaceId,
+        externalId,
+        amount: `${round + 10}.${String((round * 7) % 100).padStart(2, '0')}`,
+        currency: 'USD',
+        invoiceId: `in_${round}`,
+      }
       const answers = await Promise.all([one, two, one, two].map((service) => post(service, '/conversions/sale', sale)))
       for (const answer of answers) expect(answer.status, JSON.stringify(answer.body)).toBeLessThan(300)
       // One made it (201); the others answer what it answered (200).
-      expect(answers.filter((a) => a.status === 201), `round ${round}`).toHaveLength(1)
+      expect(
+        answers.filter((a) => a.status === 201),
+        `round ${round}`,
+      ).toHaveLength(1)
       const made = answers.find((a) => a.status === 201)!.body.data
       for (const answer of answers) expect(answer.body.data).toEqual(made)
       const stored = await api.commissions.list({ workspaceId, limit: 100 })
@@ -38,7 +51,8 @@ racingOnPostgres('Sales racing on PostgreSQL', 'salerace', (start) => {
       // The same refund, twice to each instance at once: taken once.
       const refund = { workspaceId, invoiceId: `in_${round}`, amount: '1.00', refundId: `re_${round}` }
       const refunds = await Promise.all([one, two, one, two].map((service) => post(service, '/conversions/refund', refund)))
-      for (const answer of refunds) expect(answer, JSON.stringify(answer.body)).toMatchObject({ status: 200, body: { data: refunds[0]!.body.data } })
+      for (const answer of refunds)
+        expect(answer, JSON.stringify(answer.body)).toMatchObject({ status: 200, body: { data: refunds[0]!.body.data } })
       const refunded = await api.commissions.get(made.commission.commissionId)
       // 30% of 1.00 taken, once.
       expect(centsOf(refunded.amount)).toBe(centsOf(made.commission.amount) - 30)

@@ -5,7 +5,18 @@ import type pg from 'pg'
 import type { RedisClientType } from 'redis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startProgram, type Started } from '../support/run-command.js'
-import { deleteKeys, dropSchema, needs, POSTGRES_VAR, postgresUrl, REDIS_VAR, redisUrl, testPool, testRedis, uniqueName } from '../support/services.js'
+import {
+  deleteKeys,
+  dropSchema,
+  needs,
+  POSTGRES_VAR,
+  postgresUrl,
+  REDIS_VAR,
+  redisUrl,
+  testPool,
+  testRedis,
+  uniqueName,
+} from '../support/services.js'
 import { checkedFetch } from '../support/openapi-check.js'
 
 const WORKSPACE = '55555555-5555-4555-8555-555555555555'
@@ -51,7 +62,12 @@ describe.skipIf(!postgresUrl || !redisUrl)(needs('Two instances on one PostgreSQ
   })
 
   /** A request to instance `i` (0 or 1) with `key`; answers the status, headers and body text. */
-  async function call(i: number, method: string, path: string, options: { body?: unknown; key?: string; headers?: Record<string, string> } = {}) {
+  async function call(
+    i: number,
+    method: string,
+    path: string,
+    options: { body?: unknown; key?: string; headers?: Record<string, string> } = {},
+  ) {
     const response = await checkedFetch(`${instances[i]!.url}${path}`, {
       method,
       headers: { 'x-auth-service': options.key ?? KEY, 'content-type': 'application/json', ...options.headers },
@@ -92,7 +108,10 @@ describe.skipIf(!postgresUrl || !redisUrl)(needs('Two instances on one PostgreSQ
       }),
       201,
     )
-    const affiliate = data<{ id: string }>(await call(1, 'POST', '/affiliates', { body: { email: 'partner@example.com', campaignId: campaign.id } }), 201)
+    const affiliate = data<{ id: string }>(
+      await call(1, 'POST', '/affiliates', { body: { email: 'partner@example.com', campaignId: campaign.id } }),
+      201,
+    )
     const link = data<{ referralCode: string }>(await call(0, 'POST', '/links', { body: { affiliateId: affiliate.id } }), 201)
     const creates = 24
     const responses = await Promise.all(
@@ -113,12 +132,20 @@ describe.skipIf(!postgresUrl || !redisUrl)(needs('Two instances on one PostgreSQ
     const after = data<{ totalEarnings: number; totalSignups: number }>(await call(1, 'GET', `/affiliates?affiliateId=${affiliate.id}`))
     expect(Math.round(after.totalEarnings * 100)).toBe(cents)
     expect(after.totalSignups).toBe(5)
-    const links = data<{ items: { totalEarnings: number; totalSignups: number }[] }>(await call(0, 'GET', `/links?affiliateId=${affiliate.id}`))
+    const links = data<{ items: { totalEarnings: number; totalSignups: number }[] }>(
+      await call(0, 'GET', `/links?affiliateId=${affiliate.id}`),
+    )
     expect(links.items.map((l) => [Math.round(l.totalEarnings * 100), l.totalSignups])).toEqual([[cents, 5]])
   })
 
   it('an idempotent retry sent to the other instance replays the first answer', async () => {
-    const body = { campaignName: 'Once', workspaceId: WORKSPACE, commissionType: 'percentage', amount: 10, url: 'https://shop.example.com/' }
+    const body = {
+      campaignName: 'Once',
+      workspaceId: WORKSPACE,
+      commissionType: 'percentage',
+      amount: 10,
+      url: 'https://shop.example.com/',
+    }
     const headers = { 'idempotency-key': 'instances-retry-1' }
     const first = await call(0, 'POST', '/campaigns', { body, headers })
     expect(first.status).toBe(201)

@@ -47,9 +47,13 @@ class Runner {
   }
 
   static async start(schema: string): Promise<Runner> {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'fixtures', 'payout-runner.ts'), postgresUrl!, schema, WORKSPACE], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    })
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(import.meta.dirname, '..', 'fixtures', 'payout-runner.ts'), postgresUrl!, schema, WORKSPACE],
+      {
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    )
     const runner = new Runner(child, createInterface({ input: child.stdout }))
     expect(await runner.next(), `runner did not start: ${runner.stderr}`).toBe('ready')
     return runner
@@ -107,10 +111,14 @@ describe.skipIf(!postgresUrl)(needs('Payout runs racing on PostgreSQL', POSTGRES
     const affiliates = []
     for (let i = 0; i < AFFILIATES; i++) {
       affiliates.push(
-        await api.affiliates.create({ email: `racer${i}@example.com`, campaignId: campaign.id, payoutMethod: 'PAYPAL', payoutEmail: `racer${i}@example.com` }),
+        await api.affiliates.create({
+          email: `racer${i}@example.com`,
+          campaignId: campaign.id,
+          payoutMethod: 'PAYPAL',
+          payoutEmail: `racer${i}@example.com`,
+        }),
       )
     }
-
 
     let overlapping = 0
     let answeredWithNothing = 0
@@ -135,7 +143,9 @@ describe.skipIf(!postgresUrl)(needs('Payout runs racing on PostgreSQL', POSTGRES
         (c) => c.payoutId === null,
       )
       const dueTotal = due.reduce((sum, c) => sum + centsOf(c.amount), 0)
-      const before = new Set((await allPages((page) => api.payouts.list({ workspaceId: WORKSPACE, page, limit: 100 }))).map((p) => p.payoutId))
+      const before = new Set(
+        (await allPages((page) => api.payouts.list({ workspaceId: WORKSPACE, page, limit: 100 }))).map((p) => p.payoutId),
+      )
 
       // Both at the same moment.
       for (const runner of runners) runner.child.stdin.write(`go ${round}\n`)
@@ -153,14 +163,20 @@ describe.skipIf(!postgresUrl)(needs('Payout runs racing on PostgreSQL', POSTGRES
 
       // Every payout a child answered is stored as it answered it.
       const answered = answers.flatMap((x) => (x.status === 201 ? x.body.data!.payouts : []))
-      for (const payout of answered) expect(await api.payouts.get(payout.payoutId), `${context}: payout ${payout.payoutId} stored`).toEqual(payout)
+      for (const payout of answered)
+        expect(await api.payouts.get(payout.payoutId), `${context}: payout ${payout.payoutId} stored`).toEqual(payout)
 
       // The payouts made in this round: exactly those answered, one per affiliate, together the total due.
       const stored = await allPages((page) => api.payouts.list({ workspaceId: WORKSPACE, page, limit: 100 }))
       const made = stored.filter((p) => !before.has(p.payoutId))
-      expect(made.map((p) => p.payoutId).sort(), `${context}: payouts made = payouts answered`).toEqual(answered.map((p) => p.payoutId).sort())
+      expect(made.map((p) => p.payoutId).sort(), `${context}: payouts made = payouts answered`).toEqual(
+        answered.map((p) => p.payoutId).sort(),
+      )
       expect(made.map((p) => p.affiliateId).sort(), `${context}: one payout per affiliate`).toEqual(affiliates.map((x) => x.id).sort())
-      expect(made.reduce((sum, p) => sum + centsOf(p.amount), 0), `${context}: sum of payouts = total due`).toBe(dueTotal)
+      expect(
+        made.reduce((sum, p) => sum + centsOf(p.amount), 0),
+        `${context}: sum of payouts = total due`,
+      ).toBe(dueTotal)
 
       // No commission in two payouts (of any round), payoutIds and items agree, and every commission
       // due before the round is in exactly one payout made in it, and no other is.
@@ -170,7 +186,9 @@ describe.skipIf(!postgresUrl)(needs('Payout runs racing on PostgreSQL', POSTGRES
         if (payout.status === 'failed') expect(items, `${context}: a failed payout keeps no commission`).toEqual([])
         else {
           expect(payout.commissionCount, `${context}: payout ${payout.payoutId} count`).toBe(items.length)
-          expect(centsOf(payout.amount), `${context}: payout ${payout.payoutId} amount`).toBe(items.reduce((sum, c) => sum + centsOf(c.amount), 0))
+          expect(centsOf(payout.amount), `${context}: payout ${payout.payoutId} amount`).toBe(
+            items.reduce((sum, c) => sum + centsOf(c.amount), 0),
+          )
         }
         for (const c of items) {
           expect(owner.get(c.commissionId), `${context}: commission ${c.commissionId} in two payouts`).toBeUndefined()
@@ -180,13 +198,17 @@ describe.skipIf(!postgresUrl)(needs('Payout runs racing on PostgreSQL', POSTGRES
       }
       const madeIds = new Set(made.map((p) => p.payoutId))
       const inMade = [...owner].filter(([, payoutId]) => madeIds.has(payoutId)).map(([id]) => id)
-      expect(inMade.sort(), `${context}: the commissions in this round's payouts = those due`).toEqual(due.map((c) => c.commissionId).sort())
+      expect(inMade.sort(), `${context}: the commissions in this round's payouts = those due`).toEqual(
+        due.map((c) => c.commissionId).sort(),
+      )
 
       // Fail one payout, so its commissions are due again next round and go into a new payout once.
       await api.payouts.update(made[round % made.length]!.payoutId, { status: 'failed', failureReason: 'bounced' })
     }
     // The runs did race: in most rounds the two calls overlapped in time.
-    console.log(`payout race: ${overlapping}/${ROUNDS} rounds overlapped, ${answeredWithNothing} with a run finding nothing due, ${conflicts} with a 409`)
+    console.log(
+      `payout race: ${overlapping}/${ROUNDS} rounds overlapped, ${answeredWithNothing} with a run finding nothing due, ${conflicts} with a 409`,
+    )
     expect(overlapping, 'the two runs never overlapped: the test raced nothing').toBeGreaterThan(0)
   }, 60_000)
 })

@@ -34,7 +34,11 @@ class Child {
   }
 
   static async start(args: string[]): Promise<Child> {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'fixtures', 'contention-writer.ts'), ...args], { stdio: ['pipe', 'pipe', 'pipe'] })
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(import.meta.dirname, '..', 'fixtures', 'contention-writer.ts'), ...args],
+      { stdio: ['pipe', 'pipe', 'pipe'] },
+    )
     const started = new Child(child)
     expect(await started.line(), `writer did not start: ${started.stderr}`).toBe('ready')
     return started
@@ -77,13 +81,29 @@ describe.skipIf(!postgresUrl)(needs('Concurrent writers on PostgreSQL', POSTGRES
     }
   })
 
-  it('3 processes x 8 concurrent creates and payout runs on one workspace: no write fails, a poller on events/list?after= misses no event', { timeout: 300_000 }, async () => {
+  it('3 processes x 8 concurrent creates and payout runs on one workspace: no write fails, a poller on events/list?after= misses no event', {
+    timeout: 300_000,
+  }, async () => {
     const storage = postgresStorage({ pool, schema })
     const { api } = createAffiliateService({ storage, keyStore: memoryKeyStore([]), rateLimit: false })
-    const campaign = await api.campaigns.create({ campaignName: 'Contention', workspaceId: WORKSPACE, commissionType: 'fixed', amount: 5, url: 'https://shop.example.com/', payoutTerm: 0 })
+    const campaign = await api.campaigns.create({
+      campaignName: 'Contention',
+      workspaceId: WORKSPACE,
+      commissionType: 'fixed',
+      amount: 5,
+      url: 'https://shop.example.com/',
+      payoutTerm: 0,
+    })
     const affiliates = []
     for (let i = 0; i < 6; i++) {
-      affiliates.push(await api.affiliates.create({ email: `payee${i}@example.com`, campaignId: campaign.id, payoutMethod: 'PAYPAL', payoutEmail: `payee${i}@example.com` }))
+      affiliates.push(
+        await api.affiliates.create({
+          email: `payee${i}@example.com`,
+          campaignId: campaign.id,
+          payoutMethod: 'PAYPAL',
+          payoutEmail: `payee${i}@example.com`,
+        }),
+      )
     }
     const common = [postgresUrl!, schema, WORKSPACE, campaign.id, JSON.stringify(affiliates.map((a) => a.id))]
     children.push(
@@ -119,11 +139,16 @@ describe.skipIf(!postgresUrl)(needs('Concurrent writers on PostgreSQL', POSTGRES
     const runs = summaries[WRITERS]!
     const failed = creates.reduce((sum, s) => sum + CREATES - (s.statuses['201'] ?? 0), 0)
     const runsFailed = PAYOUT_RUNS - (runs.statuses['201'] ?? 0) - (runs.statuses['409'] ?? 0)
-    expect({ failed, runsFailed, failures: [...creates.flatMap((s) => s.failures), ...runs.failures] }).toEqual({ failed: 0, runsFailed: 0, failures: [] })
+    expect({ failed, runsFailed, failures: [...creates.flatMap((s) => s.failures), ...runs.failures] }).toEqual({
+      failed: 0,
+      runsFailed: 0,
+      failures: [],
+    })
     for (const child of children) expect(child.stderr).toBe('')
 
     // Every event stored, in sequence order; the poller saw each, in that order.
-    const stored = (await pool.query<{ id: string; sequence: string }>(`SELECT id, sequence FROM "${schema}".events ORDER BY sequence`)).rows
+    const stored = (await pool.query<{ id: string; sequence: string }>(`SELECT id, sequence FROM "${schema}".events ORDER BY sequence`))
+      .rows
     expect(stored.length).toBeGreaterThanOrEqual(WRITERS * CREATES)
     const seenIds = new Set(seen.map((e) => e.id))
     const skipped = stored.filter((e) => !seenIds.has(e.id))

@@ -22,17 +22,24 @@ racingOnPostgres('Paddle and Lemon Squeezy events racing on PostgreSQL', 'provid
   async function connected(provider: 'paddle' | 'lemonsqueezy') {
     const race = await start()
     const { api, workspaceId, affiliate } = race
-    const { referralCode } = await api.links.create({ affiliateId: affiliate.id, referralCode: `RACE-${provider.slice(0, 3).toUpperCase()}-${workspaceId.slice(0, 8)}` })
+    const { referralCode } = await api.links.create({
+      affiliateId: affiliate.id,
+      referralCode: `RACE-${provider.slice(0, 3).toUpperCase()}-${workspaceId.slice(0, 8)}`,
+    })
     const integration = await api.integrations.create({ workspaceId, provider, signingSecret: SECRET })
     const headersOf = (body: string): Record<string, string> =>
-      provider === 'paddle' ? { 'paddle-signature': paddleSignature(body, Math.floor(Date.now() / 1000), SECRET) } : { 'x-signature': lemonSqueezySignature(body, SECRET) }
+      provider === 'paddle'
+        ? { 'paddle-signature': paddleSignature(body, Math.floor(Date.now() / 1000), SECRET) }
+        : { 'x-signature': lemonSqueezySignature(body, SECRET) }
     /** Each of `events` to the instances in `order` at once (the events repeated round the order); answers the statuses. */
     const sendAll = async (events: unknown[], order: AffiliateService[] = [race.one, race.two, race.one, race.two]) => {
       const bodies = events.map((event) => JSON.stringify(event))
       const answers = await Promise.all(
         order.map((service, i) => {
           const body = bodies[i % bodies.length]!
-          return service.fetch(new Request(`http://race.local${integration.endpointPath}`, { method: 'POST', headers: headersOf(body), body }))
+          return service.fetch(
+            new Request(`http://race.local${integration.endpointPath}`, { method: 'POST', headers: headersOf(body), body }),
+          )
         }),
       )
       return answers.map((answer) => answer.status)
@@ -45,7 +52,13 @@ racingOnPostgres('Paddle and Lemon Squeezy events racing on PostgreSQL', 'provid
   it('Paddle: the same transaction and refund sent four times at once to two instances have one effect and one log entry each', async () => {
     const { api, workspaceId, referralCode, sendAll, log, commissions } = await connected('paddle')
     for (let round = 1; round <= ROUNDS; round++) {
-      const sale = paddleTransaction(`evt_txn_${round}`, { id: `txn_${round}`, customerId: `ctm_${round}`, amountMinor: 1000, customData: { referral: referralCode, externalId: `user-${round}` }, billedAt: new Date().toISOString() })
+      const sale = paddleTransaction(`evt_txn_${round}`, {
+        id: `txn_${round}`,
+        customerId: `ctm_${round}`,
+        amountMinor: 1000,
+        customData: { referral: referralCode, externalId: `user-${round}` },
+        billedAt: new Date().toISOString(),
+      })
       expect(await sendAll([sale])).toEqual([200, 200, 200, 200])
       const refund = paddleRefund(`evt_adj_${round}`, { id: `adj_${round}`, transactionId: `txn_${round}`, amountMinor: 500 })
       expect(await sendAll([refund])).toEqual([200, 200, 200, 200])
@@ -64,12 +77,20 @@ racingOnPostgres('Paddle and Lemon Squeezy events racing on PostgreSQL', 'provid
     const { one, two, referralCode, sendAll, log, commissions } = await connected('paddle')
     for (let round = 1; round <= ROUNDS; round++) {
       const copies = ['a', 'b'].map((copy) =>
-        paddleTransaction(`evt_${copy}${round}`, { id: `txn_twice_${round}`, customerId: 'ctm_twice', amountMinor: 2000, customData: { referral: referralCode, externalId: 'user-twice' }, billedAt: new Date().toISOString() }),
+        paddleTransaction(`evt_${copy}${round}`, {
+          id: `txn_twice_${round}`,
+          customerId: 'ctm_twice',
+          amountMinor: 2000,
+          customData: { referral: referralCode, externalId: 'user-twice' },
+          billedAt: new Date().toISOString(),
+        }),
       )
       expect(await sendAll(copies, [one, two, two, one]), `round ${round}`).toEqual([200, 200, 200, 200])
       const recorded = (await log()).filter((e) => e.eventId === `evt_a${round}` || e.eventId === `evt_b${round}`)
       expect(recorded.map((e) => e.status).sort(), JSON.stringify(recorded)).toEqual(['ignored', 'processed'])
-      const refunds = ['x', 'y'].map((part) => paddleRefund(`evt_${part}${round}`, { id: `adj_${part}${round}`, transactionId: `txn_twice_${round}`, amountMinor: 500 }))
+      const refunds = ['x', 'y'].map((part) =>
+        paddleRefund(`evt_${part}${round}`, { id: `adj_${part}${round}`, transactionId: `txn_twice_${round}`, amountMinor: 500 }),
+      )
       expect(await sendAll(refunds, [one, two, two, one])).toEqual([200, 200, 200, 200])
     }
     const made = await commissions()
@@ -85,9 +106,17 @@ racingOnPostgres('Paddle and Lemon Squeezy events racing on PostgreSQL', 'provid
       const order = lemonSqueezyOrder({ id: String(round), customerId: round, subtotal: 1000, email: `buyer${round}@example.com` })
       order.attributes.created_at = new Date().toISOString()
       expect(await sendAll([lemonSqueezyEvent('order_created', order, custom)])).toEqual([200, 200, 200, 200])
-      const refunded = lemonSqueezyOrder({ id: String(round), customerId: round, subtotal: 1000, refunded: 500, updatedAt: new Date().toISOString() })
+      const refunded = lemonSqueezyOrder({
+        id: String(round),
+        customerId: round,
+        subtotal: 1000,
+        refunded: 500,
+        updatedAt: new Date().toISOString(),
+      })
       // The refund and a redelivery of the order, at once.
-      expect(await sendAll([lemonSqueezyEvent('order_refunded', refunded, custom), lemonSqueezyEvent('order_created', order, custom)])).toEqual([200, 200, 200, 200])
+      expect(
+        await sendAll([lemonSqueezyEvent('order_refunded', refunded, custom), lemonSqueezyEvent('order_created', order, custom)]),
+      ).toEqual([200, 200, 200, 200])
     }
     expect((await api.customers.list({ workspaceId, limit: 100 })).pagination.total).toBe(ROUNDS)
     const made = await commissions()

@@ -29,7 +29,13 @@ racingOnPostgres('Stripe events racing on PostgreSQL', 'striperace', (start) => 
       const answers = await Promise.all(
         order.map((service, i) => {
           const { payload, header } = signed[i % signed.length]!
-          return service.fetch(new Request(`http://race.local${integration.endpointPath}`, { method: 'POST', headers: { 'stripe-signature': header }, body: payload }))
+          return service.fetch(
+            new Request(`http://race.local${integration.endpointPath}`, {
+              method: 'POST',
+              headers: { 'stripe-signature': header },
+              body: payload,
+            }),
+          )
         }),
       )
       return answers.map((answer) => answer.status)
@@ -43,7 +49,16 @@ racingOnPostgres('Stripe events racing on PostgreSQL', 'striperace', (start) => 
     for (let round = 1; round <= ROUNDS; round++) {
       const customer = { id: `cus_${round}`, object: 'customer', email: `buyer${round}@example.com`, metadata: { referral: referralCode } }
       expect(await sendAll([{ id: `evt_c${round}`, type: 'customer.created', data: { object: customer } }])).toEqual([200, 200, 200, 200])
-      const invoice = { id: `in_${round}`, object: 'invoice', customer: `cus_${round}`, currency: 'usd', total: 1000, amount_paid: 1000, total_excluding_tax: 1000, charge: `ch_${round}` }
+      const invoice = {
+        id: `in_${round}`,
+        object: 'invoice',
+        customer: `cus_${round}`,
+        currency: 'usd',
+        total: 1000,
+        amount_paid: 1000,
+        total_excluding_tax: 1000,
+        charge: `ch_${round}`,
+      }
       expect(await sendAll([{ id: `evt_i${round}`, type: 'invoice.paid', data: { object: invoice } }])).toEqual([200, 200, 200, 200])
       const charge = { id: `ch_${round}`, object: 'charge', invoice: `in_${round}`, amount: 1000, amount_refunded: 500 }
       expect(await sendAll([{ id: `evt_r${round}`, type: 'charge.refunded', data: { object: charge } }])).toEqual([200, 200, 200, 200])
@@ -63,7 +78,15 @@ racingOnPostgres('Stripe events racing on PostgreSQL', 'striperace', (start) => 
     const customer = { id: 'cus_twice', object: 'customer', email: 'twice@example.com', metadata: { referral: referralCode } }
     expect(await sendAll([{ id: 'evt_c_twice', type: 'customer.created', data: { object: customer } }])).toEqual([200, 200, 200, 200])
     for (let round = 1; round <= ROUNDS; round++) {
-      const invoice = { id: `in_twice_${round}`, object: 'invoice', customer: 'cus_twice', currency: 'usd', total: 2000, amount_paid: 2000, total_excluding_tax: 2000 }
+      const invoice = {
+        id: `in_twice_${round}`,
+        object: 'invoice',
+        customer: 'cus_twice',
+        currency: 'usd',
+        total: 2000,
+        amount_paid: 2000,
+        total_excluding_tax: 2000,
+      }
       const events = ['a', 'b'].map((copy) => ({ id: `evt_${copy}${round}`, type: 'invoice.paid', data: { object: invoice } }))
       // evt_a to one, evt_b to two, then each again to the other.
       expect(await sendAll(events, [one, two, two, one]), `round ${round}`).toEqual([200, 200, 200, 200])
@@ -74,13 +97,17 @@ racingOnPostgres('Stripe events racing on PostgreSQL', 'striperace', (start) => 
       // One made the commission; the other is recorded ignored, pointing at it.
       const processed = recorded.filter((e) => e.status === 'processed')
       expect(processed, JSON.stringify(recorded)).toHaveLength(1)
-      expect(recorded.find((e) => e.status !== 'processed')).toMatchObject({ status: 'ignored', reason: 'duplicate_invoice', commissionId: processed[0]!.commissionId })
+      expect(recorded.find((e) => e.status !== 'processed')).toMatchObject({
+        status: 'ignored',
+        reason: 'duplicate_invoice',
+        commissionId: processed[0]!.commissionId,
+      })
     }
     const [stored] = (await api.customers.list({ workspaceId, limit: 100 })).items
     expect(stored).toMatchObject({ salesCount: ROUNDS })
   }, 120_000)
 
-  it('random event programs delivered to both instances at once: the oracle\'s commissions, nothing applied twice, no 500', async () => {
+  it("random event programs delivered to both instances at once: the oracle's commissions, nothing applied twice, no 500", async () => {
     const { one, two, api, workspaceId, campaign, affiliate } = await start()
     const codes = [`A-${workspaceId.slice(0, 8)}`, `B-${workspaceId.slice(0, 8)}`]
     const second = await api.affiliates.create({ email: 'second@example.com', campaignId: campaign.id })

@@ -8,7 +8,18 @@ import type { RedisClientType } from 'redis'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startProgram, type Started } from '../support/run-command.js'
-import { deleteKeys, dropSchema, needs, POSTGRES_VAR, postgresUrl, REDIS_VAR, redisUrl, testPool, testRedis, uniqueName } from '../support/services.js'
+import {
+  deleteKeys,
+  dropSchema,
+  needs,
+  POSTGRES_VAR,
+  postgresUrl,
+  REDIS_VAR,
+  redisUrl,
+  testPool,
+  testRedis,
+  uniqueName,
+} from '../support/services.js'
 
 const WORKSPACE = '66666666-6666-4666-8666-666666666666'
 const KEY = 'webhook-instances-key'
@@ -113,10 +124,12 @@ describe.skipIf(!postgresUrl || !redisUrl)(needs('Webhook delivery from two inst
     expect(await Promise.all(instances.map((instance) => instance.stop()))).toEqual([0, 0])
     expect(new Set(received).size).toBe(EVENTS)
     expect(received).toHaveLength(EVENTS)
-    const rows = await pool.query(`SELECT status, attempts, count(*)::int AS n FROM "${schema}"."webhookDeliveries" GROUP BY status, attempts`)
-    expect(rows.rows.map((r: { status: string; attempts: string | number; n: number }) => ({ ...r, attempts: Number(r.attempts) }))).toEqual([
-      { status: 'succeeded', attempts: 1, n: EVENTS },
-    ])
+    const rows = await pool.query(
+      `SELECT status, attempts, count(*)::int AS n FROM "${schema}"."webhookDeliveries" GROUP BY status, attempts`,
+    )
+    expect(
+      rows.rows.map((r: { status: string; attempts: string | number; n: number }) => ({ ...r, attempts: Number(r.attempts) })),
+    ).toEqual([{ status: 'succeeded', attempts: 1, n: EVENTS }])
     const events = await pool.query(`SELECT count(*)::int AS n, count(DISTINCT sequence)::int AS sequences FROM "${schema}".events`)
     expect(events.rows[0]).toEqual({ n: EVENTS, sequences: EVENTS })
   })

@@ -28,10 +28,21 @@ interface Running {
 
 async function start(file: string): Promise<Running> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', '..', 'bin', 'start.ts')], {
-    env: { ...process.env, DATABASE_URL: '', REDIS_URL: '', HOST: '', PORT: '0', AFFILIATE_DB: file, AFFILIATE_API_KEY: KEY, AFFILIATE_WORKSPACE_ID: WORKSPACE },
+    env: {
+      ...process.env,
+      DATABASE_URL: '',
+      REDIS_URL: '',
+      HOST: '',
+      PORT: '0',
+      AFFILIATE_DB: file,
+      AFFILIATE_API_KEY: KEY,
+      AFFILIATE_WORKSPACE_ID: WORKSPACE,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  )
   const base = await new Promise<string>((resolve, reject) => {
     let output = ''
     child.stdout.on('data', (data: Buffer) => {
@@ -45,7 +56,11 @@ async function start(file: string): Promise<Running> {
 }
 
 async function api(base: string, path: string, body: unknown): Promise<{ id: string }> {
-  const response = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-auth-service': KEY }, body: JSON.stringify(body) })
+  const response = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-auth-service': KEY },
+    body: JSON.stringify(body),
+  })
   expect(response.status).toBe(201)
   return ((await response.json()) as { data: { id: string } }).data
 }
@@ -54,7 +69,14 @@ async function api(base: string, path: string, body: unknown): Promise<{ id: str
 function redirect(url: URL, n: number): Promise<string | null> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: url.hostname, port: url.port, path: `${url.pathname}/r/CRASH-1`, agent: false, localAddress: `127.1.${(n >> 8) & 255}.${n & 255}`, headers: { 'user-agent': `${BROWSER} crash/${n}` } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: `${url.pathname}/r/CRASH-1`,
+        agent: false,
+        localAddress: `127.1.${(n >> 8) & 255}.${n & 255}`,
+        headers: { 'user-agent': `${BROWSER} crash/${n}` },
+      },
       (res) => {
         res.resume()
         // Anything but a 302 with a clickId is a failure of the test, not a server gone.
@@ -105,10 +127,17 @@ async function reopen(file: string, link: { id: string; affiliateId: string }) {
   try {
     const service = createAffiliateService({ storage, keyStore: memoryKeyStore([]) })
     const ids = (await storage.transaction((tx) => tx.find('clicks', {}), { readOnly: true })).map((click) => click.id)
-    const counters = await storage.transaction(async (tx) => [(await tx.get('links', link.id))!.totalClicks, (await tx.get('affiliates', link.affiliateId))!.totalClicks], { readOnly: true })
+    const counters = await storage.transaction(
+      async (tx) => [(await tx.get('links', link.id))!.totalClicks, (await tx.get('affiliates', link.affiliateId))!.totalClicks],
+      { readOnly: true },
+    )
     const now = Date.now()
     const day = 86_400_000
-    const summary = await service.api.reports.summary({ workspaceId: WORKSPACE, from: new Date(now - day).toISOString(), to: new Date(now + day).toISOString() })
+    const summary = await service.api.reports.summary({
+      workspaceId: WORKSPACE,
+      from: new Date(now - day).toISOString(),
+      to: new Date(now + day).toISOString(),
+    })
     return { ids, counters, rollups: summary.clicks }
   } finally {
     await storage.close()
@@ -118,13 +147,21 @@ async function reopen(file: string, link: { id: string; affiliateId: string }) {
 async function setUp(name: string) {
   const file = join(root, name, 'affiliate.sqlite')
   const server = await start(file)
-  const campaign = await api(server.base, '/campaigns', { campaignName: 'Crash', workspaceId: WORKSPACE, commissionType: 'fixed', amount: 5, url: 'https://shop.example.com/' })
+  const campaign = await api(server.base, '/campaigns', {
+    campaignName: 'Crash',
+    workspaceId: WORKSPACE,
+    commissionType: 'fixed',
+    amount: 5,
+    url: 'https://shop.example.com/',
+  })
   const affiliate = await api(server.base, '/affiliates', { email: 'crash@example.com', campaignId: campaign.id })
   const link = await api(server.base, '/links', { affiliateId: affiliate.id, referralCode: 'CRASH-1' })
   return { file, server, link: { id: link.id, affiliateId: affiliate.id } }
 }
 
-it('kill -9 during a flood of clicks: every committed batch whole, counters and rollups in step, at most one batch lost', { timeout: 120_000 }, async () => {
+it('kill -9 during a flood of clicks: every committed batch whole, counters and rollups in step, at most one batch lost', {
+  timeout: 120_000,
+}, async () => {
   const { file, server, link } = await setUp('killed')
   const answered = await flood(server.base, 1500, () => server.kill('SIGKILL'))
   expect((await server.exit).signal).toBe('SIGKILL')

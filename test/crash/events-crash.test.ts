@@ -62,7 +62,12 @@ it(`delivers the event of every acknowledged write across ${ROUNDS} kill -9s and
   const file = join(dir, 'events.sqlite')
   const open = (now: () => number = Date.now) => {
     const storage = sqlJsStorage({ persist: fileJournal(file) })
-    const service = createAffiliateService({ storage, keyStore: memoryKeyStore([]), clock: { now }, webhooks: { allowHttp: true, allowPrivateAddresses: true } })
+    const service = createAffiliateService({
+      storage,
+      keyStore: memoryKeyStore([]),
+      clock: { now },
+      webhooks: { allowHttp: true, allowPrivateAddresses: true },
+    })
     return { storage, service }
   }
   try {

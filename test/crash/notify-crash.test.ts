@@ -18,7 +18,9 @@ const ROUNDS = 6
 const LEASE_MS = 120_000
 
 async function writeThenKill(file: string, campaignId: string, delay: number): Promise<string[]> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'notify-writer.ts'), file, campaignId], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'notify-writer.ts'), file, campaignId], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   const acked: string[] = []
   let buffered = ''
   let timer: NodeJS.Timeout | undefined
@@ -44,11 +46,24 @@ it(`sends each acknowledged approval's e-mail exactly once across ${ROUNDS} kill
   const sent: NotificationMessage[] = []
   const open = (now: () => number = Date.now) => {
     const storage = sqlJsStorage({ persist: fileJournal(file) })
-    const service = createAffiliateService({ storage, keyStore: memoryKeyStore([]), clock: { now }, notify: { send: (m) => void sent.push(m), owners: ['owner@example.com'] } })
+    const service = createAffiliateService({
+      storage,
+      keyStore: memoryKeyStore([]),
+      clock: { now },
+      notify: { send: (m) => void sent.push(m), owners: ['owner@example.com'] },
+    })
     return { storage, service }
   }
   const first = open()
-  const campaign = await first.service.api.campaigns.create({ workspaceId: WORKSPACE, campaignName: 'Acme Partners', commissionType: 'percentage', amount: 10, url: 'https://shop.example.com/', requiresApprovalToJoin: true, isDefault: true })
+  const campaign = await first.service.api.campaigns.create({
+    workspaceId: WORKSPACE,
+    campaignName: 'Acme Partners',
+    commissionType: 'percentage',
+    amount: 10,
+    url: 'https://shop.example.com/',
+    requiresApprovalToJoin: true,
+    isDefault: true,
+  })
   await first.storage.close()
 
   const acked: string[] = []
@@ -57,7 +72,9 @@ it(`sends each acknowledged approval's e-mail exactly once across ${ROUNDS} kill
 
   const restarted = open(() => Date.now() + LEASE_MS + 1000)
   // Some were claimed by a writer (in flight when it died): their lease had to end for them to go.
-  const claimed = (await restarted.storage.transaction((tx) => tx.find('notifications', { where: { status: 'pending' } }))).filter((n) => n.claimToken !== null).length
+  const claimed = (await restarted.storage.transaction((tx) => tx.find('notifications', { where: { status: 'pending' } }))).filter(
+    (n) => n.claimToken !== null,
+  ).length
   await restarted.service.notifications!.flush()
   const approvals = sent.filter((m) => m.kind === 'affiliate.approved').map((m) => m.to)
   const counts = new Map<string, number>()

@@ -72,7 +72,9 @@ async function reopen(file: string, ids: string[]) {
 }
 
 // The two run side by side (different files), keeping the file's run under a minute.
-it.concurrent(`keeps every acknowledged write and no torn transaction across ${ROUNDS} kill -9s`, { timeout: 120_000 }, async ({ expect }) => {
+it.concurrent(`keeps every acknowledged write and no torn transaction across ${ROUNDS} kill -9s`, { timeout: 120_000 }, async ({
+  expect,
+}) => {
   const file = join(dir, 'crash.sqlite')
   const everAcked: string[] = []
   let roundsWithWrites = 0
@@ -86,7 +88,10 @@ it.concurrent(`keeps every acknowledged write and no torn transaction across ${R
     everAcked.push(...acked)
 
     const { found, defaults, total } = await reopen(file, everAcked)
-    expect(found, `round ${round}: acknowledged writes missing after kill -9 at ${delay} ms${duringStartup ? ' from spawn' : ' after the first write'}`).toBe(everAcked.length)
+    expect(
+      found,
+      `round ${round}: acknowledged writes missing after kill -9 at ${delay} ms${duringStartup ? ' from spawn' : ' after the first write'}`,
+    ).toBe(everAcked.length)
     expect(defaults, `round ${round}: a transaction was torn`).toBe(total > 0 ? 1 : 0)
   }
   // Every round but those that die during startup wrote something.
@@ -97,7 +102,9 @@ it.concurrent(`keeps every acknowledged write and no torn transaction across ${R
 const CONCURRENT_ROUNDS = 20
 const WRITERS = 16
 
-it.concurrent(`keeps every write acknowledged to ${WRITERS} concurrent writers across ${CONCURRENT_ROUNDS} kill -9s`, { timeout: 120_000 }, async ({ expect }) => {
+it.concurrent(`keeps every write acknowledged to ${WRITERS} concurrent writers across ${CONCURRENT_ROUNDS} kill -9s`, {
+  timeout: 120_000,
+}, async ({ expect }) => {
   // Sixteen loops write at once, so most commits share an fsync with others (group commit): a kill
   // lands between a group's write and its fsync, or between the fsync and the acknowledgements.
   const file = join(dir, 'concurrent.sqlite')

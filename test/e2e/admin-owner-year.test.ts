@@ -15,7 +15,14 @@ import { createAffiliateService, memoryStorage, storageKeyStore, type AffiliateS
 import { checkoutSessionObject, deliver, paymentEvents, payment, stripeEvent, type Payment } from '../support/stripe-events.js'
 
 const CHROMIUM = process.env.AFFILIATE_TEST_CHROMIUM ?? '/usr/bin/chromium'
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
 const ROOT = join(import.meta.dirname, '..', '..')
 const SCREENS = join(ROOT, '.tmp', 'admin-screens')
 const DESKTOP = { width: 1280, height: 900 }
@@ -42,10 +49,18 @@ const shot = new Set<string>()
 async function check(name: string): Promise<void> {
   if (shot.has(name)) return
   shot.add(name)
-  const { violations } = await new AxeBuilder({ page }).setLegacyMode(true).options({ resultTypes: ['violations'] }).analyze()
-  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`)
+  const { violations } = await new AxeBuilder({ page })
+    .setLegacyMode(true)
+    .options({ resultTypes: ['violations'] })
+    .analyze()
+  const bad = violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`)
   expect(bad, `axe on ${page.url()}`).toEqual([])
-  for (const [size, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+  for (const [size, viewport] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
     await page.setViewportSize(viewport)
     const png = await page.screenshot({ fullPage: true, path: join(SCREENS, `${name}-${size}.png`) })
     expect(png.byteLength).toBeGreaterThan(1000)
@@ -98,7 +113,8 @@ async function payOut(reference: string, expected: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not at ${CHROMIUM}: install it (apt-get install -y chromium) or set AFFILIATE_TEST_CHROMIUM`)
+  if (!existsSync(CHROMIUM))
+    throw new Error(`Chromium is not at ${CHROMIUM}: install it (apt-get install -y chromium) or set AFFILIATE_TEST_CHROMIUM`)
   rmSync(SCREENS, { recursive: true, force: true })
   mkdirSync(SCREENS, { recursive: true })
   const began = Date.now()
@@ -114,7 +130,13 @@ beforeAll(async () => {
     storage,
     keyStore,
     clock,
-    portal: { secret: 'year-secret-year-secret-year-secret-42', publicUrl: 'http://127.0.0.1', sendSignInLink: () => undefined, sendNotice: () => undefined, signInLimit: false },
+    portal: {
+      secret: 'year-secret-year-secret-year-secret-42',
+      publicUrl: 'http://127.0.0.1',
+      sendSignInLink: () => undefined,
+      sendNotice: () => undefined,
+      signInLimit: false,
+    },
     admin: { tokenHash: createHash('sha256').update(TOKEN).digest('hex') },
   })
   server = await serve(service, { port: 0, hostname: '127.0.0.1' })
@@ -161,10 +183,23 @@ describe('an owner’s fourteen months in the admin', () => {
     expect(list).toContain('20% of each sale, for 12 months from a customer’s first paid sale')
     await check('campaigns')
     const [campaign] = (await service.api.campaigns.list({ limit: 10 })).items
-    expect(campaign).toMatchObject({ campaignName: 'Budgetly partners', commissionType: 'percentage', amount: 20, recurringMonths: 12, maxCommissionsPerCustomer: null, payoutTerm: 0 })
+    expect(campaign).toMatchObject({
+      campaignName: 'Budgetly partners',
+      commissionType: 'percentage',
+      amount: 20,
+      recurringMonths: 12,
+      maxCommissionsPerCustomer: null,
+      payoutTerm: 0,
+    })
     await page.getByRole('link', { name: 'Budgetly partners' }).click()
     const rules = await mainText()
-    for (const rule of ['20% of each sale, for 12 months from a customer’s first paid sale', 'clicks credited for 30 days', 'payable at once', 'minimum payout 0.00 USD']) expect(rules).toContain(rule)
+    for (const rule of [
+      '20% of each sale, for 12 months from a customer’s first paid sale',
+      'clicks credited for 30 days',
+      'payable at once',
+      'minimum payout 0.00 USD',
+    ])
+      expect(rules).toContain(rule)
     expect(await page.locator('#join-link').textContent()).toBe(`http://127.0.0.1/portal/join/${campaign!.id}`)
     expect(await page.locator('#link-format').textContent()).toBe('https://budgetly.example.com/pricing?ref=REF-AB12CD34')
     await page.getByRole('button', { name: 'Copy the join link' }).waitFor()
@@ -176,18 +211,24 @@ describe('an owner’s fourteen months in the admin', () => {
     await page.getByLabel('First name').fill('Dana')
     await page.getByLabel('Last name').fill('Reyes')
     await page.getByLabel('Website or social profile').fill('https://dana-saves.example.com')
-    await page.getByLabel('How will you promote Budgetly partners?').fill('A weekly newsletter on household budgets (12,000 readers) and a YouTube series comparing budgeting apps.')
+    await page
+      .getByLabel('How will you promote Budgetly partners?')
+      .fill('A weekly newsletter on household budgets (12,000 readers) and a YouTube series comparing budgeting apps.')
     await page.getByRole('button', { name: 'Apply to join' }).click()
     await page.getByRole('heading', { name: 'Application received' }).waitFor()
 
     // The owner reads the answers on the queue, then on the applicant's page, and approves there.
     await page.goto(`${origin}/admin/affiliates?status=pending`)
-    expect(await mainText()).toContain('Website or social profile: https://dana-saves.example.com · How they will promote you: A weekly newsletter')
+    expect(await mainText()).toContain(
+      'Website or social profile: https://dana-saves.example.com · How they will promote you: A weekly newsletter',
+    )
     await check('applicants')
     await page.getByRole('link', { name: 'dana@example.com' }).click()
     const application = await mainText()
     expect(application).toContain('Their application')
-    expect(application).toContain('A weekly newsletter on household budgets (12,000 readers) and a YouTube series comparing budgeting apps.')
+    expect(application).toContain(
+      'A weekly newsletter on household budgets (12,000 readers) and a YouTube series comparing budgeting apps.',
+    )
     await check('applicant-detail')
     await page.getByRole('button', { name: 'Approve' }).click()
     await page.getByRole('status').filter({ hasText: 'Applicants approved.' }).waitFor()
@@ -201,7 +242,11 @@ describe('an owner’s fourteen months in the admin', () => {
 
     // Stripe, connected in Settings (test mode: the fixtures are test-mode events), beside a webhook
     // (of an event this test never makes: nothing is sent off this machine).
-    await service.api.webhooks.create({ workspaceId: WORKSPACE, url: 'https://hooks.budgetly.example.com/affiliates', events: ['campaign.deleted'] })
+    await service.api.webhooks.create({
+      workspaceId: WORKSPACE,
+      url: 'https://hooks.budgetly.example.com/affiliates',
+      events: ['campaign.deleted'],
+    })
     await page.getByRole('link', { name: 'Settings', exact: true }).click()
     await page.getByLabel('Signing secret').fill(SIGNING_SECRET)
     await page.getByLabel('Campaign (optional)').selectOption(campaign!.id)
@@ -215,7 +260,14 @@ describe('an owner’s fourteen months in the admin', () => {
 
     // A customer checks out through Dana's code, then pays every month for 14 months.
     moveTo(paidAt(0) - HOUR)
-    await stripe(endpoint, stripeEvent('checkout.session.completed', checkoutSessionObject('cus_sam', { metadata: { referral: 'DANA' }, email: 'sam@example.com', created: Math.floor(now() / 1000) }), 'evt_checkout_sam'))
+    await stripe(
+      endpoint,
+      stripeEvent(
+        'checkout.session.completed',
+        checkoutSessionObject('cus_sam', { metadata: { referral: 'DANA' }, email: 'sam@example.com', created: Math.floor(now() / 1000) }),
+        'evt_checkout_sam',
+      ),
+    )
     const payments: Payment[] = []
     const pay = async (month: number) => {
       moveTo(paidAt(month))
@@ -254,17 +306,30 @@ describe('an owner’s fourteen months in the admin', () => {
     expect(commissions).toMatch(/— -4\.90 USD pending clawback/)
     expect(commissions).not.toContain('2027-01-05')
     await check('commissions')
-    const sales = (await service.api.commissions.list({ affiliateId: dana.id, kind: 'sale', orderType: 'commissionDate', orderValue: 'ASC', limit: 20 })).items
-    expect(sales.map((m) => m.commissionDate.slice(0, 7))).toEqual(Array.from({ length: 12 }, (_, i) => `2026-${String(i + 1).padStart(2, '0')}`))
+    const sales = (
+      await service.api.commissions.list({ affiliateId: dana.id, kind: 'sale', orderType: 'commissionDate', orderValue: 'ASC', limit: 20 })
+    ).items
+    expect(sales.map((m) => m.commissionDate.slice(0, 7))).toEqual(
+      Array.from({ length: 12 }, (_, i) => `2026-${String(i + 1).padStart(2, '0')}`),
+    )
 
     // February's commission: its sale, its payment's ids, its customer, and its history.
     const february = sales[1]!
     await page.goto(`${origin}/admin/commissions/detail?commissionId=${february.commissionId}`)
     const detail = await mainText()
     for (const shown of [
-      'Sale amount 49.00 USD', 'Currency USD', 'Customer sam@example.com', 'Invoice in_sam_2', 'Charge ch_sam_2', 'Subscription sub_sam_2', 'Payment intent pi_sam_2',
-      'Refunded after payment 4.90 USD', 'Sale of 49.00 USD (invoice in_sam_2) earned this commission.', 'Refunded after payment: clawback of -4.90 USD (pending, into the next payout).',
-    ]) expect(detail).toContain(shown)
+      'Sale amount 49.00 USD',
+      'Currency USD',
+      'Customer sam@example.com',
+      'Invoice in_sam_2',
+      'Charge ch_sam_2',
+      'Subscription sub_sam_2',
+      'Payment intent pi_sam_2',
+      'Refunded after payment 4.90 USD',
+      'Sale of 49.00 USD (invoice in_sam_2) earned this commission.',
+      'Refunded after payment: clawback of -4.90 USD (pending, into the next payout).',
+    ])
+      expect(detail).toContain(shown)
     await check('commission-detail')
 
     // A refund by hand of May's (unpaid) commission: the confirmation says what the service will do.
@@ -282,7 +347,10 @@ describe('an owner’s fourteen months in the admin', () => {
     // The last payout: April to December, less the refund and February's clawback.
     await payOut('PP-2027-02', '81.30 USD')
     const payouts = (await service.api.payouts.list({ affiliateId: dana.id, limit: 10 })).items
-    expect(payouts.map((p) => [p.amount, p.status, p.externalReference]).sort()).toEqual([['29.40', 'paid', 'PP-2026-03'], ['81.30', 'paid', 'PP-2027-02']])
+    expect(payouts.map((p) => [p.amount, p.status, p.externalReference]).sort()).toEqual([
+      ['29.40', 'paid', 'PP-2026-03'],
+      ['81.30', 'paid', 'PP-2027-02'],
+    ])
 
     // The overview over the whole time (over a year: the reports take it, weekly).
     await page.goto(`${origin}/admin?from=2026-01-01&to=2027-02-28`)

@@ -12,7 +12,14 @@ import { serve, type RunningServer } from '../../adapters/node.js'
 import { createAffiliateService, memoryStorage, storageKeyStore, type AffiliateService } from '../../src/index.js'
 
 const CHROMIUM = process.env.AFFILIATE_TEST_CHROMIUM ?? '/usr/bin/chromium'
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
 const ROOT = join(import.meta.dirname, '..', '..')
 const DOCS = join(ROOT, 'docs', 'admin')
 const DESKTOP = { width: 1280, height: 900 }
@@ -41,10 +48,18 @@ async function visitor(javaScriptEnabled: boolean): Promise<Page> {
 async function check(page: Page, name: string, js: boolean): Promise<void> {
   if (!js || shot.has(name)) return
   shot.add(name)
-  const { violations } = await new AxeBuilder({ page }).setLegacyMode(true).options({ resultTypes: ['violations'] }).analyze()
-  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`)
+  const { violations } = await new AxeBuilder({ page })
+    .setLegacyMode(true)
+    .options({ resultTypes: ['violations'] })
+    .analyze()
+  const bad = violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`)
   expect(bad, `axe on ${page.url()}`).toEqual([])
-  for (const [size, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+  for (const [size, viewport] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
     await page.setViewportSize(viewport)
     const png = await page.screenshot({ fullPage: true, path: join(DOCS, `${name}-${size}.png`) })
     expect(png.byteLength).toBeGreaterThan(1000)
@@ -69,9 +84,13 @@ async function seedHistory(service: AffiliateService, moveTo: (offsetMs: number)
     payoutTerm: 90,
   })
   const affiliates = await Promise.all(
-    ['ana@example.com', 'bo@example.com', 'chen@example.com'].map((email) => service.api.affiliates.create({ email, campaignId: campaign.id })),
+    ['ana@example.com', 'bo@example.com', 'chen@example.com'].map((email) =>
+      service.api.affiliates.create({ email, campaignId: campaign.id }),
+    ),
   )
-  const links = await Promise.all(affiliates.map((affiliate, i) => service.api.links.create({ affiliateId: affiliate.id, referralCode: `SPRING-${i + 1}` })))
+  const links = await Promise.all(
+    affiliates.map((affiliate, i) => service.api.links.create({ affiliateId: affiliate.id, referralCode: `SPRING-${i + 1}` })),
+  )
   for (let day = 27; day >= 1; day--) {
     moveTo(-day * DAY_MS)
     for (const [i, link] of links.entries()) {
@@ -79,7 +98,9 @@ async function seedHistory(service: AffiliateService, moveTo: (offsetMs: number)
       const clicks = 3 + ((day * 7 + i * 5) % 9) + Math.floor((28 - day) / 4) * (3 - i)
       for (let n = 0; n < clicks; n++) {
         const answer = await service.fetch(
-          new Request(`http://127.0.0.1/api/v1/r/${link.referralCode}`, { headers: { 'user-agent': `Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0 visitor-${day}-${n}` } }),
+          new Request(`http://127.0.0.1/api/v1/r/${link.referralCode}`, {
+            headers: { 'user-agent': `Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0 visitor-${day}-${n}` },
+          }),
           { clientAddress: `10.${i}.${day}.${n}` },
         )
         const clickId = new URL(answer.headers.get('location')!).searchParams.get('clickId')!
@@ -87,7 +108,14 @@ async function seedHistory(service: AffiliateService, moveTo: (offsetMs: number)
           await service.flush()
           // A sale through the click: 20% of it is the commission, and the sale is the referred revenue.
           const sale = (40 + ((day * 13 + n) % 7) * 10) * 5
-          await service.api.conversions.sale({ workspaceId: WORKSPACE, clickId, email: `buyer-${day}-${i}-${n}@example.com`, amount: String(sale), currency: 'USD', invoiceId: `in_${day}_${i}_${n}` })
+          await service.api.conversions.sale({
+            workspaceId: WORKSPACE,
+            clickId,
+            email: `buyer-${day}-${i}-${n}@example.com`,
+            amount: String(sale),
+            currency: 'USD',
+            invoiceId: `in_${day}_${i}_${n}`,
+          })
         }
       }
     }
@@ -108,7 +136,8 @@ async function confirm(page: Page, js: boolean, button: string, pageButton: stri
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not at ${CHROMIUM}: install it (apt-get install -y chromium) or set AFFILIATE_TEST_CHROMIUM`)
+  if (!existsSync(CHROMIUM))
+    throw new Error(`Chromium is not at ${CHROMIUM}: install it (apt-get install -y chromium) or set AFFILIATE_TEST_CHROMIUM`)
   mkdirSync(DOCS, { recursive: true })
   const start = Date.UTC(2026, 2, 2, 9)
   const began = Date.now()
@@ -122,7 +151,13 @@ beforeAll(async () => {
     keyStore,
     clock,
     // The owner's day never follows an e-mailed link, so the portal's public URL is only its origin's shape.
-    portal: { secret: 'e2e-secret-e2e-secret-e2e-secret-e2e-secret', publicUrl: 'http://127.0.0.1', sendSignInLink: () => undefined, sendNotice: () => undefined, signInLimit: false },
+    portal: {
+      secret: 'e2e-secret-e2e-secret-e2e-secret-e2e-secret',
+      publicUrl: 'http://127.0.0.1',
+      sendSignInLink: () => undefined,
+      sendNotice: () => undefined,
+      signInLimit: false,
+    },
     admin: { tokenHash: createHash('sha256').update(TOKEN).digest('hex') },
   })
   await seedHistory(service, (to) => (offset = to))
@@ -277,7 +312,14 @@ describe.each([true, false])('an owner’s day in the admin (JavaScript %s)', (j
     expect(await page.content()).not.toContain(secret)
     if (js) await page.getByRole('button', { name: `Copy the endpoint URL of Stripe Shop ${tag}` }).waitFor()
     await check(page, 'integrations-stripe', js)
-    const payload = JSON.stringify({ id: `evt_e2e_${tag}`, object: 'event', livemode: true, api_version: '2025-03-31.basil', type: 'payment_intent.created', data: { object: { id: 'pi_1' } } })
+    const payload = JSON.stringify({
+      id: `evt_e2e_${tag}`,
+      object: 'event',
+      livemode: true,
+      api_version: '2025-03-31.basil',
+      type: 'payment_intent.created',
+      data: { object: { id: 'pi_1' } },
+    })
     const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp: Math.floor(clock.now() / 1000) })
     expect((await fetch(endpoint, { method: 'POST', headers: { 'stripe-signature': signature }, body: payload })).status).toBe(200)
     await page.getByRole('link', { name: `Event log of Stripe Shop ${tag}` }).click()
@@ -286,6 +328,8 @@ describe.each([true, false])('an owner’s day in the admin (JavaScript %s)', (j
     await page.getByRole('link', { name: 'Back to integrations' }).click()
     await confirm(page, js, `Disconnect Stripe Shop ${tag}`, 'Disconnect')
     await page.getByRole('status').filter({ hasText: 'Stripe disconnected.' }).waitFor()
-    expect((await service.api.integrations.list({ limit: 100 })).items.some((i) => i.integrationId === integration.integrationId)).toBe(false)
+    expect((await service.api.integrations.list({ limit: 100 })).items.some((i) => i.integrationId === integration.integrationId)).toBe(
+      false,
+    )
   }, 240_000)
 })

@@ -11,7 +11,14 @@ import { serve, type RunningServer } from '../../adapters/node.js'
 import { createAffiliateService, developmentMailbox, memoryStorage, memoryKeyStore, type AffiliateService } from '../../src/index.js'
 
 const CHROMIUM = process.env.AFFILIATE_TEST_CHROMIUM ?? '/usr/bin/chromium'
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
 const ROOT = join(import.meta.dirname, '..', '..')
 const WORKSPACE = '66666666-6666-4666-8666-666666666666'
 
@@ -24,8 +31,13 @@ const signInLinks: string[] = []
 let campaignId = ''
 
 async function axe(page: Page): Promise<void> {
-  const { violations } = await new AxeBuilder({ page }).setLegacyMode(true).options({ resultTypes: ['violations'] }).analyze()
-  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`)
+  const { violations } = await new AxeBuilder({ page })
+    .setLegacyMode(true)
+    .options({ resultTypes: ['violations'] })
+    .analyze()
+  const bad = violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`)
   expect(bad, `axe on ${page.url()}`).toEqual([])
 }
 
@@ -38,7 +50,13 @@ beforeAll(async () => {
       storage,
       keyStore: memoryKeyStore([]),
       rateLimit: false,
-      portal: { secret: 'e2e-notify-secret-e2e-notify-secret-0', publicUrl, sendSignInLink: (_email, url) => void signInLinks.push(url), sendNotice: () => undefined, signInLimit: false },
+      portal: {
+        secret: 'e2e-notify-secret-e2e-notify-secret-0',
+        publicUrl,
+        sendSignInLink: (_email, url) => void signInLinks.push(url),
+        sendNotice: () => undefined,
+        signInLimit: false,
+      },
       admin: { authorize: async () => ({ userId: 'owner', workspaceIds: [WORKSPACE] }) },
       notify: { mailbox },
     })
@@ -49,12 +67,24 @@ beforeAll(async () => {
   service = make()
   server = await serve(service, { port: Number(port), hostname: '127.0.0.1' })
   origin = publicUrl
-  const campaign = await service.api.campaigns.create({ workspaceId: WORKSPACE, campaignName: 'Acme Partners', commissionType: 'fixed', amount: 10, url: 'https://shop.example.com/', isDefault: true })
+  const campaign = await service.api.campaigns.create({
+    workspaceId: WORKSPACE,
+    campaignName: 'Acme Partners',
+    commissionType: 'fixed',
+    amount: 10,
+    url: 'https://shop.example.com/',
+    isDefault: true,
+  })
   campaignId = campaign.id
   await service.api.affiliates.create({ email: 'ann@example.com', firstName: 'Ann', campaignId })
   const profile = join(ROOT, '.tmp', 'e2e-profiles', `notify-${process.pid}-${Date.now()}`)
   rmSync(profile, { recursive: true, force: true })
-  context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1280, height: 900 } })
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: FLAGS,
+    viewport: { width: 1280, height: 900 },
+  })
   context.setDefaultTimeout(15_000)
 }, 60_000)
 
@@ -63,7 +93,9 @@ afterAll(async () => {
   await server?.close()
 })
 
-it('the owner sets addresses and a campaign’s e-mails; the affiliate chooses hers and uses an unsubscribe link', { timeout: 90_000 }, async () => {
+it('the owner sets addresses and a campaign’s e-mails; the affiliate chooses hers and uses an unsubscribe link', {
+  timeout: 90_000,
+}, async () => {
   const page = await context.newPage()
   // Settings → E-mail: the owners' addresses, then the mailbox.
   await page.goto(`${origin}/admin/settings/mail`)
@@ -83,7 +115,13 @@ it('the owner sets addresses and a campaign’s e-mails; the affiliate chooses h
 
   // A commission for Ann: its e-mail lands in the mailbox the admin lists.
   const ann = (await service.api.affiliates.list({ email: 'ann@example.com' })).items[0]!
-  await service.api.commissions.create({ campaignId, affiliateId: ann.id, referredUser: 'buyer@example.com', amount: '12.50', commissionDate: new Date().toISOString() })
+  await service.api.commissions.create({
+    campaignId,
+    affiliateId: ann.id,
+    referredUser: 'buyer@example.com',
+    amount: '12.50',
+    commissionDate: new Date().toISOString(),
+  })
   await service.notifications!.flush()
   await page.goto(`${origin}/admin/settings/mail`)
   await page.getByText('You earned $12.50 with Acme Partners').waitFor()

@@ -10,7 +10,14 @@ import { serve, type RunningServer } from '../../adapters/node.js'
 import { createAffiliateService, memoryKeyStore, memoryStorage, type AffiliateService, type Campaign } from '../../src/index.js'
 
 const CHROMIUM = process.env.AFFILIATE_TEST_CHROMIUM ?? '/usr/bin/chromium'
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
 const WS = '77777777-7777-4777-8777-777777777777'
 const ROOT = join(import.meta.dirname, '..', '..')
 const SHOTS = join(ROOT, '.tmp', 'screenshots')
@@ -54,7 +61,10 @@ async function accessible(page: Page): Promise<void> {
 
 /** The page at desktop and phone widths, whole; the dashboard's kept in docs/ too. */
 async function photograph(page: Page, name: string, docs = false): Promise<void> {
-  for (const [size, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+  for (const [size, viewport] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
     await page.setViewportSize(viewport)
     const shot = await page.screenshot({ fullPage: true, path: join(SHOTS, `${name}-${size}.png`) })
     expect(shot.byteLength).toBeGreaterThan(1000)
@@ -78,14 +88,18 @@ function linkFor(email: string): string {
 
 beforeAll(async () => {
   // Fails, never skips: CI installs the package (.ci/run) when it is missing.
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not at ${CHROMIUM}: install it (apt-get install -y chromium) or set AFFILIATE_TEST_CHROMIUM`)
+  if (!existsSync(CHROMIUM))
+    throw new Error(`Chromium is not at ${CHROMIUM}: install it (apt-get install -y chromium) or set AFFILIATE_TEST_CHROMIUM`)
   mkdirSync(SHOTS, { recursive: true })
   mkdirSync(DOCS, { recursive: true })
   // Time runs as usual from a fixed day, so the dates on the screenshots in docs/ stay the same.
   const start = Date.UTC(2026, 2, 2, 9)
   const began = Date.now()
   // The server listens first (port 0), so the service's publicUrl can be the origin it got.
-  server = await serve({ basePath: '/api/v1', fetch: (request, context) => service.fetch(request, context) }, { port: 0, hostname: '127.0.0.1' })
+  server = await serve(
+    { basePath: '/api/v1', fetch: (request, context) => service.fetch(request, context) },
+    { port: 0, hostname: '127.0.0.1' },
+  )
   origin = new URL(server.url).origin
   service = createAffiliateService({
     storage: memoryStorage(),
@@ -151,7 +165,11 @@ describe('the affiliate portal in Chromium', () => {
     await page.getByText('You have joined').waitFor()
     await check(page, 'joined')
     const [ann] = (await service.api.affiliates.list({ email: 'ann@example.com' })).items
-    expect(ann).toMatchObject({ isActive: true, firstName: 'Ann', details: JSON.stringify({ website: 'https://ann.example', about: 'My cooking blog' }) })
+    expect(ann).toMatchObject({
+      isActive: true,
+      firstName: 'Ann',
+      details: JSON.stringify({ website: 'https://ann.example', about: 'My cooking blog' }),
+    })
 
     // The link from the e-mail: a page with one button, so mail scanners that open links use nothing.
     const link = linkFor('ann@example.com')
@@ -175,7 +193,13 @@ describe('the affiliate portal in Chromium', () => {
 
     // A tracked click and a commission through the link appear.
     await service.api.links.track({ referralCode: 'ANN-E2E', event: 'click' })
-    await service.api.commissions.create({ campaignId: open.id, affiliateId: ann!.id, amount: 49.5, referredUser: 'jane.doe@example.com', referralCode: 'ANN-E2E' })
+    await service.api.commissions.create({
+      campaignId: open.id,
+      affiliateId: ann!.id,
+      amount: 49.5,
+      referredUser: 'jane.doe@example.com',
+      referralCode: 'ANN-E2E',
+    })
     await page.reload()
     const stats = page.getByRole('region', { name: 'Performance' })
     expect(await stats.getByText('Clicks').locator('..').textContent()).toContain('1')

@@ -42,10 +42,14 @@ describe.each(majors)('%s', (_name, express) => {
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
     // `byExpress`: an answer Express itself gives (its parser's errors), which the document does not describe.
     const call = (path: string, init: { method?: string; body?: string; headers?: Record<string, string>; byExpress?: boolean } = {}) =>
-      (init.byExpress ? fetch : checkedFetch)(base + path, {
-        ...init,
-        headers: { 'x-auth-service': KEY_A, ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
-      }, '/affiliates')
+      (init.byExpress ? fetch : checkedFetch)(
+        base + path,
+        {
+          ...init,
+          headers: { 'x-auth-service': KEY_A, ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
+        },
+        '/affiliates',
+      )
     return { base, call }
   }
 
@@ -109,7 +113,11 @@ describe.each(majors)('%s', (_name, express) => {
     app.use(
       expressAdapter({
         async fetch(request) {
-          seen.push({ text: await request.text(), length: request.headers.get('content-length'), type: request.headers.get('content-type') })
+          seen.push({
+            text: await request.text(),
+            length: request.headers.get('content-length'),
+            type: request.headers.get('content-type'),
+          })
           return new Response(null, { status: 204 })
         },
       }),
@@ -162,13 +170,21 @@ describe.each(majors)('%s', (_name, express) => {
     expect(malformed.headers.get('content-type')).toBe('application/json; charset=utf-8')
     expect(await malformed.json()).toEqual({ status: 400, code: 'invalid_json', message: 'Invalid JSON body' })
     // The key is checked first, as when the service reads the body itself.
-    const wrongKey = await call('/affiliates/api/v1/campaigns', { method: 'POST', body: '{"campaignName":', headers: { 'x-auth-service': 'wrong' } })
+    const wrongKey = await call('/affiliates/api/v1/campaigns', {
+      method: 'POST',
+      body: '{"campaignName":',
+      headers: { 'x-auth-service': 'wrong' },
+    })
     expect(wrongKey.status).toBe(401)
     // Over the parser's limit: 413 in the envelope, naming the parser's limit.
     const huge = JSON.stringify(campaignInput({ campaignName: 'x'.repeat(200 * 1024) }))
     const tooLarge = await call('/affiliates/api/v1/campaigns', { method: 'POST', body: huge })
     expect(tooLarge.status).toBe(413)
-    expect(await tooLarge.json()).toEqual({ status: 413, code: 'body_too_large', message: 'Request body is larger than the limit of 102400 bytes' })
+    expect(await tooLarge.json()).toEqual({
+      status: 413,
+      code: 'body_too_large',
+      message: 'Request body is larger than the limit of 102400 bytes',
+    })
     // The parsed body of a good request still reaches the service.
     const created = await call('/affiliates/api/v1/campaigns', { method: 'POST', body: JSON.stringify(campaignInput()) })
     expect(created.status).toBe(201)

@@ -39,7 +39,10 @@ async function receiver() {
       })
     }),
   )
-  return { url: `http://127.0.0.1:${port}/hooks`, next: () => new Promise<{ body: string; headers: Record<string, string> }>((resolve) => waiting.push(resolve)) }
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    next: () => new Promise<{ body: string; headers: Record<string, string> }>((resolve) => waiting.push(resolve)),
+  }
 }
 
 type Express = typeof express5
@@ -63,7 +66,11 @@ describe.each(majors)('%s: a host that starts nothing by hand', (_name, express)
     app.use('/affiliates', expressAdapter(service))
     const base = `http://127.0.0.1:${await listen(app.listen(0, '127.0.0.1'))}/affiliates/api/v1`
     const call = async (path: string, body: unknown) => {
-      const response = await fetch(base + path, { method: 'POST', headers: { 'x-auth-service': KEY_A, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      const response = await fetch(base + path, {
+        method: 'POST',
+        headers: { 'x-auth-service': KEY_A, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
       return (await response.json()).data
     }
 

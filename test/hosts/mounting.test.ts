@@ -131,7 +131,13 @@ describe('a Next.js-style route handler (app/affiliates/[...path]/route.ts)', ()
       new Request('https://shop.example.com/affiliates/api/v1/campaigns', {
         method: 'POST',
         headers: { 'x-auth-service': KEY_A, 'content-type': 'application/json' },
-        body: JSON.stringify({ campaignName: 'Spring', workspaceId: WS_A, commissionType: 'percentage', amount: 10, url: 'https://shop.example.com/' }),
+        body: JSON.stringify({
+          campaignName: 'Spring',
+          workspaceId: WS_A,
+          commissionType: 'percentage',
+          amount: 10,
+          url: 'https://shop.example.com/',
+        }),
       }),
     )
     expect(created.status).toBe(201)

@@ -263,7 +263,9 @@ describe('node adapter: requests', () => {
 
   it('closes the connection after a 408 from any fetch handler, even one that did not ask to', async () => {
     const { port, close } = await listenWith(
-      toNodeListener({ fetch: async () => new Response('{"status":408}', { status: 408, headers: { 'content-type': 'application/json' } }) }),
+      toNodeListener({
+        fetch: async () => new Response('{"status":408}', { status: 408, headers: { 'content-type': 'application/json' } }),
+      }),
     )
     try {
       const exchange = slowUpload(port)
@@ -336,12 +338,23 @@ describe('node adapter: requests', () => {
       async fetch(request) {
         called.resolve()
         await gone
-        result.resolve(await request.arrayBuffer().then(() => 'read', (error: Error) => error.message))
+        result.resolve(
+          await request.arrayBuffer().then(
+            () => 'read',
+            (error: Error) => error.message,
+          ),
+        )
         return new Response('late')
       },
     })
     gone = connectionClosed(started)
-    const client = httpRequest({ port: started.port, host: '127.0.0.1', path: '/', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': 2 } })
+    const client = httpRequest({
+      port: started.port,
+      host: '127.0.0.1',
+      path: '/',
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': 2 },
+    })
     client.on('error', () => undefined)
     client.end('{}')
     await called.promise
@@ -412,7 +425,10 @@ describe('node adapter: responses', () => {
   it('writes the answers made in one turn of the event loop together at its end; one failing write holds back none', async () => {
     const written: string[] = []
     const errors: unknown[] = []
-    const service = { fetch: async (request: Request) => new Response(new URL(request.url).pathname), onError: (error: unknown) => void errors.push(error) }
+    const service = {
+      fetch: async (request: Request) => new Response(new URL(request.url).pathname),
+      onError: (error: unknown) => void errors.push(error),
+    }
     const exchange = (path: string, fail = false) => {
       const req = new IncomingMessage(new Socket())
       Object.assign(req, { method: 'GET', url: path, headers: { host: 'example.com' }, complete: true })
@@ -450,7 +466,11 @@ describe('node adapter: responses', () => {
       },
     })
     const received = await rawExchange(port, (socket) =>
-      socket.write(['/slow', '/b', '/c'].map((path, i) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${i === 2 ? 'Connection: close\r\n' : ''}\r\n`).join('')),
+      socket.write(
+        ['/slow', '/b', '/c']
+          .map((path, i) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${i === 2 ? 'Connection: close\r\n' : ''}\r\n`)
+          .join(''),
+      ),
     )
     // Where each answer's body stands (Node 24 streams every body, chunked: its text is still whole).
     const at = ['/slow', '/b', '/c'].map((path) => received.indexOf(`answer to ${path}`))

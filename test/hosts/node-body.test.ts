@@ -26,7 +26,13 @@ async function listen(handler: Parameters<typeof toNodeListener>[0]) {
 function postInPieces(port: number, path: string, pieces: string[], pauseMs: number, headers: Record<string, string> = {}) {
   const length = pieces.reduce((sum, piece) => sum + Buffer.byteLength(piece), 0)
   return new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = request({ hostname: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': length, ...headers } })
+    const req = request({
+      hostname: '127.0.0.1',
+      port,
+      path,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': length, ...headers },
+    })
     req.once('response', (res) => {
       let body = ''
       res.on('data', (chunk: Buffer) => (body += chunk.toString()))

@@ -53,7 +53,8 @@ describe('nodeRuntime', () => {
   })
 })
 
-const make = () => lightResponse({ status: 201, headers: { 'content-type': 'application/json; charset=utf-8', 'x-a': '1' }, body: '{"ok":true}' })
+const make = () =>
+  lightResponse({ status: 201, headers: { 'content-type': 'application/json; charset=utf-8', 'x-a': '1' }, body: '{"ok":true}' })
 
 describe('lightResponse', () => {
   it('is a Response to anyone who checks, with its status and headers', () => {
@@ -87,7 +88,11 @@ describe('lightResponse', () => {
   })
 
   it('hands its parts to a server only while untouched', async () => {
-    expect(untouchedParts(make())).toEqual({ status: 201, headers: { 'content-type': 'application/json; charset=utf-8', 'x-a': '1' }, body: '{"ok":true}' })
+    expect(untouchedParts(make())).toEqual({
+      status: 201,
+      headers: { 'content-type': 'application/json; charset=utf-8', 'x-a': '1' },
+      body: '{"ok":true}',
+    })
     const read = make()
     await read.text()
     expect(untouchedParts(read)).toBeUndefined()

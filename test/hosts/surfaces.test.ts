@@ -21,13 +21,28 @@ async function program() {
   const service = createAffiliateService({
     storage: memoryStorage(),
     keyStore: memoryKeyStore([]),
-    portal: { secret: 'p'.repeat(32), publicUrl: 'https://partners.example.com', sendSignInLink: () => undefined, sendNotice: () => undefined },
+    portal: {
+      secret: 'p'.repeat(32),
+      publicUrl: 'https://partners.example.com',
+      sendSignInLink: () => undefined,
+      sendNotice: () => undefined,
+    },
     admin: { tokenHash: createHash('sha256').update(TOKEN).digest('hex'), secret: 'a'.repeat(32) },
   })
-  const campaign = await service.api.campaigns.create({ workspaceId: WS, campaignName: 'Spring', url: 'https://shop.example.com', commissionType: 'percentage', amount: 20 })
+  const campaign = await service.api.campaigns.create({
+    workspaceId: WS,
+    campaignName: 'Spring',
+    url: 'https://shop.example.com',
+    commissionType: 'percentage',
+    amount: 20,
+  })
   const affiliate = await service.api.affiliates.create({ campaignId: campaign.id, email: 'ann@example.com' })
   await service.api.links.create({ affiliateId: affiliate.id, referralCode: 'ANN-1' })
-  const integration = await service.api.integrations.create({ workspaceId: WS, provider: 'stripe', signingSecret: 'whsec_surfaces_test_0123' })
+  const integration = await service.api.integrations.create({
+    workspaceId: WS,
+    provider: 'stripe',
+    signingSecret: 'whsec_surfaces_test_0123',
+  })
   return { service, integrationId: integration.integrationId }
 }
 
@@ -39,7 +54,11 @@ function browser(origin: string, headers: Record<string, string> = {}) {
     const response = await fetch(origin + path, {
       method,
       redirect: 'manual',
-      headers: { ...headers, cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; '), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      headers: {
+        ...headers,
+        cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      },
       body: form ? new URLSearchParams({ csrf, ...form }) : null,
     })
     const setCookies = response.headers.getSetCookie()
@@ -50,7 +69,13 @@ function browser(origin: string, headers: Record<string, string> = {}) {
     }
     const text = await response.text()
     csrf = /name="csrf" value="([^"]+)"/.exec(text)?.[1] ?? csrf
-    return { status: response.status, text, setCookies, location: response.headers.get('location'), type: response.headers.get('content-type') }
+    return {
+      status: response.status,
+      text,
+      setCookies,
+      location: response.headers.get('location'),
+      type: response.headers.get('content-type'),
+    }
   }
   return { send }
 }
@@ -85,16 +110,16 @@ describe('surfaces', () => {
       { name: 'admin', path: '/admin' },
     ])
     const at = (path: string) => surfaceOf(service.surfaces, path)?.name
-    expect([at('/api/v1/campaigns'), at('/api/v1/r/ANN-1'), at('/api/v1/track?x=1'), at('/api/v1/rx'), at('/admin'), at('/admin?x'), at('/admin/sign-in'), at('/portal/')]).toEqual([
-      'api',
-      'tracking',
-      'tracking',
-      'api',
-      'admin',
-      'admin',
-      'admin',
-      'portal',
-    ])
+    expect([
+      at('/api/v1/campaigns'),
+      at('/api/v1/r/ANN-1'),
+      at('/api/v1/track?x=1'),
+      at('/api/v1/rx'),
+      at('/admin'),
+      at('/admin?x'),
+      at('/admin/sign-in'),
+      at('/portal/'),
+    ]).toEqual(['api', 'tracking', 'tracking', 'api', 'admin', 'admin', 'admin', 'portal'])
     expect([at('/adminx'), at('/'), at('/hello'), at('/api/v2')]).toEqual([undefined, undefined, undefined, undefined])
     const plain = createAffiliateService({ storage: memoryStorage(), keyStore: memoryKeyStore([]), basePath: '/' })
     expect(plain.surfaces.map((s) => s.name)).toEqual(['api', 'tracking', 'tracking'])
@@ -211,7 +236,7 @@ describe.each(majors)('%s', (_name, express) => {
     expect(await beside.text()).toContain('Cannot GET /administration')
   })
 
-  it("signs in to the admin with Secure cookies and https URLs when Express trusts the proxy, and ignores the header when it does not", async () => {
+  it('signs in to the admin with Secure cookies and https URLs when Express trusts the proxy, and ignores the header when it does not', async () => {
     const { service, integrationId } = await program()
     const trusted = await adminThrough(await app(service, 'loopback'), integrationId, { 'x-forwarded-proto': 'https' })
     expect(secure(trusted.setCookies).every(Boolean)).toBe(true)

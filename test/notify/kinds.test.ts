@@ -18,12 +18,21 @@ describe.each(storages)('notifications on %s', (_name, make) => {
     expect(env.errors).toEqual([])
     const byKind = Object.fromEntries(env.sent.map((m) => [m.kind, m]))
     expect(Object.keys(byKind).sort()).toEqual([
-      'affiliate.applied', 'affiliate.approved', 'affiliate.rejected', 'clawback.created', 'commission.earned', 'integration.failing', 'payout.paid',
+      'affiliate.applied',
+      'affiliate.approved',
+      'affiliate.rejected',
+      'clawback.created',
+      'commission.earned',
+      'integration.failing',
+      'payout.paid',
     ])
     expect(env.sent).toHaveLength(8)
-    expect(env.sent.filter((m) => m.kind === 'affiliate.applied').map((m) => m.subject).sort()).toEqual([
-      'New affiliate application: ann@example.com', 'New affiliate application: bob@example.com',
-    ])
+    expect(
+      env.sent
+        .filter((m) => m.kind === 'affiliate.applied')
+        .map((m) => m.subject)
+        .sort(),
+    ).toEqual(['New affiliate application: ann@example.com', 'New affiliate application: bob@example.com'])
     expect(byKind['affiliate.approved']!.to).toBe('ann@example.com')
     expect(byKind['affiliate.rejected']!.to).toBe('bob@example.com')
     expect(byKind['affiliate.applied']!.to).toBe('owner@example.com')
@@ -41,7 +50,9 @@ describe.each(storages)('notifications on %s', (_name, make) => {
       const toAffiliate = message.to !== 'owner@example.com'
       expect('List-Unsubscribe' in message.headers).toBe(toAffiliate)
       if (toAffiliate) {
-        expect(message.headers['List-Unsubscribe']).toMatch(/^<https:\/\/partners\.example\.com\/portal\/unsubscribe\?id=[0-9a-f-]{36}&token=[\w-]{43}>$/)
+        expect(message.headers['List-Unsubscribe']).toMatch(
+          /^<https:\/\/partners\.example\.com\/portal\/unsubscribe\?id=[0-9a-f-]{36}&token=[\w-]{43}>$/,
+        )
         expect(message.headers['List-Unsubscribe-Post']).toBe('List-Unsubscribe=One-Click')
       }
     }
@@ -57,11 +68,24 @@ describe.each(storages)('notifications on %s', (_name, make) => {
     let heard!: (message: unknown) => void
     const arrived = new Promise((resolve) => (heard = resolve))
     const env = notifyService(make(), { send: (message) => heard(message), pollMs: 3_600_000 })
-    const campaign = await env.service.api.campaigns.create({ workspaceId: '11111111-1111-4111-8111-111111111111', campaignName: 'Acme Partners', commissionType: 'fixed', amount: 5, url: 'https://shop.example.com/', isDefault: true })
+    const campaign = await env.service.api.campaigns.create({
+      workspaceId: '11111111-1111-4111-8111-111111111111',
+      campaignName: 'Acme Partners',
+      commissionType: 'fixed',
+      amount: 5,
+      url: 'https://shop.example.com/',
+      isDefault: true,
+    })
     const ann = await env.service.api.affiliates.create({ email: 'ann@example.com', campaignId: campaign.id })
     env.jobs.start()
     expect(env.jobs.running).toBe(true)
-    await env.service.api.commissions.create({ campaignId: campaign.id, affiliateId: ann.id, referredUser: 'b@example.com', amount: '5.00', commissionDate: new Date(env.clock.now()).toISOString() })
+    await env.service.api.commissions.create({
+      campaignId: campaign.id,
+      affiliateId: ann.id,
+      referredUser: 'b@example.com',
+      amount: '5.00',
+      commissionDate: new Date(env.clock.now()).toISOString(),
+    })
     // An hour's poll: only the commit's wake-up can bring it this soon.
     expect(await arrived).toMatchObject({ kind: 'commission.earned', to: 'ann@example.com' })
     await env.jobs.stop()

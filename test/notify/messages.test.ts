@@ -12,7 +12,10 @@ const TOKEN = /token=[\w-]{43}/g
 
 function shown(m: NotificationMessage): string {
   const ids = new Map<string, string>()
-  const clean = (text: string) => text.replace(UUID, (id) => (ids.has(id) ? ids.get(id)! : (ids.set(id, `<id-${ids.size + 1}>`), ids.get(id)!))).replace(TOKEN, 'token=<signature>')
+  const clean = (text: string) =>
+    text
+      .replace(UUID, (id) => (ids.has(id) ? ids.get(id)! : (ids.set(id, `<id-${ids.size + 1}>`), ids.get(id)!)))
+      .replace(TOKEN, 'token=<signature>')
   return clean(
     [
       `## ${m.kind}`,
@@ -42,13 +45,29 @@ describe('every message', () => {
     // The daily digest: Ann takes commission e-mails once a day; two commissions, one message.
     await env.prefs.setAffiliate({ id: ann.id, workspaceId: WS_A }, { off: [], digest: true })
     for (const amount of ['40.00', '2.50']) {
-      await env.service.api.commissions.create({ campaignId: campaign.id, affiliateId: ann.id, referredUser: 'jane.doe@example.com', amount, commissionDate: new Date(env.clock.now()).toISOString() })
+      await env.service.api.commissions.create({
+        campaignId: campaign.id,
+        affiliateId: ann.id,
+        referredUser: 'jane.doe@example.com',
+        amount,
+        commissionDate: new Date(env.clock.now()).toISOString(),
+      })
     }
     await env.jobs.flush()
     env.clock.set(Date.UTC(2026, 2, 11))
     await env.jobs.flush()
-    const order = ['affiliate.applied', 'affiliate.approved', 'affiliate.rejected', 'commission.earned', 'payout.paid', 'clawback.created', 'integration.failing']
-    const messages = [...env.sent].sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind) || a.to.localeCompare(b.to) || a.subject.localeCompare(b.subject))
+    const order = [
+      'affiliate.applied',
+      'affiliate.approved',
+      'affiliate.rejected',
+      'commission.earned',
+      'payout.paid',
+      'clawback.created',
+      'integration.failing',
+    ]
+    const messages = [...env.sent].sort(
+      (a, b) => order.indexOf(a.kind) - order.indexOf(b.kind) || a.to.localeCompare(b.to) || a.subject.localeCompare(b.subject),
+    )
     expect(messages).toHaveLength(9)
     await expect(`# Notifications as sent\n\n${messages.map(shown).join('\n')}`).toMatchFileSnapshot('__snapshots__/messages.md')
   })

@@ -46,14 +46,25 @@ describe.skipIf(!postgresUrl)(needs('Notifications on PostgreSQL', POSTGRES_VAR)
         keyStore: memoryKeyStore([]),
         rateLimit: false,
         // A mailer that takes a moment, so the instances' batches overlap.
-        notify: { send: async (message) => void (await new Promise((resolve) => setTimeout(resolve, 2)), sent.push({ by, message })), owners: ['owner@example.com'] },
+        notify: {
+          send: async (message) => void (await new Promise((resolve) => setTimeout(resolve, 2)), sent.push({ by, message })),
+          owners: ['owner@example.com'],
+        },
       })
     const [a, b] = [instance('a'), instance('b')]
-    const campaign = await a.api.campaigns.create(apiCampaignInput({ workspaceId: WS_A, commissionType: 'fixed', amount: 5, isDefault: true }))
+    const campaign = await a.api.campaigns.create(
+      apiCampaignInput({ workspaceId: WS_A, commissionType: 'fixed', amount: 5, isDefault: true }),
+    )
     const affiliate = await a.api.affiliates.create({ email: 'ann@example.com', campaignId: campaign.id })
     const count = 120
     for (let i = 0; i < count; i++) {
-      await (i % 2 ? a : b).api.commissions.create({ campaignId: campaign.id, affiliateId: affiliate.id, referredUser: `buyer${i}@example.com`, amount: '5.00', commissionDate: new Date().toISOString() })
+      await (i % 2 ? a : b).api.commissions.create({
+        campaignId: campaign.id,
+        affiliateId: affiliate.id,
+        referredUser: `buyer${i}@example.com`,
+        amount: '5.00',
+        commissionDate: new Date().toISOString(),
+      })
     }
     await Promise.all([a.notifications!.flush(), b.notifications!.flush(), a.notifications!.flush(), b.notifications!.flush()])
     const ids = sent.map((s) => s.message.id)

@@ -16,10 +16,27 @@ async function program(notify: Partial<NotifyOptions> = {}) {
     admin: { authorize: async () => ADMIN },
   })
   const { api, service, clock } = setup
-  const campaign = await api.campaigns.create({ workspaceId: WS, campaignName: 'Acme Partners', commissionType: 'fixed', amount: 10, url: 'https://shop.example.com', currency: 'USD', isDefault: true, payoutTerm: 0, minimumPayoutAmount: 0 })
+  const campaign = await api.campaigns.create({
+    workspaceId: WS,
+    campaignName: 'Acme Partners',
+    commissionType: 'fixed',
+    amount: 10,
+    url: 'https://shop.example.com',
+    currency: 'USD',
+    isDefault: true,
+    payoutTerm: 0,
+    minimumPayoutAmount: 0,
+  })
   const ann = await api.affiliates.create({ email: 'ann@example.com', firstName: 'Ann', campaignId: campaign.id })
   let n = 0
-  const sale = (amount = '12.00') => api.commissions.create({ campaignId: campaign.id, affiliateId: ann.id, referredUser: `buyer${++n}@example.com`, amount, commissionDate: new Date(clock.now()).toISOString() })
+  const sale = (amount = '12.00') =>
+    api.commissions.create({
+      campaignId: campaign.id,
+      affiliateId: ann.id,
+      referredUser: `buyer${++n}@example.com`,
+      amount,
+      commissionDate: new Date(clock.now()).toISOString(),
+    })
   return { ...setup, mails, campaign, ann, sale, jobs: service.notifications! }
 }
 
@@ -85,7 +102,13 @@ describe('the unsubscribe link', () => {
     await t.jobs.flush()
     expect(t.mails).toHaveLength(2)
     // The one-click POST of RFC 8058: no cookie, no CSRF token.
-    const once = await t.service.fetch(new Request(link, { method: 'POST', body: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } }))
+    const once = await t.service.fetch(
+      new Request(link, {
+        method: 'POST',
+        body: 'List-Unsubscribe=One-Click',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      }),
+    )
     expect(once.status).toBe(200)
     expect(await once.text()).toContain('You are unsubscribed')
     const twice = await t.service.fetch(new Request(link, { method: 'POST' }))
@@ -170,7 +193,11 @@ describe('choices', () => {
     body.append('csrf', admin.csrf())
     const cookie = [...admin.jar].map(([n, v]) => `${n}=${v}`).join('; ')
     const saved = await t.service.fetch(
-      new Request(`${ORIGIN}/admin/campaigns/notifications?campaignId=${t.campaign.id}`, { method: 'POST', body, headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' } }),
+      new Request(`${ORIGIN}/admin/campaigns/notifications?campaignId=${t.campaign.id}`, {
+        method: 'POST',
+        body,
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      }),
     )
     expect(saved.status).toBe(303)
     await t.sale()
@@ -187,7 +214,9 @@ describe('choices', () => {
     expect((await admin.post('/admin/settings/mail/owners', { owners: 'me@example.com\nyou@example.com' })).status).toBe(303)
     await t.api.affiliates.create({ email: 'cat@example.com', campaignId: t.campaign.id })
     await t.jobs.flush()
-    expect(mailbox.messages().map((m) => [m.to, m.subject])).toEqual([['me@example.com, you@example.com', 'New affiliate application: cat@example.com']])
+    expect(mailbox.messages().map((m) => [m.to, m.subject])).toEqual([
+      ['me@example.com, you@example.com', 'New affiliate application: cat@example.com'],
+    ])
     const listed = await admin.get('/admin/settings/mail')
     expect(listed.text).toContain('New affiliate application: cat@example.com')
     expect(listed.text).toContain('me@example.com\nyou@example.com')

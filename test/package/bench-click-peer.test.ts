@@ -17,7 +17,8 @@ it('answers 302 with a clickId, dedupes a visitor, and 404 for an unknown code',
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`
   try {
-    const go = async (code: string, agent: string) => fetch(`${origin}/api/v1/r/${code}`, { redirect: 'manual', headers: { 'user-agent': agent } })
+    const go = async (code: string, agent: string) =>
+      fetch(`${origin}/api/v1/r/${code}`, { redirect: 'manual', headers: { 'user-agent': agent } })
     const clickIdOf = async (agent: string) => {
       const response = await go('BENCH-1', agent)
       expect(response.status).toBe(302)

@@ -57,7 +57,8 @@ describe('bench peers answer our bytes', () => {
     for (const name of SERVERS) expect({ name, status: (await call(name, track)).status }).toEqual({ name, status: 200 })
     const ours = await clicksOf('ours')
     expect(ours).not.toEqual(before)
-    for (const peer of SERVERS.filter((name) => name !== 'ours' && name !== 'bare')) expect({ peer, rows: await clicksOf(peer) }).toEqual({ peer, rows: ours })
+    for (const peer of SERVERS.filter((name) => name !== 'ours' && name !== 'bare'))
+      expect({ peer, rows: await clicksOf(peer) }).toEqual({ peer, rows: ours })
   })
 
   it('the keyed peers refuse a wrong key and a bad query as ours does', async () => {
@@ -67,7 +68,12 @@ describe('bench peers answer our bytes', () => {
       expect({ name, status: wrongKey.status, body: wrongKey.body }).toEqual({
         name,
         status: 401,
-        body: JSON.stringify({ status: 401, code: 'invalid_api_key', message: 'Invalid API key. Please check your API key and try again. Send it in the x-auth-service header (or as Authorization: Bearer <key>).' }),
+        body: JSON.stringify({
+          status: 401,
+          code: 'invalid_api_key',
+          message:
+            'Invalid API key. Please check your API key and try again. Send it in the x-auth-service header (or as Authorization: Bearer <key>).',
+        }),
       })
       const running = servers.get(name)!
       const badQuery = await fetch(`${running.origin}/api/v1/campaigns?campaignId=nope`, { headers: requestHeaders })

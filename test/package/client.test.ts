@@ -36,7 +36,13 @@ describe('createAffiliateClient', () => {
     const { service, url } = await start()
     const client = createAffiliateClient({ baseUrl: url, apiKey: KEY_A })
 
-    const campaign = await client.campaigns.create({ campaignName: 'Spring', workspaceId: WS_A, commissionType: 'percentage', amount: 20, url: 'https://shop.example.com/' })
+    const campaign = await client.campaigns.create({
+      campaignName: 'Spring',
+      workspaceId: WS_A,
+      commissionType: 'percentage',
+      amount: 20,
+      url: 'https://shop.example.com/',
+    })
     expect(await client.campaigns.get(campaign.id)).toEqual(await service.api.campaigns.get(campaign.id))
     const renamed = await client.campaigns.update(campaign.id, { campaignName: 'Summer' })
     expect(renamed.campaignName).toBe('Summer')
@@ -51,7 +57,12 @@ describe('createAffiliateClient', () => {
     expect(await client.links.track({ referralCode: link.referralCode, event: 'click' })).toMatchObject({ totalClicks: 1 })
     expect((await client.links.list({ affiliateId: affiliate.id })).items.map((l) => l.id)).toEqual([link.id])
 
-    const commission = await client.commissions.create({ campaignId: campaign.id, affiliateId: affiliate.id, amount: 12.5, referredUser: 'buyer@example.com' })
+    const commission = await client.commissions.create({
+      campaignId: campaign.id,
+      affiliateId: affiliate.id,
+      amount: 12.5,
+      referredUser: 'buyer@example.com',
+    })
     expect(await client.commissions.get(commission.commissionId)).toEqual(await service.api.commissions.get(commission.commissionId))
     expect((await client.commissions.update(commission.commissionId, { remarks: 'checked' })).remarks).toBe('checked')
     expect((await client.commissions.list({ status: 'pending' })).items).toHaveLength(1)
@@ -73,7 +84,9 @@ describe('createAffiliateClient', () => {
     const client = createAffiliateClient({ baseUrl: url, apiKey: KEY_A })
     const missing = await rejection(client.campaigns.get(UNKNOWN_ID))
     expect([missing.status, missing.message]).toEqual([404, 'Campaign not found'])
-    const invalid = await rejection(client.campaigns.create({ campaignName: '', workspaceId: WS_A, commissionType: 'percentage', amount: 20, url: 'nope' }))
+    const invalid = await rejection(
+      client.campaigns.create({ campaignName: '', workspaceId: WS_A, commissionType: 'percentage', amount: 20, url: 'nope' }),
+    )
     expect(invalid.status).toBe(400)
     expect(invalid.errors?.map((e) => e.path).sort()).toEqual(['campaignName', 'url'])
     const wrongKey = await rejection(createAffiliateClient({ baseUrl: url, apiKey: 'wrong' }).campaigns.list())
@@ -123,7 +136,13 @@ describe('createAffiliateClient', () => {
         return response
       },
     })
-    const campaign = await client.campaigns.create({ campaignName: 'Once', workspaceId: WS_A, commissionType: 'fixed', amount: 5, url: 'https://shop.example.com/' })
+    const campaign = await client.campaigns.create({
+      campaignName: 'Once',
+      workspaceId: WS_A,
+      commissionType: 'fixed',
+      amount: 5,
+      url: 'https://shop.example.com/',
+    })
     expect(keys).toHaveLength(2)
     expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/)
     expect(keys[1]).toBe(keys[0])
@@ -142,7 +161,9 @@ describe('createAffiliateClient', () => {
     await expect(client.campaigns.delete(UNKNOWN_ID)).rejects.toThrow('fetch failed')
     expect(calls).toBe(1)
     calls = 0
-    await expect(client.campaigns.create({ campaignName: 'X', workspaceId: WS_A, commissionType: 'fixed', amount: 1, url: 'https://a.example/' })).rejects.toThrow('fetch failed')
+    await expect(
+      client.campaigns.create({ campaignName: 'X', workspaceId: WS_A, commissionType: 'fixed', amount: 1, url: 'https://a.example/' }),
+    ).rejects.toThrow('fetch failed')
     expect(calls).toBe(3)
   })
 

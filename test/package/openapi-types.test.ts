@@ -66,7 +66,9 @@ it('generates types with openapi-typescript in which a wrong POST /commissions o
     types: [],
   })
   const problems = ts.getPreEmitDiagnostics(program).map((diagnostic) => {
-    const where = diagnostic.file ? `${diagnostic.file.fileName.slice(dir.length + 1)}:${diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start ?? 0).line + 1}` : ''
+    const where = diagnostic.file
+      ? `${diagnostic.file.fileName.slice(dir.length + 1)}:${diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start ?? 0).line + 1}`
+      : ''
     return `${where} ${ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')}`
   })
   expect(problems).toEqual([])

@@ -88,10 +88,16 @@ describe('the answer checker the HTTP suites run every answer through', () => {
   it('passes a real answer', async () => {
     const { service } = setup()
     const response = await service.fetch(
-      new Request('http://test.local/api/v1/campaigns', { method: 'POST', headers: { 'x-auth-service': KEY_A, ...json }, body: JSON.stringify(campaignInput()) }),
+      new Request('http://test.local/api/v1/campaigns', {
+        method: 'POST',
+        headers: { 'x-auth-service': KEY_A, ...json },
+        body: JSON.stringify(campaignInput()),
+      }),
     )
     const text = await response.text()
-    expect(mismatch({ method: 'POST', path: '/api/v1/campaigns', status: response.status, headers: response.headers, text })).toBeUndefined()
+    expect(
+      mismatch({ method: 'POST', path: '/api/v1/campaigns', status: response.status, headers: response.headers, text }),
+    ).toBeUndefined()
   })
 
   it('fails a deliberately wrong answer: a missing field, a wrong type, an undocumented status, a wrong content type, a missing header', async () => {
@@ -114,7 +120,9 @@ describe('the answer checker the HTTP suites run every answer through', () => {
     expect(mismatch(answer(418, { status: 418, message: 'teapot' }))).toMatch(/does not document/)
     expect(mismatch(answer(200, good, { 'content-type': 'text/plain' }))).toMatch(/content-type/)
     expect(mismatch(answer(429, { status: 429, code: 'rate_limited', message: 'Too many requests' }))).toMatch(/Retry-After/)
-    expect(mismatch(answer(400, { status: 400, code: 'validation_error', message: 'Validation error', errors: [{ type: 'field', msg: 'x' }] }))).toMatch(/path|location/)
+    expect(
+      mismatch(answer(400, { status: 400, code: 'validation_error', message: 'Validation error', errors: [{ type: 'field', msg: 'x' }] })),
+    ).toMatch(/path|location/)
     expect(mismatch(answer(404, { status: 400, code: 'not_found', message: 'Not found' }))).toMatch(/status/)
     expect(mismatch(answer(404, { status: 404, message: 'Campaign not found' }))).toMatch(/code/)
     // A code of another status, or none the service has, is refused.
@@ -140,17 +148,38 @@ describe('error codes in the document', () => {
     }
     const statuses = [...new Set(Object.values(ERROR_CODES).map(([status]) => status))]
     for (const status of statuses) {
-      const own = Object.entries(ERROR_CODES).filter(([, [s]]) => s === status).map(([code]) => code)
-      expect(document.components.responses[String(status)].content['application/json'].schema.allOf[1].properties.code).toEqual({ enum: own })
+      const own = Object.entries(ERROR_CODES)
+        .filter(([, [s]]) => s === status)
+        .map(([code]) => code)
+      expect(document.components.responses[String(status)].content['application/json'].schema.allOf[1].properties.code).toEqual({
+        enum: own,
+      })
     }
   })
 
   it("an error the service answers carries a documented code and passes the document's schema", async () => {
     const { service, call } = setup()
     const cases = [
-      { request: new Request('http://test.local/api/v1/campaigns?campaignId=00000000-0000-4000-8000-000000000000', { headers: { 'x-auth-service': KEY_A } }), path: '/api/v1/campaigns?campaignId=00000000-0000-4000-8000-000000000000', status: 404, code: 'not_found' },
-      { request: new Request('http://test.local/api/v1/campaigns?campaignId=nope', { headers: { 'x-auth-service': KEY_A } }), path: '/api/v1/campaigns?campaignId=nope', status: 400, code: 'validation_error' },
-      { request: new Request('http://test.local/api/v1/campaigns', { headers: { 'x-auth-service': 'wrong' } }), path: '/api/v1/campaigns', status: 401, code: 'invalid_api_key' },
+      {
+        request: new Request('http://test.local/api/v1/campaigns?campaignId=00000000-0000-4000-8000-000000000000', {
+          headers: { 'x-auth-service': KEY_A },
+        }),
+        path: '/api/v1/campaigns?campaignId=00000000-0000-4000-8000-000000000000',
+        status: 404,
+        code: 'not_found',
+      },
+      {
+        request: new Request('http://test.local/api/v1/campaigns?campaignId=nope', { headers: { 'x-auth-service': KEY_A } }),
+        path: '/api/v1/campaigns?campaignId=nope',
+        status: 400,
+        code: 'validation_error',
+      },
+      {
+        request: new Request('http://test.local/api/v1/campaigns', { headers: { 'x-auth-service': 'wrong' } }),
+        path: '/api/v1/campaigns',
+        status: 401,
+        code: 'invalid_api_key',
+      },
     ]
     for (const { request, path, status, code } of cases) {
       const response = await service.fetch(request)
@@ -166,9 +195,20 @@ describe('error codes in the document', () => {
 describe('the examples in the document', () => {
   it('are bodies the service accepts (with real ids in place of the placeholders)', async () => {
     const { api, call } = setup()
-    const campaign = await api.campaigns.create({ campaignName: 'C', workspaceId: WS_A, commissionType: 'percentage', amount: 10, url: 'https://shop.example.com/' })
+    const campaign = await api.campaigns.create({
+      campaignName: 'C',
+      workspaceId: WS_A,
+      commissionType: 'percentage',
+      amount: 10,
+      url: 'https://shop.example.com/',
+    })
     const affiliate = await api.affiliates.create({ email: 'x@example.com', campaignId: campaign.id })
-    const sale = await api.commissions.create({ campaignId: campaign.id, affiliateId: affiliate.id, referredUser: 'b@example.com', amount: 50 })
+    const sale = await api.commissions.create({
+      campaignId: campaign.id,
+      affiliateId: affiliate.id,
+      referredUser: 'b@example.com',
+      amount: 50,
+    })
     const webhook = await api.webhooks.create({ workspaceId: WS_A, url: 'https://hooks.example.com/a', events: ['*'] })
     const delivery = await api.webhooks.test(webhook.webhookId)
     const ids: Record<string, string> = {
@@ -185,7 +225,14 @@ describe('the examples in the document', () => {
       // Review takes a held commission: a sale the fraud rules flag (a disposable e-mail).
       if (route.operation[1] === 'release' || route.operation[1] === 'void') {
         const { referralCode } = await api.links.create({ affiliateId: affiliate.id })
-        const held = await api.conversions.sale({ workspaceId: WS_A, referralCode, email: `${route.operation[1]}@mailinator.com`, amount: '10.00', currency: 'USD', invoiceId: `in_${route.operation[1]}` })
+        const held = await api.conversions.sale({
+          workspaceId: WS_A,
+          referralCode,
+          email: `${route.operation[1]}@mailinator.com`,
+          amount: '10.00',
+          currency: 'USD',
+          invoiceId: `in_${route.operation[1]}`,
+        })
         body.commissionIds = [held.commission!.commissionId]
       }
       const answer = await call(route.method, route.path, { body })

@@ -45,7 +45,12 @@ let files: string[] = []
 let tarball = ''
 
 const run = (command: string, args: string[], cwd: string) =>
-  execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_fund: 'false', npm_config_audit: 'false' } })
+  execFileSync(command, args, {
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, npm_config_fund: 'false', npm_config_audit: 'false' },
+  })
 
 beforeAll(() => {
   // The files git would commit, as they are in the working tree: a clone with the changes not yet committed.
@@ -89,7 +94,9 @@ describe('the package', () => {
   it('packs LICENSE, README.md, package.json and every file the exports map and bin name, with their types, and no source map', () => {
     expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json']))
     expect(promised().filter((path) => path !== 'package.json' && !files.includes(path))).toEqual([])
-    expect(promised()).toEqual(expect.arrayContaining(['dist/index.d.ts', 'dist/index.d.cts', 'dist/webhooks/index.js', 'dist/client/index.js', 'dist/bin/cli.js']))
+    expect(promised()).toEqual(
+      expect.arrayContaining(['dist/index.d.ts', 'dist/index.d.cts', 'dist/webhooks/index.js', 'dist/client/index.js', 'dist/bin/cli.js']),
+    )
     expect(promised().filter((path) => /\.d\.c?ts$/.test(path))).toHaveLength(2 * (Object.keys(pkg.exports).length - 1))
     expect(files.filter((path) => path.endsWith('.map'))).toEqual([])
     // Nothing but the build and the three files: no sources, tests or local state.
@@ -104,7 +111,9 @@ describe('the package', () => {
     expect(relative.filter((target) => !files.includes(target))).toEqual([])
     const ours = absolute.filter((target) => target.startsWith(`${REPOSITORY}/blob/main/`))
     expect(ours.length).toBeGreaterThan(20)
-    expect(ours.map((target) => target.slice(`${REPOSITORY}/blob/main/`.length)).filter((path) => !existsSync(join(root, path)))).toEqual([])
+    expect(ours.map((target) => target.slice(`${REPOSITORY}/blob/main/`.length)).filter((path) => !existsSync(join(root, path)))).toEqual(
+      [],
+    )
   })
 
   it('installs without any optional peer: stripe, pg, redis, nodemailer and vitest stay out', () => {
@@ -160,13 +169,17 @@ describe('the package', () => {
     })
   })
 
-  it('as an ES module, loads no CommonJS module to answer its first /health (a cold start would start Node\'s CommonJS lexer)', () => {
+  it("as an ES module, loads no CommonJS module to answer its first /health (a cold start would start Node's CommonJS lexer)", () => {
     const hook = `export async function resolve(specifier, context, next) { const resolved = await next(specifier, context); if (resolved.format === 'commonjs') process.stdout.write('commonjs ' + resolved.url + '\\n'); return resolved }`
     const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)})`
     const program = `const { createAffiliateService, memoryKeyStore, memoryStorage } = await import('affiliate-service')
       const service = createAffiliateService({ storage: memoryStorage(), keyStore: memoryKeyStore([]) })
       console.log('health', (await service.fetch(new Request('http://x/api/v1/health'))).status)`
-    const out = execFileSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(register)}`, '--input-type=module', '-e', program], { cwd: app, encoding: 'utf8' })
+    const out = execFileSync(
+      process.execPath,
+      ['--import', `data:text/javascript,${encodeURIComponent(register)}`, '--input-type=module', '-e', program],
+      { cwd: app, encoding: 'utf8' },
+    )
     expect(out.trim().split('\n')).toEqual(['health 200'])
   })
 
@@ -193,10 +206,21 @@ void service.api.campaigns.create({ campaignName: 1 })
     )
     const tsc = (name: string, files: string[], skipLibCheck: boolean) => {
       const config = join(app, `tsconfig.${name}.json`)
-      const compilerOptions = { module: 'node16', moduleResolution: 'node16', strict: true, noEmit: true, skipLibCheck, types: ['node'], typeRoots: [join(root, 'node_modules', '@types')] }
+      const compilerOptions = {
+        module: 'node16',
+        moduleResolution: 'node16',
+        strict: true,
+        noEmit: true,
+        skipLibCheck,
+        types: ['node'],
+        typeRoots: [join(root, 'node_modules', '@types')],
+      }
       writeFileSync(config, JSON.stringify({ compilerOptions, files }))
       // The repository's TypeScript: the project installed nothing but the package.
-      const result = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', config], { cwd: app, encoding: 'utf8' })
+      const result = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', config], {
+        cwd: app,
+        encoding: 'utf8',
+      })
       return { status: result.status, output: result.stdout + result.stderr }
     }
     expect(tsc('esm', ['program.mts'], false)).toEqual({ status: 0, output: '' })

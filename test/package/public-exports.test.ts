@@ -44,7 +44,17 @@ const VALUES: Record<string, string[]> = {
   'adapters/deno': ['serve'],
   'adapters/postgres': ['DEFAULT_MAX_ATTEMPTS', 'DEFAULT_SCHEMA', 'SCHEMA_VERSION', 'migrations', 'postgresStorage'],
   'adapters/redis': ['DEFAULT_LEASE_MS', 'DEFAULT_PREFIX', 'limiterPrefix', 'redisLimiterStore'],
-  'storage/index': ['RANGE_OPERATORS', 'UniqueViolationError', 'conditionHolds', 'defineStorage', 'isRange', 'modelNames', 'models', 'sampleRecords', 'schema'],
+  'storage/index': [
+    'RANGE_OPERATORS',
+    'UniqueViolationError',
+    'conditionHolds',
+    'defineStorage',
+    'isRange',
+    'modelNames',
+    'models',
+    'sampleRecords',
+    'schema',
+  ],
   'client/index': ['AffiliateError', 'createAffiliateClient'],
   'testing/index': ['describeStorageConformance', 'sampleRecords'],
   'webhooks/index': ['EVENT_TYPES', 'WebhookVerificationError', 'verifyWebhook'],
@@ -78,7 +88,9 @@ const libraryEntries = Object.entries(entries).filter(([name]) => !name.startsWi
 describe('the public exports', () => {
   it('lists every entry of the build, and the build every entry of package.json "exports"', () => {
     expect(libraryEntries.map(([name]) => name).sort()).toEqual(Object.keys(VALUES).sort())
-    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, string | { import: { default: string } }> }
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      exports: Record<string, string | { import: { default: string } }>
+    }
     const built = Object.entries(pkg.exports)
       .filter(([path]) => path !== './package.json')
       .map(([, target]) => (typeof target === 'string' ? target : target.import.default).replace(/^\.\/dist\//, '').replace(/\.js$/, ''))

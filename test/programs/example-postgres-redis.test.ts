@@ -5,7 +5,18 @@ import type pg from 'pg'
 import type { RedisClientType } from 'redis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runtimeEnv, scriptCommand, startProgram } from '../support/run-command.js'
-import { deleteKeys, dropSchema, needs, POSTGRES_VAR, postgresUrl, REDIS_VAR, redisUrl, testPool, testRedis, uniqueName } from '../support/services.js'
+import {
+  deleteKeys,
+  dropSchema,
+  needs,
+  POSTGRES_VAR,
+  postgresUrl,
+  REDIS_VAR,
+  redisUrl,
+  testPool,
+  testRedis,
+  uniqueName,
+} from '../support/services.js'
 
 describe.skipIf(!postgresUrl || !redisUrl)(needs('examples/postgres-redis', POSTGRES_VAR, REDIS_VAR), () => {
   const schema = uniqueName('example')
@@ -39,7 +50,13 @@ describe.skipIf(!postgresUrl || !redisUrl)(needs('examples/postgres-redis', POST
       const created = await fetch(`${program.url}/campaigns`, {
         method: 'POST',
         headers,
-        body: JSON.stringify({ campaignName: 'Launch', workspaceId, commissionType: 'percentage', amount: 20, url: 'https://shop.example.com/' }),
+        body: JSON.stringify({
+          campaignName: 'Launch',
+          workspaceId,
+          commissionType: 'percentage',
+          amount: 20,
+          url: 'https://shop.example.com/',
+        }),
       })
       expect(created.status).toBe(201)
       const stored = await pool.query(`SELECT "campaignName" FROM "${schema}".campaigns`)

@@ -41,7 +41,13 @@ async function roundTrip(base: string): Promise<void> {
   const created = await fetch(`${base}/campaigns`, {
     method: 'POST',
     headers: keyed,
-    body: JSON.stringify({ campaignName: 'Launch', workspaceId: WORKSPACE, commissionType: 'percentage', amount: 20, url: 'https://shop.example.com/' }),
+    body: JSON.stringify({
+      campaignName: 'Launch',
+      workspaceId: WORKSPACE,
+      commissionType: 'percentage',
+      amount: 20,
+      url: 'https://shop.example.com/',
+    }),
   })
   expect(created.status).toBe(201)
   const campaign = ((await created.json()) as { data: { id: string; workspaceId: string } }).data
@@ -51,7 +57,11 @@ async function roundTrip(base: string): Promise<void> {
   expect(read.status).toBe(200)
   expect(((await read.json()) as { data: unknown }).data).toEqual(campaign)
 
-  const invalid = await fetch(`${base}/affiliates`, { method: 'POST', headers: keyed, body: JSON.stringify({ email: 'not-an-email', campaignId: campaign.id }) })
+  const invalid = await fetch(`${base}/affiliates`, {
+    method: 'POST',
+    headers: keyed,
+    body: JSON.stringify({ email: 'not-an-email', campaignId: campaign.id }),
+  })
   expect(invalid.status).toBe(400)
   const validation = (await invalid.json()) as { message: string; errors: { path: string; location: string }[] }
   expect(validation.message).toBe('Validation error')
@@ -59,7 +69,12 @@ async function roundTrip(base: string): Promise<void> {
 
   const unauthorized = await fetch(`${base}/campaigns/list`, { headers: { 'x-auth-service': 'wrong' } })
   expect(unauthorized.status).toBe(401)
-  expect(await unauthorized.json()).toEqual({ status: 401, code: 'invalid_api_key', message: 'Invalid API key. Please check your API key and try again. Send it in the x-auth-service header (or as Authorization: Bearer <key>).' })
+  expect(await unauthorized.json()).toEqual({
+    status: 401,
+    code: 'invalid_api_key',
+    message:
+      'Invalid API key. Please check your API key and try again. Send it in the x-auth-service header (or as Authorization: Bearer <key>).',
+  })
 }
 
 /** Ten requests at once against the default limit of 5 per second per key: some must be refused. */
@@ -98,7 +113,9 @@ async function wrongKeys(base: string): Promise<void> {
 }
 
 describe.each(examples as { name: string; script: string; perAddress?: boolean }[])('examples/$name', ({ script, perAddress }) => {
-  it(`runs by \`npm run ${script}\`, serves an authenticated round trip and rate limits, stops on SIGTERM`, { timeout: 60_000 }, async () => {
+  it(`runs by \`npm run ${script}\`, serves an authenticated round trip and rate limits, stops on SIGTERM`, {
+    timeout: 60_000,
+  }, async () => {
     const { command, args, env } = scriptCommand(script)
     const program = await startProgram(
       command,
@@ -161,7 +178,9 @@ describe.each(clients)('the HTTP client under $runtime', ({ runtime, args }) => 
     try {
       const { command } = scriptCommand(`example:${runtime}`)
       const output = await new Promise<string>((resolve, reject) => {
-        const child = spawn(command, args, { env: runtimeEnv({ AFFILIATE_URL: server.url, AFFILIATE_API_KEY: KEY, AFFILIATE_WORKSPACE_ID: WORKSPACE }) })
+        const child = spawn(command, args, {
+          env: runtimeEnv({ AFFILIATE_URL: server.url, AFFILIATE_API_KEY: KEY, AFFILIATE_WORKSPACE_ID: WORKSPACE }),
+        })
         let out = ''
         child.stdout.on('data', (d: Buffer) => (out += d.toString()))
         child.stderr.on('data', (d: Buffer) => (out += d.toString()))

@@ -16,12 +16,19 @@ const root = join(import.meta.dirname, '..', '..')
 
 /** The program's output, and the packages (by name) and source files (under src/) it loaded. */
 function run(program: string) {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--import', `data:text/javascript,${encodeURIComponent(register)}`, '--input-type=module', '-e', program], {
-    encoding: 'utf8',
-    cwd: root,
-  })
+  const result = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '--import', `data:text/javascript,${encodeURIComponent(register)}`, '--input-type=module', '-e', program],
+    {
+      encoding: 'utf8',
+      cwd: root,
+    },
+  )
   expect(result.status, result.stderr).toBe(0)
-  const urls = result.stdout.split('\n').filter((line) => line.startsWith('loaded ')).map((line) => line.slice('loaded '.length))
+  const urls = result.stdout
+    .split('\n')
+    .filter((line) => line.startsWith('loaded '))
+    .map((line) => line.slice('loaded '.length))
   const packages = new Set(urls.flatMap((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ?? []))
   const sources = new Set(urls.flatMap((url) => /\/src\/(.+)\.ts$/.exec(url)?.[1] ?? []))
   return { output: result.stdout, packages, sources }
@@ -47,7 +54,11 @@ it('importing the main entry and answering /health loads no module that only som
   const { output, packages, sources } = run(start)
   expect(output).toContain('health 200')
   expect(LATER.filter((name) => packages.has(name))).toEqual([])
-  const pages = [...sources].filter((path) => /^(portal|admin)\/(?!options$)|^tracking\/(tracker|click-ids|visitor)$|^http\/openapi$|^webhooks\/(address|signing|delivery)$/.test(path))
+  const pages = [...sources].filter((path) =>
+    /^(portal|admin)\/(?!options$)|^tracking\/(tracker|click-ids|visitor)$|^http\/openapi$|^webhooks\/(address|signing|delivery)$/.test(
+      path,
+    ),
+  )
   expect(pages).toEqual([])
 })
 

@@ -53,7 +53,15 @@ const serve = (db: string): Promise<Started> =>
   startProgram(
     process.execPath,
     ['--import', 'tsx', bin('start.ts')],
-    { ...process.env, ...unset, PORT: '0', AFFILIATE_DB: db, AFFILIATE_API_KEY: KEY, AFFILIATE_WORKSPACE_ID: WORKSPACE, AFFILIATE_ADMIN_TOKEN: 'a'.repeat(32) },
+    {
+      ...process.env,
+      ...unset,
+      PORT: '0',
+      AFFILIATE_DB: db,
+      AFFILIATE_API_KEY: KEY,
+      AFFILIATE_WORKSPACE_ID: WORKSPACE,
+      AFFILIATE_ADMIN_TOKEN: 'a'.repeat(32),
+    },
     /(http:\/\/127\.0\.0\.1:\d+\/api\/v1)/,
   )
 
@@ -61,14 +69,21 @@ const createCampaign = async (url: string, name: string) => {
   const response = await fetch(`${url}/campaigns`, {
     method: 'POST',
     headers: { 'x-auth-service': KEY, 'content-type': 'application/json' },
-    body: JSON.stringify({ campaignName: name, workspaceId: WORKSPACE, commissionType: 'percentage', amount: 10, url: 'https://shop.example.com/' }),
+    body: JSON.stringify({
+      campaignName: name,
+      workspaceId: WORKSPACE,
+      commissionType: 'percentage',
+      amount: 10,
+      url: 'https://shop.example.com/',
+    }),
   })
   expect(response.status).toBe(201)
   return ((await response.json()) as { data: { id: string } }).data.id
 }
 
 const recordLines = (file: string) => readFileSync(file, 'utf8').trimEnd().split('\n').slice(1, -1)
-const trailerOf = (file: string) => JSON.parse(readFileSync(file, 'utf8').trimEnd().split('\n').at(-1)!).models as Record<string, { count: number; sha256: string }>
+const trailerOf = (file: string) =>
+  JSON.parse(readFileSync(file, 'utf8').trimEnd().split('\n').at(-1)!).models as Record<string, { count: number; sha256: string }>
 /** The one line per model a piped run prints, for every model. */
 const perModel = (_text: string, verb: string) => modelNames.map((model) => new RegExp(`^${verb} ${model}: [\\d,]+ records?$`, 'm'))
 
@@ -103,7 +118,9 @@ describe('affiliate-service export, import and migrate', () => {
     const run = await cli(['import', '--db', target], { input: backup })
     expect(run.code, run.stderr).toBe(0)
     for (const line of perModel(run.stdout, 'verified')) expect(run.stdout).toMatch(line)
-    expect(run.stdout).toMatch(/^Imported [\d,]+ records into .*restored\.sqlite: every model's count and SHA-256 match the file's trailer\.$/m)
+    expect(run.stdout).toMatch(
+      /^Imported [\d,]+ records into .*restored\.sqlite: every model's count and SHA-256 match the file's trailer\.$/m,
+    )
 
     const again = await cli(['import', '--db', target], { input: backup })
     expect(again.code).toBe(1)
@@ -121,7 +138,9 @@ describe('affiliate-service export, import and migrate', () => {
     const target = join(root, 'cut.sqlite')
     const run = await cli(['import', '--db', target], { input: cut })
     expect(run.code).toBe(1)
-    expect(run.stderr).toMatch(/without its trailer: it was cut short\. Export it again\. The storage was emptied again: nothing of this import is kept\.\n$/)
+    expect(run.stderr).toMatch(
+      /without its trailer: it was cut short\. Export it again\. The storage was emptied again: nothing of this import is kept\.\n$/,
+    )
     const copy = join(root, 'cut-export.ndjson')
     expect((await cli(['export', '--db', target], { output: copy })).code).toBe(0)
     expect(Object.values(trailerOf(copy)).every((digest) => digest.count === 0)).toBe(true)
@@ -144,7 +163,10 @@ describe('affiliate-service export, import and migrate', () => {
   // util-linux `script` runs the command on a pseudo-terminal, as a person at a terminal would.
   describe.skipIf(!existsSync('/usr/bin/script'))('on a terminal', () => {
     const onTerminal = async (command: string) => {
-      const child = spawn('/usr/bin/script', ['-qec', command, '/dev/null'], { env: { ...process.env, ...unset }, stdio: ['ignore', 'pipe', 'pipe'] })
+      const child = spawn('/usr/bin/script', ['-qec', command, '/dev/null'], {
+        env: { ...process.env, ...unset },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
       let output = ''
       child.stdout.on('data', (data: Buffer) => (output += data.toString()))
       const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
@@ -154,7 +176,9 @@ describe('affiliate-service export, import and migrate', () => {
 
     it('migrate draws a progress bar (cli-progress) for each model it writes and verifies', async () => {
       const target = join(root, 'terminal.sqlite')
-      const run = await onTerminal(command(`migrate --from ${JSON.stringify(join(root, 'restored.sqlite'))} --to ${JSON.stringify(target)}`))
+      const run = await onTerminal(
+        command(`migrate --from ${JSON.stringify(join(root, 'restored.sqlite'))} --to ${JSON.stringify(target)}`),
+      )
       expect(run.code, run.output).toBe(0)
       expect(run.output).toMatch(/writing campaigns \|[█░]{40}\| 100% 1\/1 records/)
       expect(run.output).toMatch(/verifying events \|[█░]{40}\| \d+% \d+\/\d+ records/)
@@ -164,7 +188,9 @@ describe('affiliate-service export, import and migrate', () => {
     it('export refuses to write the records to the terminal', async () => {
       const run = await onTerminal(command(`export --db ${JSON.stringify(served)}`))
       expect(run.code).toBe(1)
-      expect(run.output).toContain('affiliate-service: export writes the records to standard output: send it to a file, e.g. affiliate-service export > backup.ndjson')
+      expect(run.output).toContain(
+        'affiliate-service: export writes the records to standard output: send it to a file, e.g. affiliate-service export > backup.ndjson',
+      )
     })
   })
 })
@@ -186,7 +212,12 @@ describe.skipIf(!postgresUrl)(needs('migrate to PostgreSQL', POSTGRES_VAR), () =
     const run = await cli(['migrate', '--from', source, '--to', postgresUrl!, '--to-schema', schema])
     expect(run.code, run.stderr).toBe(0)
     for (const line of perModel(run.stdout, 'verified')) expect(run.stdout).toMatch(line)
-    expect(run.stdout).toMatch(new RegExp(`^Moved [\\d,]+ records: every model's count and SHA-256 in PostgreSQL .*, schema ${schema} match .*to-move\\.sqlite's\\.$`, 'm'))
+    expect(run.stdout).toMatch(
+      new RegExp(
+        `^Moved [\\d,]+ records: every model's count and SHA-256 in PostgreSQL .*, schema ${schema} match .*to-move\\.sqlite's\\.$`,
+        'm',
+      ),
+    )
     const moved = join(root, 'moved.ndjson')
     expect((await cli(['export', '--db', postgresUrl!, '--schema', schema], { output: moved })).code).toBe(0)
     expect(recordLines(moved)).toEqual(recordLines(backup))
@@ -201,9 +232,13 @@ describe('a read-only snapshot (what export reads) beside a process writing the 
   it('is consistent while another process writes and folds its journal into the file', async () => {
     const file = join(root, 'busy.sqlite')
     const linkId = '00000000-0000-4000-8000-00000000beef'
-    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'fixtures', 'snapshot-writer.ts'), file, linkId], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    })
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(import.meta.dirname, '..', 'fixtures', 'snapshot-writer.ts'), file, linkId],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    )
     try {
       await new Promise<void>((resolve, reject) => {
         child.stdout.on('data', (data: Buffer) => data.toString().includes('ready') && resolve())
@@ -212,7 +247,10 @@ describe('a read-only snapshot (what export reads) beside a process writing the 
       const seen: number[] = []
       while (seen.length < 40) {
         const snapshot = sqlJsStorage({ persist: fileJournal(file, { readOnly: true }) })
-        const [clicks, counter] = await snapshot.transaction(async (tx) => [await tx.count('clicks', { where: { linkId } }), await tx.get('sequences', 'written')])
+        const [clicks, counter] = await snapshot.transaction(async (tx) => [
+          await tx.count('clicks', { where: { linkId } }),
+          await tx.get('sequences', 'written'),
+        ])
         await snapshot.close()
         expect(clicks).toBe(counter!.value)
         seen.push(clicks)

@@ -27,7 +27,11 @@ describe('npm start configured from the environment', () => {
         let text = ''
         stream.on('data', (chunk: Buffer) => (text += chunk.toString()))
         stream.on('end', () => {
-          mails.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to: session.envelope.rcptTo.map((r) => r.address), text })
+          mails.push({
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            to: session.envelope.rcptTo.map((r) => r.address),
+            text,
+          })
           mailed()
           done()
         })
@@ -53,7 +57,13 @@ describe('npm start configured from the environment', () => {
       expect(server.output()).toContain(`e-mail to SMTP smtp://127.0.0.1:${smtpPort}`)
       const keyed = { 'x-auth-service': KEY, 'content-type': 'application/json' }
       const post = (path: string, body: unknown) => fetch(`${api}${path}`, { method: 'POST', headers: keyed, body: JSON.stringify(body) })
-      const campaign = await post('/campaigns', { campaignName: 'Partners', workspaceId: WORKSPACE, commissionType: 'percentage', amount: 10, url: 'https://shop.example.com/' })
+      const campaign = await post('/campaigns', {
+        campaignName: 'Partners',
+        workspaceId: WORKSPACE,
+        commissionType: 'percentage',
+        amount: 10,
+        url: 'https://shop.example.com/',
+      })
       expect(campaign.status).toBe(201)
       expect(campaign.headers.get('ratelimit-limit')).toBe('3')
       const { id: campaignId } = ((await campaign.json()) as { data: { id: string } }).data
@@ -88,11 +98,19 @@ describe('npm start configured from the environment', () => {
   })
 
   it('turns the key limit off, and refuses portal settings that cannot work, naming the variable', { timeout: 90_000 }, async () => {
-    const open = start({ AFFILIATE_API_KEY: KEY, AFFILIATE_WORKSPACE_ID: WORKSPACE, AFFILIATE_RATE_LIMIT: 'off', AFFILIATE_WEBHOOKS_ALLOW_HTTP: '1', AFFILIATE_WEBHOOKS_ALLOW_PRIVATE: 'yes' })
+    const open = start({
+      AFFILIATE_API_KEY: KEY,
+      AFFILIATE_WORKSPACE_ID: WORKSPACE,
+      AFFILIATE_RATE_LIMIT: 'off',
+      AFFILIATE_WEBHOOKS_ALLOW_HTTP: '1',
+      AFFILIATE_WEBHOOKS_ALLOW_PRIVATE: 'yes',
+    })
     const api = await open.url
     expect(open.output()).toContain('rate limits: off')
     expect(open.output()).toContain('webhooks in development mode')
-    const answers = await Promise.all(Array.from({ length: 12 }, () => fetch(`${api}/campaigns/list`, { headers: { 'x-auth-service': KEY } })))
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () => fetch(`${api}/campaigns/list`, { headers: { 'x-auth-service': KEY } })),
+    )
     expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200))
     expect(answers[0]!.headers.get('ratelimit-limit')).toBeNull()
     // Development mode: an http webhook to a private address is accepted.
@@ -110,9 +128,15 @@ describe('npm start configured from the environment', () => {
       [{ AFFILIATE_PORTAL_SECRET: SECRET }, 'the portal needs AFFILIATE_PUBLIC_URL'],
       [{ SMTP_URL: 'smtp://user:hunter2@mail.example.com' }, 'SMTP_URL needs AFFILIATE_MAIL_FROM'],
       [{ AFFILIATE_PUBLIC_URL: 'https://partners.example.com' }, 'AFFILIATE_PUBLIC_URL is for the portal: set AFFILIATE_PORTAL_SECRET'],
-      [{ AFFILIATE_NOTIFY_OWNERS: 'owner@example.com, nobody' }, 'AFFILIATE_NOTIFY_OWNERS must be e-mail addresses separated by commas, got nobody'],
+      [
+        { AFFILIATE_NOTIFY_OWNERS: 'owner@example.com, nobody' },
+        'AFFILIATE_NOTIFY_OWNERS must be e-mail addresses separated by commas, got nobody',
+      ],
       [{ AFFILIATE_RATE_LIMIT_CAPACITY: 'many' }, 'AFFILIATE_RATE_LIMIT_CAPACITY must be a whole number above 0, got many'],
-      [{ AFFILIATE_RATE_LIMIT: 'off', AFFILIATE_RATE_LIMIT_REFILL: '2' }, 'AFFILIATE_RATE_LIMIT=off turns the limit off: unset AFFILIATE_RATE_LIMIT_REFILL'],
+      [
+        { AFFILIATE_RATE_LIMIT: 'off', AFFILIATE_RATE_LIMIT_REFILL: '2' },
+        'AFFILIATE_RATE_LIMIT=off turns the limit off: unset AFFILIATE_RATE_LIMIT_REFILL',
+      ],
     ]
     for (const [env, message] of refusals) {
       const refused = start(env)

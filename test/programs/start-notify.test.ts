@@ -18,8 +18,16 @@ afterAll(() => {
 /** An applicant to a campaign that requires approval, approved: answers the API's base URL's helpers. */
 async function approveAnApplicant(api: string) {
   const keyed = { 'x-auth-service': KEY, 'content-type': 'application/json' }
-  const send = (method: string, path: string, body: unknown) => fetch(`${api}${path}`, { method, headers: keyed, body: JSON.stringify(body) })
-  const campaign = await send('POST', '/campaigns', { campaignName: '20% for 12 months', workspaceId: WORKSPACE, commissionType: 'percentage', amount: 20, url: 'https://shop.example.com/', requiresApprovalToJoin: true })
+  const send = (method: string, path: string, body: unknown) =>
+    fetch(`${api}${path}`, { method, headers: keyed, body: JSON.stringify(body) })
+  const campaign = await send('POST', '/campaigns', {
+    campaignName: '20% for 12 months',
+    workspaceId: WORKSPACE,
+    commissionType: 'percentage',
+    amount: 20,
+    url: 'https://shop.example.com/',
+    requiresApprovalToJoin: true,
+  })
   expect(campaign.status).toBe(201)
   const { id: campaignId } = ((await campaign.json()) as { data: { id: string } }).data
   const applicant = await send('POST', '/affiliates', { email: 'ada@example.com', firstName: 'Ada', campaignId })
@@ -40,7 +48,11 @@ describe('npm start sends notifications', () => {
         let text = ''
         stream.on('data', (chunk: Buffer) => (text += chunk.toString()))
         stream.on('end', () => {
-          mails.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to: session.envelope.rcptTo.map((r) => r.address), text })
+          mails.push({
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            to: session.envelope.rcptTo.map((r) => r.address),
+            text,
+          })
           for (const wake of waiting.splice(0)) wake()
           done()
         })
@@ -78,7 +90,9 @@ describe('npm start sends notifications', () => {
       const headers = approval.text.slice(0, approval.text.indexOf('\r\n\r\n'))
       const raw = unquote(approval.text)
       expect(headers).toContain('Subject: You are approved: welcome to the Acme Partners affiliate program')
-      expect(headers).toMatch(new RegExp(`List-Unsubscribe:\\s+<http://127\\.0\\.0\\.1:${port}/portal/unsubscribe\\?id=[0-9a-f-]{36}&token=[\\w-]{43}>`))
+      expect(headers).toMatch(
+        new RegExp(`List-Unsubscribe:\\s+<http://127\\.0\\.0\\.1:${port}/portal/unsubscribe\\?id=[0-9a-f-]{36}&token=[\\w-]{43}>`),
+      )
       expect(headers).toContain('List-Unsubscribe-Post: List-Unsubscribe=One-Click')
       expect(headers).toMatch(/Message-ID: <[0-9a-f-]{36}@127\.0\.0\.1>/)
       expect(raw).not.toContain('20% for 12 months approves')
@@ -93,7 +107,13 @@ describe('npm start sends notifications', () => {
 
   it('without SMTP_URL: the development mailbox prints each message and the admin lists it', { timeout: 90_000 }, async () => {
     const port = await freePort()
-    const server = start({ PORT: String(port), AFFILIATE_API_KEY: KEY, AFFILIATE_WORKSPACE_ID: WORKSPACE, AFFILIATE_PORTAL_SECRET: SECRET, AFFILIATE_ADMIN_TOKEN: ADMIN_TOKEN })
+    const server = start({
+      PORT: String(port),
+      AFFILIATE_API_KEY: KEY,
+      AFFILIATE_WORKSPACE_ID: WORKSPACE,
+      AFFILIATE_PORTAL_SECRET: SECRET,
+      AFFILIATE_ADMIN_TOKEN: ADMIN_TOKEN,
+    })
     const api = await server.url
     expect(server.output()).toContain(`portal at http://127.0.0.1:${port}/portal`)
     expect(server.output()).toContain('e-mail to the development mailbox')

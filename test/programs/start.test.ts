@@ -10,7 +10,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fileJournal } from '../../adapters/node/file-journal.js'
 import { reachableUrl } from '../../bin/env.js'
 import { createAffiliateService, memoryKeyStore, sqlJsStorage } from '../../src/index.js'
-import { deleteKeys, dropSchema, needs, POSTGRES_VAR, postgresUrl, REDIS_VAR, redisUrl, testPool, testRedis, uniqueName } from '../support/services.js'
+import {
+  deleteKeys,
+  dropSchema,
+  needs,
+  POSTGRES_VAR,
+  postgresUrl,
+  REDIS_VAR,
+  redisUrl,
+  testPool,
+  testRedis,
+  uniqueName,
+} from '../support/services.js'
 
 // `npm start` and the `affiliate-service` command, run as a user runs them: real processes.
 const root = mkdtempSync(join(tmpdir(), 'affiliate-start-'))
@@ -95,7 +106,12 @@ function slowPost(url: string, key: string, body: unknown) {
     port,
     path: pathname,
     method: 'POST',
-    headers: { 'x-auth-service': key, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), expect: '100-continue' },
+    headers: {
+      'x-auth-service': key,
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(text),
+      expect: '100-continue',
+    },
   })
   const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
     req.once('response', (res) => {
@@ -144,7 +160,9 @@ describe('npm start', () => {
     expect(await second.exit).toBe(0)
   })
 
-  it('starts right after its predecessor was killed with kill -9 and not yet reaped (a zombie still "running" under its pid)', { timeout: 60_000 }, async () => {
+  it('starts right after its predecessor was killed with kill -9 and not yet reaped (a zombie still "running" under its pid)', {
+    timeout: 60_000,
+  }, async () => {
     const db = freshDb()
     // The first server's parent is a shell that then becomes `sleep`, which never reaps it: after
     // kill -9 it stays a zombie, whose pid still answers signals, as under a supervisor that has
@@ -220,7 +238,11 @@ describe('npm start', () => {
 
   it('honours AFFILIATE_API_KEY for AFFILIATE_WORKSPACE_ID and makes no key of its own', async () => {
     const workspace = '77777777-7777-4777-8777-777777777777'
-    const server = await start({ AFFILIATE_DB: ':memory:', AFFILIATE_API_KEY: 'env-key-of-the-operator', AFFILIATE_WORKSPACE_ID: workspace })
+    const server = await start({
+      AFFILIATE_DB: ':memory:',
+      AFFILIATE_API_KEY: 'env-key-of-the-operator',
+      AFFILIATE_WORKSPACE_ID: workspace,
+    })
     expect(server.output()).not.toMatch(/aff_live_/)
     expect((await post(server.url, 'env-key-of-the-operator', campaign(workspace))).status).toBe(201)
     expect((await post(server.url, 'env-key-of-the-operator', campaign('88888888-8888-4888-8888-888888888888'))).status).toBe(403)
@@ -290,11 +312,29 @@ describe('affiliate-service payouts run', () => {
     // A file with one campaign, an affiliate ready to be paid, one without payout details, and their due commissions.
     const storage = sqlJsStorage({ persist: fileJournal(db) })
     const service = createAffiliateService({ storage, keyStore: memoryKeyStore([]) })
-    const c = await service.api.campaigns.create({ campaignName: 'Pay', workspaceId: workspace, commissionType: 'fixed', amount: 10, url: 'https://shop.example.com/', currency: 'EUR' })
-    const ready = await service.api.affiliates.create({ email: 'ready@example.com', campaignId: c.id, payoutMethod: 'PAYPAL', payoutEmail: 'pay@example.com' })
+    const c = await service.api.campaigns.create({
+      campaignName: 'Pay',
+      workspaceId: workspace,
+      commissionType: 'fixed',
+      amount: 10,
+      url: 'https://shop.example.com/',
+      currency: 'EUR',
+    })
+    const ready = await service.api.affiliates.create({
+      email: 'ready@example.com',
+      campaignId: c.id,
+      payoutMethod: 'PAYPAL',
+      payoutEmail: 'pay@example.com',
+    })
     const missing = await service.api.affiliates.create({ email: 'missing@example.com', campaignId: c.id })
     for (const affiliate of [ready, ready, missing]) {
-      await service.api.commissions.create({ campaignId: c.id, affiliateId: affiliate.id, referredUser: 'b@example.com', amount: '12.50', commissionDate: '2025-01-01T00:00:00Z' })
+      await service.api.commissions.create({
+        campaignId: c.id,
+        affiliateId: affiliate.id,
+        referredUser: 'b@example.com',
+        amount: '12.50',
+        commissionDate: '2025-01-01T00:00:00Z',
+      })
     }
     await storage.close()
     const env = { AFFILIATE_DB: db }
@@ -308,7 +348,11 @@ describe('affiliate-service payouts run', () => {
     const run = await cli(['payouts', 'run', '--workspace', workspace, '--json'], env)
     expect(run.code, run.stderr).toBe(0)
     const answer = JSON.parse(run.stdout) as { workspaceId: string; payouts: { payoutId: string; amount: string }[]; skipped: unknown[] }
-    expect(answer).toMatchObject({ workspaceId: workspace, payouts: [{ amount: '25.00' }], skipped: [{ affiliateId: missing.id, reason: 'no_payout_details', amount: '12.50' }] })
+    expect(answer).toMatchObject({
+      workspaceId: workspace,
+      payouts: [{ amount: '25.00' }],
+      skipped: [{ affiliateId: missing.id, reason: 'no_payout_details', amount: '12.50' }],
+    })
     const again = await cli(['payouts', 'run', '--workspace', workspace, '--json'], env)
     expect(JSON.parse(again.stdout)).toMatchObject({ payouts: [], skipped: [{ reason: 'no_payout_details' }] })
 
@@ -324,7 +368,9 @@ describe('affiliate-service payouts run', () => {
     expect(help.stdout).toContain('--dry-run')
     expect((await cli(['payouts', 'pay'], {})).stderr).toContain('unknown payouts command')
     expect((await cli(['payouts', 'run', '--workspace', 'nope'], {})).stderr).toContain('nope is not a UUID')
-    const future = await cli(['payouts', 'run', '--workspace', '88888888-8888-4888-8888-888888888888', '--as-of', '2999-01-01T00:00:00Z'], { AFFILIATE_DB: freshDb() })
+    const future = await cli(['payouts', 'run', '--workspace', '88888888-8888-4888-8888-888888888888', '--as-of', '2999-01-01T00:00:00Z'], {
+      AFFILIATE_DB: freshDb(),
+    })
     expect(future.code).toBe(1)
     expect(future.stderr).toContain('asOf cannot be in the future')
   })
@@ -356,7 +402,12 @@ describe('npm start: what the environment chooses', () => {
   })
 
   it('stops at once, saying which service does not answer and never its password', async () => {
-    const database = start({ DATABASE_URL: 'postgres://app:hunter2@127.0.0.1:1/app', AFFILIATE_DB: '', AFFILIATE_SCHEMA: '', REDIS_URL: '' })
+    const database = start({
+      DATABASE_URL: 'postgres://app:hunter2@127.0.0.1:1/app',
+      AFFILIATE_DB: '',
+      AFFILIATE_SCHEMA: '',
+      REDIS_URL: '',
+    })
     await expect(database).rejects.toThrow(/cannot open the database PostgreSQL postgres:\/\/app:\*\*\*@127\.0\.0\.1:1\/app/)
     await expect(database).rejects.not.toThrow(/hunter2/)
     const redis = start({ AFFILIATE_DB: ':memory:', DATABASE_URL: '', AFFILIATE_SCHEMA: '', REDIS_URL: 'redis://:hunter2@127.0.0.1:1' })
@@ -366,8 +417,12 @@ describe('npm start: what the environment chooses', () => {
 
   it('refuses settings that contradict each other', async () => {
     await expect(start({ AFFILIATE_DB: ':memory:', AFFILIATE_SCHEMA: 'mine' })).rejects.toThrow(/AFFILIATE_SCHEMA .* needs DATABASE_URL/)
-    await expect(start({ AFFILIATE_DB: ':memory:', DATABASE_URL: 'postgres://127.0.0.1:1/x' })).rejects.toThrow(/DATABASE_URL .* or AFFILIATE_DB .*not both/)
-    await expect(start({ DATABASE_URL: 'postgres://127.0.0.1:1/x', AFFILIATE_DB: '', AFFILIATE_SCHEMA: 'drop table;' })).rejects.toThrow(/AFFILIATE_SCHEMA must be/)
+    await expect(start({ AFFILIATE_DB: ':memory:', DATABASE_URL: 'postgres://127.0.0.1:1/x' })).rejects.toThrow(
+      /DATABASE_URL .* or AFFILIATE_DB .*not both/,
+    )
+    await expect(start({ DATABASE_URL: 'postgres://127.0.0.1:1/x', AFFILIATE_DB: '', AFFILIATE_SCHEMA: 'drop table;' })).rejects.toThrow(
+      /AFFILIATE_SCHEMA must be/,
+    )
   })
 })
 
@@ -393,7 +448,11 @@ describe.skipIf(!postgresUrl || !redisUrl)(needs('npm start on PostgreSQL and Re
     const key = printedKey(first.output())!
     const workspace = printedWorkspace(first.output())!
     expect(key).toBeDefined()
-    expect(first.output()).toMatch(new RegExp(`database: PostgreSQL postgres://postgres:\\*\\*\\*@127\\.0\\.0\\.1:5432/test, schema ${schema}; rate limits: Redis redis://127\\.0\\.0\\.1:6379`))
+    expect(first.output()).toMatch(
+      new RegExp(
+        `database: PostgreSQL postgres://postgres:\\*\\*\\*@127\\.0\\.0\\.1:5432/test, schema ${schema}; rate limits: Redis redis://127\\.0\\.0\\.1:6379`,
+      ),
+    )
     expect(first.output()).not.toContain('hunter2')
     // The second finds the key the first made: it makes none.
     const second = await start(env())
@@ -407,7 +466,9 @@ describe.skipIf(!postgresUrl || !redisUrl)(needs('npm start on PostgreSQL and Re
       expect((await pool.query(`SELECT "campaignName" FROM "${schema}".campaigns`)).rows).toEqual([{ campaignName: 'Scaled' }])
       // The default limit (5 tokens), counted in Redis: ten at once over both cannot all pass.
       const burst = await Promise.all(
-        Array.from({ length: 10 }, (_, i) => fetch(`${[first, second][i % 2]!.url}/campaigns/list`, { headers: { 'x-auth-service': key } })),
+        Array.from({ length: 10 }, (_, i) =>
+          fetch(`${[first, second][i % 2]!.url}/campaigns/list`, { headers: { 'x-auth-service': key } }),
+        ),
       )
       expect(burst.filter((r) => r.status === 429).length).toBeGreaterThanOrEqual(4)
       await Promise.all(burst.map((r) => r.body?.cancel()))

@@ -32,7 +32,9 @@ async function run(runtime: string, args: string[], trustProxy: boolean): Promis
 }
 
 describe.each(runtimes)('surfaces under $runtime', ({ runtime, args }) => {
-  it('serves the API, the redirect, the portal and the admin; with trustProxy, https from the proxy makes the cookies Secure', { timeout: 90_000 }, async () => {
+  it('serves the API, the redirect, the portal and the admin; with trustProxy, https from the proxy makes the cookies Secure', {
+    timeout: 90_000,
+  }, async () => {
     const outcome = await run(runtime, args, true)
     // The admin's sign-in page is a 401 (every request it does not let in sees it).
     expect(outcome.statuses).toEqual({ health: 200, redirect: 302, portal: 200, admin: 401 })

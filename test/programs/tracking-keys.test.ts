@@ -27,8 +27,16 @@ describe('memoryKeyStore publishable keys', () => {
   })
 
   it('refuses origins that are not origins, and allowedOrigins on a secret key, naming the entry', () => {
-    for (const origin of ['https://shop.example.com/path', 'ftp://shop.example.com', 'shop.example.com', 'https://shop.example.com/?a=1', '']) {
-      expect(() => memoryKeyStore([{ key: PK, userId: USER_A, workspaceIds: [WS_A], allowedOrigins: [origin] }])).toThrow(/entry 0.*not an origin|not an origin/)
+    for (const origin of [
+      'https://shop.example.com/path',
+      'ftp://shop.example.com',
+      'shop.example.com',
+      'https://shop.example.com/?a=1',
+      '',
+    ]) {
+      expect(() => memoryKeyStore([{ key: PK, userId: USER_A, workspaceIds: [WS_A], allowedOrigins: [origin] }])).toThrow(
+        /entry 0.*not an origin|not an origin/,
+      )
     }
     expect(() => memoryKeyStore([{ key: 'secret', userId: USER_A, workspaceIds: [WS_A], allowedOrigins: ['*'] }])).toThrow(
       'memoryKeyStore: entry 0: allowedOrigins is for publishable keys (pk_…) only',
@@ -39,7 +47,11 @@ describe('memoryKeyStore publishable keys', () => {
 describe.each(storages)('storageKeyStore publishable keys on %s storage', (_, makeStorage) => {
   it('makes pk_live_ keys resolving to a publishable principal; list shows kind and origins, never the key', async () => {
     const keys = storageKeyStore(makeStorage())
-    const { key, info } = await keys.createPublishable({ workspaceIds: [WS_A], allowedOrigins: ['https://shop.example.com/', '*'], label: 'site' })
+    const { key, info } = await keys.createPublishable({
+      workspaceIds: [WS_A],
+      allowedOrigins: ['https://shop.example.com/', '*'],
+      label: 'site',
+    })
     expect(key).toMatch(/^pk_live_[A-Za-z0-9]{32}$/)
     expect(info).toMatchObject({ kind: 'publishable', allowedOrigins: ['https://shop.example.com', '*'], workspaceIds: [WS_A] })
     expect(await keys.resolve(key)).toEqual({
@@ -78,10 +90,19 @@ describe('a publishable key on a keyed route', () => {
       { key: PK, userId: USER_A, workspaceIds: [WS_A], allowedOrigins: ['*'] },
       { key: 'secret-a', userId: USER_A, workspaceIds: [WS_A] },
     ])
-    const service = createAffiliateService({ storage: memoryStorage(), keyStore, rateLimit: false, failedKeyLimit: { capacity: 2, refillPerSecond: 0.001 } })
+    const service = createAffiliateService({
+      storage: memoryStorage(),
+      keyStore,
+      rateLimit: false,
+      failedKeyLimit: { capacity: 2, refillPerSecond: 0.001 },
+    })
     const post = (key: string) =>
       service.fetch(
-        new Request('http://x/api/v1/campaigns', { method: 'POST', headers: { 'x-auth-service': key, 'content-type': 'application/json' }, body: JSON.stringify(campaignInput()) }),
+        new Request('http://x/api/v1/campaigns', {
+          method: 'POST',
+          headers: { 'x-auth-service': key, 'content-type': 'application/json' },
+          body: JSON.stringify(campaignInput()),
+        }),
         { clientAddress: '203.0.113.9' },
       )
     const wrong = await post('nope')
@@ -112,7 +133,17 @@ describe('keys CLI', () => {
   }
 
   it('creates a publishable key with origins, lists it as publishable, and refuses bad flags', { timeout: 60_000 }, async () => {
-    const made = await cli(['keys', 'create', '--publishable', '--workspace', WS_A, '--origin', 'https://shop.example.com', '--label', 'site'])
+    const made = await cli([
+      'keys',
+      'create',
+      '--publishable',
+      '--workspace',
+      WS_A,
+      '--origin',
+      'https://shop.example.com',
+      '--label',
+      'site',
+    ])
     expect(made.code).toBe(0)
     const key = /pk_live_[A-Za-z0-9]{32}/.exec(made.stdout)?.[0]
     expect(key).toBeDefined()

@@ -38,21 +38,27 @@ type Step =
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ type: fc.constant('lead' as const), customer: fc.nat(CUSTOMERS - 1), affiliate: fc.nat(AFFILIATES - 1) }),
-  { weight: 3, arbitrary: fc.record({
-    type: fc.constant('sale' as const),
-    // Customer CUSTOMERS is a stranger: never a lead.
-    customer: fc.nat(CUSTOMERS),
-    invoice: fc.nat(9),
-    cents: fc.oneof(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 500_000 })),
-    currency: fc.constantFrom('USD' as const, 'USD' as const, 'USD' as const, 'EUR' as const),
-    days: fc.constantFrom(0, 1, 20, 45),
-  }) },
-  { weight: 2, arbitrary: fc.record({
-    type: fc.constant('refund' as const),
-    invoice: fc.nat(9),
-    cents: fc.option(fc.integer({ min: 1, max: 300_000 }), { nil: null }),
-    refund: fc.option(fc.nat(5), { nil: null }),
-  }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      type: fc.constant('sale' as const),
+      // Customer CUSTOMERS is a stranger: never a lead.
+      customer: fc.nat(CUSTOMERS),
+      invoice: fc.nat(9),
+      cents: fc.oneof(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 500_000 })),
+      currency: fc.constantFrom('USD' as const, 'USD' as const, 'USD' as const, 'EUR' as const),
+      days: fc.constantFrom(0, 1, 20, 45),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      type: fc.constant('refund' as const),
+      invoice: fc.nat(9),
+      cents: fc.option(fc.integer({ min: 1, max: 300_000 }), { nil: null }),
+      refund: fc.option(fc.nat(5), { nil: null }),
+    }),
+  },
   fc.record({ type: fc.constant('payout' as const) }),
   fc.record({ type: fc.constant('ban' as const), affiliate: fc.nat(AFFILIATES - 1), banned: fc.boolean() }),
   fc.record({ type: fc.constant('review' as const), invoice: fc.nat(9), action: fc.constantFrom('release' as const, 'void' as const) }),
@@ -70,7 +76,10 @@ const rules = fc.record({
 
 const rounded = (cents: number, percent: number) => Math.floor((cents * percent + 50) / 100)
 
-async function scenario(rule: { percent: number; recurringMonths: number | null; maxCommissionsPerCustomer: number | null }, steps: Step[]) {
+async function scenario(
+  rule: { percent: number; recurringMonths: number | null; maxCommissionsPerCustomer: number | null },
+  steps: Step[],
+) {
   const { api, storage, clock } = setup()
   const campaign = await api.campaigns.create(
     apiCampaignInput({
@@ -83,13 +92,27 @@ async function scenario(rule: { percent: number; recurringMonths: number | null;
   )
   const affiliates = []
   for (let a = 0; a < AFFILIATES; a++) {
-    affiliates.push(await api.affiliates.create({ email: `aff${a}@example.com`, campaignId: campaign.id, payoutMethod: 'PAYPAL', payoutEmail: `aff${a}@example.com` }))
+    affiliates.push(
+      await api.affiliates.create({
+        email: `aff${a}@example.com`,
+        campaignId: campaign.id,
+        payoutMethod: 'PAYPAL',
+        payoutEmail: `aff${a}@example.com`,
+      }),
+    )
   }
   const banned = new Set<number>()
   /** Per invoice: the sale's cents, the commission made (id and amount when made), what was refunded of the sale. */
   const sales = new Map<
     number,
-    { cents: number; commissionId: string | null; commissionCents: number; refunded: number; customerId: string | null; refundedWhenVoided: number | null }
+    {
+      cents: number
+      commissionId: string | null
+      commissionCents: number
+      refunded: number
+      customerId: string | null
+      refundedWhenVoided: number | null
+    }
   >()
   const firstAnswers = new Map<string, unknown>()
   /** The invoice each refundId refunded. */
@@ -98,7 +121,12 @@ async function scenario(rule: { percent: number; recurringMonths: number | null;
   for (const [n, s] of steps.entries()) {
     const context = `step ${n}: ${JSON.stringify(s)}`
     if (s.type === 'lead') {
-      await api.conversions.lead({ workspaceId: WS_A, externalId: `user-${s.customer}`, email: emailOf(s.customer), affiliateId: affiliates[s.affiliate]!.id })
+      await api.conversions.lead({
+        workspaceId: WS_A,
+        externalId: `user-${s.customer}`,
+        email: emailOf(s.customer),
+        affiliateId: affiliates[s.affiliate]!.id,
+      })
     } else if (s.type === 'review') {
       const sale = sales.get(s.invoice)
       if (!sale?.commissionId) continue
@@ -121,7 +149,13 @@ async function scenario(rule: { percent: number; recurringMonths: number | null;
       clock.advance(s.days * DAY)
       const key = `in_${s.invoice}`
       const before = firstAnswers.has(key) ? await snapshot(storage) : null
-      const answer: SaleResult = await api.conversions.sale({ workspaceId: WS_A, externalId: `user-${s.customer}`, amount: (s.cents / 100).toFixed(2), currency: s.currency, invoiceId: key })
+      const answer: SaleResult = await api.conversions.sale({
+        workspaceId: WS_A,
+        externalId: `user-${s.customer}`,
+        amount: (s.cents / 100).toFixed(2),
+        currency: s.currency,
+        invoiceId: key,
+      })
       if (before !== null) {
         // 3. A repeat: the first answer, and nothing changed.
         expect(answer, context).toEqual(firstAnswers.get(key))
@@ -140,13 +174,17 @@ async function scenario(rule: { percent: number; recurringMonths: number | null;
         const { status, holdReasons } = answer.commission
         expect(status === 'hold', context).toBe(holdReasons.length > 0)
         expect(holdReasons.includes('disposable_email'), context).toBe(s.customer === DISPOSABLE)
-        expect(holdReasons.filter((reason) => reason !== 'disposable_email' && reason !== 'refund_rate'), context).toEqual([])
+        expect(
+          holdReasons.filter((reason) => reason !== 'disposable_email' && reason !== 'refund_rate'),
+          context,
+        ).toEqual([])
       } else {
         expect(SALE_SKIP_REASONS, context).toContain(answer.skipped)
         if (answer.customer === null) expect(answer.skipped).toBe('not_attributed')
         else if (s.currency === 'EUR') expect(answer.skipped, context).toBe('currency_mismatch')
         else if (banned.has(boundTo)) expect(answer.skipped, context).toBe('affiliate_banned')
-        else if (rounded(s.cents, rule.percent) > 0) expect(['outside_recurring_window', 'max_commissions_reached'], context).toContain(answer.skipped)
+        else if (rounded(s.cents, rule.percent) > 0)
+          expect(['outside_recurring_window', 'max_commissions_reached'], context).toContain(answer.skipped)
       }
       sales.set(s.invoice, {
         cents: s.cents,
@@ -160,7 +198,12 @@ async function scenario(rule: { percent: number; recurringMonths: number | null;
       const key = s.refund === null ? null : `re_${s.refund}`
       const sale = sales.get(s.invoice)
       const before = key !== null && firstAnswers.has(key) ? await snapshot(storage) : null
-      const body = { workspaceId: WS_A, invoiceId: `in_${s.invoice}`, ...(s.cents === null ? {} : { amount: (s.cents / 100).toFixed(2) }), ...(key === null ? {} : { refundId: key }) }
+      const body = {
+        workspaceId: WS_A,
+        invoiceId: `in_${s.invoice}`,
+        ...(s.cents === null ? {} : { amount: (s.cents / 100).toFixed(2) }),
+        ...(key === null ? {} : { refundId: key }),
+      }
       let answer: unknown
       const status = await outcome(async () => (answer = await api.conversions.refund(body)))
       if (before !== null) {
@@ -196,10 +239,16 @@ async function scenario(rule: { percent: number; recurringMonths: number | null;
     // 2. What refunds took back from each sale's commission.
     for (const sale of fromSales) {
       const c = byId.get(sale.commissionId!)!
-      const taken = sale.commissionCents - centsOf(c.amount) + (c.status === 'refunded' && c.payoutId === null ? centsOf(c.amount) : centsOf(c.refundedAmount))
+      const taken =
+        sale.commissionCents -
+        centsOf(c.amount) +
+        (c.status === 'refunded' && c.payoutId === null ? centsOf(c.amount) : centsOf(c.refundedAmount))
       // A voided commission earns nothing: refunds after it was voided take nothing from it.
       const refundedOfIt = sale.refundedWhenVoided ?? sale.refunded
-      const owed = refundedOfIt === sale.cents ? sale.commissionCents : Math.floor((sale.commissionCents * refundedOfIt * 2 + sale.cents) / (sale.cents * 2))
+      const owed =
+        refundedOfIt === sale.cents
+          ? sale.commissionCents
+          : Math.floor((sale.commissionCents * refundedOfIt * 2 + sale.cents) / (sale.cents * 2))
       expect(c.status === 'voided', context).toBe(sale.refundedWhenVoided !== null)
       // 5. Held and voided commissions are in no payout.
       if (c.status === 'hold' || c.status === 'voided') expect(c.payoutId, context).toBeNull()

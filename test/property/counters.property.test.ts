@@ -19,7 +19,15 @@ const MOVES: Record<CommissionStatus, readonly CommissionStatus[]> = {
   refunded: [],
 }
 /** Repeats in several cases, and the first affiliate's own address. */
-const EMAILS = ['pat@example.com', 'PAT@example.com', 'Pat@Example.Com', 'lee@example.com', 'LEE@EXAMPLE.COM', 'kim@example.com', 'aff0@example.com']
+const EMAILS = [
+  'pat@example.com',
+  'PAT@example.com',
+  'Pat@Example.Com',
+  'lee@example.com',
+  'LEE@EXAMPLE.COM',
+  'kim@example.com',
+  'aff0@example.com',
+]
 const INVOICES = ['in_1', 'in_2', 'in_3']
 
 type Step =
@@ -90,7 +98,6 @@ const add = (t: Totals, earned: number, email: string) => {
 }
 const summary = (t: Totals | undefined) => ({ earned: t?.earned ?? 0, signups: t?.emails.size ?? 0 })
 
-
 async function scenario(affiliateCount: number, steps: Step[]) {
   const { api } = setup()
   const campaign = await api.campaigns.create({
@@ -107,7 +114,10 @@ async function scenario(affiliateCount: number, steps: Step[]) {
   // Two links for the first affiliate, one for the second, none for the third.
   const links: ReferralLink[] = []
   const linkOwner: number[] = []
-  for (const [owner, n] of [[0, 2], [1, 1]] as const) {
+  for (const [owner, n] of [
+    [0, 2],
+    [1, 1],
+  ] as const) {
     for (let i = 0; i < n; i++) {
       links.push(await api.links.create({ affiliateId: affiliates[owner]!.id }))
       linkOwner.push(owner)
@@ -140,7 +150,13 @@ async function scenario(affiliateCount: number, steps: Step[]) {
     // Clawbacks are the service's own records (a refund after payment makes one): not in the model.
     const sales = stored.filter((c) => c.kind === 'sale')
     expect(sales.map((c) => c.commissionId).sort(), context).toEqual([...model.keys()].sort())
-    expect(stored.filter((c) => c.kind === 'clawback').map((c) => c.reversesCommissionId).sort(), context).toEqual([...clawbacks.keys()].sort())
+    expect(
+      stored
+        .filter((c) => c.kind === 'clawback')
+        .map((c) => c.reversesCommissionId)
+        .sort(),
+      context,
+    ).toEqual([...clawbacks.keys()].sort())
     const storedAffiliates = new Map<string, Totals>()
     const storedLinks = new Map<string, Totals>()
     for (const c of stored) {
@@ -168,10 +184,10 @@ async function scenario(affiliateCount: number, steps: Step[]) {
       const expected = summary(modelAffiliates[i])
       expect(summary(storedAffiliates.get(affiliate.id)), `${context}: affiliate ${i}, records vs model`).toEqual(expected)
       const actual = await api.affiliates.get(affiliate.id)
-      expect(
-        { earned: actual.totalEarnings, signups: actual.totalSignups },
-        `${context}: affiliate ${i} counters`,
-      ).toEqual({ earned: expected.earned / 100, signups: expected.signups })
+      expect({ earned: actual.totalEarnings, signups: actual.totalSignups }, `${context}: affiliate ${i} counters`).toEqual({
+        earned: expected.earned / 100,
+        signups: expected.signups,
+      })
       expect(Number.isInteger(Math.round(actual.totalEarnings * 100))).toBe(true)
       for (const link of (await api.links.list({ affiliateId: affiliate.id })).items) {
         const index = links.findIndex((l) => l.id === link.id)
@@ -240,7 +256,8 @@ async function scenario(affiliateCount: number, steps: Step[]) {
       else {
         const to = s.status ?? current.status
         const moveRefused = to !== current.status && !MOVES[current.status].includes(to)
-        const amountRefused = s.cents !== null && s.cents !== current.cents && current.status !== 'pending' && current.status !== 'processing'
+        const amountRefused =
+          s.cents !== null && s.cents !== current.cents && current.status !== 'pending' && current.status !== 'processing'
         // A banned affiliate earns nothing: no raise, no move to processing or paid.
         const bannedRefused =
           banned[current.affiliate]! &&
@@ -251,7 +268,8 @@ async function scenario(affiliateCount: number, steps: Step[]) {
       if (current && expected === 200) {
         model.set(id, { ...current, status: s.status ?? current.status, cents: s.cents ?? current.cents })
         // Refunding a paid commission takes its amount back through a clawback.
-        if (current.status === 'paid' && s.status === 'refunded' && current.cents > 0) clawbacks.set(id, { ...current, cents: -current.cents, status: 'pending', invoice: null })
+        if (current.status === 'paid' && s.status === 'refunded' && current.cents > 0)
+          clawbacks.set(id, { ...current, cents: -current.cents, status: 'pending', invoice: null })
       }
     } else if (s.type === 'delete') {
       if (ids.length === 0) continue
@@ -274,10 +292,9 @@ async function scenario(affiliateCount: number, steps: Step[]) {
 
 describe('affiliate and link counters', () => {
   it('stay equal to what the records say after every step of any sequence', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 2, max: 3 }), fc.array(step, { minLength: 1, maxLength: 40 }), scenario),
-      { numRuns: 200 },
-    )
+    await fc.assert(fc.asyncProperty(fc.integer({ min: 2, max: 3 }), fc.array(step, { minLength: 1, maxLength: 40 }), scenario), {
+      numRuns: 200,
+    })
   }, 60_000)
 
   it('survive a sequence that walks one e-mail through every route, status and deletion', async () => {
@@ -285,7 +302,17 @@ describe('affiliate and link counters', () => {
     // and unattributed records, a refund, a refused move, and deleting the records one by one.
     await scenario(2, [
       { type: 'create', kind: 'commission', affiliate: 0, email: 0, cents: 1001, asNumber: true, status: null, link: 0, invoice: null },
-      { type: 'create', kind: 'referred', affiliate: 0, email: 1, cents: 99, asNumber: false, status: 'processing', link: 0, invoice: 'in_1' },
+      {
+        type: 'create',
+        kind: 'referred',
+        affiliate: 0,
+        email: 1,
+        cents: 99,
+        asNumber: false,
+        status: 'processing',
+        link: 0,
+        invoice: 'in_1',
+      },
       { type: 'create', kind: 'commission', affiliate: 0, email: 2, cents: 5, asNumber: true, status: 'paid', link: null, invoice: null },
       { type: 'create', kind: 'commission', affiliate: 1, email: 2, cents: 7, asNumber: true, status: null, link: 0, invoice: null },
       { type: 'create', kind: 'referred', affiliate: 1, email: 3, cents: 7, asNumber: false, status: null, link: 2, invoice: 'in_1' },

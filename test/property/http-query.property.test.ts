@@ -27,7 +27,10 @@ async function routed(search: string) {
 }
 
 // Few names, so names repeat; values often empty; names and values with characters that need encoding.
-const name = fc.oneof(fc.constantFrom('a', 'b', 'page', '__proto__', 'constructor', 'toString', '', 'a b', 'é', '%'), fc.string({ maxLength: 4 }))
+const name = fc.oneof(
+  fc.constantFrom('a', 'b', 'page', '__proto__', 'constructor', 'toString', '', 'a b', 'é', '%'),
+  fc.string({ maxLength: 4 }),
+)
 const value = fc.oneof(fc.constant(''), fc.constantFrom('0', 'x', '+', ' ', '%zz', '=', '&', 'ü'), fc.string({ maxLength: 6 }))
 const part = fc.record({ name, value, encode: fc.boolean(), equals: fc.boolean() }).map(({ name, value, encode, equals }) => {
   const code = (text: string) => (encode ? encodeURIComponent(text) : text.replace(/[&=#]/g, encodeURIComponent))

@@ -67,7 +67,6 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 
 const money = formatMoney
 
-
 interface ModelRecord {
   affiliate: number
   cents: number
@@ -144,7 +143,8 @@ async function scenario(steps: Step[]) {
         const was = before.commissions.get(id)
         expect(was, `${context}: banned affiliate ${i} got a new commission`).toBeDefined()
         expect(centsOf(now.amount), `${context}: banned affiliate ${i} amount raised`).toBeLessThanOrEqual(centsOf(was!.amount))
-        if (now.status === 'processing' || now.status === 'paid') expect(now.status, `${context}: banned affiliate ${i} moved on`).toBe(was!.status)
+        if (now.status === 'processing' || now.status === 'paid')
+          expect(now.status, `${context}: banned affiliate ${i} moved on`).toBe(was!.status)
       }
     }
   }
@@ -199,7 +199,8 @@ async function scenario(steps: Step[]) {
           const moveRefused = !(next === current.status || MOVES[current.status].includes(next))
           const amountLocked = amount !== current.cents && current.status !== 'pending' && current.status !== 'processing'
           const bannedRefused =
-            banned[current.affiliate]! && ((next !== current.status && (next === 'processing' || next === 'paid')) || amount > current.cents)
+            banned[current.affiliate]! &&
+            ((next !== current.status && (next === 'processing' || next === 'paid')) || amount > current.cents)
           if (moveRefused || amountLocked || bannedRefused) expected = 422
           if (expected === 200) {
             model.set(id, { ...current, status: next, cents: amount })
@@ -213,15 +214,13 @@ async function scenario(steps: Step[]) {
     }
     const after = await observe()
     // The model and the service agree on every record.
-    expect(
-      [...after.commissions.values()].map((c) => [c.commissionId, centsOf(c.amount), c.status]).sort(),
-      context,
-    ).toEqual([...model.entries()].map(([id, r]) => [id, r.cents, r.status]).sort())
+    expect([...after.commissions.values()].map((c) => [c.commissionId, centsOf(c.amount), c.status]).sort(), context).toEqual(
+      [...model.entries()].map(([id, r]) => [id, r.cents, r.status]).sort(),
+    )
     // One pending clawback of minus the amount for each refund after payment, and no other.
-    expect(
-      [...after.clawbacks.entries()].map(([id, c]) => [id, c.amount, c.status, c.payoutId]).sort(),
-      context,
-    ).toEqual([...clawedBack.entries()].map(([id, cents]) => [id, `-${money(cents)}`, 'pending', null]).sort())
+    expect([...after.clawbacks.entries()].map(([id, c]) => [id, c.amount, c.status, c.payoutId]).sort(), context).toEqual(
+      [...clawedBack.entries()].map(([id, cents]) => [id, `-${money(cents)}`, 'pending', null]).sort(),
+    )
     compare(before, after, s, target, context)
     before = after
   }

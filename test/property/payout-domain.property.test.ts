@@ -2,7 +2,13 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { balanceOf, dueAt, earningsOf, type Balance } from '../../src/domain/due.js'
 import { isDue, planPayoutRun, type RunAffiliate, type RunCampaign } from '../../src/domain/payout-run.js'
-import { commissionEffect, payoutAfterRemoval, payoutMoveError, PAYOUT_STATUSES, type PayoutStatus } from '../../src/domain/payout-status.js'
+import {
+  commissionEffect,
+  payoutAfterRemoval,
+  payoutMoveError,
+  PAYOUT_STATUSES,
+  type PayoutStatus,
+} from '../../src/domain/payout-status.js'
 import type { CommissionStatus } from '../../src/domain/records.js'
 import { planRefund, refundableMinor, type CommissionKind } from '../../src/domain/refund.js'
 import { AffiliateError } from '../../src/errors.js'
@@ -52,7 +58,10 @@ type Step =
 
 const cents = fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 999 }), fc.integer({ min: 1, max: 1_000_000 }))
 const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ type: fc.constant('sale' as const), affiliate: fc.nat(5), cents, term: fc.constantFrom(0, 1, 7, 30) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({ type: fc.constant('sale' as const), affiliate: fc.nat(5), cents, term: fc.constantFrom(0, 1, 7, 30) }),
+  },
   {
     weight: 3,
     arbitrary: fc.record({
@@ -65,7 +74,15 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     }),
   },
   { weight: 2, arbitrary: fc.record({ type: fc.constant('run' as const), aheadDays: fc.constantFrom(0, 0, 3, 40) }) },
-  { weight: 4, arbitrary: fc.record({ type: fc.constant('move' as const), payout: fc.nat(8), liveOnly: fc.boolean(), to: fc.oneof(fc.constantFrom(...PAYOUT_STATUSES), fc.constantFrom('processing' as const, 'paid' as const)) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      type: fc.constant('move' as const),
+      payout: fc.nat(8),
+      liveOnly: fc.boolean(),
+      to: fc.oneof(fc.constantFrom(...PAYOUT_STATUSES), fc.constantFrom('processing' as const, 'paid' as const)),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ type: fc.constant('tick' as const), days: fc.integer({ min: 0, max: 10 }) }) },
 )
 
@@ -145,8 +162,7 @@ class Model {
     const before = JSON.stringify([this.commissions, this.payouts])
     const payoutStatus = c.payoutId === null ? null : this.payouts.find((p) => p.id === c.payoutId)!.status
     const plan = planRefund({ ...c, payoutStatus }, amount, this.iso())
-    const shouldRefuse =
-      c.kind === 'clawback' || c.status === 'refunded' || (amount ?? left) <= 0 || (amount ?? left) > left
+    const shouldRefuse = c.kind === 'clawback' || c.status === 'refunded' || (amount ?? left) <= 0 || (amount ?? left) > left
     if (plan instanceof AffiliateError) {
       expect(shouldRefuse).toBe(true)
       expect(plan.status).toBe(422)
@@ -253,7 +269,8 @@ class Model {
     for (const c of this.commissions) {
       if (c.payoutId !== payout.id) continue
       // Refunded in full while its payout was frozen: paid, nothing of it is left.
-      if (effect.status) c.status = effect.status === 'paid' && c.refundedMinor > 0 && c.refundedMinor === c.amountMinor ? 'refunded' : effect.status
+      if (effect.status)
+        c.status = effect.status === 'paid' && c.refundedMinor > 0 && c.refundedMinor === c.amountMinor ? 'refunded' : effect.status
       if (effect.payoutId === 'clear') c.payoutId = null
     }
     payout.status = to
@@ -299,14 +316,13 @@ class Model {
         expect(c.amountMinor).toBe(0)
       }
       if (c.kind === 'sale') {
-        const clawedBack = this.commissions
-          .filter((k) => k.reversesCommissionId === c.id)
-          .reduce((sum, k) => sum + k.amountMinor, 0)
+        const clawedBack = this.commissions.filter((k) => k.reversesCommissionId === c.id).reduce((sum, k) => sum + k.amountMinor, 0)
         expect(0 - clawedBack).toBe(c.refundedMinor)
         expect(c.refundedMinor).toBeLessThanOrEqual(c.amountMinor)
         // Refunded after payment: paid (refunded when nothing is left), or still in its frozen payout,
         // or back from it when it failed.
-        if (c.refundedMinor > 0 && (c.status === 'paid' || c.status === 'refunded')) expect(c.status).toBe(c.refundedMinor === c.amountMinor ? 'refunded' : 'paid')
+        if (c.refundedMinor > 0 && (c.status === 'paid' || c.status === 'refunded'))
+          expect(c.status).toBe(c.refundedMinor === c.amountMinor ? 'refunded' : 'paid')
         else if (c.refundedMinor > 0) expect(c.status).toBe(c.payoutId === null ? 'pending' : 'processing')
       } else {
         expect(c.amountMinor).toBeLessThan(0)
@@ -320,7 +336,13 @@ class Model {
     for (const a of this.affiliates) {
       const mine = this.commissions.filter((c) => c.affiliateId === a.id)
       const b = buckets.get(a.id)!
-      expect(balanceOf(mine, this.payouts.filter((p) => p.affiliateId === a.id), this.iso())).toEqual(b)
+      expect(
+        balanceOf(
+          mine,
+          this.payouts.filter((p) => p.affiliateId === a.id),
+          this.iso(),
+        ),
+      ).toEqual(b)
       const held = b.held + b.due + b.inPayout + b.paidOut
       expect(held + (this.refunded.get(a.id) ?? 0)).toBe(this.sold.get(a.id) ?? 0)
       expect(earningsOf(mine)).toBe(held)
@@ -366,7 +388,15 @@ describe('dueAt and planPayoutRun, properties', () => {
       fc.property(day, fc.integer({ min: 0, max: 3650 }), fc.integer({ min: 0, max: 400 }), (date, n, m) => {
         const d = new Date(date)
         const calendar = new Date(
-          Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + n, d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds()),
+          Date.UTC(
+            d.getUTCFullYear(),
+            d.getUTCMonth(),
+            d.getUTCDate() + n,
+            d.getUTCHours(),
+            d.getUTCMinutes(),
+            d.getUTCSeconds(),
+            d.getUTCMilliseconds(),
+          ),
         )
         expect(dueAt(date, n)).toBe(calendar.toISOString())
         expect(dueAt(dueAt(date, n), m)).toBe(dueAt(date, n + m))
@@ -383,36 +413,49 @@ describe('dueAt and planPayoutRun, properties', () => {
       inPayout: fc.boolean(),
     })
     fc.assert(
-      fc.property(fc.array(commission, { maxLength: 30 }), fc.array(fc.boolean(), { minLength: 5, maxLength: 5 }), fc.nat(), (specs, banned, seed) => {
-        const affiliates: RunAffiliate[] = banned.map((isBanned, i) => ({
-          id: `aff${i}`,
-          isBanned,
-          payoutMethod: i === 3 ? null : 'WISE',
-          payoutEmail: `aff${i}@example.com`,
-        }))
-        const campaigns: RunCampaign[] = [{ id: 'camp-a', minimumPayoutMinor: 0 }, { id: 'camp-b', minimumPayoutMinor: 10_000 }]
-        const commissions = specs.map((s, i) => ({
-          id: `c${String(i).padStart(3, '0')}`,
-          affiliateId: `aff${s.affiliate}`,
-          campaignId: s.affiliate % 2 === 0 ? 'camp-a' : 'camp-b',
-          kind: (s.amountMinor < 0 ? 'clawback' : 'sale') as CommissionKind,
-          status: s.status,
-          amountMinor: s.amountMinor,
-          dueAt: new Date(T0 + s.dueDay * DAY).toISOString(),
-          payoutId: s.inPayout ? 'p-old' : null,
-        }))
-        const asOf = new Date(T0 + 20 * DAY).toISOString()
-        const shuffle = <T>(items: readonly T[]): T[] =>
-          items.map((item, i) => ({ item, key: (i * 7919 + seed) % 104_729 })).sort((a, b) => a.key - b.key).map((x) => x.item)
-        const plan = planPayoutRun({ commissions, affiliates, campaigns, asOf })
-        expect(planPayoutRun({ commissions: shuffle(commissions), affiliates: shuffle(affiliates), campaigns: shuffle(campaigns), asOf })).toEqual(plan)
-        const ids = plan.payouts.flatMap((p) => p.commissionIds)
-        expect(new Set(ids).size).toBe(ids.length)
-        const due = commissions.filter((c) => isDue(c, Date.parse(asOf)))
-        expect(plan.payouts.reduce((s, p) => s + p.amountMinor, 0) + plan.skipped.reduce((s, p) => s + p.amountMinor, 0)).toBe(
-          due.reduce((s, c) => s + c.amountMinor, 0),
-        )
-      }),
+      fc.property(
+        fc.array(commission, { maxLength: 30 }),
+        fc.array(fc.boolean(), { minLength: 5, maxLength: 5 }),
+        fc.nat(),
+        (specs, banned, seed) => {
+          const affiliates: RunAffiliate[] = banned.map((isBanned, i) => ({
+            id: `aff${i}`,
+            isBanned,
+            payoutMethod: i === 3 ? null : 'WISE',
+            payoutEmail: `aff${i}@example.com`,
+          }))
+          const campaigns: RunCampaign[] = [
+            { id: 'camp-a', minimumPayoutMinor: 0 },
+            { id: 'camp-b', minimumPayoutMinor: 10_000 },
+          ]
+          const commissions = specs.map((s, i) => ({
+            id: `c${String(i).padStart(3, '0')}`,
+            affiliateId: `aff${s.affiliate}`,
+            campaignId: s.affiliate % 2 === 0 ? 'camp-a' : 'camp-b',
+            kind: (s.amountMinor < 0 ? 'clawback' : 'sale') as CommissionKind,
+            status: s.status,
+            amountMinor: s.amountMinor,
+            dueAt: new Date(T0 + s.dueDay * DAY).toISOString(),
+            payoutId: s.inPayout ? 'p-old' : null,
+          }))
+          const asOf = new Date(T0 + 20 * DAY).toISOString()
+          const shuffle = <T>(items: readonly T[]): T[] =>
+            items
+              .map((item, i) => ({ item, key: (i * 7919 + seed) % 104_729 }))
+              .sort((a, b) => a.key - b.key)
+              .map((x) => x.item)
+          const plan = planPayoutRun({ commissions, affiliates, campaigns, asOf })
+          expect(
+            planPayoutRun({ commissions: shuffle(commissions), affiliates: shuffle(affiliates), campaigns: shuffle(campaigns), asOf }),
+          ).toEqual(plan)
+          const ids = plan.payouts.flatMap((p) => p.commissionIds)
+          expect(new Set(ids).size).toBe(ids.length)
+          const due = commissions.filter((c) => isDue(c, Date.parse(asOf)))
+          expect(plan.payouts.reduce((s, p) => s + p.amountMinor, 0) + plan.skipped.reduce((s, p) => s + p.amountMinor, 0)).toBe(
+            due.reduce((s, c) => s + c.amountMinor, 0),
+          )
+        },
+      ),
     )
   })
 })

@@ -1,6 +1,16 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { AffiliateError, sqlJsStorage, type Affiliate, type Campaign, type Commission, type Payout, type PayoutStatus, type ReferralLink, type Storage } from '../../src/index.js'
+import {
+  AffiliateError,
+  sqlJsStorage,
+  type Affiliate,
+  type Campaign,
+  type Commission,
+  type Payout,
+  type PayoutStatus,
+  type ReferralLink,
+  type Storage,
+} from '../../src/index.js'
 import { formatMoney } from '../../src/domain/money.js'
 import { allPages, centsOf, setup, WS_A } from '../support/helpers.js'
 
@@ -95,24 +105,38 @@ const cents = fc.oneof(
 )
 const pick: fc.Arbitrary<Pick> = fc.record({ among: fc.constantFrom('paid' as const, 'inPayout' as const, 'any' as const), n: fc.nat() })
 const create = fc.record({
-    type: fc.constant('create' as const),
-    affiliate: fc.nat(3),
-    cents,
-    // Just now, a few hours, or days back: held and due on both campaigns' terms.
-    ageHours: fc.oneof(
-      { weight: 2, arbitrary: fc.constantFrom(0, 1, 47, 48, 49, 24 * 7 - 1, 24 * 7, 24 * 7 + 1) },
-      { weight: 3, arbitrary: fc.constantFrom(24 * 8, 24 * 10, 24 * 15, 24 * 30) },
-      { weight: 1, arbitrary: fc.integer({ min: 0, max: 24 * 20 }) },
-    ),
-    // Through its own link, none, or (refused) another affiliate's.
-    link: fc.oneof({ weight: 3, arbitrary: fc.constant('own' as const) }, { weight: 3, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.constant('other' as const) }),
-  })
+  type: fc.constant('create' as const),
+  affiliate: fc.nat(3),
+  cents,
+  // Just now, a few hours, or days back: held and due on both campaigns' terms.
+  ageHours: fc.oneof(
+    { weight: 2, arbitrary: fc.constantFrom(0, 1, 47, 48, 49, 24 * 7 - 1, 24 * 7, 24 * 7 + 1) },
+    { weight: 3, arbitrary: fc.constantFrom(24 * 8, 24 * 10, 24 * 15, 24 * 30) },
+    { weight: 1, arbitrary: fc.integer({ min: 0, max: 24 * 20 }) },
+  ),
+  // Through its own link, none, or (refused) another affiliate's.
+  link: fc.oneof(
+    { weight: 3, arbitrary: fc.constant('own' as const) },
+    { weight: 3, arbitrary: fc.constant(null) },
+    { weight: 1, arbitrary: fc.constant('other' as const) },
+  ),
+})
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 10, arbitrary: create },
-  { weight: 3, arbitrary: fc.record({ type: fc.constant('advance' as const), hours: fc.oneof(fc.integer({ min: 1, max: 24 }), fc.integer({ min: 1, max: 24 * 10 })) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      type: fc.constant('advance' as const),
+      hours: fc.oneof(fc.integer({ min: 1, max: 24 }), fc.integer({ min: 1, max: 24 * 10 })),
+    }),
+  },
   {
     weight: 4,
-    arbitrary: fc.record({ type: fc.constant('refund' as const), record: pick, amount: fc.constantFrom<RefundAmount>('rest', 'cent', 'half', 'over') }),
+    arbitrary: fc.record({
+      type: fc.constant('refund' as const),
+      record: pick,
+      amount: fc.constantFrom<RefundAmount>('rest', 'cent', 'half', 'over'),
+    }),
   },
   { weight: 2, arbitrary: fc.record({ type: fc.constant('refundStatus' as const), record: pick }) },
   { weight: 1, arbitrary: fc.record({ type: fc.constant('edit' as const), record: pick, cents }) },
@@ -148,8 +172,18 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ type: fc.constant('ban' as const), affiliate: fc.nat(3), isBanned: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ type: fc.constant('details' as const), affiliate: fc.nat(3), set: fc.boolean() }) },
   { weight: 1, arbitrary: fc.constant({ type: 'export' as const }) },
-  { weight: 1, arbitrary: fc.record({ type: fc.constant('redate' as const), record: pick, ageHours: fc.integer({ min: -24, max: 24 * 20 }) }) },
-  { weight: 1, arbitrary: fc.record({ type: fc.constant('mark' as const), record: pick, status: fc.constantFrom('pending' as const, 'processing' as const, 'paid' as const) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ type: fc.constant('redate' as const), record: pick, ageHours: fc.integer({ min: -24, max: 24 * 20 }) }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      type: fc.constant('mark' as const),
+      record: pick,
+      status: fc.constantFrom('pending' as const, 'processing' as const, 'paid' as const),
+    }),
+  },
 )
 
 const money = formatMoney
@@ -263,13 +297,15 @@ async function scenario(steps: Step[], storage?: Storage) {
   /** Money sent: each payout moved to processing (and exported), at its amount then; dropped when it fails. */
   const sent = new Map<string, number>()
 
-
   async function observe(): Promise<Snapshot> {
     const listed = await allPages((page) => api.commissions.list({ page, limit: 100 }))
     const stored = await allPages((page) => api.payouts.list({ page, limit: 100 }))
     const items = new Map<string, string[]>()
     for (const p of stored) {
-      items.set(p.payoutId, (await allPages((page) => api.payouts.items(p.payoutId, { page, limit: 100 }))).map((c) => c.commissionId).sort())
+      items.set(
+        p.payoutId,
+        (await allPages((page) => api.payouts.items(p.payoutId, { page, limit: 100 }))).map((c) => c.commissionId).sort(),
+      )
     }
     return {
       commissions: new Map(listed.map((c) => [c.commissionId, c])),
@@ -283,7 +319,9 @@ async function scenario(steps: Step[], storage?: Storage) {
 
   /** The model's due commissions of an affiliate at `asOf`. */
   const dueOf = (a: number, asOf: number) =>
-    [...commissions.values()].filter((c) => !c.deleted && c.affiliate === a && c.status === 'pending' && c.payoutId === null && c.dueAt <= asOf)
+    [...commissions.values()].filter(
+      (c) => !c.deleted && c.affiliate === a && c.status === 'pending' && c.payoutId === null && c.dueAt <= asOf,
+    )
 
   /** Takes a commission out of its pending payout (a refund before payment), canceling the payout at zero or less or below its minimum. */
   function leavePayout(c: ModelCommission, amountBefore: number) {
@@ -311,15 +349,39 @@ async function scenario(steps: Step[], storage?: Storage) {
     const live = [...commissions.values()].filter((c) => !c.deleted)
     equal(
       [...s.commissions.values()]
-        .map((c) => [c.commissionId, c.affiliateId, c.kind, c.status, centsOf(c.amount), centsOf(c.refundedAmount), c.dueAt, c.payoutId, c.reversesCommissionId, c.referralCode])
+        .map((c) => [
+          c.commissionId,
+          c.affiliateId,
+          c.kind,
+          c.status,
+          centsOf(c.amount),
+          centsOf(c.refundedAmount),
+          c.dueAt,
+          c.payoutId,
+          c.reversesCommissionId,
+          c.referralCode,
+        ])
         .sort(),
       live
-        .map((c) => [c.id, affiliates[c.affiliate]!.id, c.kind, c.status, c.amount, c.refunded, iso(c.dueAt), c.payoutId, c.reverses, c.link === null ? null : links[c.link]!.referralCode])
+        .map((c) => [
+          c.id,
+          affiliates[c.affiliate]!.id,
+          c.kind,
+          c.status,
+          c.amount,
+          c.refunded,
+          iso(c.dueAt),
+          c.payoutId,
+          c.reverses,
+          c.link === null ? null : links[c.link]!.referralCode,
+        ])
         .sort(),
       `${context}: commissions`,
     )
     equal(
-      [...s.payouts.values()].map((p) => [p.payoutId, p.affiliateId, p.campaignId, centsOf(p.amount), p.commissionCount, p.status, p.paidAt !== null]).sort(),
+      [...s.payouts.values()]
+        .map((p) => [p.payoutId, p.affiliateId, p.campaignId, centsOf(p.amount), p.commissionCount, p.status, p.paidAt !== null])
+        .sort(),
       [...payouts.values()]
         .map((p) => [p.id, affiliates[p.affiliate]!.id, campaigns[p.campaign]!.id, p.amount, p.count, p.status, p.status === 'paid'])
         .sort(),
@@ -342,7 +404,11 @@ async function scenario(steps: Step[], storage?: Storage) {
         continue
       }
       const items = s.items.get(p.payoutId)!.map((id) => s.commissions.get(id)!)
-      same(centsOf(p.amount), items.reduce((sum, c) => sum + centsOf(c.amount), 0), `${context}: payout ${p.payoutId} amount`)
+      same(
+        centsOf(p.amount),
+        items.reduce((sum, c) => sum + centsOf(c.amount), 0),
+        `${context}: payout ${p.payoutId} amount`,
+      )
       same(p.commissionCount, items.length, `${context}: payout ${p.payoutId} count`)
       same(centsOf(p.amount) > 0, true, `${context}: payout ${p.payoutId} amount > 0`)
     }
@@ -361,7 +427,11 @@ async function scenario(steps: Step[], storage?: Storage) {
       } else {
         same(after, null, `${context}: ${c.commissionId} moved from ${before} to ${after}`)
         const left = s.payouts.get(before)!.status
-        same(left === 'failed' || left === 'canceled' || refundedId === c.commissionId, true, `${context}: ${c.commissionId} left ${before} (${left})`)
+        same(
+          left === 'failed' || left === 'canceled' || refundedId === c.commissionId,
+          true,
+          `${context}: ${c.commissionId} left ${before} (${left})`,
+        )
       }
     }
 
@@ -376,7 +446,8 @@ async function scenario(steps: Step[], storage?: Storage) {
         if (c.status === 'pending' && payout === null) {
           if (Date.parse(c.dueAt) > now) sums.held += amount
           else sums.due += amount
-        } else if (c.status === 'processing' && payout && (payout.status === 'pending' || payout.status === 'processing')) sums.inPayout += amount
+        } else if (c.status === 'processing' && payout && (payout.status === 'pending' || payout.status === 'processing'))
+          sums.inPayout += amount
         else if ((c.status === 'paid' || c.status === 'refunded') && payout?.status === 'paid') sums.paidOut += amount
         else if (c.kind === 'sale' && payout === null && (c.status === 'processing' || c.status === 'paid')) sums.paidOutside += amount
         else if (c.kind === 'sale' && payout === null && c.status === 'refunded' && c.refundedAmount !== '0.00') sums.paidOutside += amount
@@ -384,7 +455,8 @@ async function scenario(steps: Step[], storage?: Storage) {
         else expect.fail(`${context}: commission ${c.commissionId} is ${c.kind} ${c.status} in ${payout?.status ?? 'no'} payout`)
       }
       const mineOut = [...s.payouts.values()].filter((p) => p.affiliateId === affiliate.id)
-      const payoutSum = (statuses: Move[]) => mineOut.filter((p) => statuses.includes(p.status)).reduce((sum, p) => sum + centsOf(p.amount), 0)
+      const payoutSum = (statuses: Move[]) =>
+        mineOut.filter((p) => statuses.includes(p.status)).reduce((sum, p) => sum + centsOf(p.amount), 0)
       expect(payoutSum(['pending', 'processing']), `${context}: affiliate ${a} inPayout by payouts`).toBe(sums.inPayout)
       expect(payoutSum(['paid']), `${context}: affiliate ${a} paidOut by payouts`).toBe(sums.paidOut)
 
@@ -396,7 +468,13 @@ async function scenario(steps: Step[], storage?: Storage) {
         paidOut: centsOf(balance.paidOut),
         paidOutside: centsOf(balance.paidOutside),
       }
-      expect(shown, `${context}: affiliate ${a} balance`).toEqual({ held: sums.held, due: sums.due, inPayout: sums.inPayout, paidOut: sums.paidOut, paidOutside: sums.paidOutside })
+      expect(shown, `${context}: affiliate ${a} balance`).toEqual({
+        held: sums.held,
+        due: sums.due,
+        inPayout: sums.inPayout,
+        paidOut: sums.paidOut,
+        paidOutside: sums.paidOutside,
+      })
       expect(balance.currency).toBe('USD')
 
       let earned = 0
@@ -410,11 +488,17 @@ async function scenario(steps: Step[], storage?: Storage) {
         refunded += c.earned - amount + (stored.status === 'refunded' ? amount : refundedAmount)
         if (c.status !== 'refunded') earnings += c.amount - c.refunded
       }
-      expect(shown.held + shown.due + shown.inPayout + shown.paidOut + shown.paidOutside + refunded, `${context}: affiliate ${a} money conserved`).toBe(earned)
+      expect(
+        shown.held + shown.due + shown.inPayout + shown.paidOut + shown.paidOutside + refunded,
+        `${context}: affiliate ${a} money conserved`,
+      ).toBe(earned)
       const totalEarnings = Math.round((s.affiliates[a] as { totalEarnings: number }).totalEarnings * 100)
       expect(totalEarnings, `${context}: affiliate ${a} totalEarnings`).toBe(earnings)
       // 5. The balance reconciles: its five figures add up to what the affiliate earned.
-      expect(shown.held + shown.due + shown.inPayout + shown.paidOut + shown.paidOutside, `${context}: affiliate ${a} balance reconciles`).toBe(totalEarnings)
+      expect(
+        shown.held + shown.due + shown.inPayout + shown.paidOut + shown.paidOutside,
+        `${context}: affiliate ${a} balance reconciles`,
+      ).toBe(totalEarnings)
       // 6. Money sent (every payout from processing on, at the amount it had when it was sent and
       //    exported) never exceeds net earnings, but by what clawbacks still claim back (a negative
       //    due); exactly, sent + what is still owed = earnings. A sent payout keeps its amount.
@@ -428,7 +512,9 @@ async function scenario(steps: Step[], storage?: Storage) {
       const owed = shown.held + shown.due + payoutSum(['pending']) + shown.paidOutside
       expect(sentOut, `${context}: affiliate ${a} sent more than earned`).toBeLessThanOrEqual(totalEarnings + Math.max(0, -shown.due))
       expect(sentOut + owed, `${context}: affiliate ${a} sent + owed = earnings`).toBe(totalEarnings)
-      const linkEarnings = live.filter((c) => c.link === a && c.kind === 'sale' && c.status !== 'refunded').reduce((sum, c) => sum + c.amount - c.refunded, 0)
+      const linkEarnings = live
+        .filter((c) => c.link === a && c.kind === 'sale' && c.status !== 'refunded')
+        .reduce((sum, c) => sum + c.amount - c.refunded, 0)
       const link = (s.links[a] as { totalEarnings: number }[])[0]!
       expect(Math.round(link.totalEarnings * 100), `${context}: link ${a} totalEarnings`).toBe(linkEarnings)
     }
@@ -448,7 +534,8 @@ async function scenario(steps: Step[], storage?: Storage) {
     let target: string | null = null
     if ('record' in s) {
       const { among, n: k } = s.record
-      const live = (c: ModelCommission) => !c.deleted && (among === 'paid' ? c.status === 'paid' : c.status === 'processing' && c.payoutId !== null)
+      const live = (c: ModelCommission) =>
+        !c.deleted && (among === 'paid' ? c.status === 'paid' : c.status === 'processing' && c.payoutId !== null)
       const some = among === 'any' ? [] : ids.filter((id) => live(commissions.get(id)!))
       const from = some.length > 0 ? some : ids
       target = from.length === 0 ? null : from[k % from.length]!
@@ -494,10 +581,16 @@ async function scenario(steps: Step[], storage?: Storage) {
       // The file the host uploads: every processing payout, at the amount that is sent.
       const response = await call('GET', '/payouts/export?format=csv&status=processing')
       status = response.status
-      const [header, ...rows] = (response.text as string).trim().split('\n').map((line: string) => line.split(','))
+      const [header, ...rows] = (response.text as string)
+        .trim()
+        .split('\n')
+        .map((line: string) => line.split(','))
       const at = (name: string) => header!.indexOf(name)
       const file = rows.map((row) => [row[at('payoutId')], centsOf(row[at('amount')]!)]).sort()
-      const model = [...payouts.values()].filter((p) => p.status === 'processing').map((p) => [p.id, sent.get(p.id)]).sort()
+      const model = [...payouts.values()]
+        .filter((p) => p.status === 'processing')
+        .map((p) => [p.id, sent.get(p.id)])
+        .sort()
       expect(file, `${context}: exported`).toEqual(model)
       if (file.length > 0) seen.add('payout exported')
     } else if (s.type === 'ban') {
@@ -505,7 +598,10 @@ async function scenario(steps: Step[], storage?: Storage) {
       banned[s.affiliate] = s.isBanned
     } else if (s.type === 'details') {
       const email = `new${n}@example.com`
-      await api.affiliates.update(affiliates[s.affiliate]!.id, s.set ? { payoutMethod: 'PAYPAL', payoutEmail: email } : { payoutMethod: null })
+      await api.affiliates.update(
+        affiliates[s.affiliate]!.id,
+        s.set ? { payoutMethod: 'PAYPAL', payoutEmail: email } : { payoutMethod: null },
+      )
       details[s.affiliate] = s.set ? { method: 'PAYPAL', email } : null
     } else if (s.type === 'refund' || s.type === 'refundStatus') {
       if (!current) continue
@@ -522,9 +618,7 @@ async function scenario(steps: Step[], storage?: Storage) {
       let path: 'after' | 'before' | 'status' = afterPayment ? 'after' : 'before'
       if (s.type === 'refund') {
         amount = { rest: left, cent: 1, half: Math.max(1, Math.floor(left / 2)), over: left + 1 }[s.amount]
-        result = await outcome(() =>
-          api.commissions.refund(current.id, { ...(s.amount === 'rest' ? {} : { amount: money(amount) }) }),
-        )
+        result = await outcome(() => api.commissions.refund(current.id, { ...(s.amount === 'rest' ? {} : { amount: money(amount) }) }))
         // A negative amount (more than is left of a clawback) is refused by validation, before any look-up.
         if (s.amount !== 'rest' && amount < 0) expected = 400
         else if (current.deleted) expected = 404
@@ -535,10 +629,13 @@ async function scenario(steps: Step[], storage?: Storage) {
         const throughRefund = current.status === 'paid' || (current.refunded > 0 && current.payoutId === null)
         if (current.deleted) expected = 404
         else if (current.kind === 'clawback') expected = 422
-        else if (current.status === 'refunded') expected = 200 // already there: a no-op
+        else if (current.status === 'refunded')
+          expected = 200 // already there: a no-op
         else if (throughRefund && left > 0) path = 'after'
-        else if (current.refunded > 0) expected = 422 // nothing left, and its clawbacks took it all
-        else if (current.payoutId !== null) expected = 422 // in a payout (a paid 0.00 too): refund it, or move the payout
+        else if (current.refunded > 0)
+          expected = 422 // nothing left, and its clawbacks took it all
+        else if (current.payoutId !== null)
+          expected = 422 // in a payout (a paid 0.00 too): refund it, or move the payout
         else path = 'status'
       }
       status = result.status
@@ -567,7 +664,8 @@ async function scenario(steps: Step[], storage?: Storage) {
       const changes = s.cents !== current.amount
       if (current.deleted) expected = 404
       else if (!changes) expected = 200
-      else if (current.kind === 'clawback' || current.status === 'paid' || current.status === 'refunded' || current.payoutId !== null) expected = 422
+      else if (current.kind === 'clawback' || current.status === 'paid' || current.status === 'refunded' || current.payoutId !== null)
+        expected = 422
       else if (banned[current.affiliate] && s.cents > current.amount) expected = 422
       else if (s.cents < current.refunded) expected = 422
       if (expected === 200 && changes) {
@@ -601,7 +699,12 @@ async function scenario(steps: Step[], storage?: Storage) {
       status = (await outcome(() => api.commissions.update(current.id, { status: s.status }))).status
       const to = s.status
       const moves = to !== current.status
-      const allowed: Record<string, readonly string[]> = { pending: ['processing', 'paid'], processing: ['paid', 'pending'], paid: [], refunded: [] }
+      const allowed: Record<string, readonly string[]> = {
+        pending: ['processing', 'paid'],
+        processing: ['paid', 'pending'],
+        paid: [],
+        refunded: [],
+      }
       if (current.deleted) expected = 404
       else if (!moves) expected = 200
       else if (current.kind === 'clawback' || current.payoutId !== null || !allowed[current.status]!.includes(to)) expected = 422
@@ -654,13 +757,35 @@ async function scenario(steps: Step[], storage?: Storage) {
       if (expected === 200 && answer) {
         expect(answer.skipped.map((k) => [k.affiliateId, k.reason, k.amount]).sort(), `${context}: skipped`).toEqual(skipped.sort())
         expect(
-          answer.payouts.map((p) => [p.affiliateId, p.campaignId, p.amount, p.commissionCount, p.status, p.currency, p.payoutMethod, p.payoutEmail, p.periodEnd]).sort(),
+          answer.payouts
+            .map((p) => [
+              p.affiliateId,
+              p.campaignId,
+              p.amount,
+              p.commissionCount,
+              p.status,
+              p.currency,
+              p.payoutMethod,
+              p.payoutEmail,
+              p.periodEnd,
+            ])
+            .sort(),
           `${context}: payouts`,
         ).toEqual(
           plan
             .map((p) => {
               const d = details[p.affiliate]!
-              return [affiliates[p.affiliate]!.id, campaigns[AFFILIATES[p.affiliate]!.campaign]!.id, money(p.amount), p.ids.length, 'pending', 'USD', d.method, d.email, iso(asOf)]
+              return [
+                affiliates[p.affiliate]!.id,
+                campaigns[AFFILIATES[p.affiliate]!.campaign]!.id,
+                money(p.amount),
+                p.ids.length,
+                'pending',
+                'USD',
+                d.method,
+                d.email,
+                iso(asOf),
+              ]
             })
             .sort(),
         )
@@ -693,7 +818,8 @@ async function scenario(steps: Step[], storage?: Storage) {
       const allowed = !moves || PAYOUT_MOVES[p.status].includes(to)
       const bannedRefusal = moves && banned[p.affiliate] && (to === 'processing' || to === 'paid')
       expected = allowed && !bannedRefusal ? 200 : 422
-      status = (await outcome(() => api.payouts.update(p.id, { status: to, ...(s.reference ? { externalReference: `ref-${n}` } : {}) }))).status
+      status = (await outcome(() => api.payouts.update(p.id, { status: to, ...(s.reference ? { externalReference: `ref-${n}` } : {}) })))
+        .status
       if (expected === 200 && moves) {
         seen.add(`payout ${to}`)
         p.status = to
@@ -738,14 +864,22 @@ async function scenario(steps: Step[], storage?: Storage) {
         deleted: false,
       })
     }
-    if (expected !== 200 || (s.type === 'run' && s.dryRun)) equal(plain(after), plain(before), `${context}: a refused step or a dry run changed something`)
+    if (expected !== 200 || (s.type === 'run' && s.dryRun))
+      equal(plain(after), plain(before), `${context}: a refused step or a dry run changed something`)
     check(after, before, context, refundedId, made)
     before = after
   }
 }
 
 const any = (n: number): Pick => ({ among: 'any', n })
-const run = (extra: Partial<Extract<Step, { type: 'run' }>> = {}): Step => ({ type: 'run', backHours: null, dryRun: false, campaign: null, http: true, ...extra })
+const run = (extra: Partial<Extract<Step, { type: 'run' }>> = {}): Step => ({
+  type: 'run',
+  backHours: null,
+  dryRun: false,
+  campaign: null,
+  http: true,
+  ...extra,
+})
 const next = (n: number): Step => ({ type: 'move', live: true, payout: n, status: 'next', reference: true })
 
 describe('payouts and clawbacks against a model', () => {
@@ -762,11 +896,33 @@ describe('payouts and clawbacks against a model', () => {
     )
     // The sequences reached every state that matters (else the checks above could pass vacuously).
     const wanted = [
-      'payout made', 'payout processing', 'payout paid', 'payout failed', 'payout canceled', 'clawback', 'dry run',
-      'refunded out of a payout', 'payout canceled by a refund',
-      'skipped banned', 'skipped not_positive', 'skipped below_minimum', 'skipped no_payout_details',
-      'refused create', 'refused refund', 'refused refundStatus', 'refused edit', 'refused delete', 'refused run', 'refused move',
-      'refund in a frozen payout', 'payout exported', 'redated', 'refused redate', 'marked paid', 'marked processing', 'refused mark',
+      'payout made',
+      'payout processing',
+      'payout paid',
+      'payout failed',
+      'payout canceled',
+      'clawback',
+      'dry run',
+      'refunded out of a payout',
+      'payout canceled by a refund',
+      'skipped banned',
+      'skipped not_positive',
+      'skipped below_minimum',
+      'skipped no_payout_details',
+      'refused create',
+      'refused refund',
+      'refused refundStatus',
+      'refused edit',
+      'refused delete',
+      'refused run',
+      'refused move',
+      'refund in a frozen payout',
+      'payout exported',
+      'redated',
+      'refused redate',
+      'marked paid',
+      'marked processing',
+      'refused mark',
     ]
     expect(wanted.filter((w) => !seen.has(w))).toEqual([])
   }, 60_000)
@@ -851,22 +1007,38 @@ describe('payouts and clawbacks against a model', () => {
 
   it('holds over sequences on sql.js too (its SQL: the guarded claim, nulls in where, money as integers)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(create, { maxLength: 8 }), fc.array(step, { minLength: 1, maxLength: 40, size: 'max' }), async (first, then) => {
-        const storage = sqlJsStorage()
-        try {
-          await scenario([...first, ...then], storage)
-        } finally {
-          await storage.close()
-        }
-      }),
+      fc.asyncProperty(
+        fc.array(create, { maxLength: 8 }),
+        fc.array(step, { minLength: 1, maxLength: 40, size: 'max' }),
+        async (first, then) => {
+          const storage = sqlJsStorage()
+          try {
+            await scenario([...first, ...then], storage)
+          } finally {
+            await storage.close()
+          }
+        },
+      ),
       { numRuns: 30 },
     )
   }, 60_000)
 
   it('answers 200 to a dry run over HTTP, 201 to a run, as SPEC "Payouts" says', async () => {
     const { api, call } = setup()
-    const campaign = await api.campaigns.create({ campaignName: 'Dry', workspaceId: WS_A, commissionType: 'fixed', amount: 5, url: 'https://shop.example.com/', payoutTerm: 0 })
-    const affiliate = await api.affiliates.create({ email: 'dry@example.com', campaignId: campaign.id, payoutMethod: 'PAYPAL', payoutEmail: 'dry@example.com' })
+    const campaign = await api.campaigns.create({
+      campaignName: 'Dry',
+      workspaceId: WS_A,
+      commissionType: 'fixed',
+      amount: 5,
+      url: 'https://shop.example.com/',
+      payoutTerm: 0,
+    })
+    const affiliate = await api.affiliates.create({
+      email: 'dry@example.com',
+      campaignId: campaign.id,
+      payoutMethod: 'PAYPAL',
+      payoutEmail: 'dry@example.com',
+    })
     await api.commissions.create({ campaignId: campaign.id, affiliateId: affiliate.id, referredUser: 'buyer@example.com', amount: '12.00' })
     // `call` also checks each answer against the OpenAPI document, which must list both statuses.
     const dry = await call('POST', '/payouts/run', { body: { workspaceId: WS_A, dryRun: true } })

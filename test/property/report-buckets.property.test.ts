@@ -33,7 +33,16 @@ const formatters = new Map<string, Intl.DateTimeFormat>()
 function wallRaw(instant: number, zone: string): number {
   let f = formatters.get(zone)
   if (!f) {
-    f = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' })
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    })
     formatters.set(zone, f)
   }
   const p = Object.fromEntries(f.formatToParts(instant).map((part) => [part.type, Number(part.value)]))
@@ -54,11 +63,20 @@ function opening(wall: number, granularity: Exclude<Granularity, 'hour'>): numbe
 const instant = fc.oneof(
   fc.integer({ min: FIRST, max: LAST }),
   fc
-    .record({ year: fc.integer({ min: 1901, max: 2099 }), month: fc.constantFrom(2, 3, 8, 9, 10), offset: fc.integer({ min: 0, max: 31 * DAY - 1 }) })
+    .record({
+      year: fc.integer({ min: 1901, max: 2099 }),
+      month: fc.constantFrom(2, 3, 8, 9, 10),
+      offset: fc.integer({ min: 0, max: 31 * DAY - 1 }),
+    })
     .map(({ year, month, offset }) => Date.UTC(year, month, 1) + offset),
 )
 const period = fc
-  .record({ zone: fc.constantFrom(...ZONES), granularity: fc.constantFrom(...GRANULARITIES), from: instant, fraction: fc.double({ min: 0, max: 1, noNaN: true }) })
+  .record({
+    zone: fc.constantFrom(...ZONES),
+    granularity: fc.constantFrom(...GRANULARITIES),
+    from: instant,
+    fraction: fc.double({ min: 0, max: 1, noNaN: true }),
+  })
   .map(({ zone, granularity, from, fraction }) => ({ zone, granularity, from, to: from + Math.floor(fraction * SPAN[granularity]) }))
 
 const holding = (buckets: readonly Bucket[], instant: number) => buckets.find((b) => b.startMs <= instant && instant < b.endMs)
@@ -66,32 +84,36 @@ const holding = (buckets: readonly Bucket[], instant: number) => buckets.find((b
 describe('report buckets, property', () => {
   it('tile [from, to) with no gap or overlap, and every instant lies in the bucket bucketStart gives', () => {
     fc.assert(
-      fc.property(period, fc.array(fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }), { minLength: 1, maxLength: 8 }), ({ zone, granularity, from, to }, picks) => {
-        const buckets = bucketsBetween(from, to, granularity, zone)
-        if (to === from) {
-          expect(buckets).toEqual([])
-          return
-        }
-        expect(buckets.length).toBeGreaterThan(0)
-        expect(buckets[0]!.startMs).toBeLessThanOrEqual(from)
-        expect(buckets.at(-1)!.startMs).toBeLessThan(to)
-        expect(buckets.at(-1)!.endMs).toBeGreaterThanOrEqual(to)
-        buckets.forEach((b, i) => {
-          expect(b.startMs).toBeLessThan(b.endMs)
-          expect(b.start).toBe(new Date(b.startMs).toISOString())
-          if (i > 0) expect(b.startMs).toBe(buckets[i - 1]!.endMs)
-        })
-        for (const pick of [0, ...picks]) {
-          const instant = from + Math.floor(pick * (to - from))
-          expect(bucketStart(instant, granularity, zone)).toEqual(holding(buckets, instant))
-        }
-        // The first and last instant of every bucket, and its middle.
-        for (const b of buckets) {
-          for (const instant of [b.startMs, b.endMs - 1, b.startMs + Math.floor((b.endMs - b.startMs) / 2)]) {
-            expect(bucketStart(instant, granularity, zone)).toEqual(b)
+      fc.property(
+        period,
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }), { minLength: 1, maxLength: 8 }),
+        ({ zone, granularity, from, to }, picks) => {
+          const buckets = bucketsBetween(from, to, granularity, zone)
+          if (to === from) {
+            expect(buckets).toEqual([])
+            return
           }
-        }
-      }),
+          expect(buckets.length).toBeGreaterThan(0)
+          expect(buckets[0]!.startMs).toBeLessThanOrEqual(from)
+          expect(buckets.at(-1)!.startMs).toBeLessThan(to)
+          expect(buckets.at(-1)!.endMs).toBeGreaterThanOrEqual(to)
+          buckets.forEach((b, i) => {
+            expect(b.startMs).toBeLessThan(b.endMs)
+            expect(b.start).toBe(new Date(b.startMs).toISOString())
+            if (i > 0) expect(b.startMs).toBe(buckets[i - 1]!.endMs)
+          })
+          for (const pick of [0, ...picks]) {
+            const instant = from + Math.floor(pick * (to - from))
+            expect(bucketStart(instant, granularity, zone)).toEqual(holding(buckets, instant))
+          }
+          // The first and last instant of every bucket, and its middle.
+          for (const b of buckets) {
+            for (const instant of [b.startMs, b.endMs - 1, b.startMs + Math.floor((b.endMs - b.startMs) / 2)]) {
+              expect(bucketStart(instant, granularity, zone)).toEqual(b)
+            }
+          }
+        },
+      ),
       { numRuns: 300 },
     )
   })
@@ -127,7 +149,11 @@ describe('report buckets, property', () => {
   })
 
   it('seriesFrom equals a brute-force sum over random hourly rows', () => {
-    const row = fc.record({ hour: fc.integer({ min: -72, max: 72 + SPAN.week / HOUR }), a: fc.integer({ min: 0, max: 1000 }), b: fc.integer({ min: -50, max: 50 }) })
+    const row = fc.record({
+      hour: fc.integer({ min: -72, max: 72 + SPAN.week / HOUR }),
+      a: fc.integer({ min: 0, max: 1000 }),
+      b: fc.integer({ min: -50, max: 50 }),
+    })
     fc.assert(
       fc.property(period, fc.array(row, { maxLength: 60 }), ({ zone, granularity, from, to }, drawn) => {
         const base = Math.floor(from / HOUR) * HOUR
@@ -146,7 +172,12 @@ describe('report buckets, property', () => {
           sums.set(key, sum)
           total += r.a
         }
-        const expected = bucketsBetween(from, to, granularity, zone).map((b) => ({ start: b.start, end: b.end, a: sums.get(b.start)?.a ?? 0, b: sums.get(b.start)?.b ?? 0 }))
+        const expected = bucketsBetween(from, to, granularity, zone).map((b) => ({
+          start: b.start,
+          end: b.end,
+          a: sums.get(b.start)?.a ?? 0,
+          b: sums.get(b.start)?.b ?? 0,
+        }))
         expect(series).toEqual(expected)
         expect(series.reduce((n, item) => n + item.a, 0)).toBe(total)
       }),

@@ -20,7 +20,15 @@ import { setup, WS_A } from '../support/helpers.js'
 const HOUR = 3_600_000
 const MARCH = Date.UTC(2026, 2, 1)
 const SPAN = 31 * 24 * HOUR
-const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Australia/Lord_Howe', 'Pacific/Chatham', 'America/Santiago'] as const
+const ZONES = [
+  'UTC',
+  'Europe/Berlin',
+  'America/New_York',
+  'Asia/Kolkata',
+  'Australia/Lord_Howe',
+  'Pacific/Chatham',
+  'America/Santiago',
+] as const
 const INTERVALS: readonly Granularity[] = ['hour', 'day', 'week', 'month']
 const STATUSES: readonly CommissionStatus[] = ['pending', 'processing', 'paid', 'refunded']
 const EMAILS = ['a@example.com', 'b@example.com', 'c@example.com', 'd@example.com']
@@ -56,10 +64,32 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       at: fc.option(instant, { nil: null }),
     }),
   },
-  { weight: 2, arbitrary: fc.record({ type: fc.constant('refund' as const), record: fc.nat(), cents: fc.option(fc.integer({ min: 1, max: 30_000 }), { nil: null }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      type: fc.constant('refund' as const),
+      record: fc.nat(),
+      cents: fc.option(fc.integer({ min: 1, max: 30_000 }), { nil: null }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ type: fc.constant('delete' as const), record: fc.nat() }) },
-  { weight: 4, arbitrary: fc.record({ type: fc.constant('track' as const), affiliate: fc.nat(3), event: fc.constantFrom('open' as const, 'click' as const), at: instant }) },
-  { weight: 1, arbitrary: fc.record({ type: fc.constant('payouts' as const), at: instant, outcome: fc.constantFrom('paid' as const, 'failed' as const) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      type: fc.constant('track' as const),
+      affiliate: fc.nat(3),
+      event: fc.constantFrom('open' as const, 'click' as const),
+      at: instant,
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      type: fc.constant('payouts' as const),
+      at: instant,
+      outcome: fc.constantFrom('paid' as const, 'failed' as const),
+    }),
+  },
 )
 
 type Period = { from: number; to: number; interval: Granularity; zone: string }
@@ -84,9 +114,18 @@ type Click = { affiliateId: string; campaignId: string; event: 'open' | 'click';
 const hourOf = (iso: string | number) => Math.floor((typeof iso === 'number' ? iso : Date.parse(iso)) / HOUR) * HOUR
 
 /** The figures of whatever `keep` admits, computed from the records and the click log, each figure at the hour it lies in. */
-function scan(commissions: CommissionRecord[], payouts: PayoutRecord[], clicks: Click[], inScope: (r: { affiliateId: string; campaignId: string }) => boolean, keep: (hour: number) => boolean) {
+function scan(
+  commissions: CommissionRecord[],
+  payouts: PayoutRecord[],
+  clicks: Click[],
+  inScope: (r: { affiliateId: string; campaignId: string }) => boolean,
+  keep: (hour: number) => boolean,
+) {
   const f = { opens: 0, clicks: 0, signups: 0, sales: 0, earnings: 0, clawbacks: 0, clawbackMinor: 0, paidOut: 0, paidOutMinor: 0 }
-  const byStatus = Object.fromEntries(STATUSES.map((s) => [s, { count: 0, minor: 0 }])) as Record<CommissionStatus, { count: number; minor: number }>
+  const byStatus = Object.fromEntries(STATUSES.map((s) => [s, { count: 0, minor: 0 }])) as Record<
+    CommissionStatus,
+    { count: number; minor: number }
+  >
   for (const c of clicks) if (inScope(c) && keep(hourOf(c.at))) f[c.event === 'open' ? 'opens' : 'clicks']++
   const first = new Map<string, CommissionRecord>()
   for (const c of commissions) {
@@ -121,13 +160,30 @@ async function check(storage: Storage, steps: Step[], periods: Period[]) {
   const { api, clock } = setup({ storage })
   clock.set(MARCH - 24 * HOUR)
   const campaigns = [
-    await api.campaigns.create({ campaignName: 'One', workspaceId: WS_A, commissionType: 'fixed', amount: 5, url: 'https://one.example.com' }),
-    await api.campaigns.create({ campaignName: 'Two', workspaceId: WS_A, commissionType: 'fixed', amount: 5, url: 'https://two.example.com' }),
+    await api.campaigns.create({
+      campaignName: 'One',
+      workspaceId: WS_A,
+      commissionType: 'fixed',
+      amount: 5,
+      url: 'https://one.example.com',
+    }),
+    await api.campaigns.create({
+      campaignName: 'Two',
+      workspaceId: WS_A,
+      commissionType: 'fixed',
+      amount: 5,
+      url: 'https://two.example.com',
+    }),
   ]
   const affiliates = []
   for (let i = 0; i < 4; i++) {
     const campaign = campaigns[i % 2]!
-    const affiliate = await api.affiliates.create({ email: `aff${i}@example.com`, campaignId: campaign.id, payoutMethod: 'WISE', payoutEmail: `pay${i}@example.com` })
+    const affiliate = await api.affiliates.create({
+      email: `aff${i}@example.com`,
+      campaignId: campaign.id,
+      payoutMethod: 'WISE',
+      payoutEmail: `pay${i}@example.com`,
+    })
     await api.links.create({ affiliateId: affiliate.id, referralCode: `CODE-${i}` })
     affiliates.push(affiliate)
   }
@@ -147,8 +203,19 @@ async function check(storage: Storage, steps: Step[], periods: Period[]) {
         const affiliate = affiliates[s.affiliate]!
         const date = new Date(s.at).toISOString()
         const made = s.referred
-          ? await api.referredUsers.create({ referredTo: EMAILS[s.email]!, affiliateId: affiliate.id, amount: formatMoney(s.cents), commissionDate: date })
-          : await api.commissions.create({ campaignId: affiliate.campaignId, affiliateId: affiliate.id, referredUser: EMAILS[s.email]!, amount: formatMoney(s.cents), commissionDate: date })
+          ? await api.referredUsers.create({
+              referredTo: EMAILS[s.email]!,
+              affiliateId: affiliate.id,
+              amount: formatMoney(s.cents),
+              commissionDate: date,
+            })
+          : await api.commissions.create({
+              campaignId: affiliate.campaignId,
+              affiliateId: affiliate.id,
+              referredUser: EMAILS[s.email]!,
+              amount: formatMoney(s.cents),
+              commissionDate: date,
+            })
         records.push(made.commissionId)
         break
       }
@@ -192,7 +259,9 @@ async function check(storage: Storage, steps: Step[], periods: Period[]) {
       }
     }
   }
-  const [commissions, payouts] = await storage.transaction(async (tx) => [await tx.find('commissions', {}), await tx.find('payouts', {})] as const)
+  const [commissions, payouts] = await storage.transaction(
+    async (tx) => [await tx.find('commissions', {}), await tx.find('payouts', {})] as const,
+  )
   const scopes = [
     { query: {}, inScope: () => true },
     ...campaigns.map((c) => ({ query: { campaignId: c.id }, inScope: (r: { campaignId: string }) => r.campaignId === c.id })),
@@ -226,15 +295,32 @@ async function check(storage: Storage, steps: Step[], periods: Period[]) {
       const series = await api.reports.timeseries({ ...range, ...scope.query, interval: p.interval, timezone: p.zone })
       expect(series.items.map((i) => [i.start, i.end])).toStrictEqual(buckets.map((b) => [b.start, b.end]))
       const expected = buckets.map((b) => {
-        const { f } = scan(commissions, payouts, clicks, scope.inScope as never, (hour) => inPeriod(hour) && bucketStart(hour, p.interval, p.zone).startMs === b.startMs)
-        return { start: b.start, end: b.end, opens: f.opens, clicks: f.clicks, signups: f.signups, commissionCount: f.sales, earnings: formatMoney(f.earnings) }
+        const { f } = scan(
+          commissions,
+          payouts,
+          clicks,
+          scope.inScope as never,
+          (hour) => inPeriod(hour) && bucketStart(hour, p.interval, p.zone).startMs === b.startMs,
+        )
+        return {
+          start: b.start,
+          end: b.end,
+          opens: f.opens,
+          clicks: f.clicks,
+          signups: f.signups,
+          commissionCount: f.sales,
+          earnings: formatMoney(f.earnings),
+        }
       })
       expect(series.items).toStrictEqual(expected)
     }
     const top = await api.reports.topAffiliates({ ...range, by: 'clicks', limit: 100 })
     const expectedTop = affiliates
       .map((a) => ({ id: a.id, ...scan(commissions, payouts, clicks, (r) => r.affiliateId === a.id, inPeriod) }))
-      .filter(({ f, byStatus }) => f.opens + f.clicks + f.signups + f.sales + f.clawbacks + f.paidOut > 0 || Object.values(byStatus).some((s) => s.count > 0))
+      .filter(
+        ({ f, byStatus }) =>
+          f.opens + f.clicks + f.signups + f.sales + f.clawbacks + f.paidOut > 0 || Object.values(byStatus).some((s) => s.count > 0),
+      )
       .sort((a, b) => b.f.clicks - a.f.clicks || (a.id < b.id ? -1 : 1))
     expect(top.items.map((i) => [i.affiliateId, i.clicks, i.signups, i.commissionCount, i.earnings])).toStrictEqual(
       expectedTop.map(({ id, f }) => [id, f.clicks, f.signups, f.sales, formatMoney(f.earnings)]),
@@ -245,14 +331,18 @@ async function check(storage: Storage, steps: Step[], periods: Period[]) {
 describe.each(storageKinds)('reports equal a scan of the records (%s)', (_name, makeStorage) => {
   it('for any history of writes, refunds, clicks and payouts, in any period, interval and time zone', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 40 }), fc.array(period, { minLength: 1, maxLength: 4 }), async (steps, periods) => {
-        const storage = await makeStorage()
-        try {
-          await check(storage, steps, periods)
-        } finally {
-          await storage.close?.()
-        }
-      }),
+      fc.asyncProperty(
+        fc.array(step, { minLength: 1, maxLength: 40 }),
+        fc.array(period, { minLength: 1, maxLength: 4 }),
+        async (steps, periods) => {
+          const storage = await makeStorage()
+          try {
+            await check(storage, steps, periods)
+          } finally {
+            await storage.close?.()
+          }
+        },
+      ),
       { numRuns: 25 },
     )
   }, 120_000)

@@ -73,7 +73,7 @@ const runs = fc
   .chain(([program, seed]) => plans(eventCount(program), 1).map((plan) => ({ program, plan, seed })))
 
 describe('Stripe events against an oracle', () => {
-  it('any order, duplicates and concurrent deliveries: the oracle\'s commissions, nothing applied twice, no 500', async () => {
+  it("any order, duplicates and concurrent deliveries: the oracle's commissions, nothing applied twice, no 500", async () => {
     await fc.assert(
       fc.asyncProperty(runs, async ({ program, plan, seed }) => runProgram(await world(0, seed), program, plan, 'f')),
       { numRuns: 60 },

@@ -3,7 +3,9 @@
 // streamed file), then prints one line the test reads.
 import { AffiliateError, createAffiliateClient } from 'affiliate-service/client'
 
-const env = (name: string) => (globalThis as { process?: { env: Record<string, string> } }).process?.env[name] ?? (globalThis as { Deno?: { env: { get(n: string): string } } }).Deno!.env.get(name)
+const env = (name: string) =>
+  (globalThis as { process?: { env: Record<string, string> } }).process?.env[name] ??
+  (globalThis as { Deno?: { env: { get(n: string): string } } }).Deno!.env.get(name)
 
 const client = createAffiliateClient({ baseUrl: env('AFFILIATE_URL'), apiKey: env('AFFILIATE_API_KEY') })
 const campaign = await client.campaigns.create({
@@ -20,8 +22,19 @@ try {
 } catch (error) {
   if (error instanceof AffiliateError) missing = error.status
 }
-const affiliate = await client.affiliates.create({ email: 'runtime@example.com', campaignId: campaign.id, payoutMethod: 'PAYPAL', payoutEmail: 'pay@example.com' })
-await client.commissions.create({ campaignId: campaign.id, affiliateId: affiliate.id, referredUser: 'buyer@example.com', amount: '7.25', commissionDate: '2026-01-01T00:00:00Z' })
+const affiliate = await client.affiliates.create({
+  email: 'runtime@example.com',
+  campaignId: campaign.id,
+  payoutMethod: 'PAYPAL',
+  payoutEmail: 'pay@example.com',
+})
+await client.commissions.create({
+  campaignId: campaign.id,
+  affiliateId: affiliate.id,
+  referredUser: 'buyer@example.com',
+  amount: '7.25',
+  commissionDate: '2026-01-01T00:00:00Z',
+})
 const run = await client.payouts.run({ workspaceId: env('AFFILIATE_WORKSPACE_ID') })
 const file = await client.payouts.export({ format: 'paypal' })
 const text = await new Response(file.body).text()

@@ -16,10 +16,21 @@ const workspaceId = '11111111-1111-4111-8111-111111111111'
 const service = createAffiliateService({
   storage: memoryStorage(),
   keyStore: memoryKeyStore([]),
-  portal: { secret: 'p'.repeat(32), publicUrl: 'https://partners.example.com', sendSignInLink: () => undefined, sendNotice: () => undefined },
+  portal: {
+    secret: 'p'.repeat(32),
+    publicUrl: 'https://partners.example.com',
+    sendSignInLink: () => undefined,
+    sendNotice: () => undefined,
+  },
   admin: { tokenHash: hex(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(TOKEN))), secret: 'a'.repeat(32) },
 })
-const campaign = await service.api.campaigns.create({ campaignName: 'R', workspaceId, commissionType: 'fixed', amount: 1, url: 'https://shop.example.com/' })
+const campaign = await service.api.campaigns.create({
+  campaignName: 'R',
+  workspaceId,
+  commissionType: 'fixed',
+  amount: 1,
+  url: 'https://shop.example.com/',
+})
 const affiliate = await service.api.affiliates.create({ email: 'r@example.com', campaignId: campaign.id })
 await service.api.links.create({ affiliateId: affiliate.id, referralCode: 'RUN-1' })
 

@@ -12,11 +12,19 @@ const trustProxy = env('TRUST_PROXY') === '1'
 const workspaceId = '11111111-1111-4111-8111-111111111111'
 const service = createAffiliateService({
   storage: memoryStorage(),
-  keyStore: memoryKeyStore([{ key: 'pk_runtime_test', userId: 'u', workspaceIds: [workspaceId], allowedOrigins: ['https://shop.example.com'] }]),
+  keyStore: memoryKeyStore([
+    { key: 'pk_runtime_test', userId: 'u', workspaceIds: [workspaceId], allowedOrigins: ['https://shop.example.com'] },
+  ]),
   trackingLimit: { capacity: 2, refillPerSecond: 0.001 },
   clickDedupeSeconds: 3600,
 })
-const campaign = await service.api.campaigns.create({ campaignName: 'R', workspaceId, commissionType: 'fixed', amount: 1, url: 'https://shop.example.com/' })
+const campaign = await service.api.campaigns.create({
+  campaignName: 'R',
+  workspaceId,
+  commissionType: 'fixed',
+  amount: 1,
+  url: 'https://shop.example.com/',
+})
 const affiliate = await service.api.affiliates.create({ email: 'r@example.com', campaignId: campaign.id })
 await service.api.links.create({ affiliateId: affiliate.id, referralCode: 'RUN-1' })
 
@@ -24,9 +32,15 @@ const adapter = runtime === 'bun' ? await import('../../adapters/bun.js') : awai
 const running = adapter.serve(service, { port: 0, trustProxy })
 
 const redirect = async (forwardedFor: string) => {
-  const response = await fetch(`${running.url}/r/RUN-1`, { redirect: 'manual', headers: { 'x-forwarded-for': forwardedFor, 'user-agent': 'Mozilla/5.0 Firefox/140.0' } })
+  const response = await fetch(`${running.url}/r/RUN-1`, {
+    redirect: 'manual',
+    headers: { 'x-forwarded-for': forwardedFor, 'user-agent': 'Mozilla/5.0 Firefox/140.0' },
+  })
   await response.body?.cancel()
-  return { status: response.status, clickId: response.status === 302 ? new URL(response.headers.get('location')!).searchParams.get('clickId') : null }
+  return {
+    status: response.status,
+    clickId: response.status === 302 ? new URL(response.headers.get('location')!).searchParams.get('clickId') : null,
+  }
 }
 const beacon = async (forwardedFor: string) => {
   const response = await fetch(`${running.url}/track`, {

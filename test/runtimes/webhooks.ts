@@ -13,7 +13,14 @@ const env = (name: string) =>
 const now = Date.now()
 const old = env('WEBHOOK_SECRET')
 const rotated = rotateWebhookSecret({ secret: old }, now, 24, generateWebhookSecret())
-const event = { id: crypto.randomUUID(), type: 'webhook.test', createdAt: new Date(now).toISOString(), workspaceId: 'ws_1', sequence: 1, data: { runtime: env('RUNTIME_NAME') } }
+const event = {
+  id: crypto.randomUUID(),
+  type: 'webhook.test',
+  createdAt: new Date(now).toISOString(),
+  workspaceId: 'ws_1',
+  sequence: 1,
+  data: { runtime: env('RUNTIME_NAME') },
+}
 const request = buildWebhookRequest(event, 'https://hooks.example.com/in', liveSecrets(rotated, now), now)
 let refused = ''
 try {

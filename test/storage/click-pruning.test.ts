@@ -83,19 +83,24 @@ async function postgresWith(clicks: ClickRecord[]): Promise<Storage> {
   await storage.transaction(async (tx) => {
     for (const click of clicks) await tx.insert('clicks', click)
   })
-  const { rows } = await pool!.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'clicks' ORDER BY indexname`, [schema])
+  const { rows } = await pool!.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'clicks' ORDER BY indexname`, [
+    schema,
+  ])
   expect(rows.map((row) => row.indexname)).toEqual(['clicks_pkey', 'clicks_visitor'])
   return storage
 }
 
 const kinds: [string, (clicks: ClickRecord[]) => Promise<Storage>][] = [
-  ['memory', async (clicks) => {
-    const storage = memoryStorage()
-    await storage.transaction(async (tx) => {
-      for (const click of clicks) await tx.insert('clicks', click)
-    })
-    return storage
-  }],
+  [
+    'memory',
+    async (clicks) => {
+      const storage = memoryStorage()
+      await storage.transaction(async (tx) => {
+        for (const click of clicks) await tx.insert('clicks', click)
+      })
+      return storage
+    },
+  ],
   ['sql.js file upgraded from version 10', upgradedFile],
 ]
 if (postgresUrl) kinds.push(['postgres', postgresWith])

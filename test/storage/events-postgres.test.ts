@@ -51,12 +51,14 @@ describe.skipIf(!postgresUrl)(needs('The events cursor on PostgreSQL', POSTGRES_
     const emitted = new Promise<void>((resolve) => (firstEmitted = resolve))
     const order: string[] = []
     // The first transaction takes its sequence, then stays open.
-    const first = storage.transaction(async (tx) => {
-      const event = await emit(new EventTransaction(tx), clock, 'campaign.created', WORKSPACE, { n: 1 })
-      firstEmitted()
-      await gate
-      return event
-    }).then((event) => (order.push('first'), event))
+    const first = storage
+      .transaction(async (tx) => {
+        const event = await emit(new EventTransaction(tx), clock, 'campaign.created', WORKSPACE, { n: 1 })
+        firstEmitted()
+        await gate
+        return event
+      })
+      .then((event) => (order.push('first'), event))
     await emitted
     // Once the second's commit is answered, the first's is visible: it committed first. (The order
     // the two answers reach the client is not the commit order, so the test reads instead.)
@@ -99,7 +101,18 @@ describe.skipIf(!postgresUrl)(needs('The events cursor on PostgreSQL', POSTGRES_
     const made = await Promise.all(
       Array.from({ length: 6 }, async (_, w) => {
         const ids: string[] = []
-        for (let i = 0; i < 15; i++) ids.push((await api.campaigns.create({ campaignName: `W${w}-${i}`, workspaceId: WORKSPACE, commissionType: 'fixed', amount: 1, url: 'https://shop.example.com/' })).id)
+        for (let i = 0; i < 15; i++)
+          ids.push(
+            (
+              await api.campaigns.create({
+                campaignName: `W${w}-${i}`,
+                workspaceId: WORKSPACE,
+                commissionType: 'fixed',
+                amount: 1,
+                url: 'https://shop.example.com/',
+              })
+            ).id,
+          )
         return ids
       }),
     )
@@ -115,7 +128,11 @@ describe.skipIf(!postgresUrl)(needs('The events cursor on PostgreSQL', POSTGRES_
     const storage = postgresStorage({ pool, schema: fresh })
     await storage.ready()
     try {
-      const events = await Promise.all(Array.from({ length: 8 }, (_, i) => storage.transaction((tx) => emit(new EventTransaction(tx), clock, 'campaign.created', WORKSPACE, { i }))))
+      const events = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          storage.transaction((tx) => emit(new EventTransaction(tx), clock, 'campaign.created', WORKSPACE, { i })),
+        ),
+      )
       // Distinct and from the sequence (a retried transaction would leave a gap: numbers drawn are not given back).
       const sequences = events.map((e) => e.sequence)
       expect(new Set(sequences).size).toBe(8)

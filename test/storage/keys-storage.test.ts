@@ -58,8 +58,19 @@ describe.each(storages)('storageKeyStore on %s storage', (_, makeStorage) => {
     const lookup = (await sha256Hex(guess)).slice(0, 16)
     await storage.transaction((tx) =>
       tx.insert('apiKeys', {
-        id: 'planted', hash: `${lookup}${'0'.repeat(48)}`, lookup, prefix: 'aff_live_gues', userId: 'u',
-        workspaceIds: [WS_B], label: '', revokedAt: null, kind: 'secret', allowedOrigins: [], lastUsedAt: null, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
+        id: 'planted',
+        hash: `${lookup}${'0'.repeat(48)}`,
+        lookup,
+        prefix: 'aff_live_gues',
+        userId: 'u',
+        workspaceIds: [WS_B],
+        label: '',
+        revokedAt: null,
+        kind: 'secret',
+        allowedOrigins: [],
+        lastUsedAt: null,
+        createdAt: '2026-01-01T00:00:00.000Z',
+        updatedAt: '2026-01-01T00:00:00.000Z',
       }),
     )
     expect(await keys.resolve(guess)).toBeNull()

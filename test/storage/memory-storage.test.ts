@@ -232,7 +232,11 @@ describe('memory storage: find and count', () => {
     const where = { payoutMethod: null }
     expect(ids(await run(storage, (tx) => tx.find('affiliates', { where })))).toEqual(['a3', 'a1'])
     expect(await run(storage, (tx) => tx.count('affiliates', { where }))).toBe(2)
-    expect(ids(await run(storage, (tx) => tx.find('affiliates', { where: { payoutMethod: { in: [null, 'PAYPAL'] } } })))).toEqual(['a3', 'a2', 'a1'])
+    expect(ids(await run(storage, (tx) => tx.find('affiliates', { where: { payoutMethod: { in: [null, 'PAYPAL'] } } })))).toEqual([
+      'a3',
+      'a2',
+      'a1',
+    ])
   })
 
   it('searches the search fields case-insensitively with contains', async () => {
@@ -309,7 +313,11 @@ describe('memory storage: find and count', () => {
   it('orders by another field with where and contains applied', async () => {
     const storage = await seeded({ campaigns: records })
     const found = await run(storage, (tx) =>
-      tx.find('campaigns', { where: { workspaceId: { in: [WS_A, WS_B] } }, contains: 'a', orderBy: { field: 'campaignName', direction: 'ASC' } }),
+      tx.find('campaigns', {
+        where: { workspaceId: { in: [WS_A, WS_B] } },
+        contains: 'a',
+        orderBy: { field: 'campaignName', direction: 'ASC' },
+      }),
     )
     expect(ids(found)).toEqual(['c1', 'c4', 'c3'])
   })
@@ -393,9 +401,15 @@ describe('memory storage: update', () => {
   })
 
   it('moves a record between index entries when an indexed field changes', async () => {
-    const storage = await seeded({ campaigns: [campaign('c1', { workspaceId: WS_A }), campaign('c2', { workspaceId: WS_A, createdAt: at(1) })] })
+    const storage = await seeded({
+      campaigns: [campaign('c1', { workspaceId: WS_A }), campaign('c2', { workspaceId: WS_A, createdAt: at(1) })],
+    })
     await run(storage, (tx) => tx.update('campaigns', 'c1', { workspaceId: WS_B }))
-    const where = (workspaceId: string) => run(storage, async (tx) => [ids(await tx.find('campaigns', { where: { workspaceId } })), await tx.count('campaigns', { where: { workspaceId } })])
+    const where = (workspaceId: string) =>
+      run(storage, async (tx) => [
+        ids(await tx.find('campaigns', { where: { workspaceId } })),
+        await tx.count('campaigns', { where: { workspaceId } }),
+      ])
     expect(await where(WS_A)).toEqual([['c2'], 1])
     expect(await where(WS_B)).toEqual([['c1'], 1])
   })
@@ -462,7 +476,9 @@ describe('memory storage: delete and deleteMany', () => {
 describe('memory storage: unique constraints', () => {
   it('refuses an insert that collides, naming the constraint, and stores nothing', async () => {
     const storage = await seeded({ affiliates: [affiliate('a1', { email: 'jane@example.com' })] })
-    const error = await run(storage, (tx) => tx.insert('affiliates', affiliate('a2', { email: 'jane@example.com' }))).catch((e: unknown) => e)
+    const error = await run(storage, (tx) => tx.insert('affiliates', affiliate('a2', { email: 'jane@example.com' }))).catch(
+      (e: unknown) => e,
+    )
     expect(error).toBeInstanceOf(UniqueViolationError)
     expect((error as UniqueViolationError).constraint).toBe('affiliates_campaign_email')
     expect(await run(storage, (tx) => tx.get('affiliates', 'a2'))).toBeNull()
@@ -480,7 +496,9 @@ describe('memory storage: unique constraints', () => {
     const storage = await seeded({
       affiliates: [affiliate('a1', { email: 'one@example.com' }), affiliate('a2', { email: 'two@example.com', createdAt: at(1) })],
     })
-    const error = await run(storage, (tx) => tx.update('affiliates', 'a2', { emailKey: 'one@example.com', firstName: 'X' })).catch((e: unknown) => e)
+    const error = await run(storage, (tx) => tx.update('affiliates', 'a2', { emailKey: 'one@example.com', firstName: 'X' })).catch(
+      (e: unknown) => e,
+    )
     expect((error as UniqueViolationError).constraint).toBe('affiliates_campaign_email')
     expect(await run(storage, (tx) => tx.get('affiliates', 'a2'))).toEqual(affiliate('a2', { email: 'two@example.com', createdAt: at(1) }))
   })
@@ -494,7 +512,9 @@ describe('memory storage: unique constraints', () => {
     await run(storage, (tx) => tx.insert('affiliates', affiliate('a3', { email: 'one@example.com', createdAt: at(2) })))
     await run(storage, (tx) => tx.delete('affiliates', 'a2'))
     await run(storage, (tx) => tx.insert('affiliates', affiliate('a4', { email: 'two@example.com', createdAt: at(3) })))
-    await expect(run(storage, (tx) => tx.insert('affiliates', affiliate('a5', { email: 'uno@example.com' })))).rejects.toBeInstanceOf(UniqueViolationError)
+    await expect(run(storage, (tx) => tx.insert('affiliates', affiliate('a5', { email: 'uno@example.com' })))).rejects.toBeInstanceOf(
+      UniqueViolationError,
+    )
     expect(ids(await run(storage, (tx) => tx.find('affiliates', {})))).toEqual(['a4', 'a3', 'a1'])
   })
 
@@ -523,7 +543,10 @@ describe('memory storage: transactions', () => {
   it('rolls back every write of a failed transaction, passing the rejection on', async () => {
     const storage = await seeded({
       campaigns: [campaign('c1', { createdAt: at(1), campaignName: 'Keep me' }), campaign('c2', { createdAt: at(2), workspaceId: WS_B })],
-      affiliates: [affiliate('a1', { email: 'held@example.com', totalClicks: 1 }), affiliate('a2', { email: 'doomed@example.com', createdAt: at(1) })],
+      affiliates: [
+        affiliate('a1', { email: 'held@example.com', totalClicks: 1 }),
+        affiliate('a2', { email: 'doomed@example.com', createdAt: at(1) }),
+      ],
     })
     const before = await run(storage, async (tx) => ({
       campaigns: await tx.find('campaigns', {}),
@@ -557,8 +580,12 @@ describe('memory storage: transactions', () => {
       expect(await tx.count('campaigns', { contains: 'keep me' })).toBe(1)
     })
     // Unique state is back too: the held keys are taken again, the ones the transaction made are free.
-    await expect(run(storage, (tx) => tx.insert('affiliates', affiliate('x1', { email: 'held@example.com' })))).rejects.toBeInstanceOf(UniqueViolationError)
-    await expect(run(storage, (tx) => tx.insert('affiliates', affiliate('x2', { email: 'doomed@example.com' })))).rejects.toBeInstanceOf(UniqueViolationError)
+    await expect(run(storage, (tx) => tx.insert('affiliates', affiliate('x1', { email: 'held@example.com' })))).rejects.toBeInstanceOf(
+      UniqueViolationError,
+    )
+    await expect(run(storage, (tx) => tx.insert('affiliates', affiliate('x2', { email: 'doomed@example.com' })))).rejects.toBeInstanceOf(
+      UniqueViolationError,
+    )
     await run(storage, async (tx) => {
       await tx.insert('affiliates', affiliate('x3', { email: 'moved@example.com', createdAt: at(5) }))
       await tx.insert('affiliates', affiliate('x4', { email: 'new@example.com', createdAt: at(6) }))

@@ -4,7 +4,14 @@
 import type pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { postgresStorage } from '../../adapters/postgres.js'
-import { countStatement, findStatement, tableSql, updateEachStatement, updateManyStatement, type Statement } from '../../adapters/postgres/sql.js'
+import {
+  countStatement,
+  findStatement,
+  tableSql,
+  updateEachStatement,
+  updateManyStatement,
+  type Statement,
+} from '../../adapters/postgres/sql.js'
 import type { FindQuery, ModelName, Scalar } from '../../src/storage/index.js'
 import { dropSchema, needs, POSTGRES_VAR, postgresUrl, testPool, uniqueName } from '../support/services.js'
 
@@ -58,7 +65,8 @@ describe.skipIf(!postgresUrl)(needs('PostgreSQL query plans at 100k rows', POSTG
         `SELECT bool_and(relallvisible >= relpages) AS visible FROM pg_class WHERE oid IN ('${s}.affiliates'::regclass, '${s}.commissions'::regclass)`,
       )
       if (rows[0]!.visible) break
-      if (tries === 60) throw new Error('VACUUM could not mark the tables all-visible in a minute: a transaction stayed open on this database')
+      if (tries === 60)
+        throw new Error('VACUUM could not mark the tables all-visible in a minute: a transaction stayed open on this database')
       await new Promise((resolve) => setTimeout(resolve, 1000))
     }
     someAffiliate = (await pool.query(`SELECT md5('a' || 4242)::uuid::text AS id`)).rows[0].id
@@ -118,7 +126,10 @@ describe.skipIf(!postgresUrl)(needs('PostgreSQL query plans at 100k rows', POSTG
     const statement = updateManyStatement(
       tableSql(schema, 'commissions'),
       { id: { in: Object.values(rows[0] as Record<string, string>) }, status: 'pending', payoutId: null },
-      [['status', 'processing'], ['payoutId', someAffiliate]],
+      [
+        ['status', 'processing'],
+        ['payoutId', someAffiliate],
+      ],
     )
     const nodes = await plan(statement)
     expect(seqScans(nodes)).toEqual([])
@@ -128,7 +139,9 @@ describe.skipIf(!postgresUrl)(needs('PostgreSQL query plans at 100k rows', POSTG
   it("a payout run's batched claim (updateEach) joins its rows on the primary key", async () => {
     const { rows } = await pool.query(`SELECT ${[1, 2, 3].map((i) => `md5('m' || ${i * 1000})::uuid::text AS "${i}"`).join(', ')}`)
     const claims = Object.values(rows[0] as Record<string, string>).map((id) => ({ id, status: 'processing', payoutId: someAffiliate }))
-    const nodes = await plan(updateEachStatement(tableSql(schema, 'commissions'), ['status', 'payoutId'], claims, { status: 'pending', payoutId: null }))
+    const nodes = await plan(
+      updateEachStatement(tableSql(schema, 'commissions'), ['status', 'payoutId'], claims, { status: 'pending', payoutId: null }),
+    )
     expect(seqScans(nodes)).toEqual([])
     expect(indexes(nodes)).toEqual(['commissions_pkey'])
   })
@@ -136,7 +149,9 @@ describe.skipIf(!postgresUrl)(needs('PostgreSQL query plans at 100k rows', POSTG
   it("a statement's 5000 claims read the commissions through an index, not a scan of the table (the 100k-row hash per statement)", async () => {
     const { rows } = await pool.query<{ id: string }>(`SELECT md5('m' || i * 7)::uuid::text AS id FROM generate_series(1, 5000) AS i`)
     const claims = rows.map(({ id }) => ({ id, status: 'processing', payoutId: someAffiliate }))
-    const nodes = await plan(updateEachStatement(tableSql(schema, 'commissions'), ['status', 'payoutId'], claims, { status: 'pending', payoutId: null }))
+    const nodes = await plan(
+      updateEachStatement(tableSql(schema, 'commissions'), ['status', 'payoutId'], claims, { status: 'pending', payoutId: null }),
+    )
     expect(seqScans(nodes)).toEqual([])
     expect(indexes(nodes)).toHaveLength(1)
   })
@@ -166,13 +181,19 @@ describe.skipIf(!postgresUrl)(needs('PostgreSQL query plans at 100k rows', POSTG
   it("the admin's lists read their own indexes: a workspace's top earners, its commissions of a kind, of a period in date order", async () => {
     // Loose objects: fields the Query type (shared by every model) does not know.
     const loose = (query: Record<string, unknown>) => query as unknown as Query
-    const top = await find('affiliates', loose({ where: { workspaceId: { in: [BIG] } }, orderBy: { field: 'totalEarningsMinor', direction: 'DESC' }, limit: 5 }))
+    const top = await find(
+      'affiliates',
+      loose({ where: { workspaceId: { in: [BIG] } }, orderBy: { field: 'totalEarningsMinor', direction: 'DESC' }, limit: 5 }),
+    )
     expect(indexes(top)).toEqual(['affiliates_workspace_earnings'])
     expect(sorts(top)).toEqual([])
     const clawbacks = await find('commissions', page({ workspaceId: { in: [BIG] }, kind: 'clawback' }))
     expect(indexes(clawbacks)).toEqual(['commissions_workspace_kind'])
     const period = { workspaceId: { in: [BIG] }, commissionDate: { gte: '2026-01-01T10:00:00.000Z', lt: '2026-01-01T12:00:00.000Z' } }
-    const dated = await find('commissions', loose({ where: period, orderBy: { field: 'commissionDate', direction: 'DESC' }, offset: 10, limit: 10 }))
+    const dated = await find(
+      'commissions',
+      loose({ where: period, orderBy: { field: 'commissionDate', direction: 'DESC' }, offset: 10, limit: 10 }),
+    )
     expect(indexes(dated)).toEqual(['commissions_workspace_date'])
     expect(sorts(dated)).toEqual([])
     const counted = await count('commissions', loose({ where: period }))
@@ -207,9 +228,7 @@ describe.skipIf(!postgresUrl)(needs('PostgreSQL query plans at 100k rows', POSTG
     const query = page({ workspaceId: { in: [SMALL] } }) as FindQuery<'affiliates'>
     const records = await storage.transaction((tx) => tx.find('affiliates', query), { readOnly: true })
     // Workspace SMALL holds every tenth row; newest first, page 2 starts at the 11th newest.
-    expect(records.map((record) => record.email)).toEqual(
-      Array.from({ length: 10 }, (_, i) => `user-${ROWS - 10 * (10 + i)}@example.com`),
-    )
+    expect(records.map((record) => record.email)).toEqual(Array.from({ length: 10 }, (_, i) => `user-${ROWS - 10 * (10 + i)}@example.com`))
     expect(await storage.transaction((tx) => tx.count('affiliates', { where: { workspaceId: SMALL } }))).toBe(ROWS / 10)
   })
 })

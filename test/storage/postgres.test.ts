@@ -99,7 +99,11 @@ describe.skipIf(!postgresUrl)(needs('PostgreSQL storage', POSTGRES_VAR), () => {
           reversesCommissionId: null,
         })
       }
-      expect(await upgraded.transaction((tx) => tx.get('campaigns', campaigns[1]!.id))).toStrictEqual({ ...campaigns[1]!, currency: 'USD', attributionWindowDays: 30 })
+      expect(await upgraded.transaction((tx) => tx.get('campaigns', campaigns[1]!.id))).toStrictEqual({
+        ...campaigns[1]!,
+        currency: 'USD',
+        attributionWindowDays: 30,
+      })
     })
 
     it('migration 18: customers attributed, one customer per Stripe customer, commissions carrying their sale (see stripe-migration.ts)', async () => {
@@ -123,7 +127,12 @@ describe.skipIf(!postgresUrl)(needs('PostgreSQL storage', POSTGRES_VAR), () => {
     it('migration 19: links get their shareUrl from their url, campaigns no beacon, integrations no key, and the promo codes table', async () => {
       const name = scratchSchema('v18')
       const place = campaign({ url: 'https://shop.example.com/landing?utm=x#top' })
-      const byRef = link({ campaignId: place.id, referralCode: 'ANN-2026', urlParameter: 'ref', url: 'https://shop.example.com/landing?utm=x&ref=ANN-2026#top' })
+      const byRef = link({
+        campaignId: place.id,
+        referralCode: 'ANN-2026',
+        urlParameter: 'ref',
+        url: 'https://shop.example.com/landing?utm=x&ref=ANN-2026#top',
+      })
       const connected = integration()
       await postgresStorage({ pool, schema: name }).transaction(async (tx) => {
         await tx.insert('campaigns', place)
@@ -163,9 +172,14 @@ describe.skipIf(!postgresUrl)(needs('PostgreSQL storage', POSTGRES_VAR), () => {
       try {
         await client.query('BEGIN')
         await client.query(`DELETE FROM ${s}.rollups`)
-        await client.query(`INSERT INTO ${s}.rollups (${columns.rows.map(({ name }) => `"${name}"`).join(', ')}) SELECT ${values.join(', ')} FROM generate_series(1, 2000) AS i`)
+        await client.query(
+          `INSERT INTO ${s}.rollups (${columns.rows.map(({ name }) => `"${name}"`).join(', ')}) SELECT ${values.join(', ')} FROM generate_series(1, 2000) AS i`,
+        )
         await client.query(`UPDATE ${s}.rollups SET "pendingCount" = "pendingCount" - 1, "processingCount" = "processingCount" + 1`)
-        const { rows } = await client.query(`SELECT n_tup_upd AS updated, n_tup_hot_upd AS hot FROM pg_stat_xact_user_tables WHERE schemaname = $1 AND relname = 'rollups'`, [schema])
+        const { rows } = await client.query(
+          `SELECT n_tup_upd AS updated, n_tup_hot_upd AS hot FROM pg_stat_xact_user_tables WHERE schemaname = $1 AND relname = 'rollups'`,
+          [schema],
+        )
         // With full pages (the default fillfactor) almost none of these would be HOT.
         expect(rows[0]).toEqual({ updated: '2000', hot: '2000' })
       } finally {
@@ -177,7 +191,9 @@ describe.skipIf(!postgresUrl)(needs('PostgreSQL storage', POSTGRES_VAR), () => {
     it('refuses a schema made by a newer version of the package', async () => {
       const newer = scratchSchema('newer')
       await postgresStorage({ pool, schema: newer }).ready()
-      await pool.query(`INSERT INTO "${newer}".affiliate_migrations (version, description) VALUES ($1, 'from the future')`, [SCHEMA_VERSION + 1])
+      await pool.query(`INSERT INTO "${newer}".affiliate_migrations (version, description) VALUES ($1, 'from the future')`, [
+        SCHEMA_VERSION + 1,
+      ])
       await expect(postgresStorage({ pool, schema: newer }).ready()).rejects.toThrow(/newer than this affiliate-service knows/)
     })
 
@@ -293,7 +309,11 @@ describe.skipIf(!postgresUrl)(needs('PostgreSQL storage', POSTGRES_VAR), () => {
         return storage.transaction(async (tx) => {
           const out: unknown[] = []
           for (const term of ['%', '_', '\\', "'", '0%', 'A_B', '%off']) {
-            out.push((await tx.find('campaigns', { contains: term, orderBy: { field: 'campaignName', direction: 'ASC' } })).map((c) => c.campaignName))
+            out.push(
+              (await tx.find('campaigns', { contains: term, orderBy: { field: 'campaignName', direction: 'ASC' } })).map(
+                (c) => c.campaignName,
+              ),
+            )
           }
           for (const field of ['invoiceId', 'chargeId'] as const) {
             for (const direction of ['ASC', 'DESC'] as const) {

@@ -80,7 +80,9 @@ describe('importRecords refuses', () => {
   it('a storage that already holds records, writing nothing', async () => {
     const target = await fileStorage()
     try {
-      await target.transaction((tx) => tx.insert('settings', { id: 'mine', value: 'kept', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' }))
+      await target.transaction((tx) =>
+        tx.insert('settings', { id: 'mine', value: 'kept', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' }),
+      )
       const error = await failure(importRecords(target, backup))
       expect(error.code).toBe('not_empty')
       expect(error.message).toBe(
@@ -100,15 +102,30 @@ describe('importRecords refuses', () => {
       /^Line 1: the file's records are described by schema "0000000000000000", this affiliate-service's by [0-9a-f]{16}: import it with the affiliate-service version that exported it/,
       1,
     ],
-    ['a file cut short (no trailer)', () => backup.slice(0, -1), /^The file ends at line \d+ without its trailer: it was cut short\. Export it again\./, 'last'],
-    ['a line that is not JSON', () => [...backup.slice(0, 5), '{"model":"campaigns","rec', ...backup.slice(6)], /^Line 6: not JSON: the file is damaged or was cut/, 6],
+    [
+      'a file cut short (no trailer)',
+      () => backup.slice(0, -1),
+      /^The file ends at line \d+ without its trailer: it was cut short\. Export it again\./,
+      'last',
+    ],
+    [
+      'a line that is not JSON',
+      () => [...backup.slice(0, 5), '{"model":"campaigns","rec', ...backup.slice(6)],
+      /^Line 6: not JSON: the file is damaged or was cut/,
+      6,
+    ],
     [
       'a record missing a field',
       () => backup.map((line, i) => (i === 1 ? line.replace(/,"updatedAt":"[^"]+"/, '') : line)),
       /^Line 2: the campaigns record "[^"]+" has updatedAt = nothing, not a text/,
       2,
     ],
-    ['a line dropped', () => backup.filter((_, i) => i !== 3), /^The file holds \d+ campaigns records where its trailer says \d+: it is damaged\./, undefined],
+    [
+      'a line dropped',
+      () => backup.filter((_, i) => i !== 3),
+      /^The file holds \d+ campaigns records where its trailer says \d+: it is damaged\./,
+      undefined,
+    ],
     [
       'a record edited after the export',
       () => backup.map((line) => line.replace('"campaignName":"Campaign a"', '"campaignName":"Campaign z"')),
@@ -141,7 +158,9 @@ describe('an import that fails half-way', () => {
       const inserted: number[] = []
       const error = await failure(importRecords(failing(target, { failAt: 6, inserted }), backup, { batchSize: 3 }))
       expect(error.code).toBe('storage_failed')
-      expect(error.message).toMatch(/^The storage refused the \w+ records of lines \d+ to \d+: No space left on device\. The storage was emptied again: nothing of this import is kept\.$/)
+      expect(error.message).toMatch(
+        /^The storage refused the \w+ records of lines \d+ to \d+: No space left on device\. The storage was emptied again: nothing of this import is kept\.$/,
+      )
       // Five batches had been written before the sixth failed, and the error says how many records they held.
       expect(inserted).toHaveLength(5)
       expect(Object.values(error.written).reduce((a, b) => a + b, 0)).toBe(inserted.reduce((a, b) => a + b, 0))
@@ -157,7 +176,9 @@ describe('an import that fails half-way', () => {
   it('says exactly which records to drop when emptying the storage fails too', async () => {
     const target = await fileStorage()
     try {
-      const error = await failure(importRecords(failing(target, { failAt: 6, undeletable: ['campaigns', 'affiliates'] }), backup, { batchSize: 3 }))
+      const error = await failure(
+        importRecords(failing(target, { failAt: 6, undeletable: ['campaigns', 'affiliates'] }), backup, { batchSize: 3 }),
+      )
       const left = await held(target)
       // What the message names is what the storage holds: nothing more, nothing less.
       expect(Object.keys(left)).toEqual(['campaigns', 'affiliates'])

@@ -36,6 +36,12 @@ describe.skipIf(!postgresUrl)(needs('export and import on PostgreSQL', POSTGRES_
     sequenceInRecords: false,
   }
   const others = [memoryKind, sqlJsFileKind(dir)]
-  const pairs: [StorageKind, StorageKind][] = [[postgresKind, postgresKind], ...others.flatMap((other): [StorageKind, StorageKind][] => [[other, postgresKind], [postgresKind, other]])]
+  const pairs: [StorageKind, StorageKind][] = [
+    [postgresKind, postgresKind],
+    ...others.flatMap((other): [StorageKind, StorageKind][] => [
+      [other, postgresKind],
+      [postgresKind, other],
+    ]),
+  ]
   for (const [from, to] of pairs) it(`${from.name} to ${to.name}: the record lines come back byte for byte`, () => roundTrip(from, to))
 })

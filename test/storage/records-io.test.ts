@@ -32,7 +32,9 @@ describe('the records file', () => {
     expect(Object.keys(trailer.models)).toEqual(modelNames)
     for (const model of modelNames) {
       const own = lines.slice(1, -1).filter((line) => JSON.parse(line).model === model)
-      const sha256 = createHash('sha256').update(own.map((line) => `${line}\n`).join(''), 'utf8').digest('hex')
+      const sha256 = createHash('sha256')
+        .update(own.map((line) => `${line}\n`).join(''), 'utf8')
+        .digest('hex')
       expect(trailer.models[model]).toEqual({ count: own.length, sha256 })
       for (const line of own) expect(Object.keys(JSON.parse(line).record)).toEqual(models[model].fields.map((field) => field.name))
     }

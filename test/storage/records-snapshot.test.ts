@@ -81,7 +81,9 @@ describe('a read-only snapshot of a served sql.js file', () => {
 
   it('refuses a file that does not exist, plainly', async () => {
     const missing = join(dir, 'nothing-here.sqlite')
-    await expect(sqlJsStorage({ persist: fileJournal(missing, { readOnly: true }) }).ready()).rejects.toThrow(`${missing} does not exist: there is no database to read`)
+    await expect(sqlJsStorage({ persist: fileJournal(missing, { readOnly: true }) }).ready()).rejects.toThrow(
+      `${missing} does not exist: there is no database to read`,
+    )
     expect(readdirSync(dir)).not.toContain('nothing-here.sqlite')
   })
 })

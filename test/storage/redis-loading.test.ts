@@ -41,7 +41,12 @@ describe('the built adapter, where no `redis` package can be found', () => {
   }, 60_000)
 
   const run = (script: string): string =>
-    execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 20_000 })
+    execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: dir,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 20_000,
+    })
 
   // The host's client, in the child: answers PING and one consume (the script's reply: allowed, tokens, at).
   const host = (load: string) => `

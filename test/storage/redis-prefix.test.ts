@@ -11,7 +11,13 @@ import { deleteKeys, needs, REDIS_VAR, redisUrl, testRedis } from '../support/se
 
 // The variables' table is docs/configuration.md; prefixes are spelled out in the README and the guides.
 const configuration = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8')
-const readme = ['../../README.md', '../../docs/operations.md', '../../docs/limits.md', '../../docs/embedding.md', '../../docs/configuration.md']
+const readme = [
+  '../../README.md',
+  '../../docs/operations.md',
+  '../../docs/limits.md',
+  '../../docs/embedding.md',
+  '../../docs/configuration.md',
+]
   .map((path) => readFileSync(new URL(path, import.meta.url), 'utf8'))
   .join('\n')
 const rule = { capacity: 5, refillPerSecond: 5, maxInFlight: 5 }

@@ -19,15 +19,33 @@ const HOUR = 3_600_000
 async function writeHistory(storage: Storage): Promise<void> {
   const { api, clock } = setup({ storage })
   clock.set(Date.UTC(2026, 2, 1, 9, 10))
-  const campaign = await api.campaigns.create({ campaignName: 'Spring', workspaceId: WS_A, commissionType: 'fixed', amount: 5, url: 'https://shop.example.com' })
-  const ann = await api.affiliates.create({ email: 'ann@example.com', campaignId: campaign.id, payoutMethod: 'PAYPAL', payoutEmail: 'ann-pay@example.com' })
+  const campaign = await api.campaigns.create({
+    campaignName: 'Spring',
+    workspaceId: WS_A,
+    commissionType: 'fixed',
+    amount: 5,
+    url: 'https://shop.example.com',
+  })
+  const ann = await api.affiliates.create({
+    email: 'ann@example.com',
+    campaignId: campaign.id,
+    payoutMethod: 'PAYPAL',
+    payoutEmail: 'ann-pay@example.com',
+  })
   const bob = await api.affiliates.create({ email: 'bob@example.com', campaignId: campaign.id })
   const link = await api.links.create({ affiliateId: ann.id, referralCode: 'ANN-1' })
   await api.links.track({ referralCode: link.referralCode, event: 'click' })
   await api.links.track({ referralCode: link.referralCode, event: 'click' })
   await api.links.track({ referralCode: link.referralCode, event: 'open' })
   const sale = (affiliateId: string, referredUser: string, amount: string, commissionDate: string) =>
-    api.commissions.create({ campaignId: campaign.id, affiliateId, referredUser, amount, commissionDate, ...(affiliateId === ann.id ? { referralCode: 'ANN-1' } : {}) })
+    api.commissions.create({
+      campaignId: campaign.id,
+      affiliateId,
+      referredUser,
+      amount,
+      commissionDate,
+      ...(affiliateId === ann.id ? { referralCode: 'ANN-1' } : {}),
+    })
   const paid = await sale(ann.id, 'x@example.com', '40.00', '2026-02-27T23:30:00.000Z')
   await sale(ann.id, 'x@example.com', '15.00', '2026-02-26T10:00:00.000Z')
   const refunded = await sale(ann.id, 'y@example.com', '12.00', '2026-02-28T01:00:00.000Z')

@@ -17,15 +17,29 @@ import { rewindFile } from '../support/sqljs-rewind.js'
 
 const salesOf = async (storage: Storage) =>
   Object.fromEntries(
-    (await storage.transaction((tx) => tx.find('rollups', { orderBy: { field: 'id', direction: 'ASC' } }), { readOnly: true })).map((row) => [row.id, row.salesMinor]),
+    (await storage.transaction((tx) => tx.find('rollups', { orderBy: { field: 'id', direction: 'ASC' } }), { readOnly: true })).map(
+      (row) => [row.id, row.salesMinor],
+    ),
   )
 
 /** Sales of two campaigns across two days and the hours of one, and a commission by hand; answers the rows' sales as written. */
 async function writeSales(storage: Storage): Promise<Record<string, number>> {
   const { api, clock } = setup({ storage })
   clock.set(Date.UTC(2026, 2, 1, 9))
-  const campaign = await api.campaigns.create({ campaignName: 'Spring', workspaceId: WS_A, commissionType: 'percentage', amount: 10, url: 'https://shop.example.com' })
-  const other = await api.campaigns.create({ campaignName: 'Autumn', workspaceId: WS_A, commissionType: 'fixed', amount: 5, url: 'https://shop.example.com' })
+  const campaign = await api.campaigns.create({
+    campaignName: 'Spring',
+    workspaceId: WS_A,
+    commissionType: 'percentage',
+    amount: 10,
+    url: 'https://shop.example.com',
+  })
+  const other = await api.campaigns.create({
+    campaignName: 'Autumn',
+    workspaceId: WS_A,
+    commissionType: 'fixed',
+    amount: 5,
+    url: 'https://shop.example.com',
+  })
   const people = []
   for (const [i, c] of [campaign, other, campaign].entries()) {
     const affiliate = await api.affiliates.create({ email: `a${i}@example.com`, campaignId: c.id })
@@ -33,12 +47,27 @@ async function writeSales(storage: Storage): Promise<Record<string, number>> {
     people.push(affiliate)
   }
   const sale = (n: number, code: string, amount: string, paidAt: string) =>
-    api.conversions.sale({ workspaceId: WS_A, referralCode: code, externalId: `user-${n}`, email: `u${n}@example.com`, amount, currency: 'USD', invoiceId: `in_${n}`, paidAt })
+    api.conversions.sale({
+      workspaceId: WS_A,
+      referralCode: code,
+      externalId: `user-${n}`,
+      email: `u${n}@example.com`,
+      amount,
+      currency: 'USD',
+      invoiceId: `in_${n}`,
+      paidAt,
+    })
   await sale(1, 'CODE-0', '100.00', '2026-03-01T09:30:00.000Z')
   await sale(2, 'CODE-0', '40.00', '2026-03-01T09:45:00.000Z')
   await sale(3, 'CODE-1', '25.00', '2026-03-01T23:10:00.000Z')
   await sale(4, 'CODE-2', '60.00', '2026-03-02T00:05:00.000Z')
-  await api.commissions.create({ campaignId: campaign.id, affiliateId: people[0]!.id, referredUser: 'z@example.com', amount: '3.00', commissionDate: '2026-03-01T09:00:00.000Z' })
+  await api.commissions.create({
+    campaignId: campaign.id,
+    affiliateId: people[0]!.id,
+    referredUser: 'z@example.com',
+    amount: '3.00',
+    commissionDate: '2026-03-01T09:00:00.000Z',
+  })
   const written = await salesOf(storage)
   expect(written[`${WS_A}|*|*|2026-03-01`]).toBe(165_00)
   expect(written[`${WS_A}|${campaign.id}|*|2026-03-01T09:00:00.000Z`]).toBe(140_00)
@@ -77,7 +106,9 @@ describe('the referred revenue migration', () => {
     it('PostgreSQL 20 fills a version 19 schema', async () => {
       const first = postgresStorage({ pool, schema })
       const written = await writeSales(first)
-      await pool.query(`ALTER TABLE "${schema}".rollups DROP COLUMN "salesMinor"; DELETE FROM "${schema}".affiliate_migrations WHERE version = 20;`)
+      await pool.query(
+        `ALTER TABLE "${schema}".rollups DROP COLUMN "salesMinor"; DELETE FROM "${schema}".affiliate_migrations WHERE version = 20;`,
+      )
       const upgraded = postgresStorage({ pool, schema })
       expect((await upgraded.ready()).applied).toEqual([20])
       expect(await salesOf(upgraded)).toEqual(written)

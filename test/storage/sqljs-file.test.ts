@@ -1,5 +1,17 @@
 import { spawn } from 'node:child_process'
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  appendFileSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -9,7 +21,17 @@ import { createAffiliateService, memoryKeyStore } from '../../src/index.js'
 import { SCHEMA_VERSION } from '../../src/storage/sqljs/migrations.js'
 import type { InitSqlJs } from '../../src/storage/sqljs/sql-js-types.js'
 import { sqlJsStorage, type SqlJsStorage } from '../../src/storage/sqljs/storage.js'
-import { apiKey, campaign, affiliate, at, click, commission, OTHER_WORKSPACE, sequence, WORKSPACE } from '../../src/storage/sample-records.js'
+import {
+  apiKey,
+  campaign,
+  affiliate,
+  at,
+  click,
+  commission,
+  OTHER_WORKSPACE,
+  sequence,
+  WORKSPACE,
+} from '../../src/storage/sample-records.js'
 import { dueAt } from '../../src/domain/due.js'
 import { rewindFile } from '../support/sqljs-rewind.js'
 
@@ -33,13 +55,18 @@ function crashImage(dir: string): string {
 function holdFile(file: string) {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', '-e', `
+    [
+      '--import',
+      'tsx',
+      '-e',
+      `
       const { sqlJsStorage } = await import(${JSON.stringify(new URL('../../src/storage/sqljs/storage.ts', import.meta.url).href)})
       const { fileJournal } = await import(${JSON.stringify(new URL('../../adapters/node/file-journal.ts', import.meta.url).href)})
       await sqlJsStorage({ persist: fileJournal(${JSON.stringify(file)}) }).ready()
       console.log('ready')
       setInterval(() => {}, 1000)
-    `],
+    `,
+    ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   )
   const exited = new Promise((resolve) => child.once('exit', resolve))
@@ -54,7 +81,10 @@ function holdFile(file: string) {
   return { child, ready, kill }
 }
 
-const journals = (dir: string) => readdirSync(dir).filter((name) => name.includes('.journal-')).sort()
+const journals = (dir: string) =>
+  readdirSync(dir)
+    .filter((name) => name.includes('.journal-'))
+    .sort()
 
 async function sqliteVersion(file: string): Promise<number> {
   const SQL = await ((await import('sql.js' as string)) as { default: InitSqlJs }).default()
@@ -113,7 +143,10 @@ describe('sql.js in a file', () => {
         { id: records[0]!.id, patch: { isDefault: true, amountMinor: 7 } },
         { id: records[1]!.id, patch: { allowedUrlParameters: [] } },
       ])
-      await tx.incrementEach('affiliates', people.map((p, i) => ({ id: p.id, deltas: { totalClicks: 10, totalOpens: i } })))
+      await tx.incrementEach(
+        'affiliates',
+        people.map((p, i) => ({ id: p.id, deltas: { totalClicks: 10, totalOpens: i } })),
+      )
       // A guard that no longer holds changes nothing, and a refused batch leaves nothing behind.
       await tx.updateEach('campaigns', [{ id: records[2]!.id, patch: { amountMinor: 9 } }], { isDefault: true })
       await expect(tx.insertMany('campaigns', [campaign(), { ...campaign(), id: records[3]!.id }])).rejects.toThrow()
@@ -140,13 +173,30 @@ describe('sql.js in a file', () => {
     await expect(storage.transaction((tx) => tx.insertMany('sequences', [...many, { ...held }]))).rejects.toThrow()
     expect(await storage.transaction((tx) => tx.count('sequences', {}))).toBe(1)
     await storage.transaction((tx) => tx.insertMany('sequences', many))
-    const moved = await storage.transaction((tx) => tx.updateEach('sequences', many.map((record) => ({ id: record.id, patch: { updatedAt: at(7) } })), { value: { gte: 2 } }))
+    const moved = await storage.transaction((tx) =>
+      tx.updateEach(
+        'sequences',
+        many.map((record) => ({ id: record.id, patch: { updatedAt: at(7) } })),
+        { value: { gte: 2 } },
+      ),
+    )
     expect(moved).toBe(many.length - 2)
-    expect(await storage.transaction((tx) => tx.incrementEach('sequences', many.map((record) => ({ id: record.id, deltas: { value: 1 } }))))).toBe(many.length)
+    expect(
+      await storage.transaction((tx) =>
+        tx.incrementEach(
+          'sequences',
+          many.map((record) => ({ id: record.id, deltas: { value: 1 } })),
+        ),
+      ),
+    ).toBe(many.length)
     const image = crashImage(dir)
     const reopened = sqlJsStorage({ persist: fileJournal(join(image, 'db.sqlite')) })
     const last = many[many.length - 1]!
-    expect(await reopened.transaction((tx) => tx.get('sequences', last.id))).toStrictEqual({ ...last, value: last.value + 1, updatedAt: at(7) })
+    expect(await reopened.transaction((tx) => tx.get('sequences', last.id))).toStrictEqual({
+      ...last,
+      value: last.value + 1,
+      updatedAt: at(7),
+    })
     expect(await reopened.transaction((tx) => tx.get('sequences', 's-1'))).toStrictEqual({ ...many[1]!, value: 2 })
     expect(await reopened.transaction((tx) => tx.count('sequences', {}))).toBe(many.length + 1)
     await reopened.close()
@@ -233,25 +283,28 @@ describe('sql.js in a file', () => {
     await reopened.close()
   })
 
-  it.runIf(process.platform === 'linux')('refuses every transaction once a journal write fails, and loses nothing acknowledged', async () => {
-    const dir = freshDir()
-    const file = join(dir, 'db.sqlite')
-    const kept = campaign()
-    const first = sqlJsStorage({ persist: fileJournal(file) })
-    await first.transaction((tx) => tx.insert('campaigns', kept))
-    await first.close()
-    const storage = sqlJsStorage({ persist: fileJournal(file) })
-    await storage.ready()
-    // The next segment is a device whose every write fails with ENOSPC: a full disk.
-    symlinkSync('/dev/full', `${file}.journal-1`)
-    await expect(storage.transaction((tx) => tx.insert('campaigns', campaign()))).rejects.toThrow(/writing the journal failed/)
-    await expect(storage.transaction((tx) => tx.count('campaigns', {}))).rejects.toThrow(/restart to recover/)
-    await storage.close()
-    rmSync(`${file}.journal-1`)
-    const reopened = sqlJsStorage({ persist: fileJournal(file) })
-    expect((await all(reopened)).campaigns).toStrictEqual([kept])
-    await reopened.close()
-  })
+  it.runIf(process.platform === 'linux')(
+    'refuses every transaction once a journal write fails, and loses nothing acknowledged',
+    async () => {
+      const dir = freshDir()
+      const file = join(dir, 'db.sqlite')
+      const kept = campaign()
+      const first = sqlJsStorage({ persist: fileJournal(file) })
+      await first.transaction((tx) => tx.insert('campaigns', kept))
+      await first.close()
+      const storage = sqlJsStorage({ persist: fileJournal(file) })
+      await storage.ready()
+      // The next segment is a device whose every write fails with ENOSPC: a full disk.
+      symlinkSync('/dev/full', `${file}.journal-1`)
+      await expect(storage.transaction((tx) => tx.insert('campaigns', campaign()))).rejects.toThrow(/writing the journal failed/)
+      await expect(storage.transaction((tx) => tx.count('campaigns', {}))).rejects.toThrow(/restart to recover/)
+      await storage.close()
+      rmSync(`${file}.journal-1`)
+      const reopened = sqlJsStorage({ persist: fileJournal(file) })
+      expect((await all(reopened)).campaigns).toStrictEqual([kept])
+      await reopened.close()
+    },
+  )
 
   it('never leaves the file unreadable: a leftover temporary snapshot is ignored', async () => {
     const dir = freshDir()
@@ -276,7 +329,9 @@ describe('sql.js in a file', () => {
     db.exec(`PRAGMA user_version = ${SCHEMA_VERSION + 1}`)
     writeFileSync(join(dir, 'future.sqlite'), db.export())
     db.close()
-    await expect(sqlJsStorage({ persist: fileJournal(join(dir, 'future.sqlite')) }).ready()).rejects.toThrow(/newer than this affiliate-service/)
+    await expect(sqlJsStorage({ persist: fileJournal(join(dir, 'future.sqlite')) }).ready()).rejects.toThrow(
+      /newer than this affiliate-service/,
+    )
   })
 
   it('upgrades a version 1 file in place, replaying its journal first (committed fixture)', async () => {
@@ -299,8 +354,19 @@ describe('sql.js in a file', () => {
     // Models added after version 1 work.
     await storage.transaction((tx) =>
       tx.insert('apiKeys', {
-        id: 'k1', hash: 'h'.repeat(64), lookup: 'h'.repeat(16), prefix: 'aff_live_abcd', userId: 'u', workspaceIds: [],
-        label: '', revokedAt: null, kind: 'secret', allowedOrigins: [], lastUsedAt: null, createdAt: at(0), updatedAt: at(0),
+        id: 'k1',
+        hash: 'h'.repeat(64),
+        lookup: 'h'.repeat(16),
+        prefix: 'aff_live_abcd',
+        userId: 'u',
+        workspaceIds: [],
+        label: '',
+        revokedAt: null,
+        kind: 'secret',
+        allowedOrigins: [],
+        lastUsedAt: null,
+        createdAt: at(0),
+        updatedAt: at(0),
       }),
     )
     // Upgraded on disk at open, before any new record was journaled under the new schema.
@@ -344,7 +410,9 @@ describe('sql.js in a file', () => {
         throw new Error('undo')
       })
       .catch(() => undefined)
-    const now = [...records.filter((r) => r !== records[2]), added].map((r) => (r === records[1] ? { ...r, status: 'pending' as const } : r))
+    const now = [...records.filter((r) => r !== records[2]), added].map((r) =>
+      r === records[1] ? { ...r, status: 'pending' as const } : r,
+    )
     expect((await storage.transaction((tx) => tx.findPage('commissions', query))).total).toBe(paid(now))
     await storage.close()
     // The journal replays the same writes, and the triggers with them.
@@ -373,7 +441,9 @@ describe('sql.js in a file', () => {
     const file = join(freshDir(), 'db.sqlite')
     const campaigns = [campaign({ payoutTerm: 30 }), campaign({ payoutTerm: 0 })]
     const dates = ['2024-01-31T10:20:30.456Z', '2023-12-31T23:59:59.999Z', '2024-02-29T00:00:00.000Z']
-    const records = dates.flatMap((commissionDate, i) => campaigns.map((c) => commission({ campaignId: c.id, commissionDate, createdAt: at(i) })))
+    const records = dates.flatMap((commissionDate, i) =>
+      campaigns.map((c) => commission({ campaignId: c.id, commissionDate, createdAt: at(i) })),
+    )
     const first = sqlJsStorage({ persist: fileJournal(file) })
     await first.transaction(async (tx) => {
       for (const record of campaigns) await tx.insert('campaigns', record)
@@ -395,7 +465,13 @@ describe('sql.js in a file', () => {
         currency: 'USD',
       })
     }
-    expect(await storage.transaction((tx) => tx.get('campaigns', campaigns[0]!.id))).toStrictEqual({ ...campaigns[0]!, currency: 'USD', attributionWindowDays: 30, recurringMonths: null, maxCommissionsPerCustomer: null })
+    expect(await storage.transaction((tx) => tx.get('campaigns', campaigns[0]!.id))).toStrictEqual({
+      ...campaigns[0]!,
+      currency: 'USD',
+      attributionWindowDays: 30,
+      recurringMonths: null,
+      maxCommissionsPerCustomer: null,
+    })
     expect(await sqliteVersion(file)).toBe(SCHEMA_VERSION)
     await storage.close()
   })
@@ -415,13 +491,18 @@ describe('sql.js in a file', () => {
     const file = join(freshDir(), 'db.sqlite')
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', '-e', `
+      [
+        '--import',
+        'tsx',
+        '-e',
+        `
         const { sqlJsStorage } = await import(${JSON.stringify(new URL('../../src/storage/sqljs/storage.ts', import.meta.url).href)})
         const { fileJournal } = await import(${JSON.stringify(new URL('../../adapters/node/file-journal.ts', import.meta.url).href)})
         await sqlJsStorage({ persist: fileJournal(${JSON.stringify(file)}) }).ready()
         console.log('ready')
         setInterval(() => {}, 1000)
-      `],
+      `,
+      ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     )
     try {
@@ -429,7 +510,9 @@ describe('sql.js in a file', () => {
         child.stdout.on('data', (data: Buffer) => data.toString().includes('ready') && resolve())
         child.once('exit', (code) => reject(new Error(`child exited ${code}`)))
       })
-      await expect(sqlJsStorage({ persist: fileJournal(file, { lockWaitMs: 0 }) }).ready()).rejects.toThrow(new RegExp(`in use by process ${child.pid}`))
+      await expect(sqlJsStorage({ persist: fileJournal(file, { lockWaitMs: 0 }) }).ready()).rejects.toThrow(
+        new RegExp(`in use by process ${child.pid}`),
+      )
     } finally {
       child.kill('SIGKILL')
       await new Promise((resolve) => child.once('exit', resolve))
@@ -441,12 +524,19 @@ describe('sql.js in a file', () => {
     await storage.close()
     expect(existsSync(`${file}.lock`)).toBe(false)
   })
-  it('serve() on a file another process holds: /health is 503 saying why, and once the holder is gone the open is tried again and all works', { timeout: 60_000 }, async () => {
+  it('serve() on a file another process holds: /health is 503 saying why, and once the holder is gone the open is tried again and all works', {
+    timeout: 60_000,
+  }, async () => {
     const file = join(freshDir(), 'db.sqlite')
     const holder = holdFile(file)
     await holder.ready
     const storage = sqlJsStorage({ persist: fileJournal(file, { lockWaitMs: 0 }) })
-    const service = createAffiliateService({ storage, keyStore: memoryKeyStore([{ key: 'k', userId: 'u', workspaceIds: [WORKSPACE] }]), rateLimit: false, onError: () => undefined })
+    const service = createAffiliateService({
+      storage,
+      keyStore: memoryKeyStore([{ key: 'k', userId: 'u', workspaceIds: [WORKSPACE] }]),
+      rateLimit: false,
+      onError: () => undefined,
+    })
     const running = await serve(service, { port: 0 })
     try {
       const health = async () => {
@@ -457,21 +547,35 @@ describe('sql.js in a file', () => {
         fetch(`${running.url}/campaigns`, {
           method: 'POST',
           headers: { 'x-auth-service': 'k', 'content-type': 'application/json' },
-          body: JSON.stringify({ campaignName: 'After the lock', workspaceId: WORKSPACE, commissionType: 'fixed', amount: 1, url: 'https://shop.example.com/' }),
+          body: JSON.stringify({
+            campaignName: 'After the lock',
+            workspaceId: WORKSPACE,
+            commissionType: 'fixed',
+            amount: 1,
+            url: 'https://shop.example.com/',
+          }),
         })
       // Nothing has opened it yet: health starts the open and says so.
-      expect(await health()).toMatchObject({ status: 503, body: { status: 'unavailable', reason: 'storage: the database is being opened' } })
+      expect(await health()).toMatchObject({
+        status: 503,
+        body: { status: 'unavailable', reason: 'storage: the database is being opened' },
+      })
       await expect(storage.ready()).rejects.toThrow(/in use by process/)
       const locked = await health()
       expect(locked.status).toBe(503)
-      expect(locked.body.reason).toMatch(new RegExp(`^storage: the database cannot be opened \\(trying again\\): .*in use by process ${holder.child.pid}`))
+      expect(locked.body.reason).toMatch(
+        new RegExp(`^storage: the database cannot be opened \\(trying again\\): .*in use by process ${holder.child.pid}`),
+      )
       expect((await fetch(`${running.url}/health`, { method: 'HEAD' })).status).toBe(503)
       expect((await create()).status).toBe(500)
 
       await holder.kill()
       // Once the pause after the failure is over, the next call tries again: ask until it has opened.
       for (let tries = 0; ; tries++) {
-        const opened = await storage.ready().then(() => true, () => false)
+        const opened = await storage.ready().then(
+          () => true,
+          () => false,
+        )
         if (opened) break
         expect(tries, 'the storage never opened after the holder died').toBeLessThan(600)
         await new Promise((resolve) => setTimeout(resolve, 50))
@@ -512,10 +616,12 @@ describe('sql.js with load/save', () => {
     expect(saves.length).toBe(afterOpen + 1)
     await storage.transaction((tx) => tx.get('affiliates', record.id))
     expect(saves.length).toBe(afterOpen + 1)
-    await storage.transaction(async (tx) => {
-      await tx.increment('affiliates', record.id, { totalClicks: 1 })
-      throw new Error('rolled back')
-    }).catch(() => undefined)
+    await storage
+      .transaction(async (tx) => {
+        await tx.increment('affiliates', record.id, { totalClicks: 1 })
+        throw new Error('rolled back')
+      })
+      .catch(() => undefined)
     expect(saves.length).toBe(afterOpen + 1)
     await storage.close()
     const reopened = sqlJsStorage({ load: async () => saves.at(-1)!, save: async () => {} })
@@ -552,8 +658,9 @@ describe('sql.js with load/save', () => {
   })
 
   it('rejects options that do not go together', async () => {
-    await expect(sqlJsStorage({ persist: fileJournal('x'), load: async () => null, save: async () => {} }).ready()).rejects.toThrow(/either/)
+    await expect(sqlJsStorage({ persist: fileJournal('x'), load: async () => null, save: async () => {} }).ready()).rejects.toThrow(
+      /either/,
+    )
     await expect(sqlJsStorage({ load: async () => null }).ready()).rejects.toThrow(/go together/)
   })
 })
-

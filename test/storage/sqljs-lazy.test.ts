@@ -58,9 +58,15 @@ it('takes the wasm as bytes', () => {
 it('dies naming the path when the wasm is not where locateFile says', () => {
   const result = spawnSync(
     process.execPath,
-    ['--import', 'tsx', '--input-type=module', '-e', `
+    [
+      '--import',
+      'tsx',
+      '--input-type=module',
+      '-e',
+      `
       const { sqlJsStorage } = await import(${entry})
-      await sqlJsStorage({ locateFile: (file) => '/nowhere/' + file }).ready().catch(() => {})`],
+      await sqlJsStorage({ locateFile: (file) => '/nowhere/' + file }).ready().catch(() => {})`,
+    ],
     { encoding: 'utf8' },
   )
   expect(result.status).not.toBe(0)

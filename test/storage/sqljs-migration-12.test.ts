@@ -21,12 +21,17 @@ it('a version 11 file gains the campaign reward fields (null) and the customer, 
   await first.close()
   let tables: unknown[] = []
   await rewindFile(file, 11, (db) => {
-    tables = db.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('customers', 'sales', 'saleRefunds')")[0]?.values ?? []
+    tables =
+      db.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('customers', 'sales', 'saleRefunds')")[0]?.values ?? []
   })
   expect(tables).toEqual([])
   const storage = sqlJsStorage({ persist: fileJournal(file) })
   try {
-    expect(await storage.transaction((tx) => tx.get('campaigns', record.id))).toStrictEqual({ ...record, recurringMonths: null, maxCommissionsPerCustomer: null })
+    expect(await storage.transaction((tx) => tx.get('campaigns', record.id))).toStrictEqual({
+      ...record,
+      recurringMonths: null,
+      maxCommissionsPerCustomer: null,
+    })
     expect(await storage.transaction((tx) => tx.count('customers', {}))).toBe(0)
     expect(await storage.transaction((tx) => tx.count('sales', {}))).toBe(0)
   } finally {

@@ -17,8 +17,18 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 it('a version 19 file: links get their shareUrl from their url, campaigns no beacon, integrations no key, and promo codes work', async () => {
   const file = join(dir, 'db.sqlite')
   const place = campaign({ url: 'https://shop.example.com/landing?utm=x#top' })
-  const byRef = link({ campaignId: place.id, referralCode: 'ANN-2026', urlParameter: 'ref', url: 'https://shop.example.com/landing?utm=x&ref=ANN-2026#top' })
-  const byVia = link({ campaignId: place.id, referralCode: 'BOB-1', urlParameter: 'via', url: 'https://shop.example.com/landing?utm=x&via=BOB-1#top' })
+  const byRef = link({
+    campaignId: place.id,
+    referralCode: 'ANN-2026',
+    urlParameter: 'ref',
+    url: 'https://shop.example.com/landing?utm=x&ref=ANN-2026#top',
+  })
+  const byVia = link({
+    campaignId: place.id,
+    referralCode: 'BOB-1',
+    urlParameter: 'via',
+    url: 'https://shop.example.com/landing?utm=x&via=BOB-1#top',
+  })
   const connected = integration()
   const first = sqlJsStorage({ persist: fileJournal(file) })
   await first.transaction(async (tx) => {

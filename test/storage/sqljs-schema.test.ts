@@ -33,7 +33,10 @@ const indexes = (table: string) =>
     unique: unique === 1,
     columns: rows(`PRAGMA index_info("${name as string}")`).map((row) => row[2] as string),
   }))
-const plan = (sql: string) => rows(`EXPLAIN QUERY PLAN ${sql}`).map((row) => row[3] as string).join(' | ')
+const plan = (sql: string) =>
+  rows(`EXPLAIN QUERY PLAN ${sql}`)
+    .map((row) => row[3] as string)
+    .join(' | ')
 
 describe.each(modelNames)('the %s table', (model) => {
   it('has a column for every field of the record type', () => {
@@ -79,9 +82,15 @@ it('serves each ordered list of the models from an index, without sorting', () =
 it("counts and lists one affiliate's commissions of a workspace through the affiliate's index, not the workspace's", () => {
   const sql = (where: Record<string, string | null>, tail = '') => {
     const params = new Params('sqlite')
-    return plan(`SELECT count(*) FROM "commissions" WHERE ${conditions('commissions', where, params).join(' AND ')}${tail}`.replace(/\?/g, "'x'"))
+    return plan(
+      `SELECT count(*) FROM "commissions" WHERE ${conditions('commissions', where, params).join(' AND ')}${tail}`.replace(/\?/g, "'x'"),
+    )
   }
-  const narrow: Record<string, string>[] = [{ workspaceId: 'w', affiliateId: 'a' }, { workspaceId: 'w', affiliateId: 'a', kind: 'sale' }, { workspaceId: 'w', status: 'paid', campaignId: 'c' }]
+  const narrow: Record<string, string>[] = [
+    { workspaceId: 'w', affiliateId: 'a' },
+    { workspaceId: 'w', affiliateId: 'a', kind: 'sale' },
+    { workspaceId: 'w', status: 'paid', campaignId: 'c' },
+  ]
   for (const where of narrow) {
     const query = sql(where)
     expect(query, JSON.stringify(where)).toMatch(/USING (COVERING )?INDEX commissions_(affiliateId|campaignId)/)
@@ -91,10 +100,22 @@ it("counts and lists one affiliate's commissions of a workspace through the affi
   expect(sql({ workspaceId: 'w', kind: 'clawback' })).toContain('commissions_workspaceId_kind')
   expect(sql({ workspaceId: 'w', status: 'pending', payoutId: null, campaignId: 'c' })).toContain('commissions_workspaceId_status')
   // A status, a flag or a null is no narrower than the workspace.
-  expect(conditions('commissions', { workspaceId: 'w', payoutId: null }, new Params('sqlite'))).toEqual(['"workspaceId" = ?', '"payoutId" IS NULL'])
-  expect(conditions('affiliates', { workspaceId: 'w', isBanned: true }, new Params('sqlite'))).toEqual(['"workspaceId" = ?', '"isBanned" = ?'])
-  expect(conditions('affiliates', { workspaceId: 'w', campaignId: 'c' }, new Params('sqlite'))).toEqual(['+"workspaceId" = ?', '"campaignId" = ?'])
-  expect(conditions('affiliates', { workspaceId: 'w', campaignId: 'c' }, new Params('postgres'))).toEqual(['"workspaceId" = $1', '"campaignId" = $2'])
+  expect(conditions('commissions', { workspaceId: 'w', payoutId: null }, new Params('sqlite'))).toEqual([
+    '"workspaceId" = ?',
+    '"payoutId" IS NULL',
+  ])
+  expect(conditions('affiliates', { workspaceId: 'w', isBanned: true }, new Params('sqlite'))).toEqual([
+    '"workspaceId" = ?',
+    '"isBanned" = ?',
+  ])
+  expect(conditions('affiliates', { workspaceId: 'w', campaignId: 'c' }, new Params('sqlite'))).toEqual([
+    '+"workspaceId" = ?',
+    '"campaignId" = ?',
+  ])
+  expect(conditions('affiliates', { workspaceId: 'w', campaignId: 'c' }, new Params('postgres'))).toEqual([
+    '"workspaceId" = $1',
+    '"campaignId" = $2',
+  ])
 })
 
 it("a payout run's claim finds its commissions by primary key, not by the unclaimed ones' payoutId index", () => {

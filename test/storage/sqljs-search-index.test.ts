@@ -22,7 +22,13 @@ type Step =
   | { kind: 'rolledBack'; slot: number; name: number }
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  fc.record({ kind: fc.constant('insert' as const), slot: fc.nat(11), name: fc.nat(NAMES.length - 1), workspace: fc.boolean(), second: fc.nat(5) }),
+  fc.record({
+    kind: fc.constant('insert' as const),
+    slot: fc.nat(11),
+    name: fc.nat(NAMES.length - 1),
+    workspace: fc.boolean(),
+    second: fc.nat(5),
+  }),
   fc.record({ kind: fc.constant('rename' as const), slot: fc.nat(11), name: fc.nat(NAMES.length - 1) }),
   fc.record({ kind: fc.constant('touch' as const), slot: fc.nat(11) }),
   fc.record({ kind: fc.constant('delete' as const), slot: fc.nat(11) }),
@@ -41,7 +47,10 @@ async function apply(storage: Storage, ids: Map<number, string>, s: Step, record
       return
     }
     case 'rename':
-      if (id) await storage.transaction((tx) => tx.update('affiliates', id, { firstName: NAMES[s.name]!, email: `${NAMES[s.name]!.toLowerCase()}@example.com` }))
+      if (id)
+        await storage.transaction((tx) =>
+          tx.update('affiliates', id, { firstName: NAMES[s.name]!, email: `${NAMES[s.name]!.toLowerCase()}@example.com` }),
+        )
       return
     case 'touch':
       if (id) await storage.transaction((tx) => tx.update('affiliates', id, { notes: 'seen' }))
@@ -106,7 +115,8 @@ describe('sql.js search index', () => {
             if (s.kind === 'insert' && !ids.has(s.slot)) ids.set(s.slot, records.get(s.slot)!.id)
             if (s.kind === 'delete') ids.delete(s.slot)
             if (s.kind === 'deleteWorkspace') {
-              for (const [slot, id] of ids) if (records.get(slot)?.workspaceId === (s.workspace ? WORKSPACE : OTHER_WORKSPACE) && id) ids.delete(slot)
+              for (const [slot, id] of ids)
+                if (records.get(slot)?.workspaceId === (s.workspace ? WORKSPACE : OTHER_WORKSPACE) && id) ids.delete(slot)
             }
             // Search between steps (the index is built on the first), not only at the end.
             if (index % 3 === 2 || index === steps.length - 1) {
@@ -160,7 +170,10 @@ describe('sql.js search index', () => {
     for (const term of ['member', 'member1', 'member104', 'EXAMPLE']) {
       const query: FindQuery<'affiliates'> = { contains: term, limit: 10, offset: 20 }
       const read = (storage: Storage) =>
-        storage.transaction(async (tx) => ({ ids: (await tx.find('affiliates', query)).map((r) => r.id), total: await tx.count('affiliates', query) }))
+        storage.transaction(async (tx) => ({
+          ids: (await tx.find('affiliates', query)).map((r) => r.id),
+          total: await tx.count('affiliates', query),
+        }))
       expect(await read(sql)).toEqual(await read(memory))
     }
     await sql.close()

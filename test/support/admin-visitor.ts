@@ -26,7 +26,11 @@ export function adminVisitor(service: Pick<AffiliateService, 'fetch'>, headers: 
     const body = new URLSearchParams({ csrf })
     for (const [k, v] of Object.entries(fields)) for (const one of Array.isArray(v) ? v : [v]) body.append(k, one)
     const response = await service.fetch(
-      new Request(`${origin}${path}`, { method: 'POST', body, headers: { ...headers, cookie: cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' } }),
+      new Request(`${origin}${path}`, {
+        method: 'POST',
+        body,
+        headers: { ...headers, cookie: cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' },
+      }),
     )
     remember(response)
     const text = await response.text()

@@ -21,9 +21,14 @@ export async function populate(call: Call, key: string, workspaceId: string, tag
     if (response.status >= 300) throw new Error(`populate failed: ${JSON.stringify(response.body)}`)
     return response.body.data
   }
-  const campaign = ok<{ id: string }>(await call('POST', '/campaigns', { key, body: campaignInput({ workspaceId, campaignName: `Campaign ${tag}` }) }))
+  const campaign = ok<{ id: string }>(
+    await call('POST', '/campaigns', { key, body: campaignInput({ workspaceId, campaignName: `Campaign ${tag}` }) }),
+  )
   const affiliate = ok<{ id: string; email: string }>(
-    await call('POST', '/affiliates', { key, body: { email: `affiliate-${tag}@example.com`, campaignId: campaign.id, firstName: `First${tag}` } }),
+    await call('POST', '/affiliates', {
+      key,
+      body: { email: `affiliate-${tag}@example.com`, campaignId: campaign.id, firstName: `First${tag}` },
+    }),
   )
   const link = ok<{ id: string; referralCode: string }>(
     await call('POST', '/links', { key, body: { affiliateId: affiliate.id, referralCode: `CODE-${tag}` } }),
@@ -42,18 +47,42 @@ export async function populate(call: Call, key: string, workspaceId: string, tag
   )
   // An affiliate ready to be paid, its commission (due at once: the campaign's payoutTerm is 0) and the payout a run made of it.
   const payee = ok<{ id: string; email: string }>(
-    await call('POST', '/affiliates', { key, body: { email: `payee-${tag}@example.com`, campaignId: campaign.id, payoutMethod: 'PAYPAL', payoutEmail: `paid-${tag}@example.com` } }),
+    await call('POST', '/affiliates', {
+      key,
+      body: { email: `payee-${tag}@example.com`, campaignId: campaign.id, payoutMethod: 'PAYPAL', payoutEmail: `paid-${tag}@example.com` },
+    }),
   )
-  ok(await call('POST', '/commissions', { key, body: { campaignId: campaign.id, affiliateId: payee.id, referredUser: `customer-${tag}@example.com`, amount: '25.00' } }))
+  ok(
+    await call('POST', '/commissions', {
+      key,
+      body: { campaignId: campaign.id, affiliateId: payee.id, referredUser: `customer-${tag}@example.com`, amount: '25.00' },
+    }),
+  )
   const run = ok<{ payouts: { payoutId: string }[] }>(await call('POST', '/payouts/run', { key, body: { workspaceId } }))
   const payout = run.payouts[0]!
   // A webhook (no DNS at creation: the name is resolved only when delivering), a queued test delivery, and the events so far.
   const webhook = ok<{ webhookId: string; secret: string }>(
     await call('POST', '/webhooks', { key, body: { workspaceId, url: `https://hooks.example.com/${tag}`, events: ['*'] } }),
   )
-  const delivery = ok<{ deliveryId: string; eventId: string }>(await call('POST', '/webhooks/test', { key, body: { webhookId: webhook.webhookId } }))
+  const delivery = ok<{ deliveryId: string; eventId: string }>(
+    await call('POST', '/webhooks/test', { key, body: { webhookId: webhook.webhookId } }),
+  )
   const events = ok<{ items: { id: string }[] }>(await call('GET', `/events/list?workspaceId=${workspaceId}&limit=100`, { key }))
-  return { campaign, affiliate, link, commission, referred, payee, payout, webhook, delivery, event: events.items[0]!, workspaceId, key, tag }
+  return {
+    campaign,
+    affiliate,
+    link,
+    commission,
+    referred,
+    payee,
+    payout,
+    webhook,
+    delivery,
+    event: events.items[0]!,
+    workspaceId,
+    key,
+    tag,
+  }
 }
 
 export type Population = Awaited<ReturnType<typeof populate>>

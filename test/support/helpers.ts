@@ -1,6 +1,15 @@
 import { expect } from 'vitest'
 import { checkAnswer } from './openapi-check.js'
-import { AffiliateError, createAffiliateService, memoryKeyStore, memoryStorage, type AffiliateService, type CampaignCreateInput, type RateLimitOptions, type Storage } from '../../src/index.js'
+import {
+  AffiliateError,
+  createAffiliateService,
+  memoryKeyStore,
+  memoryStorage,
+  type AffiliateService,
+  type CampaignCreateInput,
+  type RateLimitOptions,
+  type Storage,
+} from '../../src/index.js'
 
 /**
  * Resolves once `service`'s listeners have been called for `count` more events: a `*` listener
@@ -51,7 +60,11 @@ export function setup(options: { storage?: Storage; rateLimit?: false | RateLimi
   })
 
   /** One HTTP call through `service.fetch`; answers the status, headers and parsed body. */
-  async function call(method: string, path: string, options: { body?: unknown; key?: string | null; headers?: Record<string, string> } = {}) {
+  async function call(
+    method: string,
+    path: string,
+    options: { body?: unknown; key?: string | null; headers?: Record<string, string> } = {},
+  ) {
     const headers: Record<string, string> = { ...options.headers }
     const key = options.key === undefined ? KEY_A : options.key
     if (key !== null) headers['x-auth-service'] = key
@@ -90,7 +103,16 @@ export const apiCampaignInput = (overrides: Partial<CampaignCreateInput> = {}): 
 })
 
 /** The sale fields of a commission made by hand (in a USD campaign): no sale behind it. */
-export const NO_SALE = { saleAmount: null, currency: 'USD', customerId: null, invoiceId: null, chargeId: null, stripeSubscriptionId: null, paymentIntentId: null, holdReasons: [] }
+export const NO_SALE = {
+  saleAmount: null,
+  currency: 'USD',
+  customerId: null,
+  invoiceId: null,
+  chargeId: null,
+  stripeSubscriptionId: null,
+  paymentIntentId: null,
+  holdReasons: [],
+}
 
 /** One entry of a `Validation error` body. */
 export const fieldError = (path: string, msg: string, location: 'body' | 'query' = 'body') => ({ type: 'field', msg, path, location })

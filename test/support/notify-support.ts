@@ -20,7 +20,12 @@ export function notifyService(storage: Storage, notify: Partial<NotifyOptions> =
     onError: (error) => errors.push(error),
     portal: { secret: PORTAL_SECRET, publicUrl: PUBLIC_URL, sendSignInLink: () => undefined, sendNotice: () => undefined },
     admin: { authorize: async () => null },
-    notify: { send: (message) => void sent.push(message), owners: ['owner@example.com'], from: 'Partners <partners@example.com>', ...notify },
+    notify: {
+      send: (message) => void sent.push(message),
+      owners: ['owner@example.com'],
+      from: 'Partners <partners@example.com>',
+      ...notify,
+    },
   })
   return { service, sent, errors, clock, jobs: service.notifications!, prefs: notificationPreferences(storage, clock) }
 }
@@ -33,27 +38,71 @@ export function notifyService(storage: Storage, notify: Partial<NotifyOptions> =
 export async function causeEveryKind(env: ReturnType<typeof notifyService>) {
   const { service, clock } = env
   const api = service.api
-  await api.campaigns.create(apiCampaignInput({ campaignName: 'Acme Partners', isDefault: true, commissionType: 'fixed', amount: 25, currency: 'EUR', payoutTerm: 0 }))
-  const campaign = await api.campaigns.create(
-    apiCampaignInput({ campaignName: '20% for 12 months', requiresApprovalToJoin: true, commissionType: 'percentage', amount: 20, currency: 'EUR', payoutTerm: 0, minimumPayoutAmount: 0 }),
+  await api.campaigns.create(
+    apiCampaignInput({
+      campaignName: 'Acme Partners',
+      isDefault: true,
+      commissionType: 'fixed',
+      amount: 25,
+      currency: 'EUR',
+      payoutTerm: 0,
+    }),
   )
-  await env.prefs.setCampaign({ id: campaign.id, workspaceId: WS_A }, ['affiliate.approved', 'affiliate.rejected', 'commission.earned', 'payout.paid', 'clawback.created', 'affiliate.applied'])
-  const ann = await api.affiliates.create({ email: 'ann@example.com', firstName: 'Ann', lastName: 'Lee', campaignId: campaign.id, payoutMethod: 'PAYPAL', payoutEmail: 'ann.pay@example.com' })
+  const campaign = await api.campaigns.create(
+    apiCampaignInput({
+      campaignName: '20% for 12 months',
+      requiresApprovalToJoin: true,
+      commissionType: 'percentage',
+      amount: 20,
+      currency: 'EUR',
+      payoutTerm: 0,
+      minimumPayoutAmount: 0,
+    }),
+  )
+  await env.prefs.setCampaign({ id: campaign.id, workspaceId: WS_A }, [
+    'affiliate.approved',
+    'affiliate.rejected',
+    'commission.earned',
+    'payout.paid',
+    'clawback.created',
+    'affiliate.applied',
+  ])
+  const ann = await api.affiliates.create({
+    email: 'ann@example.com',
+    firstName: 'Ann',
+    lastName: 'Lee',
+    campaignId: campaign.id,
+    payoutMethod: 'PAYPAL',
+    payoutEmail: 'ann.pay@example.com',
+  })
   const bob = await api.affiliates.create({ email: 'bob@example.com', firstName: 'Bob', campaignId: campaign.id })
   await api.affiliates.update(ann.id, { isActive: true })
   await api.affiliates.delete(bob.id)
   const commission = await api.commissions.create({
-    campaignId: campaign.id, affiliateId: ann.id, referredUser: 'buyer@example.com', amount: '1234.50', commissionDate: new Date(clock.now() - DAY).toISOString(),
+    campaignId: campaign.id,
+    affiliateId: ann.id,
+    referredUser: 'buyer@example.com',
+    amount: '1234.50',
+    commissionDate: new Date(clock.now() - DAY).toISOString(),
   })
   const { payouts } = await api.payouts.run({ workspaceId: WS_A })
   expect(payouts).toHaveLength(1)
   await api.payouts.update(payouts[0]!.payoutId, { status: 'processing' })
   await api.payouts.update(payouts[0]!.payoutId, { status: 'paid', externalReference: 'PP-7781' })
   await api.commissions.refund(commission.commissionId, { amount: '100.00' })
-  const integration = await api.integrations.create({ workspaceId: WS_A, provider: 'stripe', signingSecret: 'whsec_test_secret', description: 'Main shop' })
+  const integration = await api.integrations.create({
+    workspaceId: WS_A,
+    provider: 'stripe',
+    signingSecret: 'whsec_test_secret',
+    description: 'Main shop',
+  })
   for (let i = 0; i < 5; i++) {
     const answer = await service.fetch(
-      new Request(`http://localhost/api/v1/integrations/${integration.integrationId}/events`, { method: 'POST', body: '{"id":"evt_1"}', headers: { 'stripe-signature': 't=1,v1=bad' } }),
+      new Request(`http://localhost/api/v1/integrations/${integration.integrationId}/events`, {
+        method: 'POST',
+        body: '{"id":"evt_1"}',
+        headers: { 'stripe-signature': 't=1,v1=bad' },
+      }),
     )
     expect(answer.status).toBe(400)
   }

@@ -10,7 +10,7 @@ type Json = Record<string, any>
 const BASE = '/api/v1'
 const document = openApiDocument(BASE) as Json
 
-const ajv = new (Ajv2020 as unknown as typeof import("ajv/dist/2020.js").Ajv2020)({ strict: false, allErrors: true, validateSchema: false })
+const ajv = new (Ajv2020 as unknown as typeof import('ajv/dist/2020.js').Ajv2020)({ strict: false, allErrors: true, validateSchema: false })
 ;(addFormats as unknown as typeof addFormats.default)(ajv)
 ajv.addSchema(document, 'openapi')
 
@@ -61,7 +61,9 @@ export function mismatch(answer: CheckedAnswer): string | undefined {
   } else {
     const documented = operationOf.responses[String(answer.status)]
     if (!documented) return `${answer.method} ${path} answered ${answer.status}, which its operation does not document`
-    responseRef = documented.$ref ? documented.$ref.replace(/^#\//, '') : pointer('paths', path, method === 'head' ? 'get' : method, 'responses', String(answer.status))
+    responseRef = documented.$ref
+      ? documented.$ref.replace(/^#\//, '')
+      : pointer('paths', path, method === 'head' ? 'get' : method, 'responses', String(answer.status))
   }
   const response = resolve(lookup(`#/${responseRef}`))
   for (const [name, header] of Object.entries((response.headers ?? {}) as Json)) {

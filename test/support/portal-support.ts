@@ -1,4 +1,12 @@
-import { createAffiliateService, memoryKeyStore, memoryStorage, type AdminOptions, type NotifyOptions, type PortalOptions, type Storage } from '../../src/index.js'
+import {
+  createAffiliateService,
+  memoryKeyStore,
+  memoryStorage,
+  type AdminOptions,
+  type NotifyOptions,
+  type PortalOptions,
+  type Storage,
+} from '../../src/index.js'
 import { manualClock } from './helpers.js'
 
 export const PORTAL_SECRET = 'a-test-secret-of-at-least-32-characters!'
@@ -7,7 +15,9 @@ export const OTHER_WS = '55555555-5555-4555-8555-555555555555'
 export const ORIGIN = 'http://portal.test'
 
 /** A service with the portal on, capturing every sign-in link it sends. */
-export function portalSetup(options: { storage?: Storage; portal?: Partial<PortalOptions>; basePath?: string; notify?: NotifyOptions; admin?: AdminOptions } = {}) {
+export function portalSetup(
+  options: { storage?: Storage; portal?: Partial<PortalOptions>; basePath?: string; notify?: NotifyOptions; admin?: AdminOptions } = {},
+) {
   const clock = manualClock()
   const sent: { email: string; url: string }[] = []
   const notices: { email: string; subject: string; text: string }[] = []
@@ -16,7 +26,7 @@ export function portalSetup(options: { storage?: Storage; portal?: Partial<Porta
   // waits for the entries themselves (`holds`), never for a turn of the event loop.
   const waiters = new Set<() => void>()
   const record =
-    <T,>(list: T[]) =>
+    <T>(list: T[]) =>
     (entry: T) => {
       list.push(entry)
       for (const waiter of waiters) waiter()

@@ -16,8 +16,19 @@ const fixture = (dir: 'paddle' | 'lemonsqueezy', name: string): Json =>
 const hmacHex = (secret: string, message: string) => createHmac('sha256', secret).update(message).digest('hex')
 
 /** Posts `body` with `headers` to an integration's endpoint through `fetch`; answers the status and body. */
-export async function post(fetch: (request: Request) => Promise<Response>, endpointPath: string, body: string, headers: Record<string, string>) {
-  const response = await fetch(new Request(`http://provider.test${endpointPath}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body }))
+export async function post(
+  fetch: (request: Request) => Promise<Response>,
+  endpointPath: string,
+  body: string,
+  headers: Record<string, string>,
+) {
+  const response = await fetch(
+    new Request(`http://provider.test${endpointPath}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+    }),
+  )
   return { status: response.status, text: await response.text() }
 }
 
@@ -28,7 +39,11 @@ export const paddleSignature = (body: string, ts: number, ...secrets: string[]):
   [`ts=${ts}`, ...secrets.map((secret) => `h1=${hmacHex(secret, `${ts}:${body}`)}`)].join(';')
 
 /** A Paddle notification: the SDK's mock of `type` with this event id and `data` changed by `change`. */
-export function paddleEvent(type: 'transaction-completed' | 'adjustment-created' | 'adjustment-updated' | 'customer-created' | 'customer-updated', eventId: string, change: (data: Json) => void = () => {}): Json {
+export function paddleEvent(
+  type: 'transaction-completed' | 'adjustment-created' | 'adjustment-updated' | 'customer-created' | 'customer-updated',
+  eventId: string,
+  change: (data: Json) => void = () => {},
+): Json {
   const event = fixture('paddle', type)
   event.event_id = eventId
   change(event.data)
@@ -41,13 +56,32 @@ export function paddleEvent(type: 'transaction-completed' | 'adjustment-created'
  */
 export function paddleTransaction(
   eventId: string,
-  options: { id: string; customerId?: string; amountMinor: number; taxMinor?: number; currency?: string; customData?: Json | null; subscriptionId?: string | null; billedAt?: string; origin?: string },
+  options: {
+    id: string
+    customerId?: string
+    amountMinor: number
+    taxMinor?: number
+    currency?: string
+    customData?: Json | null
+    subscriptionId?: string | null
+    billedAt?: string
+    origin?: string
+  },
 ): Json {
   return paddleEvent('transaction-completed', eventId, (data) => {
     const tax = options.taxMinor ?? 0
     const currency = options.currency ?? 'USD'
-    const totals = { subtotal: options.amountMinor, discount: 0, tax, total: options.amountMinor + tax, grand_total: options.amountMinor + tax, grand_total_tax: tax }
-    Object.assign(data.details.totals, Object.fromEntries(Object.entries(totals).map(([k, v]) => [k, String(v)])), { currency_code: currency })
+    const totals = {
+      subtotal: options.amountMinor,
+      discount: 0,
+      tax,
+      total: options.amountMinor + tax,
+      grand_total: options.amountMinor + tax,
+      grand_total_tax: tax,
+    }
+    Object.assign(data.details.totals, Object.fromEntries(Object.entries(totals).map(([k, v]) => [k, String(v)])), {
+      currency_code: currency,
+    })
     Object.assign(data, {
       id: options.id,
       customer_id: options.customerId ?? 'ctm_01h8e18bxp9hby49dnm8ewf0m0',
@@ -61,11 +95,27 @@ export function paddleTransaction(
 }
 
 /** An approved refund adjustment of `amountMinor` (before tax) of transaction `transactionId`. */
-export function paddleRefund(eventId: string, options: { id: string; transactionId: string; amountMinor: number; taxMinor?: number; status?: string; action?: string; type?: 'adjustment-created' | 'adjustment-updated' }): Json {
+export function paddleRefund(
+  eventId: string,
+  options: {
+    id: string
+    transactionId: string
+    amountMinor: number
+    taxMinor?: number
+    status?: string
+    action?: string
+    type?: 'adjustment-created' | 'adjustment-updated'
+  },
+): Json {
   return paddleEvent(options.type ?? 'adjustment-updated', eventId, (data) => {
     const tax = options.taxMinor ?? 0
     Object.assign(data.totals, { subtotal: String(options.amountMinor), tax: String(tax), total: String(options.amountMinor + tax) })
-    Object.assign(data, { id: options.id, transaction_id: options.transactionId, status: options.status ?? 'approved', action: options.action ?? 'refund' })
+    Object.assign(data, {
+      id: options.id,
+      transaction_id: options.transactionId,
+      status: options.status ?? 'approved',
+      action: options.action ?? 'refund',
+    })
   })
 }
 
@@ -83,7 +133,17 @@ export function lemonSqueezyEvent(eventName: string, data: Json, customData: Jso
 }
 
 /** The documented order object with this id, customer, amounts (minor units) and refund so far. */
-export function lemonSqueezyOrder(options: { id: string; customerId?: number; subtotal: number; tax?: number; currency?: string; refunded?: number; updatedAt?: string; email?: string; status?: string }): Json {
+export function lemonSqueezyOrder(options: {
+  id: string
+  customerId?: number
+  subtotal: number
+  tax?: number
+  currency?: string
+  refunded?: number
+  updatedAt?: string
+  email?: string
+  status?: string
+}): Json {
   const order = fixture('lemonsqueezy', 'order')
   const tax = options.tax ?? 0
   const refunded = options.refunded ?? 0
@@ -106,7 +166,16 @@ export function lemonSqueezyOrder(options: { id: string; customerId?: number; su
 }
 
 /** The documented subscription invoice with this id, subscription, billing reason and amounts. */
-export function lemonSqueezyInvoice(options: { id: string; subscriptionId: number; customerId?: number; billingReason?: 'initial' | 'renewal' | 'updated'; subtotal: number; tax?: number; refunded?: number; updatedAt?: string }): Json {
+export function lemonSqueezyInvoice(options: {
+  id: string
+  subscriptionId: number
+  customerId?: number
+  billingReason?: 'initial' | 'renewal' | 'updated'
+  subtotal: number
+  tax?: number
+  refunded?: number
+  updatedAt?: string
+}): Json {
   const invoice = fixture('lemonsqueezy', 'subscription-invoice')
   const tax = options.tax ?? 0
   Object.assign(invoice.attributes, {

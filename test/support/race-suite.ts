@@ -109,7 +109,13 @@ async function startRace(pools: pg.Pool[], schema: string) {
       }),
   ) as [AffiliateService, AffiliateService]
   const { api } = one
-  const campaign = await api.campaigns.create({ campaignName: 'Race', workspaceId, commissionType: 'percentage', amount: 30, url: 'https://shop.example.com/' })
+  const campaign = await api.campaigns.create({
+    campaignName: 'Race',
+    workspaceId,
+    commissionType: 'percentage',
+    amount: 30,
+    url: 'https://shop.example.com/',
+  })
   const affiliate = await api.affiliates.create({ email: 'racer@example.com', campaignId: campaign.id })
   return { one, two, api, workspaceId, campaign, affiliate }
 }

@@ -34,7 +34,10 @@ export async function fillProgram(storage: Storage) {
   for (const [i, agent] of ['Chrome/131.0', 'Firefox/133.0', 'Safari/605.1', 'Chrome/131.0'].entries()) {
     t.clock.advance(i === 3 ? 0 : HOUR)
     const response = await t.service.fetch(
-      new Request(`http://test.local/api/v1/r/${a.link.referralCode}`, { redirect: 'manual', headers: { 'user-agent': `Mozilla/5.0 (X11; Linux x86_64) ${agent}` } }),
+      new Request(`http://test.local/api/v1/r/${a.link.referralCode}`, {
+        redirect: 'manual',
+        headers: { 'user-agent': `Mozilla/5.0 (X11; Linux x86_64) ${agent}` },
+      }),
     )
     expect(response.status).toBe(302)
   }
@@ -45,8 +48,13 @@ export async function fillProgram(storage: Storage) {
   const sale = { workspaceId: WS_A, externalId: 'user-1', amount: '100.00', currency: 'USD', invoiceId: 'in_1' }
   expect((await t.call('POST', '/conversions/sale', { body: sale })).status).toBe(201)
   t.clock.advance(HOUR)
-  expect((await t.call('POST', '/conversions/refund', { body: { workspaceId: WS_A, invoiceId: 'in_1', amount: '40.00' } })).status).toBeLessThan(300)
-  const idempotent = { body: { campaignName: 'Once', workspaceId: WS_A, commissionType: 'fixed', amount: 5, url: 'https://shop.example.com/' }, headers: { 'idempotency-key': 'create-once' } }
+  expect(
+    (await t.call('POST', '/conversions/refund', { body: { workspaceId: WS_A, invoiceId: 'in_1', amount: '40.00' } })).status,
+  ).toBeLessThan(300)
+  const idempotent = {
+    body: { campaignName: 'Once', workspaceId: WS_A, commissionType: 'fixed', amount: 5, url: 'https://shop.example.com/' },
+    headers: { 'idempotency-key': 'create-once' },
+  }
   expect((await t.call('POST', '/campaigns', idempotent)).status).toBe(201)
   await storageKeyStore(storage).create({ workspaceIds: [WS_A], label: 'stored key' })
   await storage.transaction(async (tx) => {

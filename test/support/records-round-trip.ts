@@ -49,9 +49,18 @@ export async function roundTrip(from: StorageKind, to: StorageKind): Promise<voi
     const first = await exported(source)
     const result = await importRecords(target, first, { clock, batchSize: 4, pageSize: 5 })
     const second = await exported(target)
-    expect(first[0]).toBe(JSON.stringify({ format: 'affiliate-service/records', version: 1, schemaVersion: JSON.parse(first[0]!).schemaVersion, exportedAt: NOW }))
+    expect(first[0]).toBe(
+      JSON.stringify({
+        format: 'affiliate-service/records',
+        version: 1,
+        schemaVersion: JSON.parse(first[0]!).schemaVersion,
+        exportedAt: NOW,
+      }),
+    )
     expect(result.models).toEqual(JSON.parse(first.at(-1)!).models)
-    const highest = Math.max(...first.filter((line) => line.startsWith('{"model":"events"')).map((line) => JSON.parse(line).record.sequence as number))
+    const highest = Math.max(
+      ...first.filter((line) => line.startsWith('{"model":"events"')).map((line) => JSON.parse(line).record.sequence as number),
+    )
     if (from.sequenceInRecords || !to.sequenceInRecords) {
       expect(second).toEqual(first)
     } else {

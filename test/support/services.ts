@@ -37,9 +37,7 @@ export const dropSchema = (pool: pg.Pool, schema: string) => pool.query(`DROP SC
 
 /** Empties every table of an affiliate-service schema (fast: one TRUNCATE). */
 export const truncateAll = (pool: pg.Pool, schema: string) =>
-  pool.query(
-    `TRUNCATE ${modelNames.map((t) => `"${schema}"."${t}"`).join(', ')}`,
-  )
+  pool.query(`TRUNCATE ${modelNames.map((t) => `"${schema}"."${t}"`).join(', ')}`)
 
 /** A node-redis client on the test Redis that has answered PING, so an unreachable server fails here, plainly. */
 export async function testRedis(): Promise<RedisClientType> {

@@ -7,11 +7,24 @@ import type { Readable } from 'node:stream'
 
 // What the shell running the tests may have set is not what a test means: each says what it sets.
 export const unset = {
-  DATABASE_URL: '', AFFILIATE_SCHEMA: '', AFFILIATE_DB: '', REDIS_URL: '', HOST: '',
-  AFFILIATE_RATE_LIMIT: '', AFFILIATE_RATE_LIMIT_CAPACITY: '', AFFILIATE_RATE_LIMIT_REFILL: '', AFFILIATE_RATE_LIMIT_IN_FLIGHT: '',
-  AFFILIATE_PORTAL_SECRET: '', AFFILIATE_PUBLIC_URL: '', SMTP_URL: '', AFFILIATE_MAIL_FROM: '', AFFILIATE_NOTIFY_OWNERS: '', AFFILIATE_PROGRAM_NAME: '',
+  DATABASE_URL: '',
+  AFFILIATE_SCHEMA: '',
+  AFFILIATE_DB: '',
+  REDIS_URL: '',
+  HOST: '',
+  AFFILIATE_RATE_LIMIT: '',
+  AFFILIATE_RATE_LIMIT_CAPACITY: '',
+  AFFILIATE_RATE_LIMIT_REFILL: '',
+  AFFILIATE_RATE_LIMIT_IN_FLIGHT: '',
+  AFFILIATE_PORTAL_SECRET: '',
+  AFFILIATE_PUBLIC_URL: '',
+  SMTP_URL: '',
+  AFFILIATE_MAIL_FROM: '',
+  AFFILIATE_NOTIFY_OWNERS: '',
+  AFFILIATE_PROGRAM_NAME: '',
   AFFILIATE_ADMIN_TOKEN: '',
-  AFFILIATE_WEBHOOKS_ALLOW_HTTP: '', AFFILIATE_WEBHOOKS_ALLOW_PRIVATE: '',
+  AFFILIATE_WEBHOOKS_ALLOW_HTTP: '',
+  AFFILIATE_WEBHOOKS_ALLOW_PRIVATE: '',
 }
 
 export const children: ChildProcessByStdio<null, Readable, Readable>[] = []
@@ -48,7 +61,8 @@ export const freePort = () =>
   })
 
 /** Quoted-printable, as nodemailer wraps long lines: soft breaks removed, `=XX` decoded. */
-export const unquote = (text: string) => text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+export const unquote = (text: string) =>
+  text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)))
 
 /** Cookies and the last page's CSRF token, as a browser keeps them. */
 export function browser() {
@@ -73,4 +87,3 @@ export function browser() {
   }
   return { go }
 }
-

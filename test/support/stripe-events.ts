@@ -8,7 +8,8 @@ import Stripe from 'stripe'
 
 type StripeObject = Record<string, any>
 
-const fixture = (name: string): StripeObject => JSON.parse(readFileSync(new URL(`../fixtures/stripe/${name}.json`, import.meta.url), 'utf8')) as StripeObject
+const fixture = (name: string): StripeObject =>
+  JSON.parse(readFileSync(new URL(`../fixtures/stripe/${name}.json`, import.meta.url), 'utf8')) as StripeObject
 
 /** `2025`: API version 2025-03-31 and later (the default); `older`: before it. */
 export type Shape = '2025' | 'older'
@@ -65,7 +66,11 @@ export function invoiceObject(p: Payment, shape: Shape = '2025'): StripeObject {
     status_transitions: { ...invoice.status_transitions, finalized_at: p.paidAt, paid_at: p.paidAt },
   })
   if (shape === '2025') {
-    invoice.parent = { type: 'subscription_details', quote_details: null, subscription_details: { metadata: null, subscription: p.subscriptionId } }
+    invoice.parent = {
+      type: 'subscription_details',
+      quote_details: null,
+      subscription_details: { metadata: null, subscription: p.subscriptionId },
+    }
   } else {
     delete invoice.parent
     Object.assign(invoice, { subscription: p.subscriptionId, charge: p.chargeId, payment_intent: p.paymentIntentId })
@@ -110,7 +115,13 @@ export function chargeObject(p: Payment, refundedMinor: number, shape: Shape = '
 /** A completed checkout of Stripe customer `customer` (null: a guest), naming what the host put in it. */
 export function checkoutSessionObject(
   customer: string | null,
-  options: { clientReferenceId?: string; metadata?: Record<string, string>; email?: string; created?: number; mode?: 'subscription' | 'payment' } = {},
+  options: {
+    clientReferenceId?: string
+    metadata?: Record<string, string>
+    email?: string
+    created?: number
+    mode?: 'subscription' | 'payment'
+  } = {},
 ): StripeObject {
   const session = fixture('checkout-session')
   return Object.assign(session, {
@@ -127,9 +138,17 @@ export function checkoutSessionObject(
 }
 
 /** A Stripe customer (`customer.created`, `customer.updated`). */
-export function customerObject(id: string, options: { email?: string; metadata?: Record<string, string>; created?: number } = {}): StripeObject {
+export function customerObject(
+  id: string,
+  options: { email?: string; metadata?: Record<string, string>; created?: number } = {},
+): StripeObject {
   const customer = fixture('customer')
-  return Object.assign(customer, { id, email: options.email ?? 'buyer@example.com', metadata: options.metadata ?? {}, created: options.created ?? customer.created })
+  return Object.assign(customer, {
+    id,
+    email: options.email ?? 'buyer@example.com',
+    metadata: options.metadata ?? {},
+    created: options.created ?? customer.created,
+  })
 }
 
 /** The event Stripe sends of `object`: its fixture envelope with this id, type and object. */
@@ -154,7 +173,11 @@ export async function deliver(
 ): Promise<{ status: number; text: string }> {
   const { payload, header } = signedEvent(event, secret, timestamp)
   const response = await fetch(
-    new Request(`http://stripe.test${endpointPath}`, { method: 'POST', headers: { 'stripe-signature': header, 'content-type': 'application/json' }, body: payload }),
+    new Request(`http://stripe.test${endpointPath}`, {
+      method: 'POST',
+      headers: { 'stripe-signature': header, 'content-type': 'application/json' },
+      body: payload,
+    }),
   )
   return { status: response.status, text: await response.text() }
 }

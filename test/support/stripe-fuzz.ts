@@ -113,7 +113,13 @@ async function build(world: World, program: Program, tag: string): Promise<Built
     const checkouts: { eventId: string; affiliate: number }[] = []
     const checkout = (affiliate: number, reference: string, n: number) => {
       const eventId = `evt_${tag}_checkout_${c}_${n}`
-      events.push(stripeEvent('checkout.session.completed', checkoutSessionObject(stripeId, { clientReferenceId: reference, created: opened }), eventId))
+      events.push(
+        stripeEvent(
+          'checkout.session.completed',
+          checkoutSessionObject(stripeId, { clientReferenceId: reference, created: opened }),
+          eventId,
+        ),
+      )
       checkouts.push({ eventId, affiliate })
     }
     if (spec.kind === 'code') checkout(spec.affiliate, world.affiliates[spec.affiliate]!.code, 0)
@@ -122,7 +128,12 @@ async function build(world: World, program: Program, tag: string): Promise<Built
       checkout(1 - spec.affiliate, world.affiliates[1 - spec.affiliate]!.code, 1)
     }
     if (spec.kind === 'signup') {
-      await world.api.conversions.lead({ workspaceId: world.workspaceId, externalId: `user-${tag}-${c}`, email: `user${c}@example.com`, referralCode: world.affiliates[spec.affiliate]!.code })
+      await world.api.conversions.lead({
+        workspaceId: world.workspaceId,
+        externalId: `user-${tag}-${c}`,
+        email: `user${c}@example.com`,
+        referralCode: world.affiliates[spec.affiliate]!.code,
+      })
       checkout(spec.affiliate, `user-${tag}-${c}`, 0)
     }
     built.customers.push({ stripeId, spec, checkouts })
@@ -135,11 +146,15 @@ async function build(world: World, program: Program, tag: string): Promise<Built
         paidAt: invoice.before ? opened - 3600 : attributedAt + 600,
       })
       events.push(stripeEvent('invoice.paid', invoiceObject(p, invoice.shape), `evt_${tag}_${p.invoiceId}_paid`, invoice.shape))
-      if (invoice.twice) events.push(stripeEvent('invoice.paid', invoiceObject(p, invoice.shape), `evt_${tag}_${p.invoiceId}_paid_again`, invoice.shape))
-      if (invoice.linked) events.push(stripeEvent('invoice_payment.paid', invoicePaymentObject(p), `evt_${tag}_${p.invoiceId}_linked`, invoice.shape))
+      if (invoice.twice)
+        events.push(stripeEvent('invoice.paid', invoiceObject(p, invoice.shape), `evt_${tag}_${p.invoiceId}_paid_again`, invoice.shape))
+      if (invoice.linked)
+        events.push(stripeEvent('invoice_payment.paid', invoicePaymentObject(p), `evt_${tag}_${p.invoiceId}_linked`, invoice.shape))
       const refunded = invoice.refunds.map((share) => Math.max(1, Math.round(share * invoice.amountMinor)))
       for (const [r, amount] of refunded.entries()) {
-        events.push(stripeEvent('charge.refunded', chargeObject(p, amount, invoice.shape), `evt_${tag}_${p.invoiceId}_refund_${r}`, invoice.shape))
+        events.push(
+          stripeEvent('charge.refunded', chargeObject(p, amount, invoice.shape), `evt_${tag}_${p.invoiceId}_refund_${r}`, invoice.shape),
+        )
       }
       built.invoices.push({ id: p.invoiceId, customer: c, payment: p, refunded, spec: invoice })
     }
@@ -148,7 +163,8 @@ async function build(world: World, program: Program, tag: string): Promise<Built
 }
 
 /** `numerator / denominator` rounded half up, for non-negative integers: the oracle's own arithmetic. */
-const roundedShare = (value: number, numerator: number, denominator: number) => Math.floor((value * numerator * 2 + denominator) / (denominator * 2))
+const roundedShare = (value: number, numerator: number, denominator: number) =>
+  Math.floor((value * numerator * 2 + denominator) / (denominator * 2))
 
 /**
  * The oracle: each invoice's commission (affiliate, amount left, status) from the events alone, or
@@ -177,7 +193,9 @@ function oracle(world: World, built: Built, winners: Map<number, number>) {
 export const eventCount = (program: Program): number =>
   program.customers.reduce(
     (sum, c) =>
-      sum + (c.kind === 'contested' ? 2 : c.kind === 'stranger' ? 0 : 1) + c.invoices.reduce((n, i) => n + 1 + Number(i.twice) + Number(i.linked) + i.refunds.length, 0),
+      sum +
+      (c.kind === 'contested' ? 2 : c.kind === 'stranger' ? 0 : 1) +
+      c.invoices.reduce((n, i) => n + 1 + Number(i.twice) + Number(i.linked) + i.refunds.length, 0),
     0,
   )
 
@@ -227,7 +245,9 @@ export async function runProgram(world: World, program: Program, plan: Plan, tag
   // No 500 but for an injected storage failure (each fails one delivery at most).
   expect(statuses.filter((status) => status === 500).length).toBeLessThanOrEqual(world.injected())
 
-  const log = (await listAll((page) => world.api.integrations.events({ workspaceId: world.workspaceId, page, limit: 100 }))).filter((e) => e.eventId.startsWith(`evt_${tag}`))
+  const log = (await listAll((page) => world.api.integrations.events({ workspaceId: world.workspaceId, page, limit: 100 }))).filter((e) =>
+    e.eventId.startsWith(`evt_${tag}`),
+  )
   // Every event recorded once, none waiting or failed once every event of each payment has come.
   expect(log.map((e) => e.eventId).sort()).toEqual(built.events.map((e) => e.id as string).sort())
   expect(log.filter((e) => e.status === 'waiting' || e.status === 'failed')).toEqual([])
@@ -236,16 +256,25 @@ export async function runProgram(world: World, program: Program, plan: Plan, tag
     if (customer.spec.kind !== 'contested') continue
     const processed = customer.checkouts.filter((checkout) => log.find((e) => e.eventId === checkout.eventId)?.status === 'processed')
     expect(processed, `one checkout of ${customer.stripeId} wins`).toHaveLength(1)
-    expect(log.find((e) => e.eventId !== processed[0]!.eventId && customer.checkouts.some((k) => k.eventId === e.eventId))).toMatchObject({ reason: 'already_attributed' })
+    expect(log.find((e) => e.eventId !== processed[0]!.eventId && customer.checkouts.some((k) => k.eventId === e.eventId))).toMatchObject({
+      reason: 'already_attributed',
+    })
     winners.set(c, processed[0]!.affiliate)
   }
   const expected = oracle(world, built, winners)
-  const made = (await listAll((page) => world.api.commissions.list({ workspaceId: world.workspaceId, page, limit: 100 }))).filter((c) => c.invoiceId?.startsWith(`in_${tag}_`))
+  const made = (await listAll((page) => world.api.commissions.list({ workspaceId: world.workspaceId, page, limit: 100 }))).filter((c) =>
+    c.invoiceId?.startsWith(`in_${tag}_`),
+  )
   // Nothing applied twice: one commission per invoice that earns, none for the others, no clawbacks (nothing was paid out).
   expect(made.map((c) => c.invoiceId).sort()).toEqual([...expected.keys()].sort())
   for (const commission of made) {
     const want = expected.get(commission.invoiceId!)!
-    expect({ invoiceId: commission.invoiceId, affiliateId: commission.affiliateId, amount: centsOf(commission.amount), status: commission.status }).toEqual({ invoiceId: commission.invoiceId, ...want })
+    expect({
+      invoiceId: commission.invoiceId,
+      affiliateId: commission.affiliateId,
+      amount: centsOf(commission.amount),
+      status: commission.status,
+    }).toEqual({ invoiceId: commission.invoiceId, ...want })
   }
 }
 

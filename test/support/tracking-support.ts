@@ -11,7 +11,8 @@ export const SHOP = 'https://shop.example.com'
 export const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36'
 export const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)'
 
-export interface TrackingSetupOptions extends Partial<Pick<AffiliateServiceOptions, 'trackingLimit' | 'clickDedupeSeconds' | 'trackingSecret'>> {
+export interface TrackingSetupOptions
+  extends Partial<Pick<AffiliateServiceOptions, 'trackingLimit' | 'clickDedupeSeconds' | 'trackingSecret'>> {
   storage?: Storage
   trustProxy?: TrustProxy
   clock?: ReturnType<typeof manualClock>
@@ -40,7 +41,10 @@ export async function trackingSetup(options: TrackingSetupOptions = {}) {
   const campaign = await service.api.campaigns.create(apiCampaignInput({ url: 'https://shop.example.com/landing?utm=x#top' }))
   const affiliate = await service.api.affiliates.create({ email: 'ann@example.com', campaignId: campaign.id })
   const link = await service.api.links.create({ affiliateId: affiliate.id, referralCode: 'ANN-2026' })
-  const running: RunningServer = await serve(service, { port: 0, ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}) })
+  const running: RunningServer = await serve(service, {
+    port: 0,
+    ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
+  })
 
   /** GET /r/<code>, not followed. */
   const redirect = (code: string, headers: Record<string, string> = {}) =>
@@ -67,5 +71,20 @@ export async function trackingSetup(options: TrackingSetupOptions = {}) {
     return storage.transaction((tx) => tx.find('clicks', { orderBy: { field: 'createdAt', direction: 'ASC' } }))
   }
 
-  return { service, storage, clock, errors, campaign, affiliate, link, running, redirect, beacon, clickIdOf, counts, clicks, close: () => running.close() }
+  return {
+    service,
+    storage,
+    clock,
+    errors,
+    campaign,
+    affiliate,
+    link,
+    running,
+    redirect,
+    beacon,
+    clickIdOf,
+    counts,
+    clicks,
+    close: () => running.close(),
+  }
 }

@@ -13,13 +13,18 @@ describe('sha256Hex', () => {
   })
 
   it('answers exactly as node:crypto does, for any text', () => {
-    fc.assert(fc.property(fc.string({ unit: 'binary' }), (text) => sha256Hex(text) === createHash('sha256').update(text, 'utf8').digest('hex')), { numRuns: 500 })
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (text) => sha256Hex(text) === createHash('sha256').update(text, 'utf8').digest('hex')),
+      { numRuns: 500 },
+    )
   })
 })
 
 describe('hmacSha256 and sha256Bytes', () => {
   it('give RFC 4231 test case 2 and the known digest', () => {
-    expect(bytesToHex(hmacSha256(utf8ToBytes('Jefe'), 'what do ya want for nothing?'))).toBe('5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843')
+    expect(bytesToHex(hmacSha256(utf8ToBytes('Jefe'), 'what do ya want for nothing?'))).toBe(
+      '5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843',
+    )
     expect(bytesToHex(sha256Bytes('abc'))).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad')
   })
 

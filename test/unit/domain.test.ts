@@ -173,7 +173,12 @@ describe('commission status machine', () => {
   })
 
   it('counts every sale but refunded ones as earned, less what was refunded after payment; never a clawback', () => {
-    const sale = (status: 'pending' | 'processing' | 'paid' | 'refunded', refundedMinor = 0) => ({ kind: 'sale' as const, status, amountMinor: 1250, refundedMinor })
+    const sale = (status: 'pending' | 'processing' | 'paid' | 'refunded', refundedMinor = 0) => ({
+      kind: 'sale' as const,
+      status,
+      amountMinor: 1250,
+      refundedMinor,
+    })
     expect(earnedMinor(sale('pending'))).toBe(1250)
     expect(earnedMinor(sale('processing'))).toBe(1250)
     expect(earnedMinor(sale('paid'))).toBe(1250)
@@ -211,17 +216,13 @@ describe('referralUrl', () => {
 
   it('round-trips every valid code and parameter through URLSearchParams', () => {
     fc.assert(
-      fc.property(
-        fc.stringMatching(/^[A-Za-z0-9_-]{3,64}$/),
-        fc.stringMatching(/^[A-Za-z0-9_.-]{1,64}$/),
-        (code, parameter) => {
-          const url = new URL(referralUrl('https://shop.example.com/a?keep=1#frag', parameter, code))
-          expect(url.searchParams.get(parameter)).toBe(code)
-          expect(url.hash).toBe('#frag')
-          expect(url.pathname).toBe('/a')
-          if (parameter !== 'keep') expect(url.searchParams.get('keep')).toBe('1')
-        },
-      ),
+      fc.property(fc.stringMatching(/^[A-Za-z0-9_-]{3,64}$/), fc.stringMatching(/^[A-Za-z0-9_.-]{1,64}$/), (code, parameter) => {
+        const url = new URL(referralUrl('https://shop.example.com/a?keep=1#frag', parameter, code))
+        expect(url.searchParams.get(parameter)).toBe(code)
+        expect(url.hash).toBe('#frag')
+        expect(url.pathname).toBe('/a')
+        if (parameter !== 'keep') expect(url.searchParams.get('keep')).toBe('1')
+      }),
     )
   })
 })
@@ -259,13 +260,20 @@ describe('text that cannot be stored faithfully', () => {
       const campaign = await call('POST', '/campaigns', { body: campaignInput({ campaignName: bad }) })
       expect(campaign.status).toBe(400)
       expect(campaign.body.errors).toEqual([
-        { type: 'field', msg: 'campaignName must not hold control characters or unpaired surrogates', path: 'campaignName', location: 'body' },
+        {
+          type: 'field',
+          msg: 'campaignName must not hold control characters or unpaired surrogates',
+          path: 'campaignName',
+          location: 'body',
+        },
       ])
     }
     for (const bad of ['a%00b', 'bell%07']) {
       expect((await call('GET', `/affiliates/list?contains=${bad}`)).status).toBe(400)
     }
-    const email = await call('POST', '/affiliates', { body: { email: 'a\u0000b@example.com', campaignId: '99999999-9999-4999-8999-999999999999' } })
+    const email = await call('POST', '/affiliates', {
+      body: { email: 'a\u0000b@example.com', campaignId: '99999999-9999-4999-8999-999999999999' },
+    })
     expect(email.body.errors).toEqual([{ type: 'field', msg: 'email must be a valid e-mail address', path: 'email', location: 'body' }])
     for (const fine of ['tab\there', 'line\nbreak', 'emoji 😀', 'Zoë']) {
       expect((await call('POST', '/campaigns', { body: campaignInput({ campaignName: fine }) })).status).toBe(201)

@@ -10,11 +10,21 @@ import { UNKNOWN_ID, WS_A, WS_B, campaignInput, setup } from '../support/helpers
 
 type Code = keyof typeof ERROR_CODES
 type Ctx = ReturnType<typeof setup>
-const CAMPAIGN = { campaignName: 'C', workspaceId: WS_A, commissionType: 'percentage' as const, amount: 10, url: 'https://shop.example.com/' }
+const CAMPAIGN = {
+  campaignName: 'C',
+  workspaceId: WS_A,
+  commissionType: 'percentage' as const,
+  amount: 10,
+  url: 'https://shop.example.com/',
+}
 
 const sourceFiles = (dir: URL): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? sourceFiles(new URL(`${entry.name}/`, dir)) : entry.name.endsWith('.ts') ? [readFileSync(new URL(entry.name, dir), 'utf8')] : [],
+    entry.isDirectory()
+      ? sourceFiles(new URL(`${entry.name}/`, dir))
+      : entry.name.endsWith('.ts')
+        ? [readFileSync(new URL(entry.name, dir), 'utf8')]
+        : [],
   )
 
 describe('error codes', () => {
@@ -34,14 +44,20 @@ describe('error codes', () => {
     ['validation_error', ({ call }) => call('GET', '/campaigns?campaignId=nope')],
     ['invalid_json', ({ call }) => call('POST', '/campaigns', { body: '{' })],
     ['invalid_body', ({ call }) => call('POST', '/campaigns', { body: '[]' })],
-    ['invalid_idempotency_key', ({ call }) => call('POST', '/campaigns', { body: campaignInput(), headers: { 'idempotency-key': 'k'.repeat(256) } })],
+    [
+      'invalid_idempotency_key',
+      ({ call }) => call('POST', '/campaigns', { body: campaignInput(), headers: { 'idempotency-key': 'k'.repeat(256) } }),
+    ],
     ['invalid_api_key', ({ call }) => call('GET', `/campaigns?campaignId=${UNKNOWN_ID}`, { key: 'wrong' })],
     ['invalid_publishable_key', ({ call }) => call('POST', '/track', { key: null, body: { referralCode: 'NOPE-1', event: 'click' } })],
     ['forbidden', ({ call }) => call('GET', `/campaigns/list?workspaceId=${WS_B}`)],
     ['not_found', ({ call }) => call('GET', `/campaigns?campaignId=${UNKNOWN_ID}`)],
     ['endpoint_not_found', ({ call }) => call('GET', '/nowhere')],
     ['method_not_allowed', ({ call }) => call('PATCH', '/campaigns')],
-    ['body_too_large', ({ call }) => call('POST', '/campaigns', { body: JSON.stringify({ ...campaignInput(), campaignName: 'x'.repeat(200_000) }) })],
+    [
+      'body_too_large',
+      ({ call }) => call('POST', '/campaigns', { body: JSON.stringify({ ...campaignInput(), campaignName: 'x'.repeat(200_000) }) }),
+    ],
     ['unsupported_media_type', ({ call }) => call('POST', '/campaigns', { body: '{}', headers: { 'content-type': 'text/plain' } })],
     [
       'duplicate',
@@ -72,14 +88,21 @@ describe('error codes', () => {
       'workspace_mismatch',
       async ({ api, call }) => {
         const campaign = await api.campaigns.create(CAMPAIGN)
-        return call('POST', '/affiliates', { body: { email: 'a@example.com', campaignId: campaign.id, workspaceId: '22222222-2222-4222-8222-222222222222' } })
+        return call('POST', '/affiliates', {
+          body: { email: 'a@example.com', campaignId: campaign.id, workspaceId: '22222222-2222-4222-8222-222222222222' },
+        })
       },
     ],
     ['invalid_as_of', ({ call }) => call('POST', '/payouts/run', { body: { workspaceId: WS_A, asOf: '2999-01-01T00:00:00Z' } })],
-    ['unknown_click', async ({ api, call }) => {
-      const campaign = await api.campaigns.create(CAMPAIGN)
-      return call('POST', '/commissions', { body: { campaignId: campaign.id, clickId: UNKNOWN_ID, referredUser: 'x@example.com', amount: 5 } })
-    }],
+    [
+      'unknown_click',
+      async ({ api, call }) => {
+        const campaign = await api.campaigns.create(CAMPAIGN)
+        return call('POST', '/commissions', {
+          body: { campaignId: campaign.id, clickId: UNKNOWN_ID, referredUser: 'x@example.com', amount: 5 },
+        })
+      },
+    ],
     [
       'idempotency_key_reused',
       async ({ call }) => {
@@ -97,7 +120,8 @@ describe('error codes', () => {
 
   it('internal_error (500) for an unexpected failure, and rate_limited (429) over the limit', async () => {
     const broken = new Proxy(memoryStorage(), {
-      get: (target, name, receiver) => (name === 'transaction' ? () => Promise.reject(new Error('disk on fire')) : Reflect.get(target, name, receiver)),
+      get: (target, name, receiver) =>
+        name === 'transaction' ? () => Promise.reject(new Error('disk on fire')) : Reflect.get(target, name, receiver),
     }) as Storage
     const failing = await setup({ storage: broken }).call('POST', '/campaigns', { body: campaignInput() })
     expect({ status: failing.status, code: failing.body.code }).toEqual({ status: 500, code: 'internal_error' })

@@ -67,7 +67,7 @@ describe('self_referral', () => {
     expect(selfReferral({ ...facts, customerEmail: 'a.nn@example.com', affiliateEmails: ['ann@example.com'] })).toBe(false)
   })
 
-  it("fires when the click came from a device the affiliate used the portal from, and not from another", () => {
+  it('fires when the click came from a device the affiliate used the portal from, and not from another', () => {
     expect(selfReferral({ ...facts, clickDevice: 'dev-1', affiliateDevices: ['dev-0', 'dev-1'] })).toBe(true)
     expect(selfReferral({ ...facts, clickDevice: 'dev-2', affiliateDevices: ['dev-0', 'dev-1'] })).toBe(false)
     // No address on the click: nothing to compare.
@@ -138,7 +138,10 @@ describe('the verdict', () => {
     }
     expect(await judge(every('off'), firing)).toEqual({ blockedBy: null, holdReasons: [] })
     expect(asked).toEqual([])
-    expect(await judge(every('flag'), firing)).toEqual({ blockedBy: null, holdReasons: ['self_referral', 'disposable_email', 'address_burst', 'refund_rate'] })
+    expect(await judge(every('flag'), firing)).toEqual({
+      blockedBy: null,
+      holdReasons: ['self_referral', 'disposable_email', 'address_burst', 'refund_rate'],
+    })
     asked.length = 0
     expect(await judge({ ...every('flag'), address_burst: 'block' }, firing)).toEqual({ blockedBy: 'address_burst', holdReasons: [] })
     // Rules after the blocking one are not asked (their facts are not gathered).
@@ -151,6 +154,12 @@ describe('the verdict', () => {
     expect(fraudRulesOf('{"self_referral":"maybe","other":"block"}')).toEqual(DEFAULT_FRAUD_RULES)
     expect(fraudRulesOf('not json')).toEqual(DEFAULT_FRAUD_RULES)
     expect(JSON.parse(storedFraudRules({ refund_rate: 'off' }))).toEqual({ ...DEFAULT_FRAUD_RULES, refund_rate: 'off' })
-    expect(DEFAULT_FRAUD_RULES).toEqual({ self_referral: 'block', disposable_email: 'flag', paid_ad_click: 'off', address_burst: 'flag', refund_rate: 'flag' })
+    expect(DEFAULT_FRAUD_RULES).toEqual({
+      self_referral: 'block',
+      disposable_email: 'flag',
+      paid_ad_click: 'off',
+      address_burst: 'flag',
+      refund_rate: 'flag',
+    })
   })
 })

@@ -103,7 +103,11 @@ describe('layers', () => {
       ['src/portal', ['src/admin']],
     ]
     const offenders = [...fileGraph].flatMap(([from, targets]) =>
-      rules.flatMap(([folder, banned]) => (from.startsWith(`${folder}/`) ? [...targets].filter((to) => banned.some((b) => to.startsWith(`${b}/`))).map((to) => `${from} -> ${to}`) : [])),
+      rules.flatMap(([folder, banned]) =>
+        from.startsWith(`${folder}/`)
+          ? [...targets].filter((to) => banned.some((b) => to.startsWith(`${b}/`))).map((to) => `${from} -> ${to}`)
+          : [],
+      ),
     )
     expect(offenders).toEqual([])
     expect(fileGraph.get('src/admin/index.ts')).toContain('src/site/site.ts')
@@ -124,7 +128,7 @@ describe('layers', () => {
 
   it('finds each runtime check when there is one, and not in comments or prose', () => {
     const found = [
-      "const g = globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }",
+      'const g = globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }',
       'const onNode = typeof process !== "undefined"',
       "if (typeof Bun !== 'undefined') serve()",
       'const deno = Deno.version',
@@ -135,7 +139,9 @@ describe('layers', () => {
       "const crypto = require('node:crypto')",
     ].map(runtimeChecksIn)
     for (const checks of found) expect(checks.length).toBeGreaterThan(0)
-    expect(runtimeChecksIn("// under Bun, Deno and workers; typeof Bun\n/** process.versions */\nnavigator.clipboard.writeText(text)")).toEqual([])
+    expect(
+      runtimeChecksIn('// under Bun, Deno and workers; typeof Bun\n/** process.versions */\nnavigator.clipboard.writeText(text)'),
+    ).toEqual([])
   })
 
   it('keeps hidden channels out of src/: no WeakMap, WeakSet or WeakRef carrying data between modules', () => {
@@ -151,10 +157,19 @@ describe('layers', () => {
   it('finds a hidden channel when there is one, and not in comments', () => {
     expect(hiddenStateIn('const written = new WeakMap<StorageTransaction, EventRecord[]>()')).toBe(true)
     expect(hiddenStateIn('const chosen: WeakSet<object> = new WeakSet()')).toBe(true)
-    expect(hiddenStateIn('// events once rode a WeakMap keyed by the transaction\n/** no WeakMap here */\nconst events: EventRecord[] = []')).toBe(false)
+    expect(
+      hiddenStateIn('// events once rode a WeakMap keyed by the transaction\n/** no WeakMap here */\nconst events: EventRecord[] = []'),
+    ).toBe(false)
   })
 
   it('can find a cycle when there is one', () => {
-    expect(cycle(new Map([['a', new Set(['b'])], ['b', new Set(['a'])]]))).toEqual(['a', 'b', 'a'])
+    expect(
+      cycle(
+        new Map([
+          ['a', new Set(['b'])],
+          ['b', new Set(['a'])],
+        ]),
+      ),
+    ).toEqual(['a', 'b', 'a'])
   })
 })

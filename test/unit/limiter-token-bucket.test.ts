@@ -75,7 +75,11 @@ describe('consumeToken (pure)', () => {
 })
 
 describe('Retry-After and RateLimit-Reset', () => {
-  const emptyAt = (r: RateLimitRule, now: number) => run(Array.from({ length: r.capacity }, () => now), r).bucket
+  const emptyAt = (r: RateLimitRule, now: number) =>
+    run(
+      Array.from({ length: r.capacity }, () => now),
+      r,
+    ).bucket
 
   it('answers 1 second when the next token is 200 ms away', () => {
     const refused = consumeToken(emptyAt(rule, T0), 0, rule, T0).decision

@@ -17,7 +17,7 @@ describe('money on pages', () => {
     expect(moneyText('9007199254740993.01', 'USD', 'symbol')).toBe('$9,007,199,254,740,993.01')
   })
 
-  it("writes a currency in its own style, and a code Intl refuses as it came", () => {
+  it('writes a currency in its own style, and a code Intl refuses as it came', () => {
     expect(moneyText('10020.00', 'USD', 'symbol')).toBe('$10,020.00')
     expect(moneyText('49.5', 'EUR', 'symbol')).toBe('€49.50')
     expect(moneyText('1250', 'JPY', 'symbol')).toBe('¥1,250')

@@ -29,15 +29,34 @@ describe('parseForm', () => {
   it('turns text into what each field holds: integers, booleans (a ticked box sends true after its hidden false), lists', () => {
     const input = parseForm(
       campaignCreate,
-      formOf({ ...sent, payoutTerm: '14', isDefault: ['false', 'true'], hideCustomerEmail: 'false', allowedUrlParameters: 'ref, via  src', csrf: 'x' }),
+      formOf({
+        ...sent,
+        payoutTerm: '14',
+        isDefault: ['false', 'true'],
+        hideCustomerEmail: 'false',
+        allowedUrlParameters: 'ref, via  src',
+        csrf: 'x',
+      }),
       { workspaceId: WS },
     )
-    expect(input).toEqual({ ...sent, workspaceId: WS, payoutTerm: 14, isDefault: true, hideCustomerEmail: false, allowedUrlParameters: ['ref', 'via', 'src'] })
+    expect(input).toEqual({
+      ...sent,
+      workspaceId: WS,
+      payoutTerm: 14,
+      isDefault: true,
+      hideCustomerEmail: false,
+      allowedUrlParameters: ['ref', 'via', 'src'],
+    })
   })
 
   it('leaves a blank field out of a new record (its default is stored), and keeps it on an edit: null where the field may be null', () => {
-    expect(parseForm(campaignCreate, formOf({ ...sent, recurringMonths: '', stripeCouponId: '' }), { workspaceId: WS })).not.toHaveProperty('recurringMonths')
-    expect(parseForm(campaignUpdate, formOf({ recurringMonths: '', stripeCouponId: '' }), {}, { keep: true })).toEqual({ recurringMonths: null, stripeCouponId: '' })
+    expect(parseForm(campaignCreate, formOf({ ...sent, recurringMonths: '', stripeCouponId: '' }), { workspaceId: WS })).not.toHaveProperty(
+      'recurringMonths',
+    )
+    expect(parseForm(campaignUpdate, formOf({ recurringMonths: '', stripeCouponId: '' }), {}, { keep: true })).toEqual({
+      recurringMonths: null,
+      stripeCouponId: '',
+    })
   })
 
   it("refuses with the route's own messages, text that is no number passed on as typed", () => {
@@ -56,7 +75,13 @@ describe('parseForm', () => {
 describe('parseQuery', () => {
   it("takes the list route's filters from a URL, blank ones left out, and checks them", () => {
     const params = new URLSearchParams({ contains: 'spr', orderType: 'campaignName', page: '2', orderValue: '', notice: 'x' })
-    expect(parseQuery(campaignList, params, { workspaceId: WS, limit: 20 })).toEqual({ contains: 'spr', orderType: 'campaignName', page: 2, workspaceId: WS, limit: 20 })
+    expect(parseQuery(campaignList, params, { workspaceId: WS, limit: 20 })).toEqual({
+      contains: 'spr',
+      orderType: 'campaignName',
+      page: 2,
+      workspaceId: WS,
+      limit: 20,
+    })
     expect(refusal(() => parseQuery(campaignList, new URLSearchParams({ orderType: 'amount' })))).toEqual([
       'orderType must be one of: createdAt, updatedAt, campaignName',
     ])

@@ -58,12 +58,32 @@ describe('payout state machine', () => {
   })
 
   it('recomputes a pending payout a commission left; one left at zero or less, or below the minimum, is canceled, keeping its amount and count', () => {
-    expect(payoutAfterRemoval({ status: 'pending', amountMinor: 1000, commissionCount: 3 }, 300)).toEqual({ status: 'pending', amountMinor: 700, commissionCount: 2 })
-    expect(payoutAfterRemoval({ status: 'pending', amountMinor: 1000, commissionCount: 1 }, 1000)).toEqual({ status: 'canceled', amountMinor: 1000, commissionCount: 1 })
-    expect(payoutAfterRemoval({ status: 'pending', amountMinor: 500, commissionCount: 2 }, 800)).toEqual({ status: 'canceled', amountMinor: 500, commissionCount: 2 })
+    expect(payoutAfterRemoval({ status: 'pending', amountMinor: 1000, commissionCount: 3 }, 300)).toEqual({
+      status: 'pending',
+      amountMinor: 700,
+      commissionCount: 2,
+    })
+    expect(payoutAfterRemoval({ status: 'pending', amountMinor: 1000, commissionCount: 1 }, 1000)).toEqual({
+      status: 'canceled',
+      amountMinor: 1000,
+      commissionCount: 1,
+    })
+    expect(payoutAfterRemoval({ status: 'pending', amountMinor: 500, commissionCount: 2 }, 800)).toEqual({
+      status: 'canceled',
+      amountMinor: 500,
+      commissionCount: 2,
+    })
     // The minimum: 700 left is still at least 700, 699 is below it.
-    expect(payoutAfterRemoval({ status: 'pending', amountMinor: 1000, commissionCount: 3 }, 300, 700)).toEqual({ status: 'pending', amountMinor: 700, commissionCount: 2 })
-    expect(payoutAfterRemoval({ status: 'pending', amountMinor: 1000, commissionCount: 3 }, 301, 700)).toEqual({ status: 'canceled', amountMinor: 1000, commissionCount: 3 })
+    expect(payoutAfterRemoval({ status: 'pending', amountMinor: 1000, commissionCount: 3 }, 300, 700)).toEqual({
+      status: 'pending',
+      amountMinor: 700,
+      commissionCount: 2,
+    })
+    expect(payoutAfterRemoval({ status: 'pending', amountMinor: 1000, commissionCount: 3 }, 301, 700)).toEqual({
+      status: 'canceled',
+      amountMinor: 1000,
+      commissionCount: 3,
+    })
   })
 
   it('never takes a commission out of a payout from processing on: it is frozen', () => {
@@ -144,7 +164,15 @@ describe('planRefund', () => {
       refundMinor: 400,
       refundedMinor: 400,
       status: 'processing',
-      clawback: { kind: 'clawback', amountMinor: -400, status: 'pending', dueAt: NOW, reversesCommissionId: 'c1', payoutId: null, refundedMinor: 0 },
+      clawback: {
+        kind: 'clawback',
+        amountMinor: -400,
+        status: 'pending',
+        dueAt: NOW,
+        reversesCommissionId: 'c1',
+        payoutId: null,
+        refundedMinor: 0,
+      },
     })
     // All of it: it stays processing (its payout makes it refunded when paid).
     expect(planRefund(frozen, undefined, NOW)).toMatchObject({ type: 'paid', refundMinor: 1000, refundedMinor: 1000, status: 'processing' })
@@ -153,7 +181,13 @@ describe('planRefund', () => {
 
   it('refunds a commission that was refunded after payment before (back from a failed payout) through clawbacks too', () => {
     const back = sale({ status: 'pending', refundedMinor: 400 })
-    expect(planRefund(back, undefined, NOW)).toMatchObject({ type: 'paid', refundMinor: 600, refundedMinor: 1000, status: 'pending', clawback: { amountMinor: -600 } })
+    expect(planRefund(back, undefined, NOW)).toMatchObject({
+      type: 'paid',
+      refundMinor: 600,
+      refundedMinor: 1000,
+      status: 'pending',
+      clawback: { amountMinor: -600 },
+    })
     refused(planRefund(back, 601, NOW), /more than what is left.*600/)
   })
 
@@ -178,7 +212,12 @@ describe('planRefund', () => {
 
   it('makes a paid commission refunded when nothing is left, by default refunding what is left', () => {
     const paid = sale({ status: 'paid', payoutId: 'p1', payoutStatus: 'paid', refundedMinor: 200 })
-    expect(planRefund(paid, undefined, NOW)).toMatchObject({ refundMinor: 800, refundedMinor: 1000, status: 'refunded', clawback: { amountMinor: -800 } })
+    expect(planRefund(paid, undefined, NOW)).toMatchObject({
+      refundMinor: 800,
+      refundedMinor: 1000,
+      status: 'refunded',
+      clawback: { amountMinor: -800 },
+    })
     expect(planRefund(paid, 800, NOW)).toMatchObject({ status: 'refunded' })
     expect(planRefund(paid, 799, NOW)).toMatchObject({ refundedMinor: 999, status: 'paid', clawback: { amountMinor: -799 } })
   })
@@ -232,7 +271,16 @@ describe('dueAt', () => {
   })
 
   it('refuses a bad date or term', () => {
-    for (const bad of ['not a date', '2026-01-01T00:00:00', 'Nov 23 2026', '2026-02-29T00:00:00Z', '2026-02-30', '2026-13-01', '2026-1-1', '']) {
+    for (const bad of [
+      'not a date',
+      '2026-01-01T00:00:00',
+      'Nov 23 2026',
+      '2026-02-29T00:00:00Z',
+      '2026-02-30',
+      '2026-13-01',
+      '2026-1-1',
+      '',
+    ]) {
       expect(() => dueAt(bad, 1), bad).toThrow(/commissionDate is not a valid timestamp/)
     }
     expect(() => dueAt('2026-01-01T00:00:00Z', -1)).toThrow(TypeError)

@@ -259,8 +259,12 @@ describe('seriesFrom', () => {
     expect(() => seriesFrom([row('2026-01-01T00:30:00Z', 1, 1)], ...period, 'day', 'UTC', { counters: ['clicks'] })).toThrow(TypeError)
     expect(() => seriesFrom([{ hourStart: 'yesterday', clicks: 1 }], ...period, 'day', 'UTC', { counters: ['clicks'] })).toThrow(TypeError)
     // Without an offset the host's zone would decide the hour.
-    expect(() => seriesFrom([{ hourStart: '2026-01-01T01:00:00', clicks: 1 }], ...period, 'day', 'UTC', { counters: ['clicks'] })).toThrow(TypeError)
-    expect(seriesFrom([{ hourStart: '2026-01-01T03:00:00+02:00', clicks: 1 }], ...period, 'day', 'UTC', { counters: ['clicks'] })[0]!.clicks).toBe(1)
+    expect(() => seriesFrom([{ hourStart: '2026-01-01T01:00:00', clicks: 1 }], ...period, 'day', 'UTC', { counters: ['clicks'] })).toThrow(
+      TypeError,
+    )
+    expect(
+      seriesFrom([{ hourStart: '2026-01-01T03:00:00+02:00', clicks: 1 }], ...period, 'day', 'UTC', { counters: ['clicks'] })[0]!.clicks,
+    ).toBe(1)
     expect(() =>
       seriesFrom([{ hourStart: '2026-01-01T01:00:00Z', clicks: Number.NaN }], ...period, 'day', 'UTC', { counters: ['clicks'] }),
     ).toThrow(/finite number/)

@@ -1,10 +1,24 @@
 import { describe, expect, it } from 'vitest'
-import { addCalendarMonths, afterSale, countsInHistory, percentageOf, refundShare, reward, type RewardRule, type SaleCustomer } from '../../src/domain/reward.js'
+import {
+  addCalendarMonths,
+  afterSale,
+  countsInHistory,
+  percentageOf,
+  refundShare,
+  reward,
+  type RewardRule,
+  type SaleCustomer,
+} from '../../src/domain/reward.js'
 
 // The reward rules as the pure function every sale goes through (src/domain/reward.ts).
 
 const rule = (overrides: Partial<RewardRule> = {}): RewardRule => ({
-  commissionType: 'percentage', amountMinor: 20_00, currency: 'USD', recurringMonths: null, maxCommissionsPerCustomer: null, ...overrides,
+  commissionType: 'percentage',
+  amountMinor: 20_00,
+  currency: 'USD',
+  recurringMonths: null,
+  maxCommissionsPerCustomer: null,
+  ...overrides,
 })
 const earner = { isBanned: false, isActive: true }
 const ATTRIBUTED = '2026-01-01T00:00:00.000Z'
@@ -18,7 +32,11 @@ describe('reward', () => {
     expect(percentageOf(9_999, 20_00)).toBe(2_000) // 19.998
     expect(percentageOf(100_000_000_000, 33_33)).toBe(33_330_000_000)
     expect(reward(rule(), earner, none, sale(49_99))).toEqual({ type: 'commission', commissionMinor: 10_00, adminEarnedMinor: 39_99 })
-    expect(reward(rule({ commissionType: 'fixed', amountMinor: 25_00 }), earner, none, sale(10_00))).toEqual({ type: 'commission', commissionMinor: 10_00, adminEarnedMinor: 0 })
+    expect(reward(rule({ commissionType: 'fixed', amountMinor: 25_00 }), earner, none, sale(10_00))).toEqual({
+      type: 'commission',
+      commissionMinor: 10_00,
+      adminEarnedMinor: 0,
+    })
   })
 
   it('checks the skip reasons in order', () => {
@@ -28,13 +46,22 @@ describe('reward', () => {
     expect(early).toEqual({ type: 'skipped', reason: 'before_attribution' })
     expect(countsInHistory(early)).toBe(false)
     expect(reward(rule(), earner, none, sale(100, ATTRIBUTED)).type).toBe('commission')
-    expect(reward(rule(), { isBanned: true, isActive: false }, none, sale(100, undefined, 'EUR'))).toEqual({ type: 'skipped', reason: 'currency_mismatch' })
+    expect(reward(rule(), { isBanned: true, isActive: false }, none, sale(100, undefined, 'EUR'))).toEqual({
+      type: 'skipped',
+      reason: 'currency_mismatch',
+    })
     expect(countsInHistory({ type: 'skipped', reason: 'currency_mismatch' })).toBe(true)
     expect(reward(rule(), { isBanned: true, isActive: false }, none, sale(100))).toEqual({ type: 'skipped', reason: 'affiliate_banned' })
     expect(reward(rule(), { isBanned: false, isActive: false }, none, sale(100))).toEqual({ type: 'skipped', reason: 'affiliate_inactive' })
     const one = { ...afterSale(none, '2026-01-31T10:00:00.000Z', true), attributedAt: ATTRIBUTED }
-    expect(reward(rule({ recurringMonths: 0, maxCommissionsPerCustomer: 1 }), earner, one, sale(100))).toEqual({ type: 'skipped', reason: 'outside_recurring_window' })
-    expect(reward(rule({ maxCommissionsPerCustomer: 1 }), earner, one, sale(1))).toEqual({ type: 'skipped', reason: 'max_commissions_reached' })
+    expect(reward(rule({ recurringMonths: 0, maxCommissionsPerCustomer: 1 }), earner, one, sale(100))).toEqual({
+      type: 'skipped',
+      reason: 'outside_recurring_window',
+    })
+    expect(reward(rule({ maxCommissionsPerCustomer: 1 }), earner, one, sale(1))).toEqual({
+      type: 'skipped',
+      reason: 'max_commissions_reached',
+    })
     expect(reward(rule(), earner, one, sale(1))).toEqual({ type: 'skipped', reason: 'zero_amount' })
   })
 
@@ -48,7 +75,11 @@ describe('reward', () => {
     expect(at('2026-05-09T23:59:59.999Z')).toBe('commission')
     expect(at('2026-05-10T00:00:00.000Z')).toBe('skipped')
     // A sale reported late, paid before the first one known, is the first paid sale.
-    expect(afterSale(history, '2026-02-01T00:00:00.000Z', false)).toEqual({ firstSaleAt: '2026-02-01T00:00:00.000Z', salesCount: 2, commissionCount: 1 })
+    expect(afterSale(history, '2026-02-01T00:00:00.000Z', false)).toEqual({
+      firstSaleAt: '2026-02-01T00:00:00.000Z',
+      salesCount: 2,
+      commissionCount: 1,
+    })
   })
 
   it("takes a refund's share of the commission on the running total, the last refund what is left", () => {

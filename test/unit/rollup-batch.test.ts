@@ -38,7 +38,11 @@ function model(entries: readonly RollupEntry[]): Map<string, number> {
   for (const { scope, at, deltas } of entries) {
     const hour = `${at.slice(0, 13)}:00:00.000Z`
     const day = `${at.slice(0, 10)}T00:00:00.000Z`
-    for (const [campaign, affiliate] of [[scope.campaignId, scope.affiliateId], [scope.campaignId, ''], ['', '']])
+    for (const [campaign, affiliate] of [
+      [scope.campaignId, scope.affiliateId],
+      [scope.campaignId, ''],
+      ['', ''],
+    ])
       for (const start of [hour, day]) {
         const key = `${campaign}|${affiliate}|${start}`
         out.set(key, (out.get(key) ?? 0) + deltas.clicks!)

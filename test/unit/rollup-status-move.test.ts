@@ -16,7 +16,12 @@ describe('statusMoveFigures', () => {
     for (const from of COMMISSION_STATUSES)
       for (const to of COMMISSION_STATUSES)
         it(`a ${kind} moving from ${from} to ${to}`, () => {
-          const record = commission({ kind, status: from, amountMinor: kind === 'clawback' ? -700 : 1250, refundedMinor: kind === 'sale' ? 300 : 0 })
+          const record = commission({
+            kind,
+            status: from,
+            amountMinor: kind === 'clawback' ? -700 : 1250,
+            refundedMinor: kind === 'sale' ? 300 : 0,
+          })
           const expected = sum(commissionEntries(record, { ...record, status: to }))
           expect(statusMoveFigures(record, to) ?? {}).toEqual(expected)
         })

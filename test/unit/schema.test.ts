@@ -76,7 +76,10 @@ it('each field gives its JSON Schema: timestamps are date-time, nullable fields 
   expect(fieldJsonSchema(schema.commissions.fields.payoutDate)).toEqual({ type: ['string', 'null'], format: 'date-time' })
   expect(fieldJsonSchema(schema.commissions.fields.amountMinor)).toMatchObject({ type: 'string' })
   expect(fieldJsonSchema(schema.campaigns.fields.amountMinor)).toMatchObject({ type: 'number' })
-  expect(fieldJsonSchema(schema.affiliates.fields.payoutMethod)).toMatchObject({ type: ['string', 'null'], enum: ['PAYPAL', 'WISE', 'BANK_TRANSFER', null] })
+  expect(fieldJsonSchema(schema.affiliates.fields.payoutMethod)).toMatchObject({
+    type: ['string', 'null'],
+    enum: ['PAYPAL', 'WISE', 'BANK_TRANSFER', null],
+  })
 })
 
 it('models derive from the description: constraints, look-ups and search fields', () => {

@@ -12,7 +12,20 @@ describe('UUID_PATTERN and isUuid', () => {
       expect(isUuid(id), id).toBe(true)
       expect(UUID_PATTERN.test(id), id).toBe(true)
     }
-    for (const bad of ['', 'not-a-uuid', `${NS} `, ` ${NS}`, `${NS}\n`, NS.replaceAll('-', ''), `{${NS}}`, `${NS.slice(0, 35)}g`, 42, null, undefined, {}]) {
+    for (const bad of [
+      '',
+      'not-a-uuid',
+      `${NS} `,
+      ` ${NS}`,
+      `${NS}\n`,
+      NS.replaceAll('-', ''),
+      `{${NS}}`,
+      `${NS.slice(0, 35)}g`,
+      42,
+      null,
+      undefined,
+      {},
+    ]) {
       expect(isUuid(bad), String(bad)).toBe(false)
     }
   })

@@ -44,7 +44,19 @@ const refused: Array<[string, RegExp]> = [
   ['localhost', /not an IP address/],
 ]
 
-const allowed = ['8.8.8.8', '1.1.1.1', '172.32.0.1', '172.15.255.255', '100.128.0.1', '100.63.255.255', '169.253.255.255', '11.0.0.1', '2606:4700:4700::1111', '2a00:1450:4001::200e', '::ffff:8.8.8.8']
+const allowed = [
+  '8.8.8.8',
+  '1.1.1.1',
+  '172.32.0.1',
+  '172.15.255.255',
+  '100.128.0.1',
+  '100.63.255.255',
+  '169.253.255.255',
+  '11.0.0.1',
+  '2606:4700:4700::1111',
+  '2a00:1450:4001::200e',
+  '::ffff:8.8.8.8',
+]
 
 describe('forbiddenAddressReason', () => {
   it.each(refused)('refuses %s', (address, reason) => {
@@ -64,7 +76,9 @@ describe('forbiddenAddressReason', () => {
 describe('checkAddress', () => {
   it('throws a WebhookAddressError that names the test option', () => {
     expect(() => checkAddress('127.0.0.1')).toThrow(WebhookAddressError)
-    expect(() => checkAddress('127.0.0.1')).toThrow('refused: 127.0.0.1 is a loopback address (allowed only with webhooks: { allowPrivateAddresses: true })')
+    expect(() => checkAddress('127.0.0.1')).toThrow(
+      'refused: 127.0.0.1 is a loopback address (allowed only with webhooks: { allowPrivateAddresses: true })',
+    )
     expect(() => checkAddress('8.8.8.8')).not.toThrow()
   })
 
@@ -95,9 +109,18 @@ describe('checkWebhookUrl', () => {
   })
 
   it('refuses http unless allowHttp, and every other scheme', () => {
-    expect(() => checkWebhookUrl('http://hooks.example.com/')).toThrow('webhook URLs must be https, not http (http only with webhooks: { allowHttp: true })')
+    expect(() => checkWebhookUrl('http://hooks.example.com/')).toThrow(
+      'webhook URLs must be https, not http (http only with webhooks: { allowHttp: true })',
+    )
     expect(checkWebhookUrl('http://hooks.example.com/', { allowHttp: true }).protocol).toBe('http:')
-    for (const url of ['ftp://hooks.example.com/', 'file:///etc/passwd', 'gopher://x/', 'ws://x/', 'javascript:alert(1)', 'data:text/plain,hi']) {
+    for (const url of [
+      'ftp://hooks.example.com/',
+      'file:///etc/passwd',
+      'gopher://x/',
+      'ws://x/',
+      'javascript:alert(1)',
+      'data:text/plain,hi',
+    ]) {
       expect(() => checkWebhookUrl(url, { allowHttp: true, allowPrivateAddresses: true }), url).toThrow(/must be https/)
     }
   })

@@ -145,7 +145,12 @@ describe('planAfterAttempt', () => {
   })
 
   it('gives a dead delivery retried by hand one more attempt: dead again if it fails', () => {
-    expect(planAfterAttempt(9, 'retryable', t0, middle)).toEqual({ status: 'dead', attempts: 9, nextAttemptAt: null, reason: 'attempts exhausted' })
+    expect(planAfterAttempt(9, 'retryable', t0, middle)).toEqual({
+      status: 'dead',
+      attempts: 9,
+      nextAttemptAt: null,
+      reason: 'attempts exhausted',
+    })
     expect(planAfterAttempt(9, 'success', t0, middle)).toEqual({ status: 'succeeded', attempts: 9, nextAttemptAt: null })
   })
 
@@ -252,7 +257,11 @@ describe('webhookAfterDelivery (auto-disable)', () => {
           if (expectedReason === null && step === 'gone') expectedReason = DISABLED_GONE
           if (expectedReason === null && run >= 5) expectedReason = DISABLED_DEAD
         }
-        return health.enabled === (expectedReason === null) && health.disabledReason === expectedReason && health.consecutiveDeadDeliveries === run
+        return (
+          health.enabled === (expectedReason === null) &&
+          health.disabledReason === expectedReason &&
+          health.consecutiveDeadDeliveries === run
+        )
       }),
     )
   })

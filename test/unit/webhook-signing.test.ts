@@ -1,7 +1,13 @@
 import { createHmac } from 'node:crypto'
 import { Webhook, WebhookVerificationError } from 'standardwebhooks'
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_OVERLAP_HOURS, generateWebhookSecret, isWebhookSecret, liveSecrets, rotateWebhookSecret } from '../../src/webhooks/secrets.js'
+import {
+  DEFAULT_OVERLAP_HOURS,
+  generateWebhookSecret,
+  isWebhookSecret,
+  liveSecrets,
+  rotateWebhookSecret,
+} from '../../src/webhooks/secrets.js'
 import { signWebhook } from '../../src/webhooks/signing.js'
 
 const HOUR = 3_600_000
@@ -84,7 +90,9 @@ describe('signWebhook', () => {
     expect(() => new Webhook(generateWebhookSecret()).verify(body, headers)).toThrow(WebhookVerificationError)
     expect(() => new Webhook(secret).verify(body.replace('12.50', '12.51'), headers)).toThrow(WebhookVerificationError)
     expect(() => new Webhook(secret).verify(body, { ...headers, 'webhook-id': `${id}x` })).toThrow(WebhookVerificationError)
-    expect(() => new Webhook(secret).verify(body, { ...headers, 'webhook-timestamp': String(Math.floor(now / 1000) - 1) })).toThrow(WebhookVerificationError)
+    expect(() => new Webhook(secret).verify(body, { ...headers, 'webhook-timestamp': String(Math.floor(now / 1000) - 1) })).toThrow(
+      WebhookVerificationError,
+    )
   })
 
   it('signs once per secret, space-separated, and either secret verifies', () => {
@@ -164,7 +172,9 @@ describe('secret rotation', () => {
   })
 
   it('refuses a record whose expiry is not a timestamp', () => {
-    expect(() => liveSecrets({ secret: generateWebhookSecret(), previousSecrets: [`tomorrow ${generateWebhookSecret()}`] }, t0)).toThrow(TypeError)
+    expect(() => liveSecrets({ secret: generateWebhookSecret(), previousSecrets: [`tomorrow ${generateWebhookSecret()}`] }, t0)).toThrow(
+      TypeError,
+    )
     expect(() => liveSecrets({ secret: generateWebhookSecret(), previousSecrets: [generateWebhookSecret()] }, t0)).toThrow(TypeError)
   })
 })

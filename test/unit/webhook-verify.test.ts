@@ -85,22 +85,32 @@ describe('verifyWebhook', () => {
     const tampered = sent!.body.replace('Spring launch', 'Spring launcH')
     expect(tampered).not.toBe(sent!.body)
     expect(refusal(() => verifyWebhook(webhook.secret, tampered, headers))).toBe('Webhook verification failed: no matching signature found')
-    expect(refusal(() => verifyWebhook(generateWebhookSecret(), sent!.body, headers))).toBe('Webhook verification failed: no matching signature found')
-    expect(refusal(() => verifyWebhook([generateWebhookSecret(), generateWebhookSecret()], sent!.body, headers))).toMatch(/no matching signature/)
+    expect(refusal(() => verifyWebhook(generateWebhookSecret(), sent!.body, headers))).toBe(
+      'Webhook verification failed: no matching signature found',
+    )
+    expect(refusal(() => verifyWebhook([generateWebhookSecret(), generateWebhookSecret()], sent!.body, headers))).toMatch(
+      /no matching signature/,
+    )
     expect(refusal(() => verifyWebhook(webhook.secret, sent!.body, { 'webhook-id': sent!.headers['webhook-id'] }))).toBe(
       'Webhook verification failed: missing required headers',
     )
     // Another id under the same signature: the signature covers the id too.
-    expect(refusal(() => verifyWebhook(webhook.secret, sent!.body, { ...sent!.headers, 'webhook-id': 'evt_other' }))).toMatch(/no matching signature/)
+    expect(refusal(() => verifyWebhook(webhook.secret, sent!.body, { ...sent!.headers, 'webhook-id': 'evt_other' }))).toMatch(
+      /no matching signature/,
+    )
 
     const stale = await setupAt(Date.now() - 10 * MINUTE)
     await stale.service.api.campaigns.create(apiCampaignInput())
     const [old] = await stale.deliver()
-    expect(refusal(() => verifyWebhook(stale.webhook.secret, old!.body, old!.headers))).toBe('Webhook verification failed: message timestamp too old')
+    expect(refusal(() => verifyWebhook(stale.webhook.secret, old!.body, old!.headers))).toBe(
+      'Webhook verification failed: message timestamp too old',
+    )
     const early = await setupAt(Date.now() + 10 * MINUTE)
     await early.service.api.campaigns.create(apiCampaignInput())
     const [future] = await early.deliver()
-    expect(refusal(() => verifyWebhook(early.webhook.secret, future!.body, future!.headers))).toBe('Webhook verification failed: message timestamp too new')
+    expect(refusal(() => verifyWebhook(early.webhook.secret, future!.body, future!.headers))).toBe(
+      'Webhook verification failed: message timestamp too new',
+    )
   })
 
   it('says what is wrong with its arguments', () => {
@@ -114,8 +124,12 @@ describe('verifyWebhook', () => {
   it('narrows data by type (checked by the type checker)', () => {
     expectTypeOf<Extract<AffiliateEvent, { type: 'campaign.created' }>['data']>().toEqualTypeOf<Campaign>()
     expectTypeOf<Extract<AffiliateEvent, { type: 'commission.created' }>['data']>().toEqualTypeOf<Commission>()
-    expectTypeOf<Extract<AffiliateEvent, { type: 'commission.status_changed' }>['data']['previousStatus']>().toEqualTypeOf<CommissionStatus>()
-    expectTypeOf<Extract<AffiliateEvent, { type: 'payout.status_changed' }>['data']>().toEqualTypeOf<Payout & { previousStatus: PayoutStatus }>()
+    expectTypeOf<
+      Extract<AffiliateEvent, { type: 'commission.status_changed' }>['data']['previousStatus']
+    >().toEqualTypeOf<CommissionStatus>()
+    expectTypeOf<Extract<AffiliateEvent, { type: 'payout.status_changed' }>['data']>().toEqualTypeOf<
+      Payout & { previousStatus: PayoutStatus }
+    >()
     expectTypeOf<Extract<AffiliateEvent, { type: 'webhook.test' }>['data']>().toEqualTypeOf<{ webhook: Webhook }>()
     const dataOf = (event: AffiliateEvent): string => {
       switch (event.type) {

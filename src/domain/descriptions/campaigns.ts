@@ -39,9 +39,11 @@ const fraudRules = check.check<Partial<Record<FraudRule, FraudMode>>>(
     additionalProperties: false,
   },
   (value) => {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'must be an object of rules, each "off", "flag" or "block"'
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      return 'must be an object of rules, each "off", "flag" or "block"'
     for (const [rule, mode] of Object.entries(value)) {
-      if (!(FRAUD_RULES as readonly string[]).includes(rule)) return `has an unknown rule "${rule}": the rules are ${FRAUD_RULES.join(', ')}`
+      if (!(FRAUD_RULES as readonly string[]).includes(rule))
+        return `has an unknown rule "${rule}": the rules are ${FRAUD_RULES.join(', ')}`
       if (!(FRAUD_MODES as readonly unknown[]).includes(mode)) return `.${rule} must be "off", "flag" or "block"`
     }
     return true
@@ -68,22 +70,57 @@ export const campaigns = model(
       ...required,
       form: { label: 'Amount', group: reward, hint: 'A percentage (0-100) or an amount with two decimals.' },
     }),
-    minimumPayoutMinor: money('minimumPayoutAmount', { input: check.money(MAX_AMOUNT), ...editable, default: 0, form: { label: 'Minimum payout amount', group: reward } }),
+    minimumPayoutMinor: money('minimumPayoutAmount', {
+      input: check.money(MAX_AMOUNT),
+      ...editable,
+      default: 0,
+      form: { label: 'Minimum payout amount', group: reward },
+    }),
     payoutId: text(),
-    url: text({ input: check.httpUrl, ...required, form: { label: 'Website URL', group: 'Campaign', control: 'url', hint: 'Where referral links send visitors.' } }),
+    url: text({
+      input: check.httpUrl,
+      ...required,
+      form: { label: 'Website URL', group: 'Campaign', control: 'url', hint: 'Where referral links send visitors.' },
+    }),
     requiresApprovalToJoin: bool({ ...editable, default: false, form: { label: 'Applicants need approval', group: portal } }),
     collectAdditionalInfo: bool({ ...editable, default: false, form: { label: 'Ask applicants about themselves', group: portal } }),
     hideCustomerEmail: bool({ ...editable, default: false, form: { label: "Hide customers' e-mails from affiliates", group: portal } }),
-    payoutTerm: int({ description: 'Days.', input: check.integer(0, 3650), ...editable, default: 0, form: { label: 'Payout term (days)', group: reward } }),
-    affiliatePortalWelcomeMessage: text({ input: check.text(5000), ...editable, default: '', form: { label: 'Portal welcome message', group: portal, control: 'textarea' } }),
-    affiliateDashboardText: text({ input: check.text(5000), ...editable, default: '', form: { label: 'Portal dashboard text', group: portal, control: 'textarea' } }),
+    payoutTerm: int({
+      description: 'Days.',
+      input: check.integer(0, 3650),
+      ...editable,
+      default: 0,
+      form: { label: 'Payout term (days)', group: reward },
+    }),
+    affiliatePortalWelcomeMessage: text({
+      input: check.text(5000),
+      ...editable,
+      default: '',
+      form: { label: 'Portal welcome message', group: portal, control: 'textarea' },
+    }),
+    affiliateDashboardText: text({
+      input: check.text(5000),
+      ...editable,
+      default: '',
+      form: { label: 'Portal dashboard text', group: portal, control: 'textarea' },
+    }),
     stripeCouponId: text({ input: check.text(255), ...editable, default: '', form: { label: 'Stripe coupon ID', group: portal } }),
-    allowedUrlParameters: list({ input: urlParameters, ...editable, default: ['ref'], form: { label: 'Allowed URL parameters', group: portal, hint: 'Comma-separated, e.g. ref, via.' } }),
+    allowedUrlParameters: list({
+      input: urlParameters,
+      ...editable,
+      default: ['ref'],
+      form: { label: 'Allowed URL parameters', group: portal, hint: 'Comma-separated, e.g. ref, via.' },
+    }),
     beaconInstalled: bool({
-      description: "The host's pages run the beacon: the portal offers affiliates each link's shareUrl (on the host's own site) before the redirect.",
+      description:
+        "The host's pages run the beacon: the portal offers affiliates each link's shareUrl (on the host's own site) before the redirect.",
       ...editable,
       default: false,
-      form: { label: 'The beacon is installed on the website', group: portal, hint: 'Then the portal offers links on your own site (?via=CODE) first.' },
+      form: {
+        label: 'The beacon is installed on the website',
+        group: portal,
+        hint: 'Then the portal offers links on your own site (?via=CODE) first.',
+      },
     }),
     isDefault: bool({ ...editable, default: false, form: { label: 'Default campaign of the workspace', group: portal } }),
     currency: text({
@@ -103,11 +140,15 @@ export const campaigns = model(
     recurringMonths: int({
       nullable: true,
       description:
-        "Which paid sales of a customer earn: null every one, 0 only the first, N (up to 120) those paid before the first paid sale + N calendar months (UTC).",
+        'Which paid sales of a customer earn: null every one, 0 only the first, N (up to 120) those paid before the first paid sale + N calendar months (UTC).',
       input: check.nullable(check.integer(0, 120)),
       ...editable,
       default: null,
-      form: { label: 'Months a customer earns for', group: reward, hint: 'Empty: every paid sale earns; 0: only the first; N: those paid within N months of the first.' },
+      form: {
+        label: 'Months a customer earns for',
+        group: reward,
+        hint: 'Empty: every paid sale earns; 0: only the first; N: those paid within N months of the first.',
+      },
     }),
     maxCommissionsPerCustomer: int({
       nullable: true,

@@ -18,10 +18,32 @@ export const providerId = check.text(255, { min: 1 })
 const externalId = check.nullable(providerId)
 
 const commissionAnswer = [
-  'id', 'campaignId', 'workspaceId', 'affiliateId', 'referredUser', 'amountMinor', 'adminEarnedMinor', 'status',
-  'commissionDate', 'remarks', 'referralCode', 'kind', 'dueAt', 'payoutId', 'refundedMinor', 'reversesCommissionId',
-  'saleAmountMinor', 'currency', 'customerId', 'invoiceId', 'chargeId', 'stripeSubscriptionId', 'paymentIntentId', 'holdReasons',
-  'createdAt', 'updatedAt',
+  'id',
+  'campaignId',
+  'workspaceId',
+  'affiliateId',
+  'referredUser',
+  'amountMinor',
+  'adminEarnedMinor',
+  'status',
+  'commissionDate',
+  'remarks',
+  'referralCode',
+  'kind',
+  'dueAt',
+  'payoutId',
+  'refundedMinor',
+  'reversesCommissionId',
+  'saleAmountMinor',
+  'currency',
+  'customerId',
+  'invoiceId',
+  'chargeId',
+  'stripeSubscriptionId',
+  'paymentIntentId',
+  'holdReasons',
+  'createdAt',
+  'updatedAt',
 ] as const
 
 /** A commission and a referred user are one record: the referred-user fields are null when unset. */
@@ -29,7 +51,13 @@ export const commissions = model(
   {
     id: text({ answerAs: 'commissionId' }),
     workspaceId: indexedText,
-    campaignId: text({ indexed: true, input: check.uuid, create: 'required', filter: true, form: { label: 'Campaign', control: 'select' } }),
+    campaignId: text({
+      indexed: true,
+      input: check.uuid,
+      create: 'required',
+      filter: true,
+      form: { label: 'Campaign', control: 'select' },
+    }),
     affiliateId: text({
       indexed: true,
       input: check.uuid,
@@ -37,20 +65,41 @@ export const commissions = model(
       filter: true,
       form: { label: 'Affiliate ID', hint: 'The affiliate who referred the sale (on their page in Affiliates).' },
     }),
-    referredUser: text({ searched: true, description: "The referred user's e-mail.", input: check.email, create: 'required', form: { label: 'Customer e-mail', control: 'email' } }),
+    referredUser: text({
+      searched: true,
+      description: "The referred user's e-mail.",
+      input: check.email,
+      create: 'required',
+      form: { label: 'Customer e-mail', control: 'email' },
+    }),
     referredUserKey: indexedText,
     amountMinor: money('amount', { wire: 'string', input: check.money(MAX_AMOUNT), ...required, form: { label: 'Commission amount' } }),
-    adminEarnedMinor: money('adminEarnedAmount', { wire: 'string', input: check.money(MAX_AMOUNT), ...editable, form: { label: 'Admin earned amount', hint: 'What the sale earned the program, for your records; default 0.' } }),
+    adminEarnedMinor: money('adminEarnedAmount', {
+      wire: 'string',
+      input: check.money(MAX_AMOUNT),
+      ...editable,
+      form: { label: 'Admin earned amount', hint: 'What the sale earned the program, for your records; default 0.' },
+    }),
     status: text({
       values: COMMISSION_STATUSES,
-      description: '`hold`: held for review by the fraud rules (not payable; see holdReasons); `voided`: voided after review (earns nothing, kept for history).',
+      description:
+        '`hold`: held for review by the fraud rules (not payable; see holdReasons); `voided`: voided after review (earns nothing, kept for history).',
       input: check.oneOf(SETTABLE_COMMISSION_STATUSES),
       ...editable,
       filter: check.oneOf(COMMISSION_STATUSES),
       form: { label: 'Status', none: 'Pending (default)' },
     }),
-    commissionDate: timestamp({ ...editable, form: { label: 'Date of the sale', hint: 'An ISO date-time such as 2026-03-01T12:00:00Z; default now.' } }),
-    remarks: text({ nullable: true, searched: true, input: check.nullable(check.text(5000)), ...editable, form: { label: 'Remarks', control: 'textarea' } }),
+    commissionDate: timestamp({
+      ...editable,
+      form: { label: 'Date of the sale', hint: 'An ISO date-time such as 2026-03-01T12:00:00Z; default now.' },
+    }),
+    remarks: text({
+      nullable: true,
+      searched: true,
+      input: check.nullable(check.text(5000)),
+      ...editable,
+      form: { label: 'Remarks', control: 'textarea' },
+    }),
     // The referred-user fields: `/referred-users` requests give them (see schemas/commissions.ts).
     payoutDate: timestamp({ nullable: true, input: check.nullable(check.timestamp) }),
     name: text({ nullable: true, searched: true, input: check.nullable(check.text(200)) }),
@@ -61,15 +110,28 @@ export const commissions = model(
     stripeSubscriptionId: text({ nullable: true, input: externalId }),
     /** The link the sale came through, when the request named its referral code. */
     linkId: nullableText,
-    referralCode: text({ nullable: true, description: 'The referral link the sale came through, when one was given.', input: referralCode, create: 'optional' }),
-    kind: text({ values: COMMISSION_KINDS, description: 'A clawback is the negative commission a refund of a paid sale makes.', filter: true }),
+    referralCode: text({
+      nullable: true,
+      description: 'The referral link the sale came through, when one was given.',
+      input: referralCode,
+      create: 'optional',
+    }),
+    kind: text({
+      values: COMMISSION_KINDS,
+      description: 'A clawback is the negative commission a refund of a paid sale makes.',
+      filter: true,
+    }),
     dueAt: timestamp({ description: "When it may be paid: commissionDate plus the campaign's payoutTerm days." }),
     /** The payout it is in, while it is in one (and after, once paid). */
     payoutId: text({ nullable: true, indexed: true, description: 'The payout it is in.' }),
     /** What refunds took back from it after it was paid; the amount stays what was paid. */
     refundedMinor: money('refundedAmount', { wire: 'string', description: 'What refunds took back after it was paid.' }),
     // Lists filter by it (a sale's clawbacks: its history), through the (workspaceId, kind) index of the few clawbacks.
-    reversesCommissionId: text({ nullable: true, filter: check.uuid, description: 'On a clawback: the paid sale it takes money back from.' }),
+    reversesCommissionId: text({
+      nullable: true,
+      filter: check.uuid,
+      description: 'On a clawback: the paid sale it takes money back from.',
+    }),
     saleAmountMinor: money('saleAmount', {
       wire: 'string',
       nullable: true,
@@ -77,10 +139,17 @@ export const commissions = model(
     }),
     /** Its campaign's currency (a sale's commission is only ever made in it). */
     currency: text({ description: "Its campaign's currency, ISO 4217." }),
-    customerId: text({ nullable: true, indexed: true, description: 'The customer whose sale made it (a clawback: of the sale it reverses); null when made by hand.' }),
+    customerId: text({
+      nullable: true,
+      indexed: true,
+      description: 'The customer whose sale made it (a clawback: of the sale it reverses); null when made by hand.',
+    }),
     paymentIntentId: text({ nullable: true, description: "The sale's payment intent (Stripe), once an event named it." }),
     /** The fraud rules that flagged it (docs/fraud.md) while it is `hold`; emptied when it is released or voided (its `commission.held` event keeps them). */
-    holdReasons: list({ description: 'The fraud rules that flagged it for review (self_referral, disposable_email, paid_ad_click, address_burst, refund_rate); empty unless it is held.' }),
+    holdReasons: list({
+      description:
+        'The fraud rules that flagged it for review (self_referral, disposable_email, paid_ad_click, address_burst, refund_rate); empty unless it is held.',
+    }),
     ...stamps,
   },
   {
@@ -90,7 +159,10 @@ export const commissions = model(
     ],
     // Lists filtered by status (a quarter of a workspace, say) or kind (the few clawbacks) read one
     // index range, not the workspace; a period of a workspace is a range of commissionDate.
-    indexes: [['workspaceId', 'status'], ['workspaceId', 'kind']],
+    indexes: [
+      ['workspaceId', 'status'],
+      ['workspaceId', 'kind'],
+    ],
     ordered: [{ where: ['workspaceId'], orderBy: 'commissionDate' }],
     answers: {
       commission: commissionAnswer,
@@ -100,6 +172,9 @@ export const commissions = model(
     inputs: { clickId: { kind: 'text', input: check.uuid, create: 'optional' } },
     requireOneOf: ['affiliateId', 'clickId'],
     /** `from` and `to` bound `commissionDate`: from ≤ date < to. */
-    list: { orderBy: ['createdAt', 'updatedAt', 'commissionDate', 'amountMinor', 'status'], filters: { from: check.timestamp, to: check.timestamp } },
+    list: {
+      orderBy: ['createdAt', 'updatedAt', 'commissionDate', 'amountMinor', 'status'],
+      filters: { from: check.timestamp, to: check.timestamp },
+    },
   },
 )

@@ -21,10 +21,20 @@ export const customers = model(
     clickId: nullableText,
     /** Its click's time when a click brought it, else when its lead was made (a sale naming a code: the sale's `paidAt`). */
     attributedAt: timestamp({
-      description: "When it was attributed: its click's time when a click brought it, else its lead's. A sale paid before earns nothing (`before_attribution`).",
+      description:
+        "When it was attributed: its click's time when a click brought it, else its lead's. A sale paid before earns nothing (`before_attribution`).",
     }),
-    externalId: text({ searched: true, description: "The host's id for its user; unique per workspace (the customer's id once forgotten).", input: externalId }),
-    email: text({ searched: true, description: 'The empty string once forgotten, or when no e-mail was given.', input: check.email, update: 'optional' }),
+    externalId: text({
+      searched: true,
+      description: "The host's id for its user; unique per workspace (the customer's id once forgotten).",
+      input: externalId,
+    }),
+    email: text({
+      searched: true,
+      description: 'The empty string once forgotten, or when no e-mail was given.',
+      input: check.email,
+      update: 'optional',
+    }),
     /** Lower-cased `email`: what signups are counted by. */
     emailKey: text(),
     name: text({ nullable: true, searched: true, input: check.nullable(check.text(200)), update: 'optional' }),
@@ -63,11 +73,29 @@ export const customers = model(
       { name: 'customers_workspace_stripe', fields: ['workspaceId', 'stripeCustomerId'] },
     ],
     // Signups are distinct e-mails per affiliate and per link, over customers and referred users.
-    indexes: [['workspaceId', 'externalId'], ['affiliateId', 'emailKey'], ['linkId', 'emailKey'], ['affiliateId', 'clickAddress']],
+    indexes: [
+      ['workspaceId', 'externalId'],
+      ['affiliateId', 'emailKey'],
+      ['linkId', 'emailKey'],
+      ['affiliateId', 'clickAddress'],
+    ],
     answers: {
       customer: [
-        'id', 'workspaceId', 'campaignId', 'affiliateId', 'linkId', 'clickId', 'attributedAt', 'externalId', 'email', 'name',
-        'stripeCustomerId', 'firstSaleAt', 'salesCount', 'createdAt', 'updatedAt',
+        'id',
+        'workspaceId',
+        'campaignId',
+        'affiliateId',
+        'linkId',
+        'clickId',
+        'attributedAt',
+        'externalId',
+        'email',
+        'name',
+        'stripeCustomerId',
+        'firstSaleAt',
+        'salesCount',
+        'createdAt',
+        'updatedAt',
       ],
     },
     list: { orderBy: ['createdAt', 'updatedAt', 'firstSaleAt', 'salesCount'] },
@@ -116,7 +144,12 @@ export const sales = model(
       { name: 'sales_workspace_payment_intent', fields: ['workspaceId', 'paymentIntentId'] },
     ],
     // A refund finds its sale by charge, payment intent or invoice; binding a Stripe customer finds its sales not yet attributed.
-    indexes: [['workspaceId', 'invoiceId'], ['workspaceId', 'chargeId'], ['workspaceId', 'paymentIntentId'], ['workspaceId', 'stripeCustomerId']],
+    indexes: [
+      ['workspaceId', 'invoiceId'],
+      ['workspaceId', 'chargeId'],
+      ['workspaceId', 'paymentIntentId'],
+      ['workspaceId', 'stripeCustomerId'],
+    ],
   },
 )
 

@@ -16,8 +16,10 @@ export const list = kind('list')
 export const timestamp = kind('timestamp')
 
 /** Money kept in minor units, named `answerAs` in answers and requests. */
-export const money = <const A extends string, const O extends Omit<Options, 'answerAs'> = {}>(answerAs: A, options?: O): { kind: 'money'; answerAs: A } & NoInfer<O> =>
-  ({ kind: 'money', answerAs, ...options }) as { kind: 'money'; answerAs: A } & O
+export const money = <const A extends string, const O extends Omit<Options, 'answerAs'> = {}>(
+  answerAs: A,
+  options?: O,
+): { kind: 'money'; answerAs: A } & NoInfer<O> => ({ kind: 'money', answerAs, ...options }) as { kind: 'money'; answerAs: A } & O
 
 /** Optional when created, and changeable after. */
 export const editable = { create: 'optional', update: 'optional' } as const

@@ -38,15 +38,35 @@ export const integrations = model(
     }),
     campaignId: text({
       nullable: true,
-      description: "Attribution is limited to this campaign's affiliates and codes; null: any campaign of the workspace (and when that campaign is deleted).",
+      description:
+        "Attribution is limited to this campaign's affiliates and codes; null: any campaign of the workspace (and when that campaign is deleted).",
       input: check.uuid,
       ...editable,
-      form: { label: 'Campaign', control: 'select', none: 'Any campaign of the workspace', hint: 'Only this campaign’s affiliates and codes are credited with the customers the provider brings.' },
+      form: {
+        label: 'Campaign',
+        control: 'select',
+        none: 'Any campaign of the workspace',
+        hint: 'Only this campaign’s affiliates and codes are credited with the customers the provider brings.',
+      },
     }),
-    livemode: bool({ description: 'Events whose livemode differs are recorded as ignored.', ...editable, default: true, form: { label: 'Live mode', hint: '(untick to take the events of Stripe’s or Lemon Squeezy’s test mode instead; Paddle’s sandbox has its own secret)' } }),
+    livemode: bool({
+      description: 'Events whose livemode differs are recorded as ignored.',
+      ...editable,
+      default: true,
+      form: {
+        label: 'Live mode',
+        hint: '(untick to take the events of Stripe’s or Lemon Squeezy’s test mode instead; Paddle’s sandbox has its own secret)',
+      },
+    }),
     /** Where the provider posts events: `/api/v1/integrations/<id>/events`. */
     endpointPath: text({ description: 'Where the provider posts its events (beside the API, no key).' }),
-    description: text({ searched: true, input: check.text(500), ...editable, default: '', form: { label: 'Description', hint: 'Which account, e.g. Main shop.' } }),
+    description: text({
+      searched: true,
+      input: check.text(500),
+      ...editable,
+      default: '',
+      form: { label: 'Description', hint: 'Which account, e.g. Main shop.' },
+    }),
     ...stamps,
   },
   {
@@ -88,7 +108,11 @@ export const providerEvents = model(
     unique: [{ name: 'provider_events_integration_event', fields: ['integrationId', 'eventId'] }],
     // A sale finds the events of its payment that came first (a refund, its invoice's payment) by each of its ids.
     indexes: [
-      ['integrationId', 'eventId'], ['integrationId', 'status'], ['workspaceId', 'invoiceId'], ['workspaceId', 'chargeId'], ['workspaceId', 'paymentIntentId'],
+      ['integrationId', 'eventId'],
+      ['integrationId', 'status'],
+      ['workspaceId', 'invoiceId'],
+      ['workspaceId', 'chargeId'],
+      ['workspaceId', 'paymentIntentId'],
     ],
     answers: {
       providerEvent: ['eventId', 'integrationId', 'type', 'status', 'reason', 'commissionId', 'receivedAt'],

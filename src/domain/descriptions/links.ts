@@ -27,15 +27,29 @@ export const links = model(
      * A link on the host's own site: the campaign url with `via=<referralCode>` set in its query,
      * which the beacon on the host's pages counts (SPEC wave 4, "Promo codes").
      */
-    shareUrl: text({ description: "The campaign url with via=<referralCode>: a link on the host's own site, counted by the beacon on its pages." }),
+    shareUrl: text({
+      description: "The campaign url with via=<referralCode>: a link on the host's own site, counted by the beacon on its pages.",
+    }),
     ...totals,
     ...stamps,
   },
   {
     answers: {
       link: [
-        'id', 'referralCode', 'url', 'shareUrl', 'urlParameter', 'userId', 'affiliateId', 'campaignId', 'totalOpens', 'totalClicks',
-        'totalSignups', 'totalEarningsMinor', 'createdAt', 'updatedAt',
+        'id',
+        'referralCode',
+        'url',
+        'shareUrl',
+        'urlParameter',
+        'userId',
+        'affiliateId',
+        'campaignId',
+        'totalOpens',
+        'totalClicks',
+        'totalSignups',
+        'totalEarningsMinor',
+        'createdAt',
+        'updatedAt',
       ],
     },
   },

@@ -12,7 +12,11 @@ export const PROMO_CODE = /^[A-Za-z0-9_-]{3,40}$/
 /** A promo code as requests give it, in any case. */
 export const promoCode = check.check<string>(
   'promoCode',
-  { type: 'string', pattern: PROMO_CODE.source, description: '3 to 40 letters, digits, _ or -; any case (kept upper-case, compared without case).' },
+  {
+    type: 'string',
+    pattern: PROMO_CODE.source,
+    description: '3 to 40 letters, digits, _ or -; any case (kept upper-case, compared without case).',
+  },
   (value) => (typeof value === 'string' && PROMO_CODE.test(value)) || 'must be 3 to 40 letters, digits, _ or -',
 )
 
@@ -39,10 +43,14 @@ export const promoCodes = model(
      */
     stripePromotionCodeId: text({
       nullable: true,
-      description: "The Stripe promotion code (promo_…) customers redeem: given, or made through the integration's Stripe key from the campaign's stripeCouponId.",
+      description:
+        "The Stripe promotion code (promo_…) customers redeem: given, or made through the integration's Stripe key from the campaign's stripeCouponId.",
       input: providerId,
       create: 'optional',
-      form: { label: 'Stripe promotion code ID', hint: 'Optional: promo_… of a promotion code made in Stripe. Left empty, one is made from the campaign’s Stripe coupon when Stripe is connected with an API key.' },
+      form: {
+        label: 'Stripe promotion code ID',
+        hint: 'Optional: promo_… of a promotion code made in Stripe. Left empty, one is made from the campaign’s Stripe coupon when Stripe is connected with an API key.',
+      },
     }),
     /** Leads and sales that named it (a repeat answered from the first counts once). */
     uses: int({ description: 'Leads and sales that named the code.' }),
@@ -54,7 +62,10 @@ export const promoCodes = model(
       { name: 'promo_codes_workspace_stripe', fields: ['workspaceId', 'stripePromotionCodeId'] },
     ],
     // A conversion finds its code by (workspace, code); a Stripe event by its promotion code.
-    indexes: [['workspaceId', 'code'], ['workspaceId', 'stripePromotionCodeId']],
+    indexes: [
+      ['workspaceId', 'code'],
+      ['workspaceId', 'stripePromotionCodeId'],
+    ],
     answers: {
       promoCode: ['id', 'workspaceId', 'campaignId', 'affiliateId', 'code', 'stripePromotionCodeId', 'uses', 'createdAt', 'updatedAt'],
     },

@@ -55,9 +55,28 @@ export const sequences = model({ id: text(), value: int(), ...stamps })
 
 /** The numeric figures of a rollup row, in column order. */
 export const ROLLUP_COUNTERS = [
-  'opens', 'clicks', 'signups', 'saleCount', 'earningsMinor', 'pendingCount', 'pendingMinor', 'processingCount',
-  'processingMinor', 'paidCount', 'paidMinor', 'refundedCount', 'refundedMinor', 'clawbackCount', 'clawbackMinor',
-  'payoutCount', 'paidOutMinor', 'salesMinor', 'holdCount', 'holdMinor', 'voidedCount', 'voidedMinor',
+  'opens',
+  'clicks',
+  'signups',
+  'saleCount',
+  'earningsMinor',
+  'pendingCount',
+  'pendingMinor',
+  'processingCount',
+  'processingMinor',
+  'paidCount',
+  'paidMinor',
+  'refundedCount',
+  'refundedMinor',
+  'clawbackCount',
+  'clawbackMinor',
+  'payoutCount',
+  'paidOutMinor',
+  'salesMinor',
+  'holdCount',
+  'holdMinor',
+  'voidedCount',
+  'voidedMinor',
 ] as const
 
 /**

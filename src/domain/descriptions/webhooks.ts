@@ -27,7 +27,8 @@ export const eventTypes = check.check<string[]>(
     if (!Array.isArray(value) || value.length === 0) return 'must be a non-empty list of event types, or ["*"]'
     if (value.includes(ALL_EVENTS)) return value.length === 1 || '"*" stands for every type: give it alone'
     const unknown = value.find((type) => typeof type !== 'string' || !SUBSCRIBABLE.includes(type))
-    if (unknown !== undefined) return `holds ${JSON.stringify(unknown)}, which is not an event type (one of: ${SUBSCRIBABLE.join(', ')}, or "*")`
+    if (unknown !== undefined)
+      return `holds ${JSON.stringify(unknown)}, which is not an event type (one of: ${SUBSCRIBABLE.join(', ')}, or "*")`
     return new Set(value).size === value.length || 'must not name a type twice'
   },
 )
@@ -42,7 +43,11 @@ export const webhooks = model(
       description: 'Event types sent, or `["*"]` for all.',
       input: eventTypes,
       ...required,
-      form: { label: 'Events', control: 'checkboxes', options: Object.fromEntries([[ALL_EVENTS, 'Every event'], ...SUBSCRIBABLE.map((type) => [type, type])]) },
+      form: {
+        label: 'Events',
+        control: 'checkboxes',
+        options: Object.fromEntries([[ALL_EVENTS, 'Every event'], ...SUBSCRIBABLE.map((type) => [type, type])]),
+      },
     }),
     description: text({ searched: true, input: check.text(500), ...editable, default: '', form: { label: 'Description' } }),
     enabled: bool({ update: 'optional' }),
@@ -58,8 +63,17 @@ export const webhooks = model(
   {
     answers: {
       webhook: [
-        'id', 'workspaceId', 'url', 'events', 'description', 'enabled', 'disabledReason', 'consecutiveDeadDeliveries',
-        'previousSecretExpiresAt', 'createdAt', 'updatedAt',
+        'id',
+        'workspaceId',
+        'url',
+        'events',
+        'description',
+        'enabled',
+        'disabledReason',
+        'consecutiveDeadDeliveries',
+        'previousSecretExpiresAt',
+        'createdAt',
+        'updatedAt',
       ],
     },
     list: { orderBy: ['createdAt', 'updatedAt', 'url'] },
@@ -89,8 +103,19 @@ export const webhookDeliveries = model(
   {
     answers: {
       delivery: [
-        'id', 'webhookId', 'eventId', 'eventType', 'status', 'attempts', 'nextAttemptAt', 'lastStatusCode', 'lastError',
-        'lastResponseBody', 'lastDurationMs', 'createdAt', 'updatedAt',
+        'id',
+        'webhookId',
+        'eventId',
+        'eventType',
+        'status',
+        'attempts',
+        'nextAttemptAt',
+        'lastStatusCode',
+        'lastError',
+        'lastResponseBody',
+        'lastDurationMs',
+        'createdAt',
+        'updatedAt',
       ],
     },
   },

@@ -23,7 +23,9 @@ function countTriggers(table: string, fields: readonly string[]): string {
     `UPDATE _counts SET n = n - 1 WHERE model = '${table}' AND field = '${field}' AND value = ${value};`
   const fill = [
     `INSERT INTO _counts (model, field, value, n) SELECT '${table}', '', '', count(*) FROM ${table};`,
-    ...fields.map((f) => `INSERT INTO _counts (model, field, value, n) SELECT '${table}', '${f}', ${f}, count(*) FROM ${table} GROUP BY ${f};`),
+    ...fields.map(
+      (f) => `INSERT INTO _counts (model, field, value, n) SELECT '${table}', '${f}', ${f}, count(*) FROM ${table} GROUP BY ${f};`,
+    ),
   ]
   return [
     ...fill,

@@ -278,7 +278,12 @@ class Engine {
       // retries; but until one succeeds the journal grows with every write (a full disk, say),
       // so the host hears of each failure.
       .catch((error: unknown) =>
-        this.report(new Error(`affiliate-service: folding the journal into the database file failed (the journal keeps growing until a fold succeeds): ${String(error)}`, { cause: error })),
+        this.report(
+          new Error(
+            `affiliate-service: folding the journal into the database file failed (the journal keeps growing until a fold succeeds): ${String(error)}`,
+            { cause: error },
+          ),
+        ),
       )
       .finally(() => (this.checkpointing = null))
   }
@@ -382,7 +387,7 @@ export function sqlJsStorage(options: SqlJsStorageOptions = {}): SqlJsStorage {
   /** The last failed open, while its pause lasts: calls fail with it at once, then the open is tried again. */
   let failed: { error: unknown } | null = null
   /** Why the last open failed, kept while the next ones are tried, until one opens. */
-  let lastError: unknown 
+  let lastError: unknown
   let retryDelay = FIRST_RETRY_MS
   let retryTimer: ReturnType<typeof setTimeout> | undefined
   let tail: Promise<unknown> = Promise.resolve()

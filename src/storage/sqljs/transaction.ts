@@ -177,7 +177,10 @@ export class SqlJsTransaction implements DriverTransaction {
       if (failed !== undefined) {
         const constraint = table.constraints.get(failed)
         if (constraint) throw new UniqueViolationError(constraint)
-        if (failed === `${model}.id`) throw new Error(id === undefined ? `A ${model} record with one of these ids already exists` : `A ${model} record with id ${id} already exists`)
+        if (failed === `${model}.id`)
+          throw new Error(
+            id === undefined ? `A ${model} record with one of these ids already exists` : `A ${model} record with id ${id} already exists`,
+          )
       }
       throw error
     }
@@ -378,8 +381,13 @@ export class SqlJsTransaction implements DriverTransaction {
       rows.push(row)
       texts.push(text)
     }
-    this.runAll(model, table, chunked(rows, BATCH_ROWS).map((chunk): Write => [table.insertMany, [JSON.stringify(chunk)]]))
-    if (table.hasSearch) records.forEach((record, i) => {
+    this.runAll(
+      model,
+      table,
+      chunked(rows, BATCH_ROWS).map((chunk): Write => [table.insertMany, [JSON.stringify(chunk)]]),
+    )
+    if (table.hasSearch)
+      records.forEach((record, i) => {
         this.noteSearch(model, record.id, texts[i]!)
       })
   }
@@ -414,7 +422,11 @@ export class SqlJsTransaction implements DriverTransaction {
       for (const field of fields) if (kindOf(model, field) !== 'int') throw new Error(`${model}.${field} is not a number field`)
       const sets = fields.map((field, i) => `${quote(field)} = ${name}.${quote(field)} + (j.value ->> ${i + 1})`)
       const rows = group.map(({ id, deltas }) => [id, ...fields.map((field) => deltas[field]!)])
-      for (const chunk of chunked(rows, BATCH_ROWS)) statements.push([`UPDATE ${name} SET ${sets.join(', ')} FROM ${JSON_ROWS} AS j WHERE ${name}."id" = j.value ->> 0`, [JSON.stringify(chunk)]])
+      for (const chunk of chunked(rows, BATCH_ROWS))
+        statements.push([
+          `UPDATE ${name} SET ${sets.join(', ')} FROM ${JSON_ROWS} AS j WHERE ${name}."id" = j.value ->> 0`,
+          [JSON.stringify(chunk)],
+        ])
     }
     return found + this.runAll(model, table, statements)
   }
