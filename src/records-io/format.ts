@@ -125,7 +125,7 @@ export function parseHeader(text: string): RecordsHeader {
     )
   }
   if (typeof value.exportedAt !== 'string') throw invalid(1, 'the header has no exportedAt')
-  return value as unknown as RecordsHeader
+  return { format: RECORDS_FORMAT, version: RECORDS_VERSION, schemaVersion: RECORDS_SCHEMA_VERSION, exportedAt: value.exportedAt }
 }
 
 /** Whether a value fits a field of this kind (a null only where the field may hold one). */
@@ -177,6 +177,7 @@ export function parseLine(text: string, line: number): { model: ModelName; recor
 function parseTrailer(value: Record<string, unknown>, line: number): RecordsTrailer {
   const digests = value.models
   if (!isObject(digests)) throw invalid(line, 'the trailer has no models')
+  const models: Partial<RecordsDigests> = {}
   for (const model of modelNames) {
     const digest = digests[model]
     if (
@@ -187,6 +188,7 @@ function parseTrailer(value: Record<string, unknown>, line: number): RecordsTrai
     ) {
       throw invalid(line, `the trailer has no count and sha256 for ${model}`)
     }
+    models[model] = { count: digest.count as number, sha256: digest.sha256 }
   }
-  return value as unknown as RecordsTrailer
+  return { trailer: true, models: models as RecordsDigests }
 }

@@ -17,6 +17,8 @@ export async function* recordPages(storage: Storage, model: ModelName, pageSize 
   for (;;) {
     const after = last
     const where: Where<ModelName> | undefined = after === null ? undefined : { id: { gt: after } }
+    // `find` answers the model's own record type, a member of the union of every model's for a
+    // `model` known only at run time: TypeScript cannot relate the two, so the page is widened here.
     const page = (await storage.transaction((tx) => tx.find(model, { ...(where ? { where } : {}), orderBy: order, limit: pageSize }), {
       readOnly: true,
     })) as unknown as StoredRecord[]
