@@ -157,6 +157,31 @@ async function load(server: Child, seconds: number): Promise<Best> {
   return best
 }
 
+const RATE = Number(process.env.BENCH_RATE ?? 1000)
+
+/**
+ * p50 and p99 latency in ms of the redirect at RATE new visitors a second (autocannon's
+ * `overallRate`, 10 connections): below every server's capacity here, so the load generator does
+ * not compete with the server for the cores as it does at full load.
+ */
+async function latencyAtRate(server: Child, seconds: number): Promise<{ p50: number; p99: number }> {
+  const { default: autocannon } = await import('autocannon')
+  let visitor = 0
+  const result = await autocannon({
+    url: `${server.url}/api/v1/r/BENCH-1`,
+    connections: 10,
+    overallRate: RATE,
+    duration: seconds,
+    requests: [
+      { setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'user-agent': `Mozilla/5.0 fixed/${visitor++}` } }) },
+    ],
+  })
+  if (result.errors > 0 || result.timeouts > 0 || (result['3xx'] ?? 0) !== result.requests.total) {
+    throw new Error(`redirect at a fixed rate: ${result.requests.total} requests, ${result['3xx']} 3xx, ${result.errors} errors`)
+  }
+  return { p50: result.latency.p50, p99: result.latency.p99 }
+}
+
 async function benchRedirect(seconds: number, rounds: number): Promise<Map<Variant, Best>> {
   console.log(
     `redirect clicks vs bare node:http 302: autocannon, 32 connections, every request a new visitor, ${rounds} runs of ${seconds} s, best one-second window`,
@@ -169,6 +194,7 @@ async function benchRedirect(seconds: number, rounds: number): Promise<Map<Varia
   }
   console.log(`ours served from ${process.env.AFFILIATE_BENCH_DIST === '1' ? 'dist/ (npm run build)' : 'the TypeScript sources (tsx)'}`)
   const best = new Map<Variant, Best>()
+  const latency = new Map<Variant, { p50: number; p99: number }>()
   for (let round = 0; round < rounds; round++) {
     for (const variant of round % 2 === 0 ? VARIANTS : [...VARIANTS].reverse()) {
       const server = await startServer(fileURLToPath(import.meta.url), variant)
@@ -180,6 +206,7 @@ async function benchRedirect(seconds: number, rounds: number): Promise<Map<Varia
           perSecond: Math.max(seen?.perSecond ?? 0, run.perSecond),
           cpuPerRequest: Math.min(seen?.cpuPerRequest ?? Infinity, run.cpuPerRequest),
         })
+        if (round === 0) latency.set(variant, await latencyAtRate(server, seconds))
       } finally {
         server.child.removeAllListeners('exit')
         const exited = new Promise((resolve) => server.child.once('exit', resolve))
@@ -199,6 +226,9 @@ async function benchRedirect(seconds: number, rounds: number): Promise<Map<Varia
       `  ${variant.padEnd(11)} ${String(Math.round(run.perSecond)).padStart(6)} clicks/s ${run.cpuPerRequest.toFixed(1).padStart(6)} µs cpu/click${ratios}`,
     )
   }
+  console.log(
+    `  latency at ${RATE} clicks/s (reported): ${VARIANTS.map((variant) => `${variant} p50 ${latency.get(variant)!.p50} ms p99 ${latency.get(variant)!.p99} ms`).join(', ')}`,
+  )
   const rate = (variant: Variant) => best.get(variant)!.perSecond
   // A run with no usable window (under 200 requests a second) meets nothing.
   const goal = (met: boolean) => (met && rate('peer') > 0 && bare.perSecond > 0 ? 'met' : 'NOT met')

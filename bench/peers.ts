@@ -21,6 +21,12 @@
 // (requests and CPU time), and each server's best window over its runs counts: on a shared
 // machine others only ever slow a window down. Goals, per route, on requests per second:
 // ours/hono >= 1.0, ours/express >= 3.0; ours/bare is reported only.
+//
+// Beside throughput, latency at a fixed rate (reported): each server is sent BENCH_RATE requests
+// per second (default 1,000, below every server's capacity here) over 10 connections for
+// BENCH_SECONDS, and autocannon's p50 and p99 are printed. On a shared 2-core machine the load
+// generator and the server contend for the cores at full load; at a fixed rate well below it they
+// do not, so this is what a client sees of the server's own work.
 import { execSync, fork, type ChildProcess } from 'node:child_process'
 import { loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
@@ -80,6 +86,25 @@ const load = (server: Child, route: Route, seconds: number): Promise<Best> =>
     `${server.name}, ${route.name}`,
     MIN_WINDOW_REQUESTS,
   )
+
+const RATE = Number(process.env.BENCH_RATE ?? 1000)
+
+/** p50 and p99 latency in ms at RATE requests per second (autocannon's `overallRate`). */
+async function latencyAtRate(server: Child, route: Route, seconds: number): Promise<{ p50: number; p99: number }> {
+  const { default: autocannon } = await import('autocannon')
+  const result = await autocannon({
+    url: server.origin + route.path(server.fixture),
+    method: route.method,
+    headers: requestHeaders,
+    ...(route.body ? { body: route.body(server.fixture) } : {}),
+    connections: 10,
+    overallRate: RATE,
+    duration: seconds,
+  })
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${server.name}, ${route.name}: ${result.non2xx} non-2xx answers and ${result.errors} errors at a fixed rate`)
+  return { p50: result.latency.p50, p99: result.latency.p99 }
+}
 
 export interface PeerRatios {
   route: string
@@ -145,6 +170,12 @@ export async function benchPeers(
         if (!met) failed++
         console.log(`  ours/${peer} req/s ${ratios[peer].toFixed(2)} (goal >= ${goal.toFixed(1)}): ${met ? 'PASS' : 'FAIL'}`)
       }
+      const latency: string[] = []
+      for (const child of children) {
+        const { p50, p99 } = await latencyAtRate(child, route, seconds)
+        latency.push(`${child.name} p50 ${p50} ms p99 ${p99} ms`)
+      }
+      console.log(`  latency at ${RATE} req/s (reported): ${latency.join(', ')}`)
       results.push({ route: route.name, ratios })
     }
   } finally {
