@@ -15,6 +15,7 @@ import type { Storage, StorageTransaction } from '../storage/types.js'
 import type { DeliveryResult, WebhookSender } from '../webhooks/delivery.js'
 import { planAfterAttempt, retentionCutoff, webhookAfterDelivery, type Random } from '../webhooks/schedule.js'
 import { liveSecrets } from '../webhooks/secrets.js'
+import { PollingLoop } from './polling-loop.js'
 
 export interface DispatcherOptions {
   storage: Storage
@@ -57,70 +58,41 @@ export class Dispatcher {
   private readonly batchSize: number
   private readonly concurrency: number
   private readonly leaseMs: number
-  private readonly pollMs: number
-  private readonly purgeEveryMs: number
-  private timer: ReturnType<typeof setTimeout> | undefined
-  private loop: Promise<void> | undefined
-  private wake: (() => void) | undefined
-  /** Set by a nudge, so one that comes while a batch is under way is not lost. */
-  private nudged = false
-  private stopping = false
-  private lastPurge = Number.NEGATIVE_INFINITY
+  private readonly polling: PollingLoop
 
   constructor(private readonly options: DispatcherOptions) {
     this.random = options.random ?? Math.random
     this.batchSize = options.batchSize ?? 100
     this.concurrency = options.concurrency ?? 32
     this.leaseMs = options.leaseMs ?? 60_000
-    this.pollMs = options.pollMs ?? 1000
-    this.purgeEveryMs = options.purgeEveryMs ?? 3_600_000
+    this.polling = new PollingLoop({
+      batch: () => this.deliverBatch(),
+      batchSize: this.batchSize,
+      pollMs: options.pollMs ?? 1000,
+      purgeEveryMs: options.purgeEveryMs ?? 3_600_000,
+      purge: () => this.purge(),
+      now: () => options.clock.now(),
+      onError: options.onError,
+    })
   }
 
   get running(): boolean {
-    return this.loop !== undefined
+    return this.polling.running
   }
 
   /** Starts the background loop (idempotent). */
   start(): void {
-    if (this.loop) return
-    this.stopping = false
-    this.loop = this.run()
+    this.polling.start()
   }
 
   /** Stops the loop and waits for the attempts in flight to be recorded. */
-  async stop(): Promise<void> {
-    this.stopping = true
-    clearTimeout(this.timer)
-    this.wake?.()
-    await this.loop
-    this.loop = undefined
+  stop(): Promise<void> {
+    return this.polling.stop()
   }
 
   /** Looks for due deliveries now rather than at the next poll (after a commit that made some). */
   nudge(): void {
-    this.nudged = true
-    this.wake?.()
-  }
-
-  private async run(): Promise<void> {
-    while (!this.stopping) {
-      let full = false
-      this.nudged = false
-      try {
-        if (this.options.clock.now() - this.lastPurge >= this.purgeEveryMs) await this.purge()
-        full = (await this.deliverBatch()) >= this.batchSize
-      } catch (error) {
-        this.options.onError(error)
-      }
-      if (this.stopping) break
-      // A commit during the batch may have made deliveries it did not see: look again at once.
-      if (full || this.nudged) continue
-      await new Promise<void>((resolve) => {
-        this.wake = resolve
-        this.timer = setTimeout(resolve, this.pollMs)
-      })
-      this.wake = undefined
-    }
+    this.polling.nudge()
   }
 
   /** Sends every delivery due now, batch after batch; answers how many attempts were made. */
@@ -279,7 +251,7 @@ export class Dispatcher {
   /** Deletes events and deliveries past the retention; answers how many of each. */
   purge(): Promise<{ events: number; deliveries: number }> {
     const { storage, clock, retentionDays } = this.options
-    this.lastPurge = clock.now()
+    this.polling.lastPurge = clock.now()
     return purgeExpired(storage, clock, retentionDays)
   }
 }

@@ -21,6 +21,7 @@ import { writeNotice } from './outbox.js'
 import { affiliateTakes, campaignSends, preferenceOf, storedOwners } from './preferences.js'
 import { renderDefault } from './texts.js'
 import { unsubscribeUrl } from './unsubscribe.js'
+import { PollingLoop } from '../events/polling-loop.js'
 
 /** Waits before each retry, in ms: 1 min, 5 min, 30 min, 2 h, 6 h, 12 h; then the notification is `dead`. */
 export const RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000, 21_600_000, 43_200_000] as const
@@ -67,42 +68,39 @@ export class NotificationSender {
   private readonly batchSize: number
   private readonly leaseMs: number
   private readonly sendTimeoutMs: number
-  private loop: Promise<void> | undefined
-  private wake: (() => void) | undefined
-  private timer: ReturnType<typeof setTimeout> | undefined
-  private nudged = false
-  private stopping = false
-  private lastPurge = Number.NEGATIVE_INFINITY
+  private readonly polling: PollingLoop
 
   constructor(private readonly options: NotificationSenderOptions) {
     this.batchSize = options.batchSize ?? 50
     this.leaseMs = options.leaseMs ?? 120_000
     this.sendTimeoutMs = options.sendTimeoutMs ?? 60_000
+    this.polling = new PollingLoop({
+      batch: () => this.sendBatch(),
+      batchSize: this.batchSize,
+      pollMs: options.notify.pollMs,
+      purgeEveryMs: 3_600_000,
+      purge: () => this.purge(),
+      now: () => options.clock.now(),
+      onError: options.onError,
+    })
   }
 
   get running(): boolean {
-    return this.loop !== undefined
+    return this.polling.running
   }
 
   start(): void {
-    if (this.loop) return
-    this.stopping = false
-    this.loop = this.run()
+    this.polling.start()
   }
 
   /** Stops the loop and waits for the messages in flight to be recorded. */
-  async stop(): Promise<void> {
-    this.stopping = true
-    clearTimeout(this.timer)
-    this.wake?.()
-    await this.loop
-    this.loop = undefined
+  stop(): Promise<void> {
+    return this.polling.stop()
   }
 
   /** Looks for due notifications now (a commit wrote one). */
   nudge(): void {
-    this.nudged = true
-    this.wake?.()
+    this.polling.nudge()
   }
 
   /** Sends every notification due now, batch after batch; answers how many were handled. */
@@ -115,30 +113,10 @@ export class NotificationSender {
     }
   }
 
-  private async run(): Promise<void> {
-    while (!this.stopping) {
-      let full = false
-      this.nudged = false
-      try {
-        if (this.options.clock.now() - this.lastPurge >= 3_600_000) await this.purge()
-        full = (await this.sendBatch()) >= this.batchSize
-      } catch (error) {
-        this.options.onError(error)
-      }
-      if (this.stopping) break
-      if (full || this.nudged) continue
-      await new Promise<void>((resolve) => {
-        this.wake = resolve
-        this.timer = setTimeout(resolve, this.options.notify.pollMs)
-      })
-      this.wake = undefined
-    }
-  }
-
   /** Deletes final notifications older than the retention. */
   async purge(): Promise<number> {
     const { storage, clock } = this.options
-    this.lastPurge = clock.now()
+    this.polling.lastPurge = clock.now()
     const before = iso(clock.now() - RETENTION_DAYS * 86_400_000)
     return storage.transaction((tx) =>
       tx.deleteMany('notifications', { status: { in: ['sent', 'skipped', 'dead', 'digested'] }, updatedAt: { lt: before } }),
