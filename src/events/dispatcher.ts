@@ -15,7 +15,7 @@ import type { Storage, StorageTransaction } from '../storage/types.js'
 import type { DeliveryResult, WebhookSender } from '../webhooks/delivery.js'
 import { planAfterAttempt, retentionCutoff, webhookAfterDelivery, type Random } from '../webhooks/schedule.js'
 import { liveSecrets } from '../webhooks/secrets.js'
-import { PollingLoop } from './polling-loop.js'
+import { PollingWorker } from './polling-loop.js'
 
 export interface DispatcherOptions {
   storage: Storage
@@ -53,56 +53,34 @@ async function byIds<M extends 'webhooks' | 'events'>(tx: StorageTransaction, mo
   return new Map(found.map((record) => [record.id, record]))
 }
 
-export class Dispatcher {
+export class Dispatcher extends PollingWorker {
   private readonly random: Random
   private readonly batchSize: number
   private readonly concurrency: number
   private readonly leaseMs: number
-  private readonly polling: PollingLoop
 
   constructor(private readonly options: DispatcherOptions) {
-    this.random = options.random ?? Math.random
-    this.batchSize = options.batchSize ?? 100
-    this.concurrency = options.concurrency ?? 32
-    this.leaseMs = options.leaseMs ?? 60_000
-    this.polling = new PollingLoop({
-      batch: () => this.deliverBatch(),
-      batchSize: this.batchSize,
+    const batchSize = options.batchSize ?? 100
+    super({
+      batchSize,
       pollMs: options.pollMs ?? 1000,
       purgeEveryMs: options.purgeEveryMs ?? 3_600_000,
-      purge: () => this.purge(),
       now: () => options.clock.now(),
       onError: options.onError,
     })
+    this.random = options.random ?? Math.random
+    this.batchSize = batchSize
+    this.concurrency = options.concurrency ?? 32
+    this.leaseMs = options.leaseMs ?? 60_000
   }
 
-  get running(): boolean {
-    return this.polling.running
-  }
-
-  /** Starts the background loop (idempotent). */
-  start(): void {
-    this.polling.start()
-  }
-
-  /** Stops the loop and waits for the attempts in flight to be recorded. */
-  stop(): Promise<void> {
-    return this.polling.stop()
-  }
-
-  /** Looks for due deliveries now rather than at the next poll (after a commit that made some). */
-  nudge(): void {
-    this.polling.nudge()
+  protected batch(): Promise<number> {
+    return this.deliverBatch()
   }
 
   /** Sends every delivery due now, batch after batch; answers how many attempts were made. */
-  async deliverDue(): Promise<number> {
-    let total = 0
-    for (;;) {
-      const attempted = await this.deliverBatch()
-      total += attempted
-      if (attempted < this.batchSize) return total
-    }
+  deliverDue(): Promise<number> {
+    return this.drain()
   }
 
   /** Claims up to one batch of due deliveries, sends them and records the results; answers how many. */
@@ -251,7 +229,7 @@ export class Dispatcher {
   /** Deletes events and deliveries past the retention; answers how many of each. */
   purge(): Promise<{ events: number; deliveries: number }> {
     const { storage, clock, retentionDays } = this.options
-    this.polling.lastPurge = clock.now()
+    this.lastPurge = clock.now()
     return purgeExpired(storage, clock, retentionDays)
   }
 }

@@ -1,31 +1,32 @@
 // The loop of an outbox worker (webhook deliveries, notifications): it works one batch at a time
 // while batches come back full or a commit nudged it, otherwise waits `pollMs` or the next nudge,
 // and purges old records every `purgeEveryMs`. A failed round goes to `onError` and the loop goes
-// on. The worker owns what a batch does; this owns when it runs, and stopping.
+// on. A worker extends it with what a batch and a purge do; this owns when they run, and stopping.
 
-export interface PollingWork {
-  /** Claims and works one batch; answers how many items it handled. */
-  batch(): Promise<number>
+export interface PollingSettings {
   /** A batch this size means more may be waiting: the next one runs at once. */
   readonly batchSize: number
   readonly pollMs: number
   readonly purgeEveryMs: number
-  /** Deletes what is past its retention. */
-  purge(): Promise<unknown>
   now(): number
   onError(error: unknown): void
 }
 
-export class PollingLoop {
+export abstract class PollingWorker {
   private loop: Promise<void> | undefined
   private wake: (() => void) | undefined
   private timer: ReturnType<typeof setTimeout> | undefined
   private nudged = false
   private stopping = false
-  /** When the last purge began, whoever started it (the loop or the worker's own `purge`). */
-  lastPurge = Number.NEGATIVE_INFINITY
+  /** When the last purge began, whoever started it (the loop or a caller of `purge`). */
+  protected lastPurge = Number.NEGATIVE_INFINITY
 
-  constructor(private readonly work: PollingWork) {}
+  constructor(protected readonly polling: PollingSettings) {}
+
+  /** Claims and works one batch; answers how many items it handled. */
+  protected abstract batch(): Promise<number>
+  /** Deletes what is past its retention. */
+  abstract purge(): Promise<unknown>
 
   get running(): boolean {
     return this.loop !== undefined
@@ -53,23 +54,33 @@ export class PollingLoop {
     this.wake?.()
   }
 
+  /** Works every item due now, batch after batch; answers how many were handled. */
+  async drain(): Promise<number> {
+    let total = 0
+    for (;;) {
+      const handled = await this.batch()
+      total += handled
+      if (handled < this.polling.batchSize) return total
+    }
+  }
+
   private async run(): Promise<void> {
-    const { work } = this
+    const { polling } = this
     while (!this.stopping) {
       let full = false
       this.nudged = false
       try {
-        if (work.now() - this.lastPurge >= work.purgeEveryMs) await work.purge()
-        full = (await work.batch()) >= work.batchSize
+        if (polling.now() - this.lastPurge >= polling.purgeEveryMs) await this.purge()
+        full = (await this.batch()) >= polling.batchSize
       } catch (error) {
-        work.onError(error)
+        polling.onError(error)
       }
       if (this.stopping) break
       // A commit during the batch may have made items it did not see: look again at once.
       if (full || this.nudged) continue
       await new Promise<void>((resolve) => {
         this.wake = resolve
-        this.timer = setTimeout(resolve, work.pollMs)
+        this.timer = setTimeout(resolve, polling.pollMs)
       })
       this.wake = undefined
     }

@@ -21,7 +21,7 @@ import { writeNotice } from './outbox.js'
 import { affiliateTakes, campaignSends, preferenceOf, storedOwners } from './preferences.js'
 import { renderDefault } from './texts.js'
 import { unsubscribeUrl } from './unsubscribe.js'
-import { PollingLoop } from '../events/polling-loop.js'
+import { PollingWorker } from '../events/polling-loop.js'
 
 /** Waits before each retry, in ms: 1 min, 5 min, 30 min, 2 h, 6 h, 12 h; then the notification is `dead`. */
 export const RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000, 21_600_000, 43_200_000] as const
@@ -64,59 +64,32 @@ const endOfDay = (ms: number) => iso(Math.floor(ms / 86_400_000) * 86_400_000 + 
 const money = (minor: number, currency: string) => moneyText(formatMoney(minor), currency, 'symbol')
 
 /** The sender the service owns: `start`/`stop` it, `flush` sends what is due now (tests, cron-style hosts). */
-export class NotificationSender {
+export class NotificationSender extends PollingWorker {
   private readonly batchSize: number
   private readonly leaseMs: number
   private readonly sendTimeoutMs: number
-  private readonly polling: PollingLoop
 
   constructor(private readonly options: NotificationSenderOptions) {
-    this.batchSize = options.batchSize ?? 50
+    const batchSize = options.batchSize ?? 50
+    super({ batchSize, pollMs: options.notify.pollMs, purgeEveryMs: 3_600_000, now: () => options.clock.now(), onError: options.onError })
+    this.batchSize = batchSize
     this.leaseMs = options.leaseMs ?? 120_000
     this.sendTimeoutMs = options.sendTimeoutMs ?? 60_000
-    this.polling = new PollingLoop({
-      batch: () => this.sendBatch(),
-      batchSize: this.batchSize,
-      pollMs: options.notify.pollMs,
-      purgeEveryMs: 3_600_000,
-      purge: () => this.purge(),
-      now: () => options.clock.now(),
-      onError: options.onError,
-    })
   }
 
-  get running(): boolean {
-    return this.polling.running
-  }
-
-  start(): void {
-    this.polling.start()
-  }
-
-  /** Stops the loop and waits for the messages in flight to be recorded. */
-  stop(): Promise<void> {
-    return this.polling.stop()
-  }
-
-  /** Looks for due notifications now (a commit wrote one). */
-  nudge(): void {
-    this.polling.nudge()
+  protected batch(): Promise<number> {
+    return this.sendBatch()
   }
 
   /** Sends every notification due now, batch after batch; answers how many were handled. */
-  async flush(): Promise<number> {
-    let total = 0
-    for (;;) {
-      const handled = await this.sendBatch()
-      total += handled
-      if (handled < this.batchSize) return total
-    }
+  flush(): Promise<number> {
+    return this.drain()
   }
 
   /** Deletes final notifications older than the retention. */
   async purge(): Promise<number> {
     const { storage, clock } = this.options
-    this.polling.lastPurge = clock.now()
+    this.lastPurge = clock.now()
     const before = iso(clock.now() - RETENTION_DAYS * 86_400_000)
     return storage.transaction((tx) =>
       tx.deleteMany('notifications', { status: { in: ['sent', 'skipped', 'dead', 'digested'] }, updatedAt: { lt: before } }),
