@@ -4,7 +4,7 @@ import { newId } from '../crypto.js'
 import { integrations } from '../domain/descriptions/integrations.js'
 import { endpointPathOf, toIntegration, toProviderEvent, type Integration, type ProviderEvent } from '../domain/integration.js'
 import type { IntegrationRecord } from '../domain/records.js'
-import { AffiliateError, unprocessable } from '../errors.js'
+import { AffiliateError, unprocessable, validationError } from '../errors.js'
 import { integrationCreate, integrationId, integrationList, integrationUpdate, providerEventList } from '../schemas/integrations.js'
 import { createValues, patchOf, storedField } from '../schemas/model-schemas.js'
 import { parse, parseBody } from '../schemas/validate.js'
@@ -38,10 +38,24 @@ async function campaignOf(
 
 export function integrationOperations(deps: Deps) {
   const { storage, clock } = deps
+  /** Only Stripe's key is used (for promotion codes): one given for another provider would be kept and never read. */
+  const apiKeyFits = (provider: string, apiKey: string | null | undefined) => {
+    if (apiKey != null && provider !== 'stripe') {
+      throw validationError([
+        {
+          type: 'field',
+          msg: `apiKey is read for Stripe only (promotion codes); a ${provider} integration takes none`,
+          path: 'apiKey',
+          location: 'body',
+        },
+      ])
+    }
+  }
   return {
     /** Connects a payment provider; the answer names the endpoint to give it, never the signing secret. */
     async create(access: Access, body: unknown, query: unknown = {}): Promise<Integration> {
       const input = parseBody(integrationCreate, body, query)
+      apiKeyFits(input.provider, input.apiKey)
       const workspaceId = input.workspaceId.toLowerCase()
       requireWorkspace(access, workspaceId)
       return inTransaction(storage, async (tx) => {
@@ -83,6 +97,7 @@ export function integrationOperations(deps: Deps) {
       requireChanges(input)
       return inTransaction(storage, async (tx) => {
         const current = await findIntegration(tx, access, q.integrationId)
+        apiKeyFits(current.provider, input.apiKey)
         const patch: Partial<IntegrationRecord> = { ...patchOf(integrations, input), updatedAt: isoAt(clock) }
         if (input.campaignId !== undefined) patch.campaignId = await campaignOf(tx, access, current.workspaceId, input.campaignId)
         return toIntegration((await tx.update('integrations', current.id, patch))!)

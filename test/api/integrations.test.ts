@@ -52,6 +52,24 @@ describe('integrations', () => {
     expect((await t.call('GET', '/integrations/list')).body.data.pagination.total).toBe(0)
   })
 
+  it('refuses an API key for a provider that never reads one (only Stripe uses it, for promotion codes), on create and update', async () => {
+    const t = setup()
+    const refused = await t.call('POST', '/integrations', {
+      body: { workspaceId: WS_A, provider: 'paddle', signingSecret: SECRET, apiKey: 'pdl_live_key' },
+    })
+    expect(refused.status).toBe(400)
+    expect(refused.body.errors).toEqual([expect.objectContaining({ path: 'apiKey', msg: expect.stringContaining('Stripe only') })])
+    expect((await t.call('GET', '/integrations/list')).body.data.items).toEqual([])
+    const lemon = await t.call('POST', '/integrations', { body: { workspaceId: WS_A, provider: 'lemonsqueezy', signingSecret: SECRET } })
+    const id = lemon.body.data.integrationId
+    expect((await t.call('PUT', `/integrations?integrationId=${id}`, { body: { apiKey: 'key' } })).status).toBe(400)
+    expect((await t.storage.transaction((tx) => tx.get('integrations', id)))?.apiKey).toBeNull()
+    const stripe = await t.call('POST', '/integrations', {
+      body: { workspaceId: WS_A, provider: 'stripe', signingSecret: SECRET, apiKey: 'rk_test_key' },
+    })
+    expect(stripe.status).toBe(201)
+  })
+
   it('the event log lists by integration and status', async () => {
     const t = setup()
     const integration = (await t.call('POST', '/integrations', { body: { workspaceId: WS_A, provider: 'stripe', signingSecret: SECRET } }))
