@@ -158,6 +158,24 @@ function flag(env: NodeJS.ProcessEnv, variable: string): boolean | undefined {
   return fail(`${variable} must be 1 or 0 (true/false, yes/no, on/off), got ${text}`)
 }
 
+/**
+ * AFFILIATE_TRUST_PROXY: how many proxies of yours stand in front (`1` for one TLS terminator or
+ * load balancer; `0`, unset: none). With it, the client address comes from X-Forwarded-For and the
+ * scheme from X-Forwarded-Proto at the outermost trusted hop, so the portal's and the admin's
+ * cookies are `Secure` behind https. Never set it when clients reach the server directly: they
+ * could then name any address.
+ */
+export function trustProxyFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const text = env.AFFILIATE_TRUST_PROXY
+  if (text === undefined || text === '') return 0
+  if (OFF.test(text)) return 0
+  if (/^(true|yes|on)$/i.test(text)) return 1
+  const hops = Number(text)
+  if (!Number.isInteger(hops) || hops < 0 || hops > 10)
+    fail(`AFFILIATE_TRUST_PROXY must be the number of proxies in front (0 to 10), got ${text}`)
+  return hops
+}
+
 /** The per-key rate limit: AFFILIATE_RATE_LIMIT=off, or its capacity, refill and in-flight cap (each optional). */
 export interface EnvRateLimit {
   off: boolean

@@ -10,6 +10,7 @@
 //   AFFILIATE_NOTIFY_OWNERS, AFFILIATE_PROGRAM_NAME (notifications)
 //   AFFILIATE_PORTAL_SECRET with AFFILIATE_PUBLIC_URL (the portal)
 //   AFFILIATE_WEBHOOKS_ALLOW_HTTP, AFFILIATE_WEBHOOKS_ALLOW_PRIVATE (webhooks' development mode)
+//   AFFILIATE_TRUST_PROXY (the number of proxies in front: client address and https from their X-Forwarded- headers)
 //   AFFILIATE_ADMIN_TOKEN (32+ characters: signs in to the admin at /admin; unset: made, printed once, kept as a hash)
 // docs/configuration.md has the table.
 import { serve } from '../adapters/node.js'
@@ -34,6 +35,7 @@ import {
   reachableUrl,
   reason,
   storageFromEnv,
+  trustProxyFromEnv,
   webhooksFromEnv,
 } from './env.js'
 
@@ -66,6 +68,8 @@ async function keysFromEnv(env: NodeJS.ProcessEnv, stored: StorageKeyStore): Pro
 }
 
 export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  // Read first: a bad value stops the start before anything opens.
+  const trustProxy = trustProxyFromEnv(env)
   const port = Number(env.PORT || 3000)
   if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`PORT must be a port number, got ${env.PORT}`)
   const hostname = env.HOST || '127.0.0.1'
@@ -108,7 +112,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
   })
   let running: Awaited<ReturnType<typeof serve>>
   try {
-    running = await serve(service, { port, hostname })
+    running = await serve(service, { port, hostname, trustProxy })
   } catch (error) {
     await Promise.allSettled([storage.close(), limiter?.store.close()])
     fail(`cannot listen on ${hostname}:${port}: ${reason(error)}`)
