@@ -4,7 +4,6 @@
 // refund by Stripe after payment and one by hand before it, and a last payout. Each page is
 // asserted on what it shows, checked with axe-core (no serious or critical violation), and
 // photographed at desktop and phone widths under .tmp/admin-screens/ (looked at by hand).
-import AxeBuilder from '@axe-core/playwright'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -12,6 +11,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { serve, type RunningServer } from '../../adapters/node.js'
 import { createAffiliateService, memoryStorage, storageKeyStore, type AffiliateService } from '../../src/index.js'
+import { DESKTOP, expectAccessible, photograph } from '../support/page-check.js'
 import { checkoutSessionObject, deliver, paymentEvents, payment, stripeEvent, type Payment } from '../support/stripe-events.js'
 
 const CHROMIUM = process.env.AFFILIATE_TEST_CHROMIUM ?? '/usr/bin/chromium'
@@ -25,8 +25,6 @@ const FLAGS = [
 ]
 const ROOT = join(import.meta.dirname, '..', '..')
 const SCREENS = join(ROOT, '.tmp', 'admin-screens')
-const DESKTOP = { width: 1280, height: 900 }
-const PHONE = { width: 390, height: 844 }
 const TOKEN = 'year-owner-token-year-owner-token-0042'
 const SIGNING_SECRET = 'whsec_owner_year_7c1d9e2a'
 const WORKSPACE = '58585858-5858-4858-8858-585858585858'
@@ -49,23 +47,8 @@ const shot = new Set<string>()
 async function check(name: string): Promise<void> {
   if (shot.has(name)) return
   shot.add(name)
-  const { violations } = await new AxeBuilder({ page })
-    .setLegacyMode(true)
-    .options({ resultTypes: ['violations'] })
-    .analyze()
-  const bad = violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`)
-  expect(bad, `axe on ${page.url()}`).toEqual([])
-  for (const [size, viewport] of [
-    ['desktop', DESKTOP],
-    ['phone', PHONE],
-  ] as const) {
-    await page.setViewportSize(viewport)
-    const png = await page.screenshot({ fullPage: true, path: join(SCREENS, `${name}-${size}.png`) })
-    expect(png.byteLength).toBeGreaterThan(1000)
-  }
-  await page.setViewportSize(DESKTOP)
+  await expectAccessible(page, { seriousOnly: true })
+  await photograph(page, SCREENS, name)
 }
 
 /** The text of the page's main part, spaces collapsed: what the owner reads. */

@@ -1,7 +1,6 @@
 // The admin dashboard in a real browser (Debian's Chromium through playwright-core, as the portal's
 // tests): a program owner's whole day, with JavaScript on and off. Every page is checked with
 // axe-core and photographed at desktop and phone widths into docs/admin/.
-import AxeBuilder from '@axe-core/playwright'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -10,6 +9,7 @@ import Stripe from 'stripe'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { serve, type RunningServer } from '../../adapters/node.js'
 import { createAffiliateService, memoryStorage, storageKeyStore, type AffiliateService } from '../../src/index.js'
+import { DESKTOP, expectAccessible, photograph } from '../support/page-check.js'
 
 const CHROMIUM = process.env.AFFILIATE_TEST_CHROMIUM ?? '/usr/bin/chromium'
 const FLAGS = [
@@ -22,8 +22,6 @@ const FLAGS = [
 ]
 const ROOT = join(import.meta.dirname, '..', '..')
 const DOCS = join(ROOT, 'docs', 'admin')
-const DESKTOP = { width: 1280, height: 900 }
-const PHONE = { width: 390, height: 844 }
 const TOKEN = 'owner-token-owner-token-owner-token-42'
 const WORKSPACE = '77777777-7777-4777-8777-777777777777'
 const DAY_MS = 86_400_000
@@ -48,23 +46,8 @@ async function visitor(javaScriptEnabled: boolean): Promise<Page> {
 async function check(page: Page, name: string, js: boolean): Promise<void> {
   if (!js || shot.has(name)) return
   shot.add(name)
-  const { violations } = await new AxeBuilder({ page })
-    .setLegacyMode(true)
-    .options({ resultTypes: ['violations'] })
-    .analyze()
-  const bad = violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`)
-  expect(bad, `axe on ${page.url()}`).toEqual([])
-  for (const [size, viewport] of [
-    ['desktop', DESKTOP],
-    ['phone', PHONE],
-  ] as const) {
-    await page.setViewportSize(viewport)
-    const png = await page.screenshot({ fullPage: true, path: join(DOCS, `${name}-${size}.png`) })
-    expect(png.byteLength).toBeGreaterThan(1000)
-  }
-  await page.setViewportSize(DESKTOP)
+  await expectAccessible(page, { seriousOnly: true })
+  await photograph(page, DOCS, name)
 }
 
 /**

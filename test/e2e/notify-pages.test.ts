@@ -2,13 +2,13 @@
 // the admin's tests): the owner's Settings → E-mail with the development mailbox and a campaign's
 // e-mail switches, the affiliate's e-mail choices on the dashboard, and the unsubscribe link's page.
 // Each passes axe-core (no serious or critical violation) and works by keyboard-free clicks alone.
-import AxeBuilder from '@axe-core/playwright'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { serve, type RunningServer } from '../../adapters/node.js'
 import { createAffiliateService, developmentMailbox, memoryStorage, memoryKeyStore, type AffiliateService } from '../../src/index.js'
+import { expectAccessible } from '../support/page-check.js'
 
 const CHROMIUM = process.env.AFFILIATE_TEST_CHROMIUM ?? '/usr/bin/chromium'
 const FLAGS = [
@@ -30,16 +30,7 @@ const mailbox = developmentMailbox()
 const signInLinks: string[] = []
 let campaignId = ''
 
-async function axe(page: Page): Promise<void> {
-  const { violations } = await new AxeBuilder({ page })
-    .setLegacyMode(true)
-    .options({ resultTypes: ['violations'] })
-    .analyze()
-  const bad = violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`)
-  expect(bad, `axe on ${page.url()}`).toEqual([])
-}
+const axe = (page: Page) => expectAccessible(page, { seriousOnly: true })
 
 beforeAll(async () => {
   // The server's port is known only once it listens: the portal's public URL is the origin, set after.

@@ -1,13 +1,13 @@
 // The portal in a real browser: Debian's Chromium driven by playwright-core, against a server from
 // the node adapter's serve() on 127.0.0.1. Every page is checked with axe-core and photographed at
 // desktop and phone widths (.tmp/screenshots/; the dashboard's also in docs/ for the README).
-import AxeBuilder from '@axe-core/playwright'
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { serve, type RunningServer } from '../../adapters/node.js'
 import { createAffiliateService, memoryKeyStore, memoryStorage, type AffiliateService, type Campaign } from '../../src/index.js'
+import { DESKTOP, expectAccessible, photograph } from '../support/page-check.js'
 
 const CHROMIUM = process.env.AFFILIATE_TEST_CHROMIUM ?? '/usr/bin/chromium'
 const FLAGS = [
@@ -22,8 +22,6 @@ const WS = '77777777-7777-4777-8777-777777777777'
 const ROOT = join(import.meta.dirname, '..', '..')
 const SHOTS = join(ROOT, '.tmp', 'screenshots')
 const DOCS = join(ROOT, 'docs')
-const DESKTOP = { width: 1280, height: 900 }
-const PHONE = { width: 390, height: 844 }
 
 let service: AffiliateService
 let server: RunningServer
@@ -48,35 +46,16 @@ async function visitor(javaScriptEnabled = true): Promise<Page> {
   return page
 }
 
-/** axe-core on the page as it is: no violations, each listed by rule and element when there are. */
-async function accessible(page: Page): Promise<void> {
-  const { violations } = await new AxeBuilder({ page })
-    // The pages have no frames: axe runs in the page itself (no extra page per check).
-    .setLegacyMode(true)
-    .options({ resultTypes: ['violations'] })
-    .analyze()
-  const found = violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`)
-  expect(found, `axe on ${page.url()}`).toEqual([])
-}
-
-/** The page at desktop and phone widths, whole; the dashboard's kept in docs/ too. */
-async function photograph(page: Page, name: string, docs = false): Promise<void> {
-  for (const [size, viewport] of [
-    ['desktop', DESKTOP],
-    ['phone', PHONE],
-  ] as const) {
-    await page.setViewportSize(viewport)
-    const shot = await page.screenshot({ fullPage: true, path: join(SHOTS, `${name}-${size}.png`) })
-    expect(shot.byteLength).toBeGreaterThan(1000)
-    if (docs) writeFileSync(join(DOCS, `portal-${name}${size === 'phone' ? '-phone' : ''}.png`), shot)
-  }
-  await page.setViewportSize(DESKTOP)
-}
-
 /** Both checks, on every page the tests visit. */
 async function check(page: Page, name: string, docs = false): Promise<void> {
-  await accessible(page)
-  await photograph(page, name, docs)
+  // Every violation counts here, not only the serious ones.
+  await expectAccessible(page)
+  const shots = await photograph(page, SHOTS, name)
+  // The dashboard's are kept in docs/ too.
+  if (docs) {
+    writeFileSync(join(DOCS, `portal-${name}.png`), shots.desktop)
+    writeFileSync(join(DOCS, `portal-${name}-phone.png`), shots.phone)
+  }
 }
 
 /** The sign-in link the service last sent to `email`. */
